@@ -1,0 +1,26 @@
+//===- Flash.h - The flash dialect ------------------------------*- C++ -*-===//
+//
+// Dialect, attributes and ops of the flash dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_DIALECT_FLASH_IR_FLASH_H
+#define FLASH_DIALECT_FLASH_IR_FLASH_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "flash/Dialect/Flash/IR/FlashOpsDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "flash/Dialect/Flash/IR/FlashAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "flash/Dialect/Flash/IR/FlashOps.h.inc"
+
+#endif // FLASH_DIALECT_FLASH_IR_FLASH_H

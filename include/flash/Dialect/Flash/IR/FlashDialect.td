@@ -1,0 +1,36 @@
+//===- FlashDialect.td - The flash dialect ------------------*- tablegen -*-===//
+//
+// The dialect that holds attention as one op (L0) and the tile-level ops that
+// the IO-aware tiling produces (L1).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_DIALECT_TD
+#define FLASH_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Flash_Dialect : Dialect {
+  let name = "flash";
+  let cppNamespace = "::mlir::flash";
+  let summary = "Exact attention as one op, and the tiles it is computed in";
+  let description = [{
+    The `flash` dialect expresses attention, softmax(scale * Q Kᵀ + mask) V, as
+    a single op (`flash.attention`) that IO-aware passes rewrite into tiled
+    loops with an online softmax (the FlashAttention algorithm), and then into
+    CPU code or GPU kernels.
+
+    Two levels live here:
+    - L0: `flash.attention` on whole tensors in B×H×N×D layout.
+    - L1: tile ops (`flash.load_tile`, `flash.qk`, `flash.mask`,
+      `flash.online_softmax`, `flash.accumulate_pv`, `flash.finalize`) inside
+      a parallel loop over (batch, q-head, Q tile) and a sequential loop over
+      K/V tiles, produced by `flash-tile`. Every tensor at L1 is tile-sized.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+class Flash_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Flash_Dialect, mnemonic, traits>;
+
+#endif // FLASH_DIALECT_TD

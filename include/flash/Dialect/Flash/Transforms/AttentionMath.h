@@ -1,0 +1,73 @@
+//===- AttentionMath.h - attention steps as linalg ops ----------*- C++ -*-===//
+//
+// The arithmetic of attention written once as linalg.generic builders over
+// ranked tensors with any number of leading batch dimensions: the last two
+// dimensions are (query row, key column) for scores and (row, feature) for
+// Q/K/V/O tiles; row statistics (max, sum, LSE) drop the last dimension.
+// The reference lowering calls them on whole heads, flash-decompose on tiles.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_DIALECT_FLASH_TRANSFORMS_ATTENTIONMATH_H
+#define FLASH_DIALECT_FLASH_TRANSFORMS_ATTENTIONMATH_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+#include <optional>
+
+namespace mlir {
+namespace flash {
+
+/// A tensor of `shape` filled with `value`.
+Value buildFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                  Type elementType, double value);
+
+/// S[.., i, j] = scale · Σ_d Q[.., i, d] · K[.., j, d], accumulated in f32.
+Value buildScaledQK(OpBuilder &b, Location loc, Value q, Value k, float scale);
+
+/// S[.., i, j] = -inf where kvStart + j >= kvLen, or (with a causal offset)
+/// where kvStart + j > qStart + i + causalOffset.
+Value buildMask(OpBuilder &b, Location loc, Value scores, Value qStart,
+                Value kvStart, int64_t kvLen,
+                std::optional<int64_t> causalOffset);
+
+/// m[.., i] = max(init[.., i], max_j S[.., i, j]).
+Value buildRowMax(OpBuilder &b, Location loc, Value scores, Value init);
+
+/// The max used to shift exponents: 0 where m = -inf, so that a row that
+/// has seen no key gives exp(-inf - 0) = 0 instead of NaN.
+Value buildSafeMax(OpBuilder &b, Location loc, Value rowMax);
+
+/// P[.., i, j] = exp(S[.., i, j] - shift[.., i]).
+Value buildExpShifted(OpBuilder &b, Location loc, Value scores, Value shift);
+
+/// r[.., i] = exp(a[.., i] - c[.., i]).
+Value buildExpDiff(OpBuilder &b, Location loc, Value a, Value c);
+
+/// r[.., i] = init[.., i] + Σ_j P[.., i, j].
+Value buildRowSum(OpBuilder &b, Location loc, Value probs, Value init);
+
+/// r[.., i] = x[.., i] · y[.., i].
+Value buildRowProduct(OpBuilder &b, Location loc, Value x, Value y);
+
+/// r[.., i, d] = acc[.., i, d] · factor[.., i].
+Value buildRowScale(OpBuilder &b, Location loc, Value acc, Value factor);
+
+/// r[.., i, d] = acc[.., i, d] + Σ_j P[.., i, j] · V[.., j, d] in f32, with P
+/// first rounded to `roundProbsTo` when it is set (the MMA operand type).
+Value buildAccumulatePV(OpBuilder &b, Location loc, Value probs, Value value,
+                        Value acc, Type roundProbsTo);
+
+/// O[.., i, d] = l[.., i] == 0 ? 0 : acc[.., i, d] / l[.., i], converted to
+/// `outElementType`.
+Value buildNormalize(OpBuilder &b, Location loc, Value acc, Value rowSum,
+                     Type outElementType);
+
+/// lse[.., i] = l[.., i] == 0 ? -inf : m[.., i] + log(l[.., i]).
+Value buildLogSumExp(OpBuilder &b, Location loc, Value rowMax, Value rowSum);
+
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_DIALECT_FLASH_TRANSFORMS_ATTENTIONMATH_H

@@ -1,0 +1,105 @@
+//===- Passes.td - IO-aware passes of the flash dialect -----*- tablegen -*-===//
+//
+// L0 -> L1 (select a schedule, tile into an online softmax), L1 -> linalg for
+// the CPU, the naive reference lowering, and the IO report.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_TRANSFORMS_PASSES_TD
+#define FLASH_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FlashLowerToReference : Pass<"flash-lower-to-reference"> {
+  let summary = "Lower flash.attention to the naive algorithm on linalg (the oracle)";
+  let description = [{
+    Rewrites each `flash.attention` into whole-tensor linalg ops that follow
+    the definition: S = scale·Q·Kᵀ (B×Hq×Nq×Nk, f32), the causal mask, a
+    row softmax, and P·V, divided by the row sum at the end. Grouped-query
+    attention broadcasts K and V over the query heads of a group. This is the
+    semantics every other lowering is checked against; it materialises
+    Nq×Nk scores and is not meant to be fast.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect", "math::MathDialect"];
+}
+
+def FlashSelectSchedule : Pass<"flash-select-schedule"> {
+  let summary = "Choose tiles, stages and warps for each flash.attention from a target model";
+  let description = [{
+    For every `flash.attention` without a schedule, picks the query tile
+    (Br), K/V tile (Bc), pipeline stages and warps from the head dimensions,
+    the element type and the target model of `arch` (shared memory per block,
+    register file, tensor-core shapes), so that the Q tile and `stages` K/V
+    tiles fit in shared memory and the accumulators fit in registers, and
+    records it as `#flash.schedule<...>`. A non-zero option overrides the
+    corresponding field (no fit check is made for overridden fields).
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
+           "Target: sm_80, sm_90a or sm_100a">,
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
+           "Query rows per tile (Br); 0 chooses from the target model">,
+    Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
+           "Key/value rows per tile (Bc); 0 chooses">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "K/V tiles in flight; 0 chooses">,
+    Option<"warps", "warps", "int64_t", /*default=*/"0",
+           "Warps per thread block; 0 chooses">,
+    Option<"overwrite", "overwrite", "bool", /*default=*/"false",
+           "Replace a schedule that an op already has">
+  ];
+}
+
+def FlashTile : Pass<"flash-tile"> {
+  let summary = "Tile flash.attention into loops with an online softmax (L0 -> L1)";
+  let description = [{
+    Rewrites each scheduled `flash.attention` into the FlashAttention
+    algorithm: an `scf.forall` over (batch, q-head, Q tile) whose body loads
+    one Br×D query tile and runs an `scf.for` over Bc-row K/V tiles carrying
+    the running max m, running sum l and the f32 accumulator, updated by
+    `flash.online_softmax` and `flash.accumulate_pv`; `flash.finalize` then
+    produces acc / l and LSE = m + log(l).
+
+    - Causal: K/V tiles wholly above the (bottom-right aligned) diagonal are
+      not visited; the loop is split so that only tiles crossing the
+      diagonal or the end of the sequence carry a `flash.mask`.
+    - Ragged tails: tiles past the end of a sequence read zeros and are
+      masked; only valid rows are written back.
+    - GQA: q-head h reads kv-head h / (Hq/Hkv) without copying K or V.
+
+    No tensor of size Nq×Nk exists after this pass: every value inside the
+    loops is tile-sized.
+  }];
+  let dependentDialects = ["scf::SCFDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect", "linalg::LinalgDialect"];
+}
+
+def FlashDecompose : Pass<"flash-decompose"> {
+  let summary = "Decompose the L1 tile ops into linalg/tensor/arith/math";
+  let description = [{
+    Expands `flash.load_tile`, `flash.qk`, `flash.mask`,
+    `flash.online_softmax`, `flash.accumulate_pv` and `flash.finalize` into
+    tile-sized linalg.generic ops (the same builders the reference lowering
+    uses), so that the tiled algorithm runs on the CPU.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect", "math::MathDialect"];
+}
+
+def FlashIOReport : Pass<"flash-io-report"> {
+  let summary = "Print the IO model of each scheduled flash.attention";
+  let description = [{
+    For every `flash.attention` with a `#flash.schedule`, prints (to stdout,
+    or to `output` when set) the schedule, the shared memory a thread block
+    needs, the HBM bytes the tiled schedule moves against standard attention
+    (three kernels that write S and P), the FLOPs and the arithmetic
+    intensity. docs/io-model.md explains the model. The IR is not changed.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write the report to ('-' is stdout)">
+  ];
+}
+
+#endif // FLASH_TRANSFORMS_PASSES_TD

@@ -1,0 +1,71 @@
+//===- Schedule.h - IO-aware schedule and IO model --------------*- C++ -*-===//
+//
+// The plain functions behind flash-select-schedule and flash-io-report: what
+// a schedule costs in shared memory and registers on a target, which one to
+// pick, and how many bytes and FLOPs the tiled and standard algorithms move.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_DIALECT_FLASH_TRANSFORMS_SCHEDULE_H
+#define FLASH_DIALECT_FLASH_TRANSFORMS_SCHEDULE_H
+
+#include "flash/Target/TargetModel.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+
+namespace mlir {
+namespace flash {
+class AttentionOp;
+
+/// The sizes of one attention problem, read off a flash.attention.
+struct AttentionShape {
+  int64_t batch, queryHeads, kvHeads, seqQ, seqKV, headDim, valueDim;
+  int64_t elementBytes;
+  bool causal;
+  bool hasLse;
+};
+
+/// Reads the shape of `op`; fails (with a diagnostic) on dynamic dimensions.
+FailureOr<AttentionShape> getAttentionShape(AttentionOp op);
+
+struct ScheduleChoice {
+  int64_t blockQ, blockKV, stages, warps;
+};
+
+/// Shared memory one thread block holds: the Q tile plus `stages` K and V
+/// tiles.
+int64_t sharedMemoryBytes(const AttentionShape &shape, int64_t blockQ,
+                          int64_t blockKV, int64_t stages);
+
+/// Estimated 32-bit registers per thread of the threads that hold the
+/// accumulators (consumer warpgroups on sm_90a), and the budget they have.
+int64_t estimateRegistersPerThread(const TargetModel &target,
+                                   const AttentionShape &shape,
+                                   const ScheduleChoice &choice);
+int64_t registerBudgetPerThread(const TargetModel &target,
+                                const ScheduleChoice &choice);
+
+/// Picks the schedule with the largest Q tile (fewest K/V re-reads from HBM),
+/// then the largest K/V tile, then the most stages (up to the target's
+/// preference) that fits shared memory and registers. Fails when nothing fits.
+std::optional<ScheduleChoice> chooseSchedule(const TargetModel &target,
+                                             const AttentionShape &shape);
+
+/// The IO model of docs/io-model.md.
+struct IOModel {
+  int64_t numQueryTiles;
+  int64_t visitedKVTiles;     ///< over all (batch, head, Q tile)
+  int64_t tiledBytesQ, tiledBytesKV, tiledBytesO, tiledBytesLse;
+  int64_t tiledBytes;         ///< sum of the above
+  int64_t standardBytes;      ///< three kernels writing S and P
+  int64_t usefulFlops;        ///< 2·(D+Dv) per visible (query, key) pair
+  int64_t executedFlops;      ///< 2·(D+Dv)·Br·Bc per visited tile
+  int64_t sharedBytes;
+};
+IOModel computeIOModel(const AttentionShape &shape, const ScheduleChoice &s);
+
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_DIALECT_FLASH_TRANSFORMS_SCHEDULE_H

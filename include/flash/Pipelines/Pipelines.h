@@ -1,0 +1,45 @@
+//===- Pipelines.h - flash-opt pass pipelines -------------------*- C++ -*-===//
+//
+// Named pipelines built from the flash passes and upstream lowering passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_PIPELINES_PIPELINES_H
+#define FLASH_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+namespace flash {
+
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> reference{
+      *this, "reference",
+      llvm::cl::desc("Run the naive reference lowering instead of the tiled "
+                     "algorithm"),
+      llvm::cl::init(false)};
+  PassOptions::Option<int64_t> blockQ{
+      *this, "block-q",
+      llvm::cl::desc("Query rows per tile (0: chosen by the sm_80 model)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockKV{
+      *this, "block-kv",
+      llvm::cl::desc("Key/value rows per tile (0: chosen by the sm_80 model)"),
+      llvm::cl::init(0)};
+};
+
+/// flash.attention on tensors -> LLVM dialect that mlir-runner executes:
+/// (select-schedule, tile, decompose | reference), bufferize, loops, LLVM.
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// The L0 -> L1 stage shared by every target: schedule and tile.
+void buildTilingPipeline(OpPassManager &pm, StringRef arch, int64_t blockQ,
+                         int64_t blockKV);
+
+void registerFlashPipelines();
+
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_PIPELINES_PIPELINES_H

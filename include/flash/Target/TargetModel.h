@@ -1,0 +1,61 @@
+//===- TargetModel.h - Hardware models of the GPUs we target ---*- C++ -*-===//
+//
+// One small table per architecture: the numbers the IO-aware schedule
+// selection and the IO report reason with (on-chip memory, registers, SM
+// count, tensor-core shapes, copy granularity, bandwidth and peak rates).
+// Sources are listed next to each table in TargetModel.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_TARGET_TARGETMODEL_H
+#define FLASH_TARGET_TARGETMODEL_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+
+namespace mlir {
+namespace flash {
+
+/// How a target's tensor cores are driven; it decides how warps own rows.
+enum class MmaKind {
+  /// mma.sync: one warp computes m16n8k16 fragments (sm_80).
+  WarpMma,
+  /// wgmma: a warpgroup of four warps computes m64nNk16 (sm_90a).
+  WarpgroupMma,
+  /// tcgen05.mma: one thread issues m128nNk16 into tensor memory (sm_100a).
+  TensorMemoryMma,
+};
+
+struct MmaShape {
+  int64_t m, n, k;
+};
+
+struct TargetModel {
+  llvm::StringRef arch;          ///< "sm_80", "sm_90a", "sm_100a"
+  llvm::StringRef exampleChip;   ///< the part the numbers describe
+  int64_t numSMs;                ///< streaming multiprocessors
+  int64_t sharedMemPerSM;        ///< bytes of shared memory per SM
+  int64_t sharedMemPerBlock;     ///< bytes one block may opt in to
+  int64_t registersPerSM;        ///< 32-bit registers per SM
+  int64_t maxRegistersPerThread; ///< architectural cap
+  int64_t maxThreadsPerBlock;
+  int64_t tensorMemoryColumns;   ///< 32-bit columns of TMEM (128 lanes); 0 if none
+  MmaKind mmaKind;
+  MmaShape mmaShape;             ///< bf16/f16 MMA instruction shape (n: max)
+  int64_t asyncCopyBytes;        ///< granularity of one async copy (cp.async / TMA box row)
+  double hbmBytesPerSecond;      ///< peak HBM bandwidth of exampleChip
+  double bf16FlopsPerSecond;     ///< dense bf16 tensor-core peak of exampleChip
+};
+
+/// The model for `arch`, or nullptr if the name is unknown.
+const TargetModel *lookupTargetModel(llvm::StringRef arch);
+
+/// Names accepted by lookupTargetModel, for diagnostics.
+llvm::ArrayRef<llvm::StringRef> knownArchs();
+
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_TARGET_TARGETMODEL_H

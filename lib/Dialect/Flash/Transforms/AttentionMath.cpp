@@ -1,0 +1,327 @@
+//===- AttentionMath.cpp - attention steps as linalg ops ------------------===//
+//
+// Each builder emits one linalg.generic whose body is the formula in its
+// comment. Shapes are static (callers reject dynamic ones first).
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/Transforms/AttentionMath.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// Iteration dimensions d0..d(n-1) as affine expressions.
+SmallVector<AffineExpr> dims(MLIRContext *ctx, unsigned n) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned i = 0; i < n; ++i)
+    exprs.push_back(getAffineDimExpr(i, ctx));
+  return exprs;
+}
+
+/// The map from `numLoops` dims to the listed ones.
+AffineMap pick(MLIRContext *ctx, unsigned numLoops, ArrayRef<AffineExpr> e) {
+  return AffineMap::get(numLoops, 0, e, ctx);
+}
+
+/// One linalg.generic with a single result; `body` returns the yielded value
+/// from (inputs..., output) block arguments.
+Value generic(OpBuilder &b, Location loc, ValueRange inputs, Value init,
+              ArrayRef<AffineMap> maps,
+              ArrayRef<utils::IteratorType> iterators, BodyFn body) {
+  auto op = linalg::GenericOp::create(
+      b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+      });
+  return op.getResult(0);
+}
+
+Value emptyLike(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                Type elementType) {
+  return tensor::EmptyOp::create(b, loc, shape, elementType);
+}
+
+Value toF32(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isF32())
+    return v;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+}
+
+Value f32Const(OpBuilder &b, Location loc, double value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+SmallVector<utils::IteratorType> parallel(unsigned n) {
+  return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
+}
+
+/// Elementwise op over the loops of `shape` with per-operand maps.
+Value elementwise(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                  Type resultElement, ValueRange inputs,
+                  ArrayRef<AffineMap> inputMaps, BodyFn body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(AffineMap::getMultiDimIdentityMap(shape.size(), ctx));
+  Value init = emptyLike(b, loc, shape, resultElement);
+  return generic(b, loc, inputs, init, maps, parallel(shape.size()), body);
+}
+
+/// Map from the loops of a rank-n "rows×cols" space to its rows (drop last).
+AffineMap rowsOf(MLIRContext *ctx, unsigned n) {
+  auto d = dims(ctx, n);
+  return pick(ctx, n, ArrayRef<AffineExpr>(d).drop_back());
+}
+} // namespace
+
+Value mlir::flash::buildFilled(OpBuilder &b, Location loc,
+                               ArrayRef<int64_t> shape, Type elementType,
+                               double value) {
+  Value empty = emptyLike(b, loc, shape, elementType);
+  Value scalar = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(elementType, value));
+  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
+Value mlir::flash::buildScaledQK(OpBuilder &b, Location loc, Value q, Value k,
+                                 float scale) {
+  MLIRContext *ctx = b.getContext();
+  auto qType = tensorType(q), kType = tensorType(k);
+  unsigned rank = qType.getRank(); // batch..., rows, D
+  // Loops: batch..., i, j, d.
+  unsigned numLoops = rank + 1;
+  auto d = dims(ctx, numLoops);
+  ArrayRef<AffineExpr> batch = ArrayRef<AffineExpr>(d).take_front(rank - 2);
+  AffineExpr i = d[rank - 2], j = d[rank - 1], f = d[rank];
+  auto with = [&](std::initializer_list<AffineExpr> tail) {
+    SmallVector<AffineExpr> e(batch);
+    e.append(tail);
+    return pick(ctx, numLoops, e);
+  };
+  SmallVector<int64_t> sShape(qType.getShape().drop_back());
+  sShape.push_back(kType.getShape()[rank - 2]);
+  Value zero = buildFilled(b, loc, sShape, b.getF32Type(), 0.0);
+  SmallVector<utils::IteratorType> iters = parallel(rank);
+  iters.push_back(utils::IteratorType::reduction);
+  // S = Σ_d q·k, then S *= scale (scaling the sum, as the tensor cores do).
+  Value dot = generic(b, loc, {q, k}, zero,
+                      {with({i, f}), with({j, f}), with({i, j})}, iters,
+                      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        Value prod = arith::MulFOp::create(
+                            nb, l, toF32(nb, l, a[0]), toF32(nb, l, a[1]));
+                        return arith::AddFOp::create(nb, l, a[2], prod);
+                      });
+  auto identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  return elementwise(b, loc, sShape, b.getF32Type(), {dot}, {identity},
+                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       return arith::MulFOp::create(nb, l, a[0],
+                                                    f32Const(nb, l, scale));
+                     });
+}
+
+Value mlir::flash::buildMask(OpBuilder &b, Location loc, Value scores,
+                             Value qStart, Value kvStart, int64_t kvLen,
+                             std::optional<int64_t> causalOffset) {
+  MLIRContext *ctx = b.getContext();
+  auto sType = tensorType(scores);
+  unsigned rank = sType.getRank();
+  auto identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  return elementwise(
+      b, loc, sType.getShape(), b.getF32Type(), {scores}, {identity},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value i = linalg::IndexOp::create(nb, l, rank - 2);
+        Value j = linalg::IndexOp::create(nb, l, rank - 1);
+        Value key = arith::AddIOp::create(nb, l, kvStart, j);
+        Value len = arith::ConstantIndexOp::create(nb, l, kvLen);
+        // Past the end of the sequence (a ragged tail tile).
+        Value masked = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
+                                             key, len);
+        if (causalOffset) {
+          // Above the bottom-right aligned diagonal: key > row + (Nk - Nq).
+          Value row = arith::AddIOp::create(nb, l, qStart, i);
+          Value diag = arith::AddIOp::create(
+              nb, l, row, arith::ConstantIndexOp::create(nb, l, *causalOffset));
+          Value above = arith::CmpIOp::create(
+              nb, l, arith::CmpIPredicate::sgt, key, diag);
+          masked = arith::OrIOp::create(nb, l, masked, above);
+        }
+        Value ninf = f32Const(nb, l, -std::numeric_limits<double>::infinity());
+        return arith::SelectOp::create(nb, l, masked, ninf, a[0]);
+      });
+}
+
+Value mlir::flash::buildRowMax(OpBuilder &b, Location loc, Value scores,
+                               Value init) {
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = tensorType(scores).getRank();
+  SmallVector<utils::IteratorType> iters = parallel(rank - 1);
+  iters.push_back(utils::IteratorType::reduction);
+  return generic(b, loc, {scores}, init,
+                 {AffineMap::getMultiDimIdentityMap(rank, ctx),
+                  rowsOf(ctx, rank)},
+                 iters, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                   return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+                 });
+}
+
+Value mlir::flash::buildSafeMax(OpBuilder &b, Location loc, Value rowMax) {
+  MLIRContext *ctx = b.getContext();
+  auto type = tensorType(rowMax);
+  auto identity = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
+  return elementwise(
+      b, loc, type.getShape(), b.getF32Type(), {rowMax}, {identity},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value ninf = f32Const(nb, l, -std::numeric_limits<double>::infinity());
+        Value isEmpty = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                              a[0], ninf);
+        return arith::SelectOp::create(nb, l, isEmpty, f32Const(nb, l, 0.0),
+                                       a[0]);
+      });
+}
+
+Value mlir::flash::buildExpShifted(OpBuilder &b, Location loc, Value scores,
+                                   Value shift) {
+  MLIRContext *ctx = b.getContext();
+  auto type = tensorType(scores);
+  unsigned rank = type.getRank();
+  return elementwise(b, loc, type.getShape(), b.getF32Type(), {scores, shift},
+                     {AffineMap::getMultiDimIdentityMap(rank, ctx),
+                      rowsOf(ctx, rank)},
+                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       Value diff = arith::SubFOp::create(nb, l, a[0], a[1]);
+                       return math::ExpOp::create(nb, l, diff);
+                     });
+}
+
+Value mlir::flash::buildExpDiff(OpBuilder &b, Location loc, Value x, Value y) {
+  MLIRContext *ctx = b.getContext();
+  auto type = tensorType(x);
+  auto identity = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
+  return elementwise(b, loc, type.getShape(), b.getF32Type(), {x, y},
+                     {identity, identity},
+                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       Value diff = arith::SubFOp::create(nb, l, a[0], a[1]);
+                       return math::ExpOp::create(nb, l, diff);
+                     });
+}
+
+Value mlir::flash::buildRowSum(OpBuilder &b, Location loc, Value probs,
+                               Value init) {
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = tensorType(probs).getRank();
+  SmallVector<utils::IteratorType> iters = parallel(rank - 1);
+  iters.push_back(utils::IteratorType::reduction);
+  return generic(b, loc, {probs}, init,
+                 {AffineMap::getMultiDimIdentityMap(rank, ctx),
+                  rowsOf(ctx, rank)},
+                 iters, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                   return arith::AddFOp::create(nb, l, a[1], a[0]);
+                 });
+}
+
+Value mlir::flash::buildRowProduct(OpBuilder &b, Location loc, Value x,
+                                   Value y) {
+  MLIRContext *ctx = b.getContext();
+  auto type = tensorType(x);
+  auto identity = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
+  return elementwise(b, loc, type.getShape(), b.getF32Type(), {x, y},
+                     {identity, identity},
+                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       return arith::MulFOp::create(nb, l, a[0], a[1]);
+                     });
+}
+
+Value mlir::flash::buildRowScale(OpBuilder &b, Location loc, Value acc,
+                                 Value factor) {
+  MLIRContext *ctx = b.getContext();
+  auto type = tensorType(acc);
+  unsigned rank = type.getRank();
+  return elementwise(b, loc, type.getShape(), b.getF32Type(), {acc, factor},
+                     {AffineMap::getMultiDimIdentityMap(rank, ctx),
+                      rowsOf(ctx, rank)},
+                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       return arith::MulFOp::create(nb, l, a[0], a[1]);
+                     });
+}
+
+Value mlir::flash::buildAccumulatePV(OpBuilder &b, Location loc, Value probs,
+                                     Value value, Value acc,
+                                     Type roundProbsTo) {
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = tensorType(acc).getRank(); // batch..., i, d
+  // Loops: batch..., i, d, j.
+  unsigned numLoops = rank + 1;
+  auto d = dims(ctx, numLoops);
+  ArrayRef<AffineExpr> batch = ArrayRef<AffineExpr>(d).take_front(rank - 2);
+  AffineExpr i = d[rank - 2], f = d[rank - 1], j = d[rank];
+  auto with = [&](std::initializer_list<AffineExpr> tail) {
+    SmallVector<AffineExpr> e(batch);
+    e.append(tail);
+    return pick(ctx, numLoops, e);
+  };
+  SmallVector<utils::IteratorType> iters = parallel(rank);
+  iters.push_back(utils::IteratorType::reduction);
+  return generic(
+      b, loc, {probs, value}, acc, {with({i, j}), with({j, f}), with({i, f})},
+      iters, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value p = a[0];
+        if (roundProbsTo && !roundProbsTo.isF32()) {
+          p = arith::TruncFOp::create(nb, l, roundProbsTo, p);
+          p = arith::ExtFOp::create(nb, l, nb.getF32Type(), p);
+        }
+        Value prod = arith::MulFOp::create(nb, l, p, toF32(nb, l, a[1]));
+        return arith::AddFOp::create(nb, l, a[2], prod);
+      });
+}
+
+Value mlir::flash::buildNormalize(OpBuilder &b, Location loc, Value acc,
+                                  Value rowSum, Type outElementType) {
+  MLIRContext *ctx = b.getContext();
+  auto type = tensorType(acc);
+  unsigned rank = type.getRank();
+  return elementwise(
+      b, loc, type.getShape(), outElementType, {acc, rowSum},
+      {AffineMap::getMultiDimIdentityMap(rank, ctx), rowsOf(ctx, rank)},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value zero = f32Const(nb, l, 0.0);
+        Value empty = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                            a[1], zero);
+        Value quotient = arith::DivFOp::create(nb, l, a[0], a[1]);
+        Value out = arith::SelectOp::create(nb, l, empty, zero, quotient);
+        if (!outElementType.isF32())
+          out = arith::TruncFOp::create(nb, l, outElementType, out);
+        return out;
+      });
+}
+
+Value mlir::flash::buildLogSumExp(OpBuilder &b, Location loc, Value rowMax,
+                                  Value rowSum) {
+  MLIRContext *ctx = b.getContext();
+  auto type = tensorType(rowMax);
+  auto identity = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
+  return elementwise(
+      b, loc, type.getShape(), b.getF32Type(), {rowMax, rowSum},
+      {identity, identity},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value zero = f32Const(nb, l, 0.0);
+        Value empty = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                            a[1], zero);
+        Value lse = arith::AddFOp::create(nb, l, a[0],
+                                          math::LogOp::create(nb, l, a[1]));
+        Value ninf = f32Const(nb, l, -std::numeric_limits<double>::infinity());
+        return arith::SelectOp::create(nb, l, empty, ninf, lse);
+      });
+}

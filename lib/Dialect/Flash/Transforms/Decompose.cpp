@@ -1,0 +1,132 @@
+//===- Decompose.cpp - L1 tile ops into linalg for the CPU ----------------===//
+//
+// Expands each L1 tile op into tile-sized linalg.generic ops built by
+// AttentionMath (the builders the reference lowering uses too), so that the
+// tiled algorithm itself, not the reference, runs in --flash-cpu-pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/IR/Flash.h"
+#include "flash/Dialect/Flash/Transforms/AttentionMath.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
+
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace flash {
+#define GEN_PASS_DEF_FLASHDECOMPOSE
+#include "flash/Dialect/Flash/Transforms/Passes.h.inc"
+} // namespace flash
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::flash;
+
+/// rows [row, row + R) of source[b, h]; rows past N are zero (tensor.pad).
+static Value decomposeLoadTile(OpBuilder &b, LoadTileOp op) {
+  Location loc = op.getLoc();
+  auto srcType = op.getSource().getType();
+  auto tileType = op.getTile().getType();
+  int64_t seqLen = srcType.getShape()[2];
+  int64_t rows = tileType.getShape()[0], width = tileType.getShape()[1];
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value start = arith::MinSIOp::create(b, loc, op.getRow(), c(seqLen));
+  Value remaining = arith::SubIOp::create(b, loc, c(seqLen), start);
+  Value valid = arith::MinSIOp::create(b, loc, remaining, c(rows));
+  OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+  Value slice = tensor::ExtractSliceOp::create(
+      b, loc,
+      RankedTensorType::get({ShapedType::kDynamic, width},
+                            tileType.getElementType()),
+      op.getSource(),
+      ArrayRef<OpFoldResult>{op.getBatch(), op.getHead(), start, zero},
+      ArrayRef<OpFoldResult>{one, one, valid, b.getIndexAttr(width)},
+      ArrayRef<OpFoldResult>{one, one, one, one});
+  Value padValue = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(tileType.getElementType(), 0.0));
+  return tensor::createPadHighOp(tileType, slice, padValue, /*nofold=*/false,
+                                 loc, b);
+}
+
+static LogicalResult decompose(RewriterBase &rewriter, Operation *op) {
+  rewriter.setInsertionPoint(op);
+  Location loc = op->getLoc();
+  if (auto load = dyn_cast<LoadTileOp>(op)) {
+    rewriter.replaceOp(op, decomposeLoadTile(rewriter, load));
+    return success();
+  }
+  if (auto qk = dyn_cast<QKOp>(op)) {
+    rewriter.replaceOp(op, buildScaledQK(rewriter, loc, qk.getQuery(),
+                                         qk.getKey(),
+                                         qk.getScale().convertToFloat()));
+    return success();
+  }
+  if (auto mask = dyn_cast<MaskOp>(op)) {
+    rewriter.replaceOp(op, buildMask(rewriter, loc, mask.getScores(),
+                                     mask.getQStart(), mask.getKvStart(),
+                                     mask.getKvLen(), mask.getCausalOffset()));
+    return success();
+  }
+  if (auto softmax = dyn_cast<OnlineSoftmaxOp>(op)) {
+    // m' = max(m, rowmax S); P = exp(S − m'); α = exp(m − m');
+    // l' = α·l + rowsum P. The shift is 0 for rows with m' = −inf.
+    Value newMax = buildRowMax(rewriter, loc, softmax.getScores(),
+                               softmax.getRunningMax());
+    Value shift = buildSafeMax(rewriter, loc, newMax);
+    Value probs = buildExpShifted(rewriter, loc, softmax.getScores(), shift);
+    Value rescale =
+        buildExpDiff(rewriter, loc, softmax.getRunningMax(), shift);
+    Value newSum = buildRowSum(
+        rewriter, loc, probs,
+        buildRowProduct(rewriter, loc, rescale, softmax.getRunningSum()));
+    rewriter.replaceOp(op, ValueRange{probs, newMax, newSum, rescale});
+    return success();
+  }
+  if (auto pv = dyn_cast<AccumulatePVOp>(op)) {
+    // acc' = α·acc + round(P)·V.
+    Value scaled = buildRowScale(rewriter, loc, pv.getAcc(), pv.getRescale());
+    Type valueElement = pv.getValue().getType().getElementType();
+    rewriter.replaceOp(op, buildAccumulatePV(rewriter, loc, pv.getProbs(),
+                                             pv.getValue(), scaled,
+                                             valueElement));
+    return success();
+  }
+  if (auto fin = dyn_cast<FinalizeOp>(op)) {
+    Type outElement = fin.getOutput().getType().getElementType();
+    Value out = buildNormalize(rewriter, loc, fin.getAcc(),
+                               fin.getRunningSum(), outElement);
+    Value lse = buildLogSumExp(rewriter, loc, fin.getRunningMax(),
+                               fin.getRunningSum());
+    rewriter.replaceOp(op, ValueRange{out, lse});
+    return success();
+  }
+  return success();
+}
+
+namespace {
+struct FlashDecomposePass
+    : flash::impl::FlashDecomposeBase<FlashDecomposePass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    bool sawAttention = false;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<AttentionOp>(op))
+        sawAttention = true;
+      if (isa<LoadTileOp, QKOp, MaskOp, OnlineSoftmaxOp, AccumulatePVOp,
+              FinalizeOp>(op))
+        ops.push_back(op);
+    });
+    if (sawAttention) {
+      getOperation()->walk([](AttentionOp op) {
+        op.emitOpError() << "must be tiled (flash-tile) before flash-decompose";
+      });
+      return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    for (Operation *op : ops)
+      if (failed(decompose(rewriter, op)))
+        return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,143 @@
+//===- IOReport.cpp - the IO model of each scheduled attention ------------===//
+//
+// Prints, per scheduled flash.attention, what the FlashAttention paper's
+// Theorem 2 is about with this implementation's real constants: the HBM
+// bytes the tiled schedule moves (Q and O once, K/V once per Q tile that
+// sees them) against standard attention (three kernels writing S and P),
+// the FLOPs, the arithmetic intensity, and the shared memory per block.
+// docs/io-model.md explains each line.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/IR/Flash.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Dialect/Flash/Transforms/Schedule.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace mlir {
+namespace flash {
+#define GEN_PASS_DEF_FLASHIOREPORT
+#include "flash/Dialect/Flash/Transforms/Passes.h.inc"
+} // namespace flash
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::flash;
+
+/// "1.07 GB": decimal units, as bandwidths are quoted.
+static std::string human(double value, StringRef unit) {
+  const char *prefixes[] = {"", "K", "M", "G", "T", "P"};
+  int i = 0;
+  while (value >= 1000.0 && i < 5) {
+    value /= 1000.0;
+    ++i;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%.3g ", value) << prefixes[i] << unit;
+  return text;
+}
+
+static void printReport(raw_ostream &os, AttentionOp op,
+                        const AttentionShape &s, ScheduleAttr schedule) {
+  const TargetModel *target = lookupTargetModel(schedule.getArch());
+  ScheduleChoice choice{schedule.getBlockQ(), schedule.getBlockKv(),
+                        schedule.getStages(), schedule.getWarps()};
+  IOModel m = computeIOModel(s, choice);
+  Type elementType = op.getQuery().getType().getElementType();
+
+  os << "flash-io-report: " << op.getLoc() << "\n";
+  os << "  problem        B=" << s.batch << " Hq=" << s.queryHeads
+     << " Hkv=" << s.kvHeads << " Nq=" << s.seqQ << " Nk=" << s.seqKV
+     << " D=" << s.headDim << " Dv=" << s.valueDim << " " << elementType
+     << " causal=" << (s.causal ? "yes" : "no")
+     << " lse=" << (s.hasLse ? "yes" : "no") << "\n";
+  os << "  schedule       " << schedule.getArch() << " Br=" << choice.blockQ
+     << " Bc=" << choice.blockKV << " stages=" << choice.stages
+     << " warps=" << choice.warps << "\n";
+  int64_t qTileBytes = choice.blockQ * s.headDim * s.elementBytes;
+  int64_t kvTileBytes =
+      choice.blockKV * (s.headDim + s.valueDim) * s.elementBytes;
+  os << "  SRAM/block     Q tile " << qTileBytes << " B + " << choice.stages
+     << " x K/V tile " << kvTileBytes << " B = " << m.sharedBytes << " B";
+  if (target)
+    os << llvm::format(" (%.1f%% of %lld B per block)",
+                       100.0 * m.sharedBytes / target->sharedMemPerBlock,
+                       (long long)target->sharedMemPerBlock);
+  os << "\n";
+  if (target)
+    os << "  registers      ~" << estimateRegistersPerThread(*target, s, choice)
+       << " per accumulator thread (budget "
+       << registerBudgetPerThread(*target, choice) << ")\n";
+  double kvReads = s.seqKV ? double(m.tiledBytesKV) /
+                                 double(s.batch * s.queryHeads * s.seqKV *
+                                        (s.headDim + s.valueDim) *
+                                        s.elementBytes)
+                           : 0.0;
+  os << "  HBM tiled      Q " << m.tiledBytesQ << " + K/V " << m.tiledBytesKV
+     << " + O " << m.tiledBytesO << " + LSE " << m.tiledBytesLse << " = "
+     << m.tiledBytes << " B (" << human(m.tiledBytes, "B")
+     << llvm::format("; K/V read %.2fx per q-head)", kvReads) << "\n";
+  os << "  HBM standard   " << m.standardBytes << " B ("
+     << human(m.standardBytes, "B") << "; S and P written and read once each)\n";
+  if (m.tiledBytes)
+    os << llvm::format("  HBM saving     %.2fx less traffic than standard\n",
+                       double(m.standardBytes) / double(m.tiledBytes));
+  os << "  FLOPs          useful " << m.usefulFlops << " ("
+     << human(m.usefulFlops, "FLOP") << "), executed " << m.executedFlops
+     << " (" << human(m.executedFlops, "FLOP") << ", whole tiles)\n";
+  if (m.tiledBytes && m.standardBytes)
+    os << llvm::format("  intensity      tiled %.1f FLOP/B, standard %.1f FLOP/B",
+                       double(m.usefulFlops) / m.tiledBytes,
+                       double(m.usefulFlops) / m.standardBytes);
+  if (target)
+    os << llvm::format("; %s balance %.0f FLOP/B (%.0f TFLOP/s / %.2f TB/s)",
+                       target->exampleChip.str().c_str(),
+                       target->bf16FlopsPerSecond / target->hbmBytesPerSecond,
+                       target->bf16FlopsPerSecond / 1e12,
+                       target->hbmBytesPerSecond / 1e12);
+  os << "\n";
+  if (target) {
+    double computeTime = m.usefulFlops / target->bf16FlopsPerSecond;
+    double tiledTime = m.tiledBytes / target->hbmBytesPerSecond;
+    double standardTime = m.standardBytes / target->hbmBytesPerSecond;
+    os << llvm::format("  time floors    compute %.3f ms, tiled HBM %.3f ms, "
+                       "standard HBM %.3f ms (peak rates of %s)\n",
+                       computeTime * 1e3, tiledTime * 1e3, standardTime * 1e3,
+                       target->exampleChip.str().c_str());
+  }
+}
+
+namespace {
+struct FlashIOReportPass : flash::impl::FlashIOReportBase<FlashIOReportPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::string errorMessage;
+    auto file = openOutputFile(output, &errorMessage);
+    if (!file) {
+      getOperation()->emitError() << "flash-io-report: " << errorMessage;
+      return signalPassFailure();
+    }
+    WalkResult result = getOperation()->walk([&](AttentionOp op) {
+      ScheduleAttr schedule = op.getScheduleAttr();
+      if (!schedule) {
+        op.emitOpError() << "has no #flash.schedule; run "
+                            "flash-select-schedule before flash-io-report";
+        return WalkResult::interrupt();
+      }
+      FailureOr<AttentionShape> shape = getAttentionShape(op);
+      if (failed(shape))
+        return WalkResult::interrupt();
+      printReport(file->os(), op, *shape, schedule);
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+    file->keep();
+  }
+};
+} // namespace

@@ -1,0 +1,205 @@
+//===- Schedule.cpp - IO-aware schedule and IO model ----------------------===//
+//
+// The FlashAttention paper sizes tiles from on-chip memory M (Bc = M/4d,
+// Br = min(Bc, d)); real kernels are bound as much by registers, because the
+// f32 accumulator and the score tile live there. This file states both
+// bounds per target and picks the largest tiles that fit. It also holds the
+// byte and FLOP counts of the IO report, so that the report and the
+// selection reason with the same numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/Transforms/Schedule.h"
+#include "flash/Dialect/Flash/IR/Flash.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::flash;
+
+FailureOr<AttentionShape> mlir::flash::getAttentionShape(AttentionOp op) {
+  auto q = op.getQuery().getType(), k = op.getKey().getType(),
+       v = op.getValue().getType();
+  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"query", q},
+                            {"key", k},
+                            {"value", v}}) {
+    if (!type.hasStaticShape())
+      return op.emitOpError() << "not supported yet: dynamic dimensions ("
+                              << name << " is " << type << ")";
+  }
+  AttentionShape shape;
+  shape.batch = q.getShape()[0];
+  shape.queryHeads = q.getShape()[1];
+  shape.seqQ = q.getShape()[2];
+  shape.headDim = q.getShape()[3];
+  shape.kvHeads = k.getShape()[1];
+  shape.seqKV = k.getShape()[2];
+  shape.valueDim = v.getShape()[3];
+  shape.elementBytes = q.getElementType().getIntOrFloatBitWidth() / 8;
+  shape.causal = op.getCausal();
+  shape.hasLse = static_cast<bool>(op.getLse());
+  return shape;
+}
+
+int64_t mlir::flash::sharedMemoryBytes(const AttentionShape &shape,
+                                       int64_t blockQ, int64_t blockKV,
+                                       int64_t stages) {
+  int64_t qTile = blockQ * shape.headDim;
+  int64_t kvTile = blockKV * (shape.headDim + shape.valueDim);
+  return (qTile + stages * kvTile) * shape.elementBytes;
+}
+
+/// Threads that hold accumulator rows: all warps on sm_80; the consumer
+/// warpgroups (all but one producer warpgroup) on sm_90a and sm_100a.
+static int64_t accumulatorThreads(const TargetModel &target,
+                                  const ScheduleChoice &c) {
+  if (target.mmaKind == MmaKind::WarpMma)
+    return 32 * c.warps;
+  return 32 * std::max<int64_t>(c.warps - 4, 4);
+}
+
+int64_t mlir::flash::estimateRegistersPerThread(const TargetModel &target,
+                                                const AttentionShape &shape,
+                                                const ScheduleChoice &c) {
+  int64_t threads = accumulatorThreads(target, c);
+  // f32 output accumulator: Br×Dv spread over the threads.
+  int64_t acc = c.blockQ * shape.valueDim / threads;
+  // f32 scores; on tensor-memory targets S and O live in TMEM.
+  int64_t scores = c.blockQ * c.blockKV / threads;
+  // P repacked as 16-bit MMA operands while S is still live (half the words).
+  int64_t probs = scores / 2;
+  // Addresses, loop state, m and l, fragments of Q/K in flight.
+  constexpr int64_t kOverhead = 32;
+  if (target.mmaKind == MmaKind::TensorMemoryMma)
+    return scores / 4 + kOverhead; // softmax pulls S from TMEM in slices
+  return acc + scores + probs + kOverhead;
+}
+
+int64_t mlir::flash::registerBudgetPerThread(const TargetModel &target,
+                                             const ScheduleChoice &c) {
+  if (target.mmaKind == MmaKind::WarpMma)
+    return target.maxRegistersPerThread;
+  // Warp-specialised: one producer warpgroup keeps 24 registers (setmaxnreg),
+  // the consumers share the rest of the register file, in steps of 8.
+  int64_t consumers = accumulatorThreads(target, c);
+  int64_t perConsumer = (target.registersPerSM - 128 * 24) / consumers;
+  perConsumer = perConsumer / 8 * 8;
+  return std::min<int64_t>(perConsumer, 240);
+}
+
+std::optional<ScheduleChoice>
+mlir::flash::chooseSchedule(const TargetModel &target,
+                            const AttentionShape &shape) {
+  SmallVector<int64_t> blockQs, blockKVs, warpCounts;
+  int64_t maxStages = 2;
+  switch (target.mmaKind) {
+  case MmaKind::WarpMma:
+    // Each warp owns 16·k query rows of the tile (mma.sync m16).
+    blockQs = {128, 64, 32, 16};
+    blockKVs = {128, 64, 32, 16};
+    warpCounts = {4, 8};
+    maxStages = 2;
+    break;
+  case MmaKind::WarpgroupMma:
+    // Each consumer warpgroup owns 64 rows (wgmma m64); N is a multiple of 16.
+    blockQs = {192, 128, 64};
+    blockKVs = {256, 192, 176, 160, 144, 128, 112, 96, 80, 64};
+    warpCounts = {}; // derived from blockQ below
+    maxStages = 2;
+    break;
+  case MmaKind::TensorMemoryMma:
+    // tcgen05 m128: one or two 128-row Q tiles per block.
+    blockQs = {256, 128};
+    blockKVs = {128, 64};
+    warpCounts = {};
+    maxStages = 3;
+    break;
+  }
+
+  for (int64_t blockQ : blockQs) {
+    SmallVector<int64_t> warpsFor = warpCounts;
+    if (target.mmaKind == MmaKind::WarpgroupMma)
+      warpsFor = {4 * (blockQ / 64 + 1)}; // consumers + one producer
+    if (target.mmaKind == MmaKind::TensorMemoryMma)
+      warpsFor = {4 * (blockQ / 128) + 8}; // softmax WGs + load/MMA/correction
+    for (int64_t blockKV : blockKVs) {
+      // Tensor memory holds S (Bc columns) and O (Dv columns) per 128 rows.
+      if (target.tensorMemoryColumns &&
+          (blockQ / 128) * (blockKV + shape.valueDim) >
+              target.tensorMemoryColumns)
+        continue;
+      for (int64_t warps : warpsFor) {
+        if (target.mmaKind == MmaKind::WarpMma && blockQ % (16 * warps) != 0)
+          continue;
+        ScheduleChoice choice{blockQ, blockKV, 0, warps};
+        if (estimateRegistersPerThread(target, shape, choice) >
+            registerBudgetPerThread(target, choice))
+          continue;
+        for (int64_t stages = maxStages; stages >= 1; --stages) {
+          if (sharedMemoryBytes(shape, blockQ, blockKV, stages) <=
+              target.sharedMemPerBlock) {
+            choice.stages = stages;
+            // sm_90a's producer/consumer pipeline needs two stages to overlap.
+            if (target.mmaKind != MmaKind::WarpMma && stages < 2)
+              break;
+            return choice;
+          }
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+IOModel mlir::flash::computeIOModel(const AttentionShape &shape,
+                                    const ScheduleChoice &s) {
+  IOModel m{};
+  const int64_t e = shape.elementBytes;
+  const int64_t heads = shape.batch * shape.queryHeads;
+  const int64_t causalOffset = shape.seqKV - shape.seqQ;
+  m.numQueryTiles = ceilDiv(shape.seqQ, s.blockQ);
+
+  // K/V rows each Q tile reads: everything up to the last key its last row
+  // sees (the same bound flash-tile puts on its K/V loop).
+  int64_t kvRows = 0, kvTiles = 0;
+  for (int64_t t = 0; t < m.numQueryTiles; ++t) {
+    int64_t end = shape.seqKV;
+    if (shape.causal) {
+      int64_t lastRow = std::min(t * s.blockQ + s.blockQ, shape.seqQ) - 1;
+      end = std::clamp<int64_t>(lastRow + causalOffset + 1, 0, shape.seqKV);
+    }
+    kvRows += end;
+    kvTiles += ceilDiv(end, s.blockKV);
+  }
+  m.visitedKVTiles = heads * kvTiles;
+  m.tiledBytesQ = heads * shape.seqQ * shape.headDim * e;
+  m.tiledBytesKV = heads * kvRows * (shape.headDim + shape.valueDim) * e;
+  m.tiledBytesO = heads * shape.seqQ * shape.valueDim * e;
+  m.tiledBytesLse = shape.hasLse ? heads * shape.seqQ * 4 : 0;
+  m.tiledBytes = m.tiledBytesQ + m.tiledBytesKV + m.tiledBytesO + m.tiledBytesLse;
+
+  // Standard attention, three kernels: S = QKᵀ (read Q, K; write S),
+  // P = softmax(S) (read S, write P), O = PV (read P, V; write O). S and P
+  // are stored in the input element type; K and V are read once per q-head.
+  int64_t scores = shape.seqQ * shape.seqKV;
+  m.standardBytes =
+      heads * e *
+      (shape.seqQ * shape.headDim + shape.seqKV * shape.headDim + 4 * scores +
+       shape.seqKV * shape.valueDim + shape.seqQ * shape.valueDim);
+  if (shape.hasLse)
+    m.standardBytes += heads * shape.seqQ * 4;
+
+  int64_t visiblePairs = 0;
+  for (int64_t i = 0; i < shape.seqQ; ++i)
+    visiblePairs += shape.causal
+                        ? std::clamp<int64_t>(i + causalOffset + 1, 0,
+                                              shape.seqKV)
+                        : shape.seqKV;
+  m.usefulFlops = heads * visiblePairs * 2 * (shape.headDim + shape.valueDim);
+  m.executedFlops = heads * kvTiles * s.blockQ * s.blockKV * 2 *
+                    (shape.headDim + shape.valueDim);
+  m.sharedBytes = sharedMemoryBytes(shape, s.blockQ, s.blockKV, s.stages);
+  return m;
+}

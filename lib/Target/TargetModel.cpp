@@ -1,0 +1,82 @@
+//===- TargetModel.cpp - Hardware models of the GPUs we target ------------===//
+//
+// The numbers behind schedule selection and the IO report. Sources:
+// - NVIDIA CUDA C++ Programming Guide, "Compute Capabilities" tables
+//   (shared memory per SM / per block, registers, threads) for 8.0, 9.0, 10.0.
+// - PTX ISA 8.x/9.0: mma.sync m16n8k16, wgmma.mma_async m64nNk16 (N ≤ 256),
+//   tcgen05.mma m128nNk16 (N ≤ 256) and tensor memory (128 lanes × 512
+//   columns of 32 bits per SM); cp.async moves at most 16 bytes per thread.
+// - Datasheets: A100 SXM4 80GB (108 SMs, 2.039 TB/s, 312 TFLOP/s dense
+//   bf16), H100 SXM5 (132 SMs, 3.35 TB/s, 989 TFLOP/s; the H200 we measure on
+//   has the same SMs and 4.8 TB/s), B200 (148 SMs, 8 TB/s, 2.25 PFLOP/s dense
+//   bf16). Peak rates are leads; docs/benchmarks.md has measured ceilings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Target/TargetModel.h"
+
+using namespace mlir;
+using namespace mlir::flash;
+
+static const TargetModel kSM80 = {
+    /*arch=*/"sm_80",
+    /*exampleChip=*/"A100 SXM4 80GB",
+    /*numSMs=*/108,
+    /*sharedMemPerSM=*/164 * 1024,
+    /*sharedMemPerBlock=*/163 * 1024,
+    /*registersPerSM=*/65536,
+    /*maxRegistersPerThread=*/255,
+    /*maxThreadsPerBlock=*/1024,
+    /*tensorMemoryColumns=*/0,
+    /*mmaKind=*/MmaKind::WarpMma,
+    /*mmaShape=*/{16, 8, 16},
+    /*asyncCopyBytes=*/16,
+    /*hbmBytesPerSecond=*/2.039e12,
+    /*bf16FlopsPerSecond=*/312e12,
+};
+
+static const TargetModel kSM90a = {
+    /*arch=*/"sm_90a",
+    /*exampleChip=*/"H100/H200 SXM",
+    /*numSMs=*/132,
+    /*sharedMemPerSM=*/228 * 1024,
+    /*sharedMemPerBlock=*/227 * 1024,
+    /*registersPerSM=*/65536,
+    /*maxRegistersPerThread=*/255,
+    /*maxThreadsPerBlock=*/1024,
+    /*tensorMemoryColumns=*/0,
+    /*mmaKind=*/MmaKind::WarpgroupMma,
+    /*mmaShape=*/{64, 256, 16},
+    /*asyncCopyBytes=*/16,
+    /*hbmBytesPerSecond=*/4.8e12,
+    /*bf16FlopsPerSecond=*/989e12,
+};
+
+static const TargetModel kSM100a = {
+    /*arch=*/"sm_100a",
+    /*exampleChip=*/"B200",
+    /*numSMs=*/148,
+    /*sharedMemPerSM=*/228 * 1024,
+    /*sharedMemPerBlock=*/227 * 1024,
+    /*registersPerSM=*/65536,
+    /*maxRegistersPerThread=*/255,
+    /*maxThreadsPerBlock=*/1024,
+    /*tensorMemoryColumns=*/512,
+    /*mmaKind=*/MmaKind::TensorMemoryMma,
+    /*mmaShape=*/{128, 256, 16},
+    /*asyncCopyBytes=*/16,
+    /*hbmBytesPerSecond=*/8.0e12,
+    /*bf16FlopsPerSecond=*/2250e12,
+};
+
+const TargetModel *mlir::flash::lookupTargetModel(llvm::StringRef arch) {
+  for (const TargetModel *model : {&kSM80, &kSM90a, &kSM100a})
+    if (model->arch == arch)
+      return model;
+  return nullptr;
+}
+
+llvm::ArrayRef<llvm::StringRef> mlir::flash::knownArchs() {
+  static const llvm::StringRef names[] = {"sm_80", "sm_90a", "sm_100a"};
+  return names;
+}

@@ -1,0 +1,31 @@
+//===- flash-opt.cpp - the FlashMLIR driver -------------------------------===//
+//
+// mlir-opt with the flash dialect, its passes and pipelines, and every
+// upstream dialect and pass, so that tests and users can mix them freely.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/IR/Flash.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Pipelines/Pipelines.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::flash::registerFlashPasses();
+  mlir::flash::registerFlashPipelines();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::flash::FlashDialect>();
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "FlashMLIR optimizer driver: attention as a dialect op\n",
+      registry));
+}
