@@ -1,0 +1,55 @@
+// RUN: flash-opt %s --flash-select-schedule=arch=sm_80 | FileCheck %s --check-prefix=SM80
+// RUN: flash-opt %s --flash-select-schedule=arch=sm_90a | FileCheck %s --check-prefix=SM90
+// RUN: flash-opt %s --flash-select-schedule=arch=sm_100a | FileCheck %s --check-prefix=SM100
+// RUN: flash-opt %s --flash-select-schedule="arch=sm_80 block-q=7 block-kv=13" | FileCheck %s --check-prefix=OVERRIDE
+// RUN: flash-opt %s --flash-select-schedule="arch=sm_90a block-q=64 block-kv=64 stages=3 warps=8 overwrite=true" | FileCheck %s --check-prefix=ALL
+
+// The schedule follows the target model: on sm_80 the f32 accumulator and
+// score tile of D=256 need 8 warps and leave room for one K/V stage only;
+// on sm_90a the Q tile is a multiple of 64 rows per consumer warpgroup plus
+// one producer warpgroup; on sm_100a S and O must fit 512 TMEM columns.
+
+// SM80-LABEL: func.func @d64
+// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 128, block_kv = 128, stages = 2, warps = 4>
+// SM90-LABEL: func.func @d64
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 192, block_kv = 128, stages = 2, warps = 16>
+// SM100-LABEL: func.func @d64
+// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 3, warps = 16>
+// OVERRIDE-LABEL: func.func @d64
+// OVERRIDE: schedule = #flash.schedule<arch = "sm_80", block_q = 7, block_kv = 13, stages = 2, warps = 4>
+func.func @d64(%q: tensor<4x16x4096x64xbf16>, %k: tensor<4x16x4096x64xbf16>, %v: tensor<4x16x4096x64xbf16>) -> tensor<4x16x4096x64xbf16> {
+  %o = flash.attention %q, %k, %v : tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16> -> tensor<4x16x4096x64xbf16>
+  return %o : tensor<4x16x4096x64xbf16>
+}
+
+// SM80-LABEL: func.func @d128_causal
+// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 128, block_kv = 128, stages = 2, warps = 8>
+// SM90-LABEL: func.func @d128_causal
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 192, stages = 2, warps = 12>
+// SM100-LABEL: func.func @d128_causal
+// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 2, warps = 16>
+func.func @d128_causal(%q: tensor<2x16x8192x128xbf16>, %k: tensor<2x16x8192x128xbf16>, %v: tensor<2x16x8192x128xbf16>) -> tensor<2x16x8192x128xbf16> {
+  %o = flash.attention %q, %k, %v {causal} : tensor<2x16x8192x128xbf16>, tensor<2x16x8192x128xbf16>, tensor<2x16x8192x128xbf16> -> tensor<2x16x8192x128xbf16>
+  return %o : tensor<2x16x8192x128xbf16>
+}
+
+// SM80-LABEL: func.func @d256
+// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 128, block_kv = 64, stages = 1, warps = 8>
+// SM90-LABEL: func.func @d256
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 80, stages = 2, warps = 12>
+// SM100-LABEL: func.func @d256
+// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 128, block_kv = 64, stages = 2, warps = 12>
+func.func @d256(%q: tensor<2x8x8192x256xf16>, %k: tensor<2x8x8192x256xf16>, %v: tensor<2x8x8192x256xf16>) -> tensor<2x8x8192x256xf16> {
+  %o = flash.attention %q, %k, %v : tensor<2x8x8192x256xf16>, tensor<2x8x8192x256xf16>, tensor<2x8x8192x256xf16> -> tensor<2x8x8192x256xf16>
+  return %o : tensor<2x8x8192x256xf16>
+}
+
+// An op that already has a schedule keeps it unless overwrite=true.
+// SM80-LABEL: func.func @kept
+// SM80: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 32, stages = 1, warps = 4>
+// ALL-LABEL: func.func @kept
+// ALL: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 64, stages = 3, warps = 8>
+func.func @kept(%q: tensor<1x1x10x16xf16>, %k: tensor<1x1x10x16xf16>, %v: tensor<1x1x10x16xf16>) -> tensor<1x1x10x16xf16> {
+  %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 32, stages = 1, warps = 4>} : tensor<1x1x10x16xf16>, tensor<1x1x10x16xf16>, tensor<1x1x10x16xf16> -> tensor<1x1x10x16xf16>
+  return %o : tensor<1x1x10x16xf16>
+}
