@@ -1,0 +1,95 @@
+"""Float64 numpy oracle for ``flash.attention``.
+
+Written from the op's specification only (it shares no code with the compiler):
+
+* Layout B x H x N x D.  q: B x Hq x Nq x D, k: B x Hkv x Nk x D,
+  v: B x Hkv x Nk x Dv; result o: B x Hq x Nq x Dv, lse: B x Hq x Nq.
+* S = scale * Q K^T, ``scale`` defaults to 1/sqrt(D).
+* GQA/MQA: query head h reads kv head h // (Hq // Hkv).
+* ``causal`` is aligned bottom-right: query row i sees key j iff
+  j <= i + (Nk - Nq).
+* P = softmax of S over the visible keys, O = P V,
+  LSE = log(sum_j exp(S_ij)) over visible keys (natural log, scaled domain).
+* A row without any visible key (causal with Nq > Nk, or Nk == 0) gives
+  O = 0 and LSE = -inf; never NaN.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = ["attention_reference", "causal_visible_mask"]
+
+
+def causal_visible_mask(nq, nk, causal):
+    """Boolean (nq, nk) array: True where query i may attend key j."""
+    if not causal:
+        return np.ones((nq, nk), dtype=bool)
+    i = np.arange(nq)[:, None]
+    j = np.arange(nk)[None, :]
+    return j <= i + (nk - nq)
+
+
+def _check_shapes(q, k, v):
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.ndim != 4:
+            raise ValueError("%s must be rank 4 (B x H x N x D), got shape %s" % (name, t.shape))
+    b, hq, nq, d = q.shape
+    bk, hkv, nk, dk = k.shape
+    bv, hv, nv, dv = v.shape
+    if not (b == bk == bv):
+        raise ValueError("batch mismatch: q %d, k %d, v %d" % (b, bk, bv))
+    if hkv != hv:
+        raise ValueError("k has %d heads but v has %d" % (hkv, hv))
+    if nk != nv:
+        raise ValueError("k has %d keys but v has %d" % (nk, nv))
+    if d != dk:
+        raise ValueError("q head dim %d != k head dim %d" % (d, dk))
+    if hkv == 0 or hq % hkv != 0:
+        raise ValueError("Hkv (%d) must divide Hq (%d)" % (hkv, hq))
+    return b, hq, hkv, nq, nk, d, dv
+
+
+def attention_reference(q, k, v, causal=False, scale=None):
+    """Return ``(o, lse)`` in float64.
+
+    ``o`` has shape (B, Hq, Nq, Dv), ``lse`` has shape (B, Hq, Nq).
+    ``scale=None`` means 1/sqrt(D).  Pass the exact scale the compiled op
+    uses (e.g. ``float(np.float32(s))`` for an f32 attribute).
+    """
+    q = np.asarray(q, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    b, hq, hkv, nq, nk, d, dv = _check_shapes(q, k, v)
+    if scale is None:
+        scale = 1.0 / math.sqrt(d) if d > 0 else 1.0
+    scale = float(scale)
+
+    o = np.zeros((b, hq, nq, dv), dtype=np.float64)
+    lse = np.full((b, hq, nq), -np.inf, dtype=np.float64)
+    if nq == 0 or nk == 0:
+        return o, lse
+
+    group = hq // hkv
+    visible = causal_visible_mask(nq, nk, causal)          # (nq, nk)
+    any_visible = visible.any(axis=1)                       # (nq,)
+
+    for h in range(hq):
+        kvh = h // group
+        kh = k[:, kvh]                                      # (b, nk, d)
+        vh = v[:, kvh]                                      # (b, nk, dv)
+        s = scale * np.matmul(q[:, h], np.swapaxes(kh, -1, -2))   # (b, nq, nk)
+        s = np.where(visible[None], s, -np.inf)
+        # Row max over visible keys; rows with no visible key use 0 so that
+        # the arithmetic below stays finite, and are overwritten afterwards.
+        m = np.max(s, axis=-1, keepdims=True)               # (b, nq, 1)
+        m = np.where(np.isfinite(m), m, 0.0)
+        p = np.exp(s - m)                                   # exp(-inf) == 0 for masked
+        l = np.sum(p, axis=-1, keepdims=True)               # (b, nq, 1)
+        safe_l = np.where(l > 0.0, l, 1.0)
+        oh = np.matmul(p, vh) / safe_l
+        lh = (m + np.log(safe_l))[..., 0]
+        rows_ok = any_visible[None, :] & (l[..., 0] > 0.0)
+        o[:, h] = np.where(rows_ok[..., None], oh, 0.0)
+        lse[:, h] = np.where(rows_ok, lh, -np.inf)
+    return o, lse

@@ -1,0 +1,1 @@
+"""Test drivers for FlashMLIR (CPU numerics via mlir-runner)."""

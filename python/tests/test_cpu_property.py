@@ -1,0 +1,203 @@
+"""Property test: flash.attention on the CPU, tiled and reference, vs the f64 oracle.
+
+Every configuration is compiled twice with flash-opt and run with mlir-runner:
+  tiled:      --flash-cpu-pipeline="block-q=BQ block-kv=BKV"
+  reference:  --flash-cpu-pipeline="reference=true"
+and both outputs (O, and LSE when requested) must match the float64 numpy
+oracle within atol = rtol = 1e-5 (plus printMemrefF32's 6-digit rounding).
+
+Configurations: a fixed list that pins down the interesting corners, plus
+random ones drawn from a fixed base seed.  Environment:
+  FLASH_OPT         flash-opt binary (default build/bin/flash-opt under the repo root)
+  FLASH_TEST_SEED   base seed of the random configurations (default 20261129)
+  FLASH_TEST_RANDOM number of random configurations (default 40)
+
+Run (from the repository root):
+  /usr/bin/python3 -m pytest python/tests/test_cpu_property.py -q
+A missing flash-opt is a failure, not a skip.
+"""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.abspath(os.path.join(HERE, os.pardir, os.pardir))
+sys.path.insert(0, os.path.join(REPO_ROOT, "python"))
+
+from flash_mlir.testing.cpu_case import CaseConfig, run_case  # noqa: E402
+
+BASE_SEED = int(os.environ.get("FLASH_TEST_SEED", "20261129"))
+N_RANDOM = int(os.environ.get("FLASH_TEST_RANDOM", "40"))
+MAX_ELEMS = 64 * 1024          # per tensor; keeps the whole file within a few minutes
+
+
+def flash_opt_path():
+    p = os.environ.get("FLASH_OPT", os.path.join("build", "bin", "flash-opt"))
+    return p if os.path.isabs(p) else os.path.join(REPO_ROOT, p)
+
+
+def require_flash_opt():
+    p = flash_opt_path()
+    if not (os.path.isfile(p) and os.access(p, os.X_OK)):
+        pytest.fail("flash-opt binary not found or not executable at %s: build it "
+                    "(cmake --build build --target flash-opt) or point FLASH_OPT at it" % p,
+                    pytrace=False)
+    return p
+
+
+# ---------------------------------------------------------------------------
+# Configurations
+# ---------------------------------------------------------------------------
+
+def C(seed, b, hq, hkv, nq, nk, d, dv, causal=False, scale=None, lse=False):
+    return CaseConfig(seed=seed, batch=b, hq=hq, hkv=hkv, nq=nq, nk=nk, d=d, dv=dv,
+                      causal=causal, scale=scale, lse=lse)
+
+
+def fixed_cases():
+    """(config, block_q, block_kv) that cover the corners deterministically."""
+    s = 1000
+    return [
+        (C(s + 0, 1, 1, 1, 1, 1, 8, 8), 1, 1),                                  # smallest
+        (C(s + 1, 1, 2, 2, 7, 7, 16, 16, causal=True), 3, 2),                  # square causal, tails
+        (C(s + 2, 1, 4, 1, 7, 100, 32, 16, causal=True, lse=True), 4, 16),     # Nq<Nk causal, MQA
+        (C(s + 3, 1, 2, 1, 100, 7, 16, 8, causal=True, lse=True), 32, 4),      # Nq>Nk: masked rows
+        (C(s + 4, 1, 2, 2, 100, 100, 16, 32, causal=True, scale=0.5), 100, 128),  # tiles >= N
+        (C(s + 5, 2, 8, 2, 1, 130, 16, 16, lse=True), 1, 7),                   # decode-like, GQA 4
+        (C(s + 6, 1, 2, 1, 130, 1, 8, 16, causal=True, lse=True), 16, 1),      # one key, most rows masked
+        (C(s + 7, 1, 2, 1, 37, 53, 64, 8, scale=0.05), 5, 9),                  # Dv != D, scale
+        (C(s + 8, 2, 4, 2, 33, 33, 8, 64, causal=True, lse=True), 1, 1),       # tile 1 everywhere
+        (C(s + 9, 1, 2, 2, 64, 64, 16, 16, causal=True), 16, 16),              # dividing tiles
+        (C(s + 10, 1, 1, 1, 2, 129, 8, 8, causal=True, lse=True), 8, 128),     # Nk % bkv == 1
+        (C(s + 11, 1, 2, 1, 129, 2, 8, 8, causal=True, lse=True), 128, 2),     # Nq % bq == 1
+        (C(s + 12, 2, 2, 1, 100, 100, 32, 32, scale=0.125, lse=True), 7, 13),  # non-causal, LSE
+        (C(s + 13, 1, 4, 2, 7, 7, 64, 64, causal=True, scale=0.3), 8, 8),      # tile > N, D 64
+    ]
+
+
+def _pick_len(rng):
+    r = rng.random()
+    if r < 0.15:
+        return 1
+    if r < 0.30:
+        return 7
+    if r < 0.45:
+        return 100
+    return int(rng.integers(1, 131))
+
+
+def _pick_tile(rng, n):
+    """One of: 1, a size that does not divide n, a size >= n, a power of two."""
+    kind = rng.choice(["one", "nondiv", "ge", "pow2", "nondiv"])
+    if kind == "one":
+        return 1
+    if kind == "ge":
+        return int(n + rng.integers(0, 40))
+    if kind == "pow2":
+        return int(rng.choice([4, 8, 16, 32, 64]))
+    cands = [t for t in range(2, n) if n % t != 0]
+    return int(rng.choice(cands)) if cands else int(n + 1)
+
+
+def random_cases(base_seed, count):
+    rng = np.random.default_rng(base_seed)
+    out = []
+    for i in range(count):
+        b = int(rng.integers(1, 3))
+        hkv = int(rng.choice([1, 2]))
+        hq = hkv * int(rng.choice([1, 2, 4]))
+        nq, nk = _pick_len(rng), _pick_len(rng)
+        d, dv = int(rng.choice([8, 16, 32, 64])), int(rng.choice([8, 16, 32, 64]))
+        causal = bool(rng.random() < 0.5)
+        scale = None if rng.random() < 0.5 else float(rng.choice([0.05, 0.125, 0.3, 0.5]))
+        lse = bool(rng.random() < 0.5)
+        # Keep every tensor below MAX_ELEMS elements: shrink heads, then lengths.
+        def biggest():
+            return b * hq * max(nq, nk) * max(d, dv)
+        while biggest() > MAX_ELEMS and b > 1:
+            b -= 1
+        while biggest() > MAX_ELEMS and hq > hkv:
+            hq //= 2
+        while biggest() > MAX_ELEMS:
+            nq, nk = max(1, nq * 2 // 3), max(1, nk * 2 // 3)
+        cfg = C(base_seed * 1000 + 100 + i, b, hq, hkv, nq, nk, d, dv, causal, scale, lse)
+        out.append((cfg, _pick_tile(rng, nq), _pick_tile(rng, nk)))
+    return out
+
+
+CASES = fixed_cases() + random_cases(BASE_SEED, N_RANDOM)
+
+PIPELINES = {
+    "tiled": lambda bq, bkv: ["--flash-cpu-pipeline=block-q=%d block-kv=%d" % (bq, bkv)],
+    "reference": lambda bq, bkv: ["--flash-cpu-pipeline=reference=true"],
+}
+
+
+def _case_id(i, case):
+    cfg, bq, bkv = case
+    tag = "fixed" if i < len(fixed_cases()) else "rand"
+    return "%s%02d-%s-bq%d-bkv%d" % (tag, i, cfg.short_id(), bq, bkv)
+
+
+PARAMS = [pytest.param(case, pipe, id="%s-%s" % (_case_id(i, case), pipe))
+          for i, case in enumerate(CASES) for pipe in PIPELINES]
+
+
+# ---------------------------------------------------------------------------
+# Tests
+# ---------------------------------------------------------------------------
+
+def test_flash_opt_binary_exists():
+    require_flash_opt()
+
+
+def test_configuration_coverage():
+    """The configuration list covers what the property test promises."""
+    cfgs = [c for c, _, _ in CASES]
+    assert len(CASES) >= 50
+    assert {c.batch for c in cfgs} == {1, 2}
+    assert {c.hkv for c in cfgs} == {1, 2}
+    assert {c.hq // c.hkv for c in cfgs} == {1, 2, 4}
+    assert {1, 7, 100} <= {c.nq for c in cfgs} and {1, 7, 100} <= {c.nk for c in cfgs}
+    assert {8, 16, 32, 64} <= {c.d for c in cfgs} and {8, 16, 32, 64} <= {c.dv for c in cfgs}
+    assert any(c.d != c.dv for c in cfgs)
+    assert any(c.causal and c.nq < c.nk for c in cfgs)
+    assert any(c.causal and c.nq > c.nk for c in cfgs)
+    assert any(c.causal and c.nq == c.nk for c in cfgs)
+    assert any(c.scale is None for c in cfgs) and any(c.scale is not None for c in cfgs)
+    assert any(c.lse for c in cfgs) and any(not c.lse for c in cfgs)
+    assert any(c.nq % bq for c, bq, _ in CASES) and any(c.nk % bkv for c, _, bkv in CASES)
+    assert any(bq == 1 for _, bq, _ in CASES) and any(bkv == 1 for _, _, bkv in CASES)
+    assert any(bq >= c.nq and c.nq > 1 for c, bq, _ in CASES)
+    assert any(bkv >= c.nk and c.nk > 1 for c, _, bkv in CASES)
+    for c in cfgs:
+        assert max(c.batch * c.hq * c.nq * c.d, c.batch * c.hkv * c.nk * max(c.d, c.dv),
+                   c.batch * c.hq * c.nq * c.dv) <= MAX_ELEMS
+
+
+@pytest.mark.parametrize("case,pipeline", PARAMS)
+def test_attention_matches_oracle(case, pipeline):
+    flash_opt = require_flash_opt()
+    cfg, bq, bkv = case
+    ok, msg = run_case(cfg, flash_opt, PIPELINES[pipeline](bq, bkv))
+    assert ok, "%s pipeline (FLASH_TEST_SEED=%d):\n%s" % (pipeline, BASE_SEED, msg)
+
+
+EDGE_CASES = [
+    (C(7001, 1, 2, 1, 5, 0, 8, 8, lse=True), 4, 4),                 # no keys at all
+    (C(7002, 1, 2, 1, 5, 0, 8, 8, causal=True, lse=True), 4, 4),    # no keys, causal
+]
+
+
+@pytest.mark.parametrize("case,pipeline", [
+    pytest.param(case, pipe, id="edge-%s-bq%d-bkv%d-%s" % (case[0].short_id(), case[1], case[2], pipe))
+    for case in EDGE_CASES for pipe in PIPELINES])
+def test_edge_zero_keys(case, pipeline):
+    """Nk = 0: every row is fully masked, O = 0 and LSE = -inf (never NaN)."""
+    flash_opt = require_flash_opt()
+    cfg, bq, bkv = case
+    ok, msg = run_case(cfg, flash_opt, PIPELINES[pipeline](bq, bkv))
+    assert ok, "%s pipeline:\n%s" % (pipeline, msg)
