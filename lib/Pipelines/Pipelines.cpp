@@ -7,7 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Pipelines/Pipelines.h"
+#include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -54,7 +57,41 @@ void mlir::flash::buildCPUPipeline(OpPassManager &pm,
     llvm::report_fatal_error("flash-cpu-pipeline: bad upstream pipeline");
 }
 
+void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
+                                     const ToPTXPipelineOptions &options) {
+  FlashSelectScheduleOptions schedule;
+  schedule.arch = options.arch;
+  schedule.blockQ = options.blockQ;
+  schedule.blockKV = options.blockKV;
+  schedule.warps = options.warps;
+  pm.addPass(createFlashSelectSchedule(schedule));
+  pm.addPass(createFlashTile());
+  FlashLowerToNVGPUOptions lower;
+  lower.arch = options.arch;
+  pm.addPass(createFlashLowerToNVGPU(lower));
+
+  // Upstream NVGPU -> NVVM -> LLVM -> PTX. sm_100a needs PTX ISA 8.6.
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.arch;
+  nvvm.cubinFeatures = options.arch == "sm_100a" ? "+ptx86" : "+ptx80";
+  nvvm.cubinFormat = "isa";
+  nvvm.optLevel = 3;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+
+  if (!options.bundleDir.empty()) {
+    FlashWriteBundleOptions bundle;
+    bundle.dir = options.bundleDir;
+    bundle.cubinArchs = options.cubinArchs;
+    pm.addPass(createFlashWriteBundle(bundle));
+  }
+}
+
 void mlir::flash::registerFlashPipelines() {
+  PassPipelineRegistration<ToPTXPipelineOptions>(
+      "flash-to-ptx",
+      "Compile flash.attention to GPU kernels: schedule, tile, lower to "
+      "nvgpu/nvvm, PTX in gpu.binary (and bundles with bundle-dir)",
+      buildToPTXPipeline);
   PassPipelineRegistration<CPUPipelineOptions>(
       "flash-cpu-pipeline",
       "Lower flash.attention (tiled by default, or the reference) to the LLVM "

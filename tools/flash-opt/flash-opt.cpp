@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/IR/Flash.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "flash/Pipelines/Pipelines.h"
@@ -13,17 +14,21 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::flash::registerFlashPasses();
+  mlir::flash::registerFlashConversionPasses();
   mlir::flash::registerFlashPipelines();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   registry.insert<mlir::flash::FlashDialect>();
+  // gpu-module-to-binary translates gpu.module to LLVM IR (NVPTX).
+  mlir::registerAllToLLVMIRTranslations(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "FlashMLIR optimizer driver: attention as a dialect op\n",

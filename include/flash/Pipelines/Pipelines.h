@@ -29,6 +29,37 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(0)};
 };
 
+struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
+  PassOptions::Option<std::string> arch{
+      *this, "arch", llvm::cl::desc("Target: sm_80, sm_90a or sm_100a"),
+      llvm::cl::init("sm_80")};
+  PassOptions::Option<int64_t> blockQ{
+      *this, "block-q",
+      llvm::cl::desc("Query rows per tile (0: chosen by the target model)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockKV{
+      *this, "block-kv",
+      llvm::cl::desc("Key/value rows per tile (0: chosen by the target model)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> warps{
+      *this, "warps", llvm::cl::desc("Warps per block (0: chosen)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> bundleDir{
+      *this, "bundle-dir",
+      llvm::cl::desc("If set, write each kernel's bundle (PTX, cubin, JSON) "
+                     "into this directory"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> cubinArchs{
+      *this, "cubin-archs",
+      llvm::cl::desc("ptxas targets of the bundle's cubins (default: arch)"),
+      llvm::cl::init("")};
+};
+
+/// flash.attention -> gpu.binary holding PTX: select-schedule, tile,
+/// lower-to-nvgpu, upstream gpu-lower-to-nvvm-pipeline (format isa), and
+/// flash-write-bundle when bundle-dir is set.
+void buildToPTXPipeline(OpPassManager &pm, const ToPTXPipelineOptions &options);
+
 /// flash.attention on tensors -> LLVM dialect that mlir-runner executes:
 /// (select-schedule, tile, decompose | reference), bufferize, loops, LLVM.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);

@@ -159,8 +159,13 @@ LogicalResult AttentionOp::verify() {
 
   if (auto scale = getScaleAttr()) {
     double s = scale.getValueAsDouble();
-    if (!std::isfinite(s) || s == 0.0)
-      return emitOpError() << "scale must be finite and non-zero, got " << s;
+    if (std::isnan(s))
+      return emitOpError() << "scale must be finite and non-zero, got nan";
+    if (std::isinf(s))
+      return emitOpError() << "scale must be finite and non-zero, got "
+                           << (s > 0 ? "inf" : "-inf");
+    if (s == 0.0)
+      return emitOpError() << "scale must be finite and non-zero, got 0";
   }
   return success();
 }
@@ -247,8 +252,9 @@ LogicalResult MaskOp::verify() {
   if (failed(verifyStaticRank(*this, "score tile", getScores().getType(), 2)) ||
       failed(verifyF32(*this, "score tile", getScores().getType())))
     return failure();
-  if (getKvLen() < 0)
-    return emitOpError() << "kv_len must be non-negative, got " << getKvLen();
+  int64_t kvLen = getKvLenAttr().getInt();
+  if (kvLen < 0)
+    return emitOpError() << "kv_len must be non-negative, got " << kvLen;
   return success();
 }
 

@@ -53,6 +53,9 @@ static LogicalResult decompose(RewriterBase &rewriter, Operation *op) {
   rewriter.setInsertionPoint(op);
   Location loc = op->getLoc();
   if (auto load = dyn_cast<LoadTileOp>(op)) {
+    if (!load.getSource().getType().hasStaticShape())
+      return load.emitOpError()
+             << "not supported yet: dynamic dimensions in the source";
     rewriter.replaceOp(op, decomposeLoadTile(rewriter, load));
     return success();
   }
@@ -63,9 +66,14 @@ static LogicalResult decompose(RewriterBase &rewriter, Operation *op) {
     return success();
   }
   if (auto mask = dyn_cast<MaskOp>(op)) {
+    // Read the attributes as signed: the causal offset Nk − Nq can be < 0.
+    std::optional<int64_t> causalOffset;
+    if (IntegerAttr offset = mask.getCausalOffsetAttr())
+      causalOffset = offset.getInt();
     rewriter.replaceOp(op, buildMask(rewriter, loc, mask.getScores(),
                                      mask.getQStart(), mask.getKvStart(),
-                                     mask.getKvLen(), mask.getCausalOffset()));
+                                     mask.getKvLenAttr().getInt(),
+                                     causalOffset));
     return success();
   }
   if (auto softmax = dyn_cast<OnlineSoftmaxOp>(op)) {

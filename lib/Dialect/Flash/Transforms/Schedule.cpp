@@ -20,10 +20,12 @@ using namespace mlir::flash;
 FailureOr<AttentionShape> mlir::flash::getAttentionShape(AttentionOp op) {
   auto q = op.getQuery().getType(), k = op.getKey().getType(),
        v = op.getValue().getType();
-  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"query", q},
-                            {"key", k},
-                            {"value", v}}) {
-    if (!type.hasStaticShape())
+  SmallVector<std::pair<StringRef, Type>> types = {
+      {"query", q}, {"key", k}, {"value", v}, {"output", op.getOutput().getType()}};
+  if (op.getLse())
+    types.push_back({"lse", op.getLse().getType()});
+  for (auto [name, type] : types) {
+    if (!cast<RankedTensorType>(type).hasStaticShape())
       return op.emitOpError() << "not supported yet: dynamic dimensions ("
                               << name << " is " << type << ")";
   }
@@ -66,8 +68,10 @@ int64_t mlir::flash::estimateRegistersPerThread(const TargetModel &target,
   int64_t acc = c.blockQ * shape.valueDim / threads;
   // f32 scores; on tensor-memory targets S and O live in TMEM.
   int64_t scores = c.blockQ * c.blockKV / threads;
-  // P repacked as 16-bit MMA operands while S is still live (half the words).
-  int64_t probs = scores / 2;
+  // wgmma takes P from registers as 16-bit operands while the next S is
+  // being computed, so both are live (P is half the words of S). With
+  // mma.sync, P is converted fragment by fragment in place of S.
+  int64_t probs = target.mmaKind == MmaKind::WarpgroupMma ? scores / 2 : 0;
   // Addresses, loop state, m and l, fragments of Q/K in flight.
   constexpr int64_t kOverhead = 32;
   if (target.mmaKind == MmaKind::TensorMemoryMma)
@@ -90,65 +94,82 @@ int64_t mlir::flash::registerBudgetPerThread(const TargetModel &target,
 std::optional<ScheduleChoice>
 mlir::flash::chooseSchedule(const TargetModel &target,
                             const AttentionShape &shape) {
-  SmallVector<int64_t> blockQs, blockKVs, warpCounts;
-  int64_t maxStages = 2;
+  SmallVector<int64_t> blockQs, blockKVs;
+  int64_t maxStages = 2, minStages = 1;
   switch (target.mmaKind) {
   case MmaKind::WarpMma:
     // Each warp owns 16·k query rows of the tile (mma.sync m16).
-    blockQs = {128, 64, 32, 16};
-    blockKVs = {128, 64, 32, 16};
-    warpCounts = {4, 8};
-    maxStages = 2;
+    blockQs = {16, 32, 64, 128};
+    blockKVs = {16, 32, 64, 128};
     break;
   case MmaKind::WarpgroupMma:
-    // Each consumer warpgroup owns 64 rows (wgmma m64); N is a multiple of 16.
-    blockQs = {192, 128, 64};
-    blockKVs = {256, 192, 176, 160, 144, 128, 112, 96, 80, 64};
-    warpCounts = {}; // derived from blockQ below
-    maxStages = 2;
+    // Each consumer warpgroup owns 64 rows (wgmma m64); N is a multiple of
+    // 16. The producer/consumer pipeline needs two stages to overlap.
+    blockQs = {64, 128, 192};
+    blockKVs = {64, 80, 96, 112, 128, 144, 160, 176, 192, 256};
+    minStages = 2;
     break;
   case MmaKind::TensorMemoryMma:
     // tcgen05 m128: one or two 128-row Q tiles per block.
-    blockQs = {256, 128};
-    blockKVs = {128, 64};
-    warpCounts = {};
+    blockQs = {128, 256};
+    blockKVs = {64, 128};
     maxStages = 3;
+    minStages = 2;
     break;
   }
 
+  // Objective: Br·Bc / (Br + Bc). HBM traffic for K/V falls as 1/Br, and the
+  // fixed cost per K/V step (barriers, the softmax's row reductions) as 1/Bc;
+  // the harmonic form rewards balance. Ties go to the larger Q tile, then to
+  // fewer warps.
+  std::optional<ScheduleChoice> best;
+  double bestScore = -1.0;
   for (int64_t blockQ : blockQs) {
-    SmallVector<int64_t> warpsFor = warpCounts;
-    if (target.mmaKind == MmaKind::WarpgroupMma)
-      warpsFor = {4 * (blockQ / 64 + 1)}; // consumers + one producer
-    if (target.mmaKind == MmaKind::TensorMemoryMma)
-      warpsFor = {4 * (blockQ / 128) + 8}; // softmax WGs + load/MMA/correction
+    SmallVector<int64_t> warpCounts;
+    switch (target.mmaKind) {
+    case MmaKind::WarpMma:
+      warpCounts = {4, 8};
+      break;
+    case MmaKind::WarpgroupMma:
+      warpCounts = {4 * (blockQ / 64 + 1)}; // consumers + one producer
+      break;
+    case MmaKind::TensorMemoryMma:
+      warpCounts = {4 * (blockQ / 128) + 8}; // softmax WGs + load/MMA/correction
+      break;
+    }
     for (int64_t blockKV : blockKVs) {
       // Tensor memory holds S (Bc columns) and O (Dv columns) per 128 rows.
       if (target.tensorMemoryColumns &&
           (blockQ / 128) * (blockKV + shape.valueDim) >
               target.tensorMemoryColumns)
         continue;
-      for (int64_t warps : warpsFor) {
+      for (int64_t warps : warpCounts) {
         if (target.mmaKind == MmaKind::WarpMma && blockQ % (16 * warps) != 0)
           continue;
         ScheduleChoice choice{blockQ, blockKV, 0, warps};
         if (estimateRegistersPerThread(target, shape, choice) >
             registerBudgetPerThread(target, choice))
           continue;
-        for (int64_t stages = maxStages; stages >= 1; --stages) {
-          if (sharedMemoryBytes(shape, blockQ, blockKV, stages) <=
-              target.sharedMemPerBlock) {
-            choice.stages = stages;
-            // sm_90a's producer/consumer pipeline needs two stages to overlap.
-            if (target.mmaKind != MmaKind::WarpMma && stages < 2)
-              break;
-            return choice;
+        for (int64_t stages = maxStages; stages >= minStages; --stages) {
+          if (sharedMemoryBytes(shape, blockQ, blockKV, stages) >
+              target.sharedMemPerBlock)
+            continue;
+          choice.stages = stages;
+          double score = double(blockQ * blockKV) / double(blockQ + blockKV);
+          bool better = score > bestScore ||
+                        (score == bestScore &&
+                         (blockQ > best->blockQ ||
+                          (blockQ == best->blockQ && warps < best->warps)));
+          if (better) {
+            best = choice;
+            bestScore = score;
           }
+          break;
         }
       }
     }
   }
-  return std::nullopt;
+  return best;
 }
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -46,9 +46,10 @@ int64_t estimateRegistersPerThread(const TargetModel &target,
 int64_t registerBudgetPerThread(const TargetModel &target,
                                 const ScheduleChoice &choice);
 
-/// Picks the schedule with the largest Q tile (fewest K/V re-reads from HBM),
-/// then the largest K/V tile, then the most stages (up to the target's
-/// preference) that fits shared memory and registers. Fails when nothing fits.
+/// Picks, among the tiles that fit shared memory (with the most stages up to
+/// the target's preference) and registers, the one with the best balance of
+/// K/V re-reads from HBM (∝ 1/Br) and per-step overhead (∝ 1/Bc). Returns
+/// nothing when no tile fits.
 std::optional<ScheduleChoice> chooseSchedule(const TargetModel &target,
                                              const AttentionShape &shape);
 

@@ -1,0 +1,155 @@
+//===- KernelBuilder.h - what every attention kernel shares ----*- C++ -*-===//
+//
+// The arch-independent half of the GPU lowering. Tensor-core accumulators of
+// mma.sync (sm_80) and, per warp, of wgmma (sm_90a) share one register
+// layout: a warp owns 16·k rows; element i of the 8-column tile nt of the
+// 16-row tile mt sits in lane (g, t) = (lane / 4, lane % 4) at
+//   row = mt·16 + 8·(i / 2) + g,  col = nt·8 + 2·t + (i % 2).
+// On that layout this file writes, once, the K/V tile range of a Q tile
+// (causal skipping), the mask, the online softmax (row statistics reduced
+// over the four lanes of a quad), the packing of P as 16-bit MMA operands,
+// and the epilogue (O = acc / l, LSE). The per-arch files add the memory
+// movement and the MMA.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_CONVERSION_FLASHTONVGPU_KERNELBUILDER_H
+#define FLASH_CONVERSION_FLASHTONVGPU_KERNELBUILDER_H
+
+#include "flash/Dialect/Flash/IR/Flash.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+
+#include <string>
+
+namespace mlir {
+namespace flash {
+
+/// What one attention kernel computes, read off the L1 loop nest.
+struct KernelConfig {
+  std::string name;       ///< gpu.func symbol
+  std::string arch;       ///< sm_80, ...
+  Type elementType;       ///< f16 or bf16
+  int64_t headDim = 0;    ///< D (= Dv for now)
+  int64_t blockQ = 0;     ///< Br
+  int64_t blockKV = 0;    ///< Bc
+  int64_t warps = 0;
+  int64_t stages = 0;
+  bool causal = false;
+  bool writesLse = false;
+  float scale = 1.0f;     ///< scale of the op (the kernel takes it as an argument)
+  int64_t sharedBytes = 0;
+  /// The shapes the op had (the kernel takes B, H, N at run time).
+  int64_t batch = 0, queryHeads = 0, kvHeads = 0, seqQ = 0, seqKV = 0;
+
+  int64_t threads() const { return 32 * warps; }
+  /// 16-row MMA tiles per warp.
+  int64_t mTilesPerWarp() const { return blockQ / (16 * warps); }
+};
+
+/// Scalar arithmetic on one builder and location (i32 unless named).
+struct KernelMath {
+  OpBuilder &b;
+  Location loc;
+
+  Value i32(int64_t v);
+  Value index(int64_t v);
+  Value f32(double v);
+  Value add(Value x, Value y);
+  Value sub(Value x, Value y);
+  Value mul(Value x, Value y);
+  Value divu(Value x, Value y);
+  Value divs(Value x, Value y);
+  Value andi(Value x, Value y);
+  Value xori(Value x, Value y);
+  Value shru(Value x, Value y);
+  Value minsi(Value x, Value y);
+  Value maxsi(Value x, Value y);
+  Value cmp(arith::CmpIPredicate p, Value x, Value y);
+  Value select(Value c, Value x, Value y);
+  Value toIndex(Value i32Value); ///< unsigned i32 -> index
+};
+
+/// Accumulator registers in the layout above: [mTiles][nTiles][4] f32.
+struct Fragment {
+  int64_t mTiles = 0, nTiles = 0;
+  SmallVector<Value> regs;
+
+  Fragment() = default;
+  Fragment(int64_t m, int64_t n, Value init)
+      : mTiles(m), nTiles(n), regs(m * n * 4, init) {}
+  Value &at(int64_t mt, int64_t nt, int64_t i) {
+    return regs[(mt * nTiles + nt) * 4 + i];
+  }
+  /// Row statistics (m, l) are one value per (mt, half): 2·mTiles per lane.
+  int64_t numRows() const { return 2 * mTiles; }
+};
+
+/// K/V tiles a Q tile visits: [0, numUnmasked) need no mask,
+/// [numUnmasked, numTiles) cross the diagonal or the end of the sequence.
+struct KVRange {
+  Value numTiles, numUnmasked;
+};
+KVRange buildKVRange(KernelMath &km, Value qStart, Value seqQ, Value seqKV,
+                     int64_t blockQ, int64_t blockKV, bool causal);
+
+/// Lane coordinates within the accumulator layout.
+struct LaneCoords {
+  Value group;     ///< g = lane / 4: row within an 8-row half
+  Value quadLane;  ///< t = lane % 4: column pair
+};
+
+/// S[.., col] = -inf where the key kvStart + col is past seqKV or (causal)
+/// above the diagonal of its row. `rowBase` is the first row of the warp
+/// within the sequence (qStart + warp·rows).
+void buildFragmentMask(KernelMath &km, Fragment &scores, LaneCoords lane,
+                       Value kvStart, Value seqQ, Value seqKV, Value rowBase,
+                       bool causal);
+
+/// The online-softmax step on a score fragment, in the exp2 domain:
+///   m' = max(m, rowmax S)               (max over the quad's lanes)
+///   P  = exp2(S·c − m'·c), c = scale·log2(e); 0 where S = -inf
+///   α  = exp2(m·c − m'·c);  l' = α·l + rowsum(P)   (l stays lane-partial)
+/// A row with m' = -inf uses a shift of 0, so it yields P = 0, α = 0.
+/// P is returned packed as 16-bit pairs [mt][nt][half] (the A-operand
+/// registers of the next MMA).
+struct SoftmaxStep {
+  SmallVector<Value> newMax, newSum, rescale;
+  SmallVector<Value> probs; ///< vector<2 x elementType>, (mt·nTiles + nt)·2 + half
+};
+SoftmaxStep buildOnlineSoftmax(KernelMath &km, Fragment &scores,
+                               ArrayRef<Value> runningMax,
+                               ArrayRef<Value> runningSum,
+                               Value scaleLog2e, Type elementType);
+
+/// acc[.., i] *= rescale[row of i].
+void buildRescale(KernelMath &km, Fragment &acc, ArrayRef<Value> rescale);
+
+/// Sum over the four lanes of a quad (xor shuffles 1 and 2).
+Value buildQuadSum(KernelMath &km, Value v);
+Value buildQuadMax(KernelMath &km, Value v);
+
+/// Two f32 -> vector<2 x elementType>.
+Value buildPackPair(KernelMath &km, Value x, Value y, Type elementType);
+
+/// Global tensors seen as flat memrefs over the raw kernel pointers.
+Value buildFlatGlobalMemref(KernelMath &km, Value pointer, Type elementType);
+
+/// Epilogue: O = acc / l (0 for a row that saw no key), written for valid
+/// rows only as 16-bit pairs; LSE = m·scale + ln(l) (-inf when l = 0) by
+/// lane t = 0 of each quad when `lseMemref` is set.
+void buildEpilogue(KernelMath &km, const KernelConfig &config, Fragment &acc,
+                   ArrayRef<Value> runningMax, ArrayRef<Value> runningSum,
+                   LaneCoords lane, Value rowBase, Value seqQ, Value scale,
+                   Value outMemref, Value outBase, Value lseMemref,
+                   Value lseBase);
+
+/// Emits the sm_80 kernel (cp.async, ldmatrix, mma.sync) of `config` as a
+/// gpu.func into `module`, at the builder's insertion point.
+LogicalResult buildSM80Kernel(OpBuilder &b, Location loc,
+                              const KernelConfig &config);
+
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_CONVERSION_FLASHTONVGPU_KERNELBUILDER_H

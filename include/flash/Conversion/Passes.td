@@ -1,0 +1,66 @@
+//===- Passes.td - flash -> GPU conversion passes -----------*- tablegen -*-===//
+//
+// L1 -> L2: the tiled loops into one GPU kernel per attention, per arch; and
+// the kernel bundle (PTX, cubin, JSON) the runtime loads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_CONVERSION_PASSES_TD
+#define FLASH_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
+  let summary = "Lower tiled attention (L1) to a GPU kernel on nvgpu/nvvm ops (L2)";
+  let description = [{
+    Each `func.func` whose body is one tiled attention (the `scf.forall`
+    with a `flash.schedule` that `flash-tile` produced, over the function's
+    arguments) becomes a `gpu.module` of the same name holding one kernel
+    `gpu.func`; the host function is removed and the kernel's launch
+    contract is recorded in the module attribute `flash.kernels` (grid,
+    block, dynamic shared memory, argument list, schedule).
+
+    The kernel takes raw pointers and run-time sizes:
+    `(Q, K, V, O, LSE: !llvm.ptr<1>, B, Hq, Hkv, Nq, Nk: i32, scale: f32)`,
+    tensors contiguous in B×H×N×D; grid (⌈Nq/Br⌉, Hq, B). So one kernel
+    serves every batch, head count and sequence length with the compiled
+    element type, head dimension, causal flag and schedule.
+
+    `arch=sm_80`: cp.async into two swizzled shared-memory stages, ldmatrix,
+    mma.sync m16n8k16, the online softmax on accumulator fragments, P kept in
+    registers (FlashAttention-2's design). Other architectures say "not
+    supported yet".
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
+           "Target: sm_80 (sm_90a and sm_100a are not supported yet)">
+  ];
+  let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
+                           "NVVM::NVVMDialect", "LLVM::LLVMDialect",
+                           "arith::ArithDialect", "math::MathDialect",
+                           "memref::MemRefDialect", "scf::SCFDialect",
+                           "vector::VectorDialect"];
+}
+
+def FlashWriteBundle : Pass<"flash-write-bundle", "ModuleOp"> {
+  let summary = "Write each compiled kernel as a bundle: PTX, cubin(s) and JSON metadata";
+  let description = [{
+    After `gpu-module-to-binary` (format `isa`), writes for every kernel of
+    the module attribute `flash.kernels` into `dir`:
+    `<kernel>.ptx`, `<kernel>.<arch>.cubin` for each arch of `cubin-archs`
+    (assembled by `ptxas -v`; its register and spill report goes into the
+    metadata), and `<kernel>.json` with the launch contract. The IR is not
+    changed.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\".\"",
+           "Directory to write the bundles into (created if missing)">,
+    Option<"cubinArchs", "cubin-archs", "std::string", /*default=*/"\"\"",
+           "Comma-separated ptxas targets (default: the kernel's arch); e.g. "
+           "sm_80,sm_90 to also run sm_80 PTX on an H100/H200">,
+    Option<"ptxas", "ptxas", "std::string",
+           /*default=*/"\"/usr/local/cuda/bin/ptxas\"", "ptxas to run">
+  ];
+}
+
+#endif // FLASH_CONVERSION_PASSES_TD

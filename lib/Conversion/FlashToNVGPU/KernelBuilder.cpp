@@ -1,0 +1,344 @@
+//===- KernelBuilder.cpp - what every attention kernel shares -------------===//
+//
+// Arch-independent pieces of the GPU kernels, on the accumulator fragment
+// layout described in KernelBuilder.h: K/V tile ranges, masking, the online
+// softmax, packing P, the epilogue. sm_80 and sm_90a both call these.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::flash;
+
+//===----------------------------------------------------------------------===//
+// KernelMath
+//===----------------------------------------------------------------------===//
+
+Value KernelMath::i32(int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+}
+Value KernelMath::index(int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+Value KernelMath::f32(double v) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+}
+Value KernelMath::add(Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+Value KernelMath::sub(Value x, Value y) {
+  return arith::SubIOp::create(b, loc, x, y);
+}
+Value KernelMath::mul(Value x, Value y) {
+  return arith::MulIOp::create(b, loc, x, y);
+}
+Value KernelMath::divu(Value x, Value y) {
+  return arith::DivUIOp::create(b, loc, x, y);
+}
+Value KernelMath::divs(Value x, Value y) {
+  return arith::DivSIOp::create(b, loc, x, y);
+}
+Value KernelMath::andi(Value x, Value y) {
+  return arith::AndIOp::create(b, loc, x, y);
+}
+Value KernelMath::xori(Value x, Value y) {
+  return arith::XOrIOp::create(b, loc, x, y);
+}
+Value KernelMath::shru(Value x, Value y) {
+  return arith::ShRUIOp::create(b, loc, x, y);
+}
+Value KernelMath::minsi(Value x, Value y) {
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+Value KernelMath::maxsi(Value x, Value y) {
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+Value KernelMath::cmp(arith::CmpIPredicate p, Value x, Value y) {
+  return arith::CmpIOp::create(b, loc, p, x, y);
+}
+Value KernelMath::select(Value c, Value x, Value y) {
+  return arith::SelectOp::create(b, loc, c, x, y);
+}
+Value KernelMath::toIndex(Value v) {
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+}
+
+//===----------------------------------------------------------------------===//
+// Tile ranges and masking
+//===----------------------------------------------------------------------===//
+
+KVRange mlir::flash::buildKVRange(KernelMath &km, Value qStart, Value seqQ,
+                                  Value seqKV, int64_t blockQ, int64_t blockKV,
+                                  bool causal) {
+  using P = arith::CmpIPredicate;
+  (void)P::eq;
+  Value bc = km.i32(blockKV);
+  Value fullTilesInSeq = km.divu(seqKV, bc);
+  if (!causal) {
+    Value numTiles = km.divu(km.add(seqKV, km.i32(blockKV - 1)), bc);
+    return {numTiles, fullTilesInSeq};
+  }
+  // The same bounds as flash-tile's K/V loop (Tile.cpp), with run-time sizes:
+  //   kvEnd    = clamp(min(qStart + Br, Nq) + Nk − Nq, 0, Nk)
+  //   unmasked = min((qStart + Nk − Nq + 1)⁺ / Bc, Nk / Bc, numTiles)
+  Value causalOffset = km.sub(seqKV, seqQ);
+  Value rowsEnd = km.minsi(km.add(qStart, km.i32(blockQ)), seqQ);
+  Value kvEnd = km.minsi(km.maxsi(km.add(rowsEnd, causalOffset), km.i32(0)),
+                         seqKV);
+  Value numTiles = km.divu(km.add(kvEnd, km.i32(blockKV - 1)), bc);
+  Value firstRowKeys = km.maxsi(
+      km.add(km.add(qStart, causalOffset), km.i32(1)), km.i32(0));
+  Value numUnmasked =
+      km.minsi(km.minsi(km.divu(firstRowKeys, bc), fullTilesInSeq), numTiles);
+  return {numTiles, numUnmasked};
+}
+
+void mlir::flash::buildFragmentMask(KernelMath &km, Fragment &scores,
+                                    LaneCoords lane, Value kvStart, Value seqQ,
+                                    Value seqKV, Value rowBase, bool causal) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = km.b;
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  // Column (nt·8 + e) of this lane holds key kvStart + 2t + nt·8 + e. It is
+  // visible iff nt·8 + e <= limit − (kvStart + 2t), where the limit is the
+  // last key of the sequence and, for causal, the row's diagonal
+  // row + Nk − Nq. Keeping the loop-variant kvStart inside `relative`
+  // stops LICM from hoisting one limit per row into registers.
+  Value col0 = km.add(kvStart, km.mul(lane.quadLane, km.i32(2)));
+  Value relativeTail = km.sub(km.sub(seqKV, km.i32(1)), col0);
+  Value relativeDiag;
+  if (causal)
+    relativeDiag = km.sub(
+        km.add(km.add(rowBase, km.sub(seqKV, seqQ)), lane.group), col0);
+  for (int64_t mt = 0; mt < scores.mTiles; ++mt) {
+    for (int64_t half = 0; half < 2; ++half) {
+      Value relative = relativeTail;
+      if (causal)
+        relative = km.minsi(
+            relative, km.add(relativeDiag, km.i32(mt * 16 + 8 * half)));
+      for (int64_t nt = 0; nt < scores.nTiles; ++nt) {
+        for (int64_t e = 0; e < 2; ++e) {
+          Value visible = km.cmp(P::sle, km.i32(nt * 8 + e), relative);
+          Value &s = scores.at(mt, nt, 2 * half + e);
+          s = arith::SelectOp::create(b, km.loc, visible, s, negInf);
+        }
+      }
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Online softmax on fragments
+//===----------------------------------------------------------------------===//
+
+static Value shuffleXor(KernelMath &km, Value v, int64_t offset) {
+  auto shuffle = gpu::ShuffleOp::create(km.b, km.loc, v, km.i32(offset),
+                                        km.i32(32), gpu::ShuffleMode::XOR);
+  return shuffle.getShuffleResult();
+}
+
+Value mlir::flash::buildQuadSum(KernelMath &km, Value v) {
+  for (int64_t offset : {1, 2})
+    v = arith::AddFOp::create(km.b, km.loc, v, shuffleXor(km, v, offset));
+  return v;
+}
+
+Value mlir::flash::buildQuadMax(KernelMath &km, Value v) {
+  for (int64_t offset : {1, 2})
+    v = arith::MaxNumFOp::create(km.b, km.loc, v, shuffleXor(km, v, offset));
+  return v;
+}
+
+Value mlir::flash::buildPackPair(KernelMath &km, Value x, Value y,
+                                 Type elementType) {
+  auto f32x2 = VectorType::get({2}, km.b.getF32Type());
+  Value pair = vector::FromElementsOp::create(km.b, km.loc, f32x2,
+                                              ValueRange{x, y});
+  return arith::TruncFOp::create(km.b, km.loc,
+                                 VectorType::get({2}, elementType), pair);
+}
+
+SoftmaxStep mlir::flash::buildOnlineSoftmax(KernelMath &km, Fragment &scores,
+                                            ArrayRef<Value> runningMax,
+                                            ArrayRef<Value> runningSum,
+                                            Value scaleLog2e,
+                                            Type elementType) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  auto afn = arith::FastMathFlagsAttr::get(b.getContext(),
+                                           arith::FastMathFlags::afn);
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  Value zero = km.f32(0.0);
+  SoftmaxStep step;
+  step.probs.resize(scores.mTiles * scores.nTiles * 2);
+  for (int64_t mt = 0; mt < scores.mTiles; ++mt) {
+    for (int64_t half = 0; half < 2; ++half) {
+      int64_t row = mt * 2 + half;
+      // m' = max(m, rowmax S), the row spread over the quad's four lanes.
+      Value tileMax;
+      for (int64_t nt = 0; nt < scores.nTiles; ++nt)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value s = scores.at(mt, nt, 2 * half + e);
+          tileMax = tileMax ? arith::MaxNumFOp::create(b, loc, tileMax, s)
+                            : s;
+        }
+      tileMax = buildQuadMax(km, tileMax);
+      Value newMax =
+          arith::MaxNumFOp::create(b, loc, runningMax[row], tileMax);
+      // shift = m'·c, or 0 for a row that has seen no key yet.
+      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          newMax, negInf);
+      Value shift = km.select(
+          empty, zero, arith::MulFOp::create(b, loc, newMax, scaleLog2e));
+      Value negShift = arith::NegFOp::create(b, loc, shift);
+      // α = exp2(m·c − shift)
+      Value rescale = math::Exp2Op::create(
+          b, loc,
+          math::FmaOp::create(b, loc, runningMax[row], scaleLog2e, negShift),
+          afn);
+      // P = exp2(S·c − shift), summed per lane, packed to 16-bit pairs.
+      Value rowSum;
+      for (int64_t nt = 0; nt < scores.nTiles; ++nt) {
+        Value p[2];
+        for (int64_t e = 0; e < 2; ++e) {
+          Value s = scores.at(mt, nt, 2 * half + e);
+          p[e] = math::Exp2Op::create(
+              b, loc, math::FmaOp::create(b, loc, s, scaleLog2e, negShift),
+              afn);
+          rowSum = rowSum ? arith::AddFOp::create(b, loc, rowSum, p[e])
+                          : p[e];
+        }
+        step.probs[(mt * scores.nTiles + nt) * 2 + half] =
+            buildPackPair(km, p[0], p[1], elementType);
+      }
+      // l' = α·l + rowsum(P) (lane-partial; the quad sum is taken once, at
+      // the end, since α is the same on the four lanes).
+      step.newSum.push_back(
+          math::FmaOp::create(b, loc, runningSum[row], rescale, rowSum));
+      step.newMax.push_back(newMax);
+      step.rescale.push_back(rescale);
+    }
+  }
+  return step;
+}
+
+void mlir::flash::buildRescale(KernelMath &km, Fragment &acc,
+                               ArrayRef<Value> rescale) {
+  for (int64_t mt = 0; mt < acc.mTiles; ++mt)
+    for (int64_t nt = 0; nt < acc.nTiles; ++nt)
+      for (int64_t i = 0; i < 4; ++i) {
+        Value &a = acc.at(mt, nt, i);
+        a = arith::MulFOp::create(km.b, km.loc, a, rescale[mt * 2 + i / 2]);
+      }
+}
+
+//===----------------------------------------------------------------------===//
+// Global memory and the epilogue
+//===----------------------------------------------------------------------===//
+
+/// Static extent of the flat global memrefs; bounds come from the shapes.
+static constexpr int64_t kFlatExtent = int64_t(1) << 40;
+
+Value mlir::flash::buildFlatGlobalMemref(KernelMath &km, Value pointer,
+                                         Type elementType) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  MLIRContext *ctx = b.getContext();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx, 1);
+  auto i64 = b.getI64Type();
+  auto arrayType = LLVM::LLVMArrayType::get(i64, 1);
+  auto descriptorType = LLVM::LLVMStructType::getLiteral(
+      ctx, {ptrType, ptrType, i64, arrayType, arrayType});
+  auto c64 = [&](int64_t v) -> Value {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+  };
+  // A 1-D memref descriptor {allocated, aligned, offset 0, [size], [1]}.
+  Value d = LLVM::PoisonOp::create(b, loc, descriptorType);
+  d = LLVM::InsertValueOp::create(b, loc, d, pointer, ArrayRef<int64_t>{0});
+  d = LLVM::InsertValueOp::create(b, loc, d, pointer, ArrayRef<int64_t>{1});
+  d = LLVM::InsertValueOp::create(b, loc, d, c64(0), ArrayRef<int64_t>{2});
+  d = LLVM::InsertValueOp::create(b, loc, d, c64(kFlatExtent),
+                                  ArrayRef<int64_t>{3, 0});
+  d = LLVM::InsertValueOp::create(b, loc, d, c64(1), ArrayRef<int64_t>{4, 0});
+  auto memrefType = MemRefType::get({kFlatExtent}, elementType, AffineMap(),
+                                    b.getI64IntegerAttr(1));
+  return UnrealizedConversionCastOp::create(b, loc, memrefType, d)
+      .getResult(0);
+}
+
+void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
+                                Fragment &acc, ArrayRef<Value> runningMax,
+                                ArrayRef<Value> runningSum, LaneCoords lane,
+                                Value rowBase, Value seqQ, Value scale,
+                                Value outMemref, Value outBase,
+                                Value lseMemref, Value lseBase) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  auto afn = arith::FastMathFlagsAttr::get(b.getContext(),
+                                           arith::FastMathFlags::afn);
+  Value zero = km.f32(0.0), one = km.f32(1.0);
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  const int64_t headDim = config.headDim;
+  for (int64_t mt = 0; mt < acc.mTiles; ++mt) {
+    for (int64_t half = 0; half < 2; ++half) {
+      int64_t r = mt * 2 + half;
+      Value rowSum = buildQuadSum(km, runningSum[r]);
+      Value empty =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, rowSum, zero);
+      Value inverse =
+          km.select(empty, zero, arith::DivFOp::create(b, loc, one, rowSum));
+      Value row =
+          km.add(rowBase, km.add(lane.group, km.i32(mt * 16 + 8 * half)));
+      auto inRange = scf::IfOp::create(b, loc, km.cmp(P::slt, row, seqQ),
+                                       /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(inRange.thenBlock()->getTerminator());
+      // Element offset of this lane's first column pair in the row.
+      Value rowOffset = arith::AddIOp::create(
+          b, loc, outBase,
+          km.toIndex(km.add(km.mul(row, km.i32(headDim)),
+                            km.mul(lane.quadLane, km.i32(2)))));
+      for (int64_t nt = 0; nt < acc.nTiles; ++nt) {
+        Value x = arith::MulFOp::create(b, loc, acc.at(mt, nt, 2 * half), inverse);
+        Value y =
+            arith::MulFOp::create(b, loc, acc.at(mt, nt, 2 * half + 1), inverse);
+        Value pair = buildPackPair(km, x, y, config.elementType);
+        // One 32-bit store per pair.
+        Value word = vector::BitCastOp::create(
+            b, loc, VectorType::get({1}, b.getI32Type()), pair);
+        word = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+        Value wordIndex = arith::ShRUIOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc, rowOffset, km.index(nt * 8)),
+            km.index(1));
+        memref::StoreOp::create(b, loc, word, outMemref, ValueRange{wordIndex});
+      }
+      if (lseMemref) {
+        // LSE = m·scale + ln(l) in natural-log units (-inf for empty rows),
+        // written by the first lane of the quad.
+        auto firstLane = scf::IfOp::create(
+            b, loc, km.cmp(P::eq, lane.quadLane, km.i32(0)), false);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPoint(firstLane.thenBlock()->getTerminator());
+        Value log = math::LogOp::create(b, loc, rowSum, afn);
+        Value lse = math::FmaOp::create(b, loc, runningMax[r], scale, log);
+        lse = km.select(empty, negInf, lse);
+        Value index =
+            arith::AddIOp::create(b, loc, lseBase, km.toIndex(row));
+        memref::StoreOp::create(b, loc, lse, lseMemref, ValueRange{index});
+      }
+    }
+  }
+}

@@ -1,0 +1,257 @@
+//===- LowerToNVGPU.cpp - tiled attention (L1) into GPU kernels (L2) ------===//
+//
+// Reads what a kernel must compute off the L1 loop nest that flash-tile made
+// (schedule, element type, head dimension, causal, scale, LSE), checks that
+// the target's lowering supports it, and has the per-arch builder emit the
+// kernel into a gpu.module. The host function is replaced by the kernel and
+// its launch contract, recorded in the module attribute `flash.kernels`,
+// which flash-write-bundle turns into JSON for the runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+#include "flash/Conversion/Passes.h"
+#include "flash/Dialect/Flash/Transforms/Schedule.h"
+#include "flash/Target/TargetModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace mlir {
+namespace flash {
+#define GEN_PASS_DEF_FLASHLOWERTONVGPU
+#include "flash/Conversion/Passes.h.inc"
+} // namespace flash
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+/// The tiled attention of `func`: null when the function holds none, failure
+/// (diagnosed) when it holds one the GPU lowering cannot take.
+FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
+  bool hasAttention = false;
+  func.walk([&](scf::ForallOp forall) {
+    hasAttention |= forall->hasAttr("flash.schedule");
+  });
+  if (!hasAttention)
+    return scf::ForallOp();
+  scf::ForallOp attention;
+  for (Operation &op : func.getBody().front()) {
+    if (auto forall = dyn_cast<scf::ForallOp>(op);
+        forall && forall->hasAttr("flash.schedule")) {
+      if (attention)
+        return func.emitError()
+               << "not supported yet: more than one attention in one "
+                  "function lowered to GPU kernels";
+      attention = forall;
+      continue;
+    }
+    if (isa<tensor::EmptyOp, func::ReturnOp, arith::ConstantOp>(op))
+      continue;
+    return op.emitError()
+           << "not supported yet: host code around the attention in a "
+              "function lowered to a GPU kernel (the function must compute "
+              "the attention of its arguments and return it)";
+  }
+  if (!attention)
+    return func.emitError() << "not supported yet: an attention nested in "
+                               "other control flow";
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (ret.getOperands() != ValueRange(attention.getResults()))
+    return ret.emitError() << "not supported yet: the function must return "
+                              "exactly the attention's results";
+  return attention;
+}
+
+/// Reads the kernel configuration off the L1 loop nest and checks it against
+/// what the sm_80 lowering supports.
+FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
+                                const TargetModel &target) {
+  KernelConfig c;
+  auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");
+  if (!schedule)
+    return forall.emitError() << "flash.schedule is not a #flash.schedule";
+  c.name = func.getSymName().str();
+  c.arch = target.arch.str();
+  c.blockQ = schedule.getBlockQ();
+  c.blockKV = schedule.getBlockKv();
+  c.warps = schedule.getWarps();
+  c.stages = schedule.getStages();
+  c.writesLse = forall.getNumResults() == 2;
+
+  // The tile ops: Q/K/V loads in order, the score op, masks.
+  SmallVector<LoadTileOp> loads;
+  QKOp qk;
+  forall.walk([&](Operation *op) {
+    if (auto load = dyn_cast<LoadTileOp>(op))
+      loads.push_back(load);
+    else if (auto s = dyn_cast<QKOp>(op))
+      qk = s;
+    else if (auto mask = dyn_cast<MaskOp>(op))
+      c.causal |= static_cast<bool>(mask.getCausalOffsetAttr());
+  });
+  if (loads.size() < 3 || !qk)
+    return forall.emitError() << "is not the L1 form of flash-tile "
+                                 "(expected flash.load_tile and flash.qk)";
+  auto argType = [&](unsigned i) {
+    return cast<RankedTensorType>(func.getArgument(i).getType());
+  };
+  if (func.getNumArguments() != 3)
+    return func.emitError() << "not supported yet: a kernel function must take "
+                               "exactly Q, K and V";
+  auto q = argType(0), k = argType(1), v = argType(2);
+  c.elementType = q.getElementType();
+  c.batch = q.getShape()[0];
+  c.queryHeads = q.getShape()[1];
+  c.seqQ = q.getShape()[2];
+  c.headDim = q.getShape()[3];
+  c.kvHeads = k.getShape()[1];
+  c.seqKV = k.getShape()[2];
+  int64_t valueDim = v.getShape()[3];
+  c.scale = qk.getScale().convertToFloat();
+  // flash-tile always emits the masked K/V loop, so a causal attention
+  // always has a flash.mask with a causal offset.
+
+  auto unsupported = [&](const Twine &what) -> FailureOr<KernelConfig> {
+    return forall.emitError() << "not supported yet: " << what << " on "
+                              << target.arch;
+  };
+  if (!c.elementType.isF16() && !c.elementType.isBF16())
+    return unsupported(
+        "element type f32 (GPU kernels take f16 or bf16; f32 runs on the CPU)");
+  if (valueDim != c.headDim)
+    return unsupported("Dv = " + Twine(valueDim) + " != D = " +
+                       Twine(c.headDim));
+  if (c.headDim != 64 && c.headDim != 128)
+    return unsupported("head dimension " + Twine(c.headDim) +
+                       " (supported: 64, 128)");
+  if (!(c.scale > 0.0f))
+    return unsupported("a negative scale");
+  if (c.warps < 1 || c.blockQ % (16 * c.warps) != 0)
+    return unsupported("block_q = " + Twine(c.blockQ) +
+                       " that is not a multiple of 16 rows per warp (" +
+                       Twine(c.warps) + " warps)");
+  if (c.blockKV % 16 != 0)
+    return unsupported("block_kv = " + Twine(c.blockKV) +
+                       " that is not a multiple of 16");
+  int64_t chunksPerRow = c.headDim / 8;
+  if ((c.blockQ * chunksPerRow) % c.threads() != 0 ||
+      (c.blockKV * chunksPerRow) % c.threads() != 0 ||
+      (c.threads() / chunksPerRow) % 8 != 0)
+    return unsupported("tiles " + Twine(c.blockQ) + "x" + Twine(c.blockKV) +
+                       " that " + Twine(c.threads()) +
+                       " threads cannot copy in whole 16-byte passes of 8 rows");
+  if (c.stages != 2)
+    return unsupported(Twine(c.stages) +
+                       " K/V stages (the sm_80 kernel double-buffers)");
+  int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
+  c.sharedBytes = elementBytes * c.headDim * (c.blockQ + 4 * c.blockKV);
+  if (c.sharedBytes > target.sharedMemPerBlock)
+    return unsupported(Twine(c.sharedBytes) + " bytes of shared memory (" +
+                       Twine(target.sharedMemPerBlock) + " per block)");
+  return c;
+}
+
+DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
+                              ScheduleAttr schedule) {
+  std::string elementType;
+  llvm::raw_string_ostream os(elementType);
+  os << c.elementType;
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("kernel", b.getStringAttr(c.name)),
+      b.getNamedAttr("arch", b.getStringAttr(c.arch)),
+      b.getNamedAttr("element_type", b.getStringAttr(elementType)),
+      b.getNamedAttr("head_dim", i64(c.headDim)),
+      b.getNamedAttr("value_dim", i64(c.headDim)),
+      b.getNamedAttr("causal", b.getBoolAttr(c.causal)),
+      b.getNamedAttr("writes_lse", b.getBoolAttr(c.writesLse)),
+      b.getNamedAttr("scale", b.getF32FloatAttr(c.scale)),
+      b.getNamedAttr("block_q", i64(c.blockQ)),
+      b.getNamedAttr("block_kv", i64(c.blockKV)),
+      b.getNamedAttr("stages", i64(c.stages)),
+      b.getNamedAttr("warps", i64(c.warps)),
+      b.getNamedAttr("threads", i64(c.threads())),
+      b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
+      b.getNamedAttr("grid", b.getStrArrayAttr({"ceildiv(Nq, block_q)", "Hq", "B"})),
+      b.getNamedAttr("args",
+                     b.getStrArrayAttr({"q:ptr", "k:ptr", "v:ptr", "o:ptr",
+                                        "lse:ptr", "B:i32", "Hq:i32",
+                                        "Hkv:i32", "Nq:i32", "Nk:i32",
+                                        "scale:f32"})),
+      b.getNamedAttr("compiled_shape",
+                     b.getI64ArrayAttr({c.batch, c.queryHeads, c.kvHeads,
+                                        c.seqQ, c.seqKV})),
+      b.getNamedAttr("schedule", schedule),
+  };
+  return b.getDictionaryAttr(fields);
+}
+
+struct FlashLowerToNVGPUPass
+    : flash::impl::FlashLowerToNVGPUBase<FlashLowerToNVGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    const TargetModel *target = lookupTargetModel(arch);
+    if (!target) {
+      module.emitError() << "flash-lower-to-nvgpu: unknown arch '" << arch
+                         << "'; expected one of "
+                         << llvm::join(knownArchs(), ", ");
+      return signalPassFailure();
+    }
+    if (target->arch != "sm_80") {
+      module.emitError() << "flash-lower-to-nvgpu: not supported yet: arch "
+                         << arch << " (only sm_80 has a GPU lowering today)";
+      return signalPassFailure();
+    }
+
+    SmallVector<std::pair<func::FuncOp, scf::ForallOp>> work;
+    bool failedAny = false;
+    module.walk([&](func::FuncOp func) {
+      if (func.isExternal())
+        return;
+      FailureOr<scf::ForallOp> attention = findTiledAttention(func);
+      if (failed(attention))
+        failedAny = true;
+      else if (*attention)
+        work.push_back({func, *attention});
+    });
+    // Untiled attention ops cannot be lowered.
+    module.walk([&](AttentionOp op) {
+      op.emitOpError() << "must be tiled (flash-tile) before "
+                          "flash-lower-to-nvgpu";
+      failedAny = true;
+    });
+    if (failedAny)
+      return signalPassFailure();
+
+    OpBuilder b(module.getContext());
+    SmallVector<Attribute> kernels;
+    if (auto existing = module->getAttrOfType<ArrayAttr>("flash.kernels"))
+      kernels.append(existing.begin(), existing.end());
+    for (auto [func, forall] : work) {
+      FailureOr<KernelConfig> config = analyze(func, forall, *target);
+      if (failed(config))
+        return signalPassFailure();
+      auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");
+      b.setInsertionPointToEnd(module.getBody());
+      auto gpuModule =
+          gpu::GPUModuleOp::create(b, func.getLoc(), config->name + "_module");
+      b.setInsertionPointToStart(gpuModule.getBody());
+      if (failed(buildSM80Kernel(b, func.getLoc(), *config)))
+        return signalPassFailure();
+      kernels.push_back(describeKernel(b, *config, schedule));
+      func.erase();
+    }
+    if (!work.empty()) {
+      module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                      b.getUnitAttr());
+      module->setAttr("flash.kernels", b.getArrayAttr(kernels));
+    }
+  }
+};
+} // namespace

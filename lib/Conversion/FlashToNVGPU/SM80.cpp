@@ -1,0 +1,455 @@
+//===- SM80.cpp - the Ampere attention kernel (cp.async, ldmatrix, mma.sync) =//
+//
+// A FlashAttention-2 forward kernel for sm_80, built op by op:
+// - one thread block per Q tile of Br rows of one (batch, q-head); warp w
+//   owns rows [w·16·k, (w+1)·16·k) of the tile;
+// - K and V tiles stream through two shared-memory stages filled by
+//   16-byte cp.async copies (zero-filled past the end of the sequence), with
+//   16-byte chunk c of row r stored at chunk c ^ (r & 7) against bank
+//   conflicts of ldmatrix;
+// - S = Q·Kᵀ and O += P·V on mma.sync m16n8k16 (f32 accumulators) fed by
+//   ldmatrix (transposed for V); P never leaves registers: the accumulator
+//   layout of S, packed to 16-bit pairs, is the A-operand layout of P·V;
+// - the online softmax, mask and epilogue come from KernelBuilder.cpp.
+//
+// Pipeline per K/V tile j (groups are cp.async commit groups):
+//   wait K_j; barrier; prefetch K_{j+1}; S = Q·K_jᵀ; [mask]; softmax;
+//   wait V_j; barrier; prefetch V_{j+1}; O += P·V_j
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+using Pairs = SmallVector<Value, 4>; // vector<2 x elementType> registers
+
+class SM80KernelBuilder {
+public:
+  SM80KernelBuilder(OpBuilder &b, Location loc, const KernelConfig &config)
+      : b(b), loc(loc), km{b, loc}, config(config), et(config.elementType),
+        D(config.headDim), Br(config.blockQ), Bc(config.blockKV),
+        Mw(config.mTilesPerWarp()), threads(config.threads()) {}
+
+  void build(gpu::GPUFuncOp func);
+
+private:
+  MemRefType sharedType(int64_t elements) {
+    return MemRefType::get({elements}, et, AffineMap(),
+                           gpu::AddressSpaceAttr::get(
+                               b.getContext(), gpu::AddressSpace::Workgroup));
+  }
+  MemRefType globalType() {
+    return MemRefType::get({int64_t(1) << 40}, et, AffineMap(),
+                           b.getI64IntegerAttr(1));
+  }
+
+  /// Copies R rows of D elements starting at global row `row0` of the head
+  /// at element offset `globalBase` (rows >= `validRows` read as zeros) into
+  /// `shared` at element offset `sharedOffset`, 16 bytes per thread per copy.
+  void copyTile(Value global, Value globalBase, Value row0, Value validRows,
+                Value shared, Value sharedOffset, int64_t rows);
+  Value commitGroup() {
+    return nvgpu::DeviceAsyncCreateGroupOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
+        ValueRange{});
+  }
+  void waitGroups(int64_t pending) {
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, firstGroup,
+                                     b.getI32IntegerAttr(pending));
+  }
+  /// ldmatrix x4 at element offset `offset` -> four 16-bit pairs.
+  Pairs loadMatrix(Value shared, Value offset, bool transpose);
+  /// c (4 f32) += a (4 pairs) · b (2 pairs), m16n8k16.
+  SmallVector<Value, 4> mma(ArrayRef<Value> a, ArrayRef<Value> bPairs,
+                            ArrayRef<Value> c);
+  /// Element offset of 16-byte chunk `chunk` of a swizzled row, for a lane
+  /// whose swizzle term is `x`.
+  Value chunkOffset(int64_t chunk, Value x) {
+    return km.mul(km.xori(x, km.i32(chunk)), km.i32(8));
+  }
+  Pairs queryFragment(int64_t mt, int64_t kk) {
+    Value offset = km.add(qRowOffset, km.add(km.i32(mt * 16 * D),
+                                             chunkOffset(2 * kk, qSwizzle)));
+    return loadMatrix(sharedQ, offset, /*transpose=*/false);
+  }
+
+  /// One K/V loop; returns (m, l, acc) after it.
+  std::tuple<SmallVector<Value>, SmallVector<Value>, Fragment>
+  buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0, ArrayRef<Value> l0,
+              const Fragment &acc0, bool masked);
+
+  OpBuilder &b;
+  Location loc;
+  KernelMath km;
+  const KernelConfig &config;
+  Type et;
+  int64_t D, Br, Bc, Mw, threads;
+
+  // Kernel-wide values.
+  Value tid, lane, warp, seqQ, seqKV, scale, scaleLog2e;
+  LaneCoords coords;
+  Value globalK, globalV, kvBase, qStart, rowBase, numTiles;
+  Value sharedQ, sharedK, sharedV, firstGroup;
+  Value qRowOffset, qSwizzle, kRowOffset, kSwizzle, vRowOffset, vSwizzle;
+  Value copyDst, copySrc; // per-thread chunk offsets of copyTile
+  SmallVector<SmallVector<Pairs>> queryInRegisters;
+};
+} // namespace
+
+void SM80KernelBuilder::copyTile(Value global, Value globalBase, Value row0,
+                                 Value validRows, Value shared,
+                                 Value sharedOffset, int64_t rows) {
+  using P = arith::CmpIPredicate;
+  const int64_t chunksPerRow = D / 8;
+  const int64_t rowsPerPass = threads / chunksPerRow;
+  const int64_t passes = rows * chunksPerRow / threads;
+  Value chunkRow = km.shru(tid, km.i32(llvm::Log2_64(chunksPerRow)));
+  Value base = arith::AddIOp::create(
+      b, loc, globalBase, km.toIndex(km.add(km.mul(row0, km.i32(D)), copySrc)));
+  for (int64_t p = 0; p < passes; ++p) {
+    int64_t r = p * rowsPerPass;
+    Value row = km.add(km.add(row0, chunkRow), km.i32(r));
+    Value inRange = km.cmp(P::slt, row, validRows);
+    // Rows past the end copy 0 source elements (the 16 bytes are zeroed)
+    // from a clamped, in-bounds address.
+    Value srcElements = km.select(inRange, km.index(8), km.index(0));
+    Value src = km.select(
+        inRange, arith::AddIOp::create(b, loc, base, km.index(r * D)),
+        globalBase);
+    Value dst = km.toIndex(km.add(sharedOffset, km.add(copyDst, km.i32(r * D))));
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), shared,
+        ValueRange{dst}, global, ValueRange{src}, b.getIndexAttr(8),
+        srcElements, b.getUnitAttr());
+  }
+}
+
+Pairs SM80KernelBuilder::loadMatrix(Value shared, Value offset,
+                                    bool transpose) {
+  auto type = VectorType::get({4, 2}, et);
+  Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, shared,
+                                          ValueRange{km.toIndex(offset)},
+                                          transpose, /*numTiles=*/4);
+  Pairs pairs;
+  for (int64_t i = 0; i < 4; ++i)
+    pairs.push_back(
+        vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i}));
+  return pairs;
+}
+
+SmallVector<Value, 4> SM80KernelBuilder::mma(ArrayRef<Value> a,
+                                             ArrayRef<Value> bPairs,
+                                             ArrayRef<Value> c) {
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  // bf16 operands travel as i32 words (TOOLCHAIN.md: nvgpu.mma.sync cannot
+  // take bf16); f16 as vector<2xf16>, as NVVM expects.
+  auto asOperand = [&](Value pair) -> Value {
+    if (et.isF16())
+      return pair;
+    Value word = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), pair);
+    return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+  };
+  SmallVector<Value> aOps, bOps;
+  for (Value v : a)
+    aOps.push_back(asOperand(v));
+  for (Value v : bPairs)
+    bOps.push_back(asOperand(v));
+  NVVM::MMATypes ptxType = et.isF16() ? NVVM::MMATypes::f16
+                                      : NVVM::MMATypes::bf16;
+  auto op = NVVM::MmaOp::create(
+      b, loc, resultType, aOps, bOps, c, ArrayRef<int64_t>{16, 8, 16},
+      std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value, 4> d;
+  for (int64_t i = 0; i < 4; ++i)
+    d.push_back(LLVM::ExtractValueOp::create(b, loc, op.getResult(),
+                                             ArrayRef<int64_t>{i}));
+  return d;
+}
+
+std::tuple<SmallVector<Value>, SmallVector<Value>, Fragment>
+SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
+                               ArrayRef<Value> l0, const Fragment &acc0,
+                               bool masked) {
+  using P = arith::CmpIPredicate;
+  const int64_t numRows = 2 * Mw;
+  SmallVector<Value> inits(m0);
+  inits.append(l0.begin(), l0.end());
+  inits.append(acc0.regs.begin(), acc0.regs.end());
+  auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    ValueRange args = loop.getRegionIterArgs();
+    SmallVector<Value> runningMax(args.take_front(numRows));
+    SmallVector<Value> runningSum(args.slice(numRows, numRows));
+    Fragment acc = acc0;
+    acc.regs.assign(args.begin() + 2 * numRows, args.end());
+
+    Value stage = km.andi(j, km.i32(1));
+    Value stageOffset = km.mul(stage, km.i32(Bc * D));
+    Value otherStageOffset = km.mul(km.sub(km.i32(1), stage), km.i32(Bc * D));
+    Value next = km.add(j, km.i32(1));
+    Value hasNext = km.cmp(P::slt, next, numTiles);
+    Value nextStart = km.mul(next, km.i32(Bc));
+    auto prefetch = [&](Value global, Value shared) {
+      auto ifNext = scf::IfOp::create(b, loc, hasNext, false);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
+        copyTile(global, kvBase, nextStart, seqKV, shared, otherStageOffset,
+                 Bc);
+      }
+      commitGroup();
+    };
+
+    // K_j has landed (V_j may be in flight); the barrier also retires every
+    // read of the other stage, which the prefetch of K_{j+1} overwrites.
+    waitGroups(1);
+    gpu::BarrierOp::create(b, loc);
+    prefetch(globalK, sharedK);
+
+    // S = Q·K_jᵀ: Mw × Bc/8 accumulators of 4 f32 per lane.
+    Fragment scores(Mw, Bc / 8, km.f32(0.0));
+    for (int64_t kk = 0; kk < D / 16; ++kk) {
+      SmallVector<Pairs> qFrag;
+      for (int64_t mt = 0; mt < Mw; ++mt)
+        qFrag.push_back(queryInRegisters.empty() ? queryFragment(mt, kk)
+                                                 : queryInRegisters[mt][kk]);
+      Value kOffset = km.add(km.add(stageOffset, kRowOffset),
+                             chunkOffset(2 * kk, kSwizzle));
+      for (int64_t np = 0; np < Bc / 16; ++np) {
+        Pairs kFrag = loadMatrix(sharedK, km.add(kOffset, km.i32(np * 16 * D)),
+                                 /*transpose=*/false);
+        for (int64_t mt = 0; mt < Mw; ++mt) {
+          for (int64_t half = 0; half < 2; ++half) {
+            int64_t nt = 2 * np + half;
+            SmallVector<Value> c;
+            for (int64_t i = 0; i < 4; ++i)
+              c.push_back(scores.at(mt, nt, i));
+            auto d = mma(qFrag[mt],
+                         ArrayRef<Value>(kFrag).slice(2 * half, 2), c);
+            for (int64_t i = 0; i < 4; ++i)
+              scores.at(mt, nt, i) = d[i];
+          }
+        }
+      }
+    }
+    Value kvStart = km.mul(j, km.i32(Bc));
+    if (masked)
+      buildFragmentMask(km, scores, coords, kvStart, seqQ, seqKV, rowBase,
+                        config.causal);
+    SoftmaxStep step = buildOnlineSoftmax(km, scores, runningMax, runningSum,
+                                          scaleLog2e, et);
+    buildRescale(km, acc, step.rescale);
+
+    // V_j has landed; prefetch V_{j+1} into the other stage.
+    waitGroups(1);
+    gpu::BarrierOp::create(b, loc);
+    prefetch(globalV, sharedV);
+
+    // O += P·V_j. The A operand of k-slice kk is the S layout of column
+    // tiles 2kk and 2kk+1: [C(2kk) rows g, C(2kk) rows g+8, C(2kk+1) ...].
+    for (int64_t kk = 0; kk < Bc / 16; ++kk) {
+      SmallVector<Pairs> pFrag;
+      for (int64_t mt = 0; mt < Mw; ++mt) {
+        auto probs = [&](int64_t nt, int64_t half) {
+          return step.probs[(mt * (Bc / 8) + nt) * 2 + half];
+        };
+        pFrag.push_back({probs(2 * kk, 0), probs(2 * kk, 1),
+                         probs(2 * kk + 1, 0), probs(2 * kk + 1, 1)});
+      }
+      Value vRow = km.add(km.add(stageOffset, vRowOffset),
+                          km.i32(kk * 16 * D));
+      for (int64_t dp = 0; dp < D / 16; ++dp) {
+        Pairs vFrag = loadMatrix(sharedV, km.add(vRow, chunkOffset(2 * dp, vSwizzle)),
+                                 /*transpose=*/true);
+        for (int64_t mt = 0; mt < Mw; ++mt) {
+          for (int64_t half = 0; half < 2; ++half) {
+            int64_t dt = 2 * dp + half;
+            SmallVector<Value> c;
+            for (int64_t i = 0; i < 4; ++i)
+              c.push_back(acc.at(mt, dt, i));
+            auto d = mma(pFrag[mt],
+                         ArrayRef<Value>(vFrag).slice(2 * half, 2), c);
+            for (int64_t i = 0; i < 4; ++i)
+              acc.at(mt, dt, i) = d[i];
+          }
+        }
+      }
+    }
+    SmallVector<Value> yields(step.newMax);
+    yields.append(step.newSum.begin(), step.newSum.end());
+    yields.append(acc.regs.begin(), acc.regs.end());
+    scf::YieldOp::create(b, loc, yields);
+  }
+  ValueRange results = loop.getResults();
+  Fragment accOut = acc0;
+  accOut.regs.assign(results.begin() + 2 * numRows, results.end());
+  return {SmallVector<Value>(results.take_front(numRows)),
+          SmallVector<Value>(results.slice(numRows, numRows)), accOut};
+}
+
+void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
+  MLIRContext *ctx = b.getContext();
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  Value qPtr = entry.getArgument(0), kPtr = entry.getArgument(1),
+        vPtr = entry.getArgument(2), oPtr = entry.getArgument(3),
+        lsePtr = entry.getArgument(4);
+  Value queryHeads = entry.getArgument(6), kvHeads = entry.getArgument(7);
+  seqQ = entry.getArgument(8);
+  seqKV = entry.getArgument(9);
+  scale = entry.getArgument(10);
+  scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
+
+  // Global tensors as flat memrefs; O is written as 32-bit pairs.
+  Value globalQ = buildFlatGlobalMemref(km, qPtr, et);
+  globalK = buildFlatGlobalMemref(km, kPtr, et);
+  globalV = buildFlatGlobalMemref(km, vPtr, et);
+  Value globalO = buildFlatGlobalMemref(km, oPtr, b.getI32Type());
+  Value globalLse = config.writesLse
+                        ? buildFlatGlobalMemref(km, lsePtr, b.getF32Type())
+                        : Value();
+
+  // Shared memory: Q[Br][D] | K[2][Bc][D] | V[2][Bc][D].
+  auto bytes = MemRefType::get(
+      {ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
+  int64_t elementBytes = et.getIntOrFloatBitWidth() / 8;
+  auto view = [&](int64_t byteOffset, int64_t elements) -> Value {
+    return memref::ViewOp::create(b, loc, sharedType(elements), smem,
+                                  km.index(byteOffset), ValueRange{});
+  };
+  sharedQ = view(0, Br * D);
+  sharedK = view(elementBytes * Br * D, 2 * Bc * D);
+  sharedV = view(elementBytes * (Br + 2 * Bc) * D, 2 * Bc * D);
+
+  // Coordinates: block (Q tile, q-head, batch), thread (warp, lane).
+  auto asI32 = [&](Value index) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  };
+  tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  lane = km.andi(tid, km.i32(31));
+  warp = km.shru(tid, km.i32(5));
+  coords = {km.shru(lane, km.i32(2)), km.andi(lane, km.i32(3))};
+  Value lane7 = km.andi(lane, km.i32(7));
+  Value lane8 = km.andi(km.shru(lane, km.i32(3)), km.i32(1));
+  Value lane16 = km.shru(lane, km.i32(4));
+  Value qTile = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value qHead = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+  Value batch = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  // GQA: kv-head = h / (Hq / Hkv).
+  Value kvHead = km.divu(qHead, km.divu(queryHeads, kvHeads));
+  Value headIndex = km.toIndex(km.add(km.mul(batch, queryHeads), qHead));
+  Value lseBase = arith::MulIOp::create(b, loc, headIndex, km.toIndex(seqQ));
+  Value qBase = arith::MulIOp::create(b, loc, lseBase, km.index(D));
+  kvBase = arith::MulIOp::create(
+      b, loc,
+      arith::MulIOp::create(
+          b, loc, km.toIndex(km.add(km.mul(batch, kvHeads), kvHead)),
+          km.toIndex(seqKV)),
+      km.index(D));
+  qStart = km.mul(qTile, km.i32(Br));
+  rowBase = km.add(qStart, km.mul(warp, km.i32(Mw * 16)));
+
+  KVRange range = buildKVRange(km, qStart, seqQ, seqKV, Br, Bc, config.causal);
+  numTiles = range.numTiles;
+
+  // Per-thread chunk of the tile copies, swizzled: chunk c of row r lands at
+  // chunk c ^ (r & 7) (rowsPerPass is a multiple of 8, so the swizzle term
+  // is the same on every pass).
+  int64_t chunksPerRow = D / 8;
+  Value chunk = km.andi(tid, km.i32(chunksPerRow - 1));
+  Value chunkRow = km.shru(tid, km.i32(llvm::Log2_64(chunksPerRow)));
+  Value swizzledChunk = km.xori(chunk, km.andi(chunkRow, km.i32(7)));
+  copyDst = km.add(km.mul(chunkRow, km.i32(D)), km.mul(swizzledChunk, km.i32(8)));
+  copySrc = km.add(km.mul(chunkRow, km.i32(D)), km.mul(chunk, km.i32(8)));
+
+  // Prologue: group 0 = Q + K_0, group 1 = V_0.
+  copyTile(globalQ, qBase, qStart, seqQ, sharedQ, km.i32(0), Br);
+  copyTile(globalK, kvBase, km.i32(0), seqKV, sharedK, km.i32(0), Bc);
+  firstGroup = commitGroup();
+  copyTile(globalV, kvBase, km.i32(0), seqKV, sharedV, km.i32(0), Bc);
+  commitGroup();
+
+  // ldmatrix lane addresses. Q (A, x4): lanes 0-15 rows 0-15 of chunk 2kk,
+  // lanes 16-31 the same rows at chunk 2kk+1. K (B, x4): lanes 0-7 keys 0-7
+  // chunk 2kk, 8-15 keys 0-7 chunk 2kk+1, 16-31 keys 8-15 likewise. V (B,
+  // x4, transposed): lanes 0-7 keys 0-7 chunk 2dp, 8-15 keys 8-15 chunk 2dp,
+  // 16-31 the same keys at chunk 2dp+1.
+  qRowOffset = km.mul(km.add(km.mul(warp, km.i32(Mw * 16)),
+                             km.andi(lane, km.i32(15))),
+                      km.i32(D));
+  qSwizzle = km.xori(lane16, lane7);
+  kRowOffset = km.mul(km.add(lane7, km.mul(lane16, km.i32(8))), km.i32(D));
+  kSwizzle = km.xori(lane8, lane7);
+  vRowOffset = km.mul(km.add(lane7, km.mul(lane8, km.i32(8))), km.i32(D));
+  vSwizzle = km.xori(lane16, lane7);
+
+  // Q fragments stay in registers when they are few (D·Mw/4 words).
+  if (Mw * D / 4 <= 32) {
+    waitGroups(1);
+    gpu::BarrierOp::create(b, loc);
+    for (int64_t mt = 0; mt < Mw; ++mt) {
+      queryInRegisters.emplace_back();
+      for (int64_t kk = 0; kk < D / 16; ++kk)
+        queryInRegisters.back().push_back(queryFragment(mt, kk));
+    }
+  }
+
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  SmallVector<Value> m0(2 * Mw, negInf), l0(2 * Mw, km.f32(0.0));
+  Fragment acc0(Mw, D / 8, km.f32(0.0));
+  auto [m1, l1, acc1] =
+      buildKVLoop(km.i32(0), range.numUnmasked, m0, l0, acc0, /*masked=*/false);
+  auto [m2, l2, acc2] =
+      buildKVLoop(range.numUnmasked, numTiles, m1, l1, acc1, /*masked=*/true);
+
+  waitGroups(0);
+  buildEpilogue(km, config, acc2, m2, l2, coords, rowBase, seqQ, scale,
+                globalO, qBase, globalLse, lseBase);
+  gpu::ReturnOp::create(b, loc);
+}
+
+LogicalResult mlir::flash::buildSM80Kernel(OpBuilder &b, Location loc,
+                                           const KernelConfig &config) {
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx, 1);
+  Type i32 = b.getI32Type();
+  // (Q, K, V, O, LSE, B, Hq, Hkv, Nq, Nk, scale)
+  auto type = FunctionType::get(
+      ctx, {ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, b.getF32Type()},
+      {});
+  auto func = gpu::GPUFuncOp::create(b, loc, config.name, type);
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  int32_t threads = config.threads();
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
+  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+  OpBuilder::InsertionGuard guard(b);
+  SM80KernelBuilder(b, loc, config).build(func);
+  return success();
+}

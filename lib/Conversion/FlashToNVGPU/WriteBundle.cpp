@@ -1,0 +1,198 @@
+//===- WriteBundle.cpp - kernel bundles for the runtime -------------------===//
+//
+// A bundle is what the runtime needs to launch a kernel without MLIR:
+//   <kernel>.ptx            the PTX that gpu-module-to-binary produced
+//   <kernel>.<arch>.cubin   ptxas output for each requested arch
+//   <kernel>.json           the launch contract (module attribute
+//                           flash.kernels) plus ptxas's resource report
+// ptxas runs with -v; registers, spills and stack are recorded so that tests
+// and users can see a kernel that spills.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Conversion/Passes.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir {
+namespace flash {
+#define GEN_PASS_DEF_FLASHWRITEBUNDLE
+#include "flash/Conversion/Passes.h.inc"
+} // namespace flash
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+/// Attribute -> JSON value, for the launch contract.
+llvm::json::Value toJSON(Attribute attr) {
+  if (auto s = dyn_cast<StringAttr>(attr))
+    return s.getValue().str();
+  if (auto b = dyn_cast<BoolAttr>(attr))
+    return b.getValue();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getInt();
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto array = dyn_cast<ArrayAttr>(attr)) {
+    llvm::json::Array out;
+    for (Attribute a : array)
+      out.push_back(toJSON(a));
+    return out;
+  }
+  if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
+    llvm::json::Object out;
+    for (NamedAttribute field : dict)
+      out[field.getName().getValue()] = toJSON(field.getValue());
+    return out;
+  }
+  // Other attributes (#flash.schedule) as their textual form.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attr.print(os);
+  return text;
+}
+
+/// Runs ptxas; returns its -v report or a failure message.
+FailureOr<std::string> assemble(StringRef ptxas, StringRef arch,
+                                StringRef ptxPath, StringRef cubinPath,
+                                std::string &error) {
+  SmallString<128> logPath;
+  if (llvm::sys::fs::createTemporaryFile("flash-ptxas", "log", logPath)) {
+    error = "cannot create a temporary file for ptxas";
+    return failure();
+  }
+  std::string archFlag = ("-arch=" + arch).str();
+  SmallVector<StringRef> args = {ptxas, archFlag, "-v", "-o", cubinPath,
+                                 ptxPath};
+  std::optional<StringRef> redirects[] = {std::nullopt, logPath.str(),
+                                          logPath.str()};
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                     /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                                     &error);
+  auto log = llvm::MemoryBuffer::getFile(logPath);
+  std::string report = log ? (*log)->getBuffer().str() : "";
+  llvm::sys::fs::remove(logPath);
+  if (rc != 0) {
+    if (error.empty())
+      error = "ptxas failed:\n" + report;
+    return failure();
+  }
+  return report;
+}
+
+/// Picks "N registers", "N bytes spill stores/loads", "N bytes stack frame"
+/// out of ptxas -v.
+llvm::json::Object resourceReport(StringRef report) {
+  llvm::json::Object out;
+  auto grab = [&](StringRef pattern, StringRef key) {
+    SmallVector<StringRef> match;
+    if (llvm::Regex(pattern).match(report, &match)) {
+      int64_t value = 0;
+      if (!match[1].getAsInteger(10, value))
+        out[key] = value;
+    }
+  };
+  grab("Used ([0-9]+) registers", "registers");
+  grab("([0-9]+) bytes spill stores", "spill_stores");
+  grab("([0-9]+) bytes spill loads", "spill_loads");
+  grab("([0-9]+) bytes stack frame", "stack_frame");
+  return out;
+}
+
+struct FlashWriteBundlePass
+    : flash::impl::FlashWriteBundleBase<FlashWriteBundlePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto kernels = module->getAttrOfType<ArrayAttr>("flash.kernels");
+    if (!kernels) {
+      module.emitError() << "flash-write-bundle: no flash.kernels in the "
+                            "module (run flash-lower-to-nvgpu first)";
+      return signalPassFailure();
+    }
+    if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+      module.emitError() << "flash-write-bundle: cannot create '" << dir
+                         << "': " << ec.message();
+      return signalPassFailure();
+    }
+    for (Attribute entry : kernels) {
+      auto info = cast<DictionaryAttr>(entry);
+      StringRef name = cast<StringAttr>(info.get("kernel")).getValue();
+      StringRef arch = cast<StringAttr>(info.get("arch")).getValue();
+      auto binary = module.lookupSymbol<gpu::BinaryOp>(
+          (name + "_module").str());
+      if (!binary) {
+        module.emitError() << "flash-write-bundle: no gpu.binary for kernel '"
+                           << name << "' (run gpu-module-to-binary with "
+                           << "format=isa first)";
+        return signalPassFailure();
+      }
+      auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+      if (object.getFormat() != gpu::CompilationTarget::Assembly) {
+        binary.emitError() << "flash-write-bundle: expected PTX (format=isa)";
+        return signalPassFailure();
+      }
+      SmallString<128> ptxPath(dir);
+      llvm::sys::path::append(ptxPath, name + ".ptx");
+      if (failed(writeFile(ptxPath, object.getObject().getValue())))
+        return signalPassFailure();
+
+      llvm::json::Object json;
+      for (NamedAttribute field : info)
+        json[field.getName().getValue()] = toJSON(field.getValue());
+      json["ptx"] = (name + ".ptx").str();
+      llvm::json::Object cubins;
+      SmallVector<StringRef> archs;
+      StringRef(cubinArchs).split(archs, ',', -1, /*KeepEmpty=*/false);
+      if (archs.empty())
+        archs.push_back(arch);
+      for (StringRef cubinArch : archs) {
+        std::string file = (name + "." + cubinArch + ".cubin").str();
+        SmallString<128> cubinPath(dir);
+        llvm::sys::path::append(cubinPath, file);
+        std::string error;
+        FailureOr<std::string> report =
+            assemble(ptxas, cubinArch, ptxPath, cubinPath, error);
+        if (failed(report)) {
+          binary.emitError() << "flash-write-bundle: " << error;
+          return signalPassFailure();
+        }
+        llvm::json::Object cubin = resourceReport(*report);
+        cubin["file"] = file;
+        cubins[cubinArch] = std::move(cubin);
+      }
+      json["cubins"] = std::move(cubins);
+      SmallString<128> jsonPath(dir);
+      llvm::sys::path::append(jsonPath, name + ".json");
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(json))) << "\n";
+      if (failed(writeFile(jsonPath, text)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult writeFile(StringRef path, StringRef contents) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec) {
+      getOperation().emitError()
+          << "flash-write-bundle: cannot write '" << path << "': "
+          << ec.message();
+      return failure();
+    }
+    os << contents;
+    return success();
+  }
+};
+} // namespace
