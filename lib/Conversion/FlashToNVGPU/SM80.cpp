@@ -359,7 +359,15 @@ void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
   Value lane7 = km.andi(lane, km.i32(7));
   Value lane8 = km.andi(km.shru(lane, km.i32(3)), km.i32(1));
   Value lane16 = km.shru(lane, km.i32(4));
+  // Causal Q tiles further down the sequence visit more K/V tiles: hand them
+  // out first (block x runs the tiles in reverse) so that the short ones
+  // fill the last wave instead of the long ones.
   Value qTile = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  if (config.causal)
+    qTile = km.sub(km.sub(asI32(gpu::GridDimOp::create(b, loc,
+                                                       gpu::Dimension::x)),
+                          km.i32(1)),
+                   qTile);
   Value qHead = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
   Value batch = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
   // GQA: kv-head = h / (Hq / Hkv).

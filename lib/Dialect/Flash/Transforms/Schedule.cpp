@@ -72,11 +72,19 @@ int64_t mlir::flash::estimateRegistersPerThread(const TargetModel &target,
   // being computed, so both are live (P is half the words of S). With
   // mma.sync, P is converted fragment by fragment in place of S.
   int64_t probs = target.mmaKind == MmaKind::WarpgroupMma ? scores / 2 : 0;
-  // Addresses, loop state, m and l, fragments of Q/K in flight.
+  // The sm_80 kernel keeps the warp's Q fragments in registers when they
+  // take at most 32 words (16·mTiles rows × D halves per lane).
+  int64_t queryFragments = 0;
+  if (target.mmaKind == MmaKind::WarpMma) {
+    int64_t mTiles = c.blockQ / (16 * c.warps);
+    if (mTiles * shape.headDim / 4 <= 32)
+      queryFragments = mTiles * shape.headDim / 4;
+  }
+  // Addresses, loop state, m and l, fragments of K/V in flight.
   constexpr int64_t kOverhead = 32;
   if (target.mmaKind == MmaKind::TensorMemoryMma)
     return scores / 4 + kOverhead; // softmax pulls S from TMEM in slices
-  return acc + scores + probs + kOverhead;
+  return acc + scores + probs + queryFragments + kOverhead;
 }
 
 int64_t mlir::flash::registerBudgetPerThread(const TargetModel &target,
@@ -120,15 +128,20 @@ mlir::flash::chooseSchedule(const TargetModel &target,
 
   // Objective: Br·Bc / (Br + Bc). HBM traffic for K/V falls as 1/Br, and the
   // fixed cost per K/V step (barriers, the softmax's row reductions) as 1/Bc;
-  // the harmonic form rewards balance. Ties go to the larger Q tile, then to
-  // fewer warps.
+  // the harmonic form rewards balance. With mma.sync, each K/V fragment a
+  // warp loads from shared memory feeds one MMA per 16-row tile the warp
+  // owns, so shared-memory traffic per FLOP falls as 1/(rows per warp): the
+  // objective is weighted by min(rows per warp / 16, 2) (measured on the
+  // H200, docs/benchmarks.md: 128×64 with 4 warps beats 128×128 with 8 by
+  // 20%). Ties go to the larger Q tile, then to fewer warps.
   std::optional<ScheduleChoice> best;
   double bestScore = -1.0;
   for (int64_t blockQ : blockQs) {
     SmallVector<int64_t> warpCounts;
     switch (target.mmaKind) {
     case MmaKind::WarpMma:
-      warpCounts = {4, 8};
+      // FlashAttention-2's choice; 8 warps measured slower (fewer rows per warp).
+      warpCounts = {4};
       break;
     case MmaKind::WarpgroupMma:
       warpCounts = {4 * (blockQ / 64 + 1)}; // consumers + one producer
@@ -156,6 +169,8 @@ mlir::flash::chooseSchedule(const TargetModel &target,
             continue;
           choice.stages = stages;
           double score = double(blockQ * blockKV) / double(blockQ + blockKV);
+          if (target.mmaKind == MmaKind::WarpMma)
+            score *= std::min<int64_t>(blockQ / (16 * warps), 2);
           bool better = score > bestScore ||
                         (score == bestScore &&
                          (blockQ > best->blockQ ||

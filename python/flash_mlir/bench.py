@@ -1,0 +1,118 @@
+"""Benchmark FlashMLIR kernels against torch SDPA's FlashAttention-2 and cuDNN backends.
+
+  python3 -m flash_mlir.bench --bundles bundles/ --json bench.json --plot bench.png
+
+Rows: bf16, B·N = 16k tokens, H·D = 2048, N from 512 to 16k, D 64 and 128,
+causal and not (Nq = Nk, so causal is the same mask for every implementation).
+All implementations run on the same inputs in one process; each time is the
+median of triton.testing.do_bench (which flushes L2 between runs) after warm-up.
+TFLOP/s = 4·B·H·N²·D / time, halved for causal (DESIGN.md). Every row also
+records our output's error against SDPA's, so a fast wrong kernel cannot hide.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import sys
+
+
+def flops(b, h, n, d, causal):
+    f = 4.0 * b * h * n * n * d
+    return f / 2 if causal else f
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bundles", required=True)
+    ap.add_argument("--json", default="bench.json")
+    ap.add_argument("--plot", default=None)
+    ap.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
+    ap.add_argument("--head-dims", default="64,128")
+    ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
+    ap.add_argument("--variants", action="store_true", help="also time non-default schedules")
+    ap.add_argument("--rep-ms", type=int, default=200)
+    args = ap.parse_args(argv)
+
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from triton.testing import do_bench
+    from flash_mlir.runtime import KernelLibrary
+
+    lib = KernelLibrary(args.bundles)
+    causals = {"both": [False, True], "yes": [True], "no": [False]}[args.causal]
+    rows = []
+    for d in (int(x) for x in args.head_dims.split(",")):
+        for causal in causals:
+            for n in (int(x) for x in args.seqlens.split(",")):
+                b, h = max(1, 16384 // n), 2048 // d
+                q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+                row = {"D": d, "causal": causal, "N": n, "B": b, "H": h}
+                work = flops(b, h, n, d, causal)
+                sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                    ref = sdpa()
+                    t = do_bench(sdpa, warmup=25, rep=args.rep_ms, return_mode="median")
+                row["sdpa_fa2_tflops"] = work / (t * 1e-3) / 1e12
+                try:
+                    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                        t = do_bench(sdpa, warmup=25, rep=args.rep_ms, return_mode="median")
+                    row["sdpa_cudnn_tflops"] = work / (t * 1e-3) / 1e12
+                except RuntimeError as e:  # cuDNN may refuse a shape
+                    row["sdpa_cudnn_tflops"] = None
+                    row["sdpa_cudnn_error"] = str(e).splitlines()[0]
+                candidates = [lib.find("bf16", d, causal, False)]
+                if args.variants:
+                    candidates += [bb for bb in lib.all
+                                   if bb.key() == ("bf16", d, causal, False) and "_bq" in bb.name]
+                row["ours"] = {}
+                for bundle in candidates:
+                    out = torch.empty_like(q)
+                    run = lambda: lib.attention(q, k, v, causal=causal, out=out, bundle=bundle)
+                    run()
+                    torch.cuda.synchronize()
+                    err = float((out.float() - ref.float()).norm() / ref.float().norm())
+                    t = do_bench(run, warmup=25, rep=args.rep_ms, return_mode="median")
+                    row["ours"][bundle.name] = {"tflops": work / (t * 1e-3) / 1e12, "ms": t,
+                                                "rel_err_vs_fa2": err,
+                                                "schedule": bundle.meta["schedule"]}
+                default = candidates[0].name
+                row["flashmlir_tflops"] = row["ours"][default]["tflops"]
+                row["best_variant"] = max(row["ours"], key=lambda k_: row["ours"][k_]["tflops"])
+                rows.append(row)
+                best = row["ours"][row["best_variant"]]["tflops"]
+                cudnn = row["sdpa_cudnn_tflops"]
+                print(f"D={d:<3} causal={int(causal)} N={n:<5} B={b:<2} H={h:<2} "
+                      f"ours={row['flashmlir_tflops']:6.1f} best_variant={best:6.1f} "
+                      f"FA2={row['sdpa_fa2_tflops']:6.1f} cuDNN={cudnn if cudnn is None else round(cudnn, 1)} "
+                      f"err={row['ours'][default]['rel_err_vs_fa2']:.1e}", flush=True)
+                del q, k, v, ref
+    result = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
+              "torch": torch.__version__, "rows": rows}
+    with open(args.json, "w") as f:
+        json.dump(result, f, indent=1)
+    if args.plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, axes = plt.subplots(1, 4, figsize=(18, 4), sharey=True)
+        panels = [(d, c) for d in sorted({r["D"] for r in rows}) for c in sorted({r["causal"] for r in rows})]
+        for ax, (d, c) in zip(axes, panels):
+            sel = [r for r in rows if r["D"] == d and r["causal"] == c]
+            ns = [r["N"] for r in sel]
+            for key, label in (("flashmlir_tflops", "FlashMLIR sm_80"), ("sdpa_fa2_tflops", "SDPA FA2"),
+                               ("sdpa_cudnn_tflops", "SDPA cuDNN")):
+                ax.plot(ns, [r[key] or 0 for r in sel], marker="o", label=label)
+            ax.set_xscale("log", base=2)
+            ax.set_title(f"bf16 D={d} {'causal' if c else 'non-causal'}")
+            ax.set_xlabel("N (B·N = 16k)")
+        axes[0].set_ylabel("TFLOP/s")
+        axes[0].legend()
+        fig.suptitle(f"{result['device']} {result['date']}")
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=100)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

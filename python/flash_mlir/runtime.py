@@ -1,0 +1,185 @@
+"""Load FlashMLIR kernel bundles and run attention on torch tensors (GPU machine).
+
+Needs torch and cuda-bindings (cuda.bindings.driver); no MLIR. Kernels are
+looked up by (element type, head dimension, causal, LSE) among the bundles of a
+directory; anything that no bundle supports is an error, never a silent
+fallback to another implementation.
+
+  lib = KernelLibrary("bundles/")
+  o = lib.attention(q, k, v, causal=True)              # q: B×Hq×Nq×D, k/v: B×Hkv×Nk×D
+  o, lse = lib.attention(q, k, v, return_lse=True)
+"""
+
+import ctypes
+import glob
+import json
+import math
+import os
+from typing import Dict, Optional, Tuple
+
+_DTYPES = {"bf16": "bfloat16", "f16": "float16"}
+
+
+def _driver():
+    from cuda.bindings import driver  # imported lazily: only the GPU machine has it
+    return driver
+
+
+def _check(result, what):
+    """cuda.bindings calls return (CUresult, values...)."""
+    cu = _driver()
+    err = result[0]
+    if err != cu.CUresult.CUDA_SUCCESS:
+        _, name = cu.cuGetErrorName(err)
+        raise RuntimeError(f"{what} failed: {name.decode() if name else err}")
+    return result[1] if len(result) == 2 else result[1:]
+
+
+class Bundle:
+    """One compiled kernel: its metadata and, once loaded, its CUfunction."""
+
+    def __init__(self, json_path: str):
+        self.path = json_path
+        self.dir = os.path.dirname(json_path)
+        with open(json_path) as f:
+            self.meta = json.load(f)
+        m = self.meta
+        self.name = m["kernel"]
+        self.dtype = m["element_type"]
+        self.head_dim = m["head_dim"]
+        self.causal = m["causal"]
+        self.writes_lse = m["writes_lse"]
+        self.block_q = m["block_q"]
+        self.threads = m["threads"]
+        self.shared_bytes = m["dynamic_shared_memory"]
+        self._function = None
+
+    def key(self):
+        return (self.dtype, self.head_dim, self.causal, self.writes_lse)
+
+    def load(self):
+        """Loads the cubin built for this device, or JITs the PTX."""
+        if self._function is not None:
+            return self._function
+        import torch
+        cu = _driver()
+        torch.cuda.init()
+        major, minor = torch.cuda.get_device_capability()
+        cubins = self.meta.get("cubins", {})
+        image = None
+        for arch in (f"sm_{major}{minor}a", f"sm_{major}{minor}"):
+            if arch in cubins:
+                with open(os.path.join(self.dir, cubins[arch]["file"]), "rb") as f:
+                    image = f.read()
+                self.loaded_from = arch
+                break
+        if image is None:
+            # The same kernel's PTX, compiled by the driver for this device.
+            with open(os.path.join(self.dir, self.meta["ptx"]), "rb") as f:
+                image = f.read() + b"\0"
+            self.loaded_from = "ptx"
+        torch.empty(1, device="cuda")  # make the primary context current
+        module = _check(cu.cuModuleLoadData(image), f"cuModuleLoadData({self.name})")
+        function = _check(cu.cuModuleGetFunction(module, self.name.encode()),
+                          f"cuModuleGetFunction({self.name})")
+        _check(cu.cuFuncSetAttribute(
+            function, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            self.shared_bytes), "cuFuncSetAttribute(max dynamic shared memory)")
+        self._module, self._function = module, function
+        return function
+
+    def launch(self, q, k, v, o, lse, scale: float):
+        """Launches on tensors already checked by KernelLibrary.attention."""
+        import torch
+        cu = _driver()
+        function = self.load()
+        batch, q_heads, seq_q, _ = q.shape
+        kv_heads, seq_kv = k.shape[1], k.shape[2]
+        grid = (max(1, math.ceil(seq_q / self.block_q)), q_heads, batch)
+        if seq_q == 0 or batch == 0 or q_heads == 0:
+            return
+        stream = torch.cuda.current_stream(q.device).cuda_stream
+        values = (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(),
+                  lse.data_ptr() if lse is not None else 0,
+                  batch, q_heads, kv_heads, seq_q, seq_kv, float(scale))
+        types = (ctypes.c_void_p,) * 5 + (ctypes.c_int,) * 5 + (ctypes.c_float,)
+        _check(cu.cuLaunchKernel(function, *grid, self.threads, 1, 1, self.shared_bytes,
+                                 cu.CUstream(stream), (values, types), 0),
+               f"cuLaunchKernel({self.name})")
+
+
+class KernelLibrary:
+    """All bundles of a directory, indexed by what they compute."""
+
+    def __init__(self, bundle_dir: str, prefer: Optional[Dict] = None):
+        self.bundles: Dict[Tuple, Bundle] = {}
+        paths = sorted(glob.glob(os.path.join(bundle_dir, "*.json")))
+        if not paths:
+            raise FileNotFoundError(f"no kernel bundles (*.json) in {bundle_dir}")
+        for path in paths:
+            bundle = Bundle(path)
+            # The model's schedule (no _bq suffix) is the default for its key.
+            if bundle.key() not in self.bundles or "_bq" not in bundle.name:
+                self.bundles[bundle.key()] = bundle
+        self.all = [Bundle(p) for p in paths]
+
+    def find(self, dtype: str, head_dim: int, causal: bool, lse: bool) -> Bundle:
+        key = (dtype, head_dim, causal, lse)
+        if key not in self.bundles:
+            have = ", ".join(f"{d}/D={h}/causal={c}/lse={l}" for d, h, c, l in sorted(self.bundles))
+            raise ValueError(f"no kernel bundle for {dtype}, D={head_dim}, causal={causal}, "
+                             f"lse={lse}; compiled: {have}")
+        return self.bundles[key]
+
+    def attention(self, q, k, v, causal: bool = False, scale: Optional[float] = None,
+                  return_lse: bool = False, out=None, lse_out=None, bundle: Optional[Bundle] = None):
+        """softmax(scale·Q·Kᵀ + mask)·V for q: B×Hq×Nq×D, k, v: B×Hkv×Nk×D (contiguous CUDA).
+
+        `causal` aligns the diagonal bottom-right. `out`/`lse_out` may be given
+        (e.g. poisoned buffers in tests); otherwise they are allocated.
+        """
+        import torch
+        for name, t in (("q", q), ("k", k), ("v", v)):
+            if not isinstance(t, torch.Tensor):
+                raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+            if not t.is_cuda:
+                raise ValueError(f"{name} must be on a CUDA device, got {t.device}")
+            if t.dim() != 4:
+                raise ValueError(f"{name} must be 4-D (B×H×N×D), got shape {tuple(t.shape)}")
+            if not t.is_contiguous():
+                raise ValueError(f"{name} must be contiguous (B×H×N×D row-major)")
+        if not (q.dtype == k.dtype == v.dtype):
+            raise TypeError(f"q, k, v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
+        dtype = {torch.bfloat16: "bf16", torch.float16: "f16"}.get(q.dtype)
+        if dtype is None:
+            raise TypeError(f"dtype {q.dtype} not supported on the GPU (bf16 or f16)")
+        if not (q.device == k.device == v.device):
+            raise ValueError("q, k, v must be on the same device")
+        b, hq, nq, d = q.shape
+        bk, hkv, nk, dk = k.shape
+        if bk != b or v.shape[0] != b:
+            raise ValueError(f"batch sizes differ: q {b}, k {bk}, v {v.shape[0]}")
+        if v.shape[1] != hkv or v.shape[2] != nk:
+            raise ValueError(f"k {tuple(k.shape)} and v {tuple(v.shape)} disagree on heads or length")
+        if hkv == 0 or hq % hkv:
+            raise ValueError(f"query heads {hq} must be a multiple of key/value heads {hkv}")
+        if dk != d or v.shape[3] != d:
+            raise ValueError(f"head dimensions differ: q {d}, k {dk}, v {v.shape[3]} "
+                             "(kernels need D = Dv)")
+        if max(b * hq * nq * d, b * hkv * nk * d) >= 2 ** 31:
+            raise ValueError("tensors of 2^31 elements or more are not supported yet")
+        bundle = bundle or self.find(dtype, d, causal, return_lse)
+        if scale is None:
+            scale = 1.0 / math.sqrt(d)
+        if not (scale > 0 and math.isfinite(scale)):
+            raise ValueError(f"scale must be finite and positive on the GPU, got {scale}")
+        if out is None:
+            out = torch.empty_like(q)
+        elif out.shape != q.shape or out.dtype != q.dtype or not out.is_contiguous():
+            raise ValueError("out must be a contiguous tensor like q")
+        lse = None
+        if bundle.writes_lse:
+            lse = lse_out if lse_out is not None else torch.empty(
+                (b, hq, nq), device=q.device, dtype=torch.float32)
+        bundle.launch(q, k, v, out, lse, scale)
+        return (out, lse) if return_lse else out
