@@ -142,6 +142,32 @@ void mlir::flash::buildFragmentMask(KernelMath &km, Fragment &scores,
 // Online softmax on fragments
 //===----------------------------------------------------------------------===//
 
+// Transcendentals go straight to the NVPTX intrinsics of single PTX
+// instructions (fma.rn.f32, ex2.approx.ftz.f32, lg2.approx.ftz.f32): the math
+// dialect would lower them to libdevice calls, which gpu-module-to-binary
+// links only when it finds a CUDA toolkit through the environment, and which
+// are slower. Flushing denormals is harmless here: P and l are sums of
+// exponentials of non-positive numbers.
+Value mlir::flash::buildFma(KernelMath &km, Value a, Value b, Value c) {
+  return LLVM::FMAOp::create(km.b, km.loc, a, b, c);
+}
+
+Value mlir::flash::buildExp2(KernelMath &km, Value x) {
+  return LLVM::CallIntrinsicOp::create(km.b, km.loc, x.getType(),
+                                       km.b.getStringAttr(
+                                           "llvm.nvvm.ex2.approx.ftz.f"),
+                                       ValueRange{x})
+      .getResult(0);
+}
+
+Value mlir::flash::buildLog2(KernelMath &km, Value x) {
+  return LLVM::CallIntrinsicOp::create(km.b, km.loc, x.getType(),
+                                       km.b.getStringAttr(
+                                           "llvm.nvvm.lg2.approx.ftz.f"),
+                                       ValueRange{x})
+      .getResult(0);
+}
+
 static Value shuffleXor(KernelMath &km, Value v, int64_t offset) {
   auto shuffle = gpu::ShuffleOp::create(km.b, km.loc, v, km.i32(offset),
                                         km.i32(32), gpu::ShuffleMode::XOR);
@@ -176,8 +202,6 @@ SoftmaxStep mlir::flash::buildOnlineSoftmax(KernelMath &km, Fragment &scores,
                                             Type elementType) {
   OpBuilder &b = km.b;
   Location loc = km.loc;
-  auto afn = arith::FastMathFlagsAttr::get(b.getContext(),
-                                           arith::FastMathFlags::afn);
   Value negInf = km.f32(-std::numeric_limits<double>::infinity());
   Value zero = km.f32(0.0);
   SoftmaxStep step;
@@ -203,19 +227,15 @@ SoftmaxStep mlir::flash::buildOnlineSoftmax(KernelMath &km, Fragment &scores,
           empty, zero, arith::MulFOp::create(b, loc, newMax, scaleLog2e));
       Value negShift = arith::NegFOp::create(b, loc, shift);
       // α = exp2(m·c − shift)
-      Value rescale = math::Exp2Op::create(
-          b, loc,
-          math::FmaOp::create(b, loc, runningMax[row], scaleLog2e, negShift),
-          afn);
+      Value rescale = buildExp2(
+          km, buildFma(km, runningMax[row], scaleLog2e, negShift));
       // P = exp2(S·c − shift), summed per lane, packed to 16-bit pairs.
       Value rowSum;
       for (int64_t nt = 0; nt < scores.nTiles; ++nt) {
         Value p[2];
         for (int64_t e = 0; e < 2; ++e) {
           Value s = scores.at(mt, nt, 2 * half + e);
-          p[e] = math::Exp2Op::create(
-              b, loc, math::FmaOp::create(b, loc, s, scaleLog2e, negShift),
-              afn);
+          p[e] = buildExp2(km, buildFma(km, s, scaleLog2e, negShift));
           rowSum = rowSum ? arith::AddFOp::create(b, loc, rowSum, p[e])
                           : p[e];
         }
@@ -224,8 +244,7 @@ SoftmaxStep mlir::flash::buildOnlineSoftmax(KernelMath &km, Fragment &scores,
       }
       // l' = α·l + rowsum(P) (lane-partial; the quad sum is taken once, at
       // the end, since α is the same on the four lanes).
-      step.newSum.push_back(
-          math::FmaOp::create(b, loc, runningSum[row], rescale, rowSum));
+      step.newSum.push_back(buildFma(km, runningSum[row], rescale, rowSum));
       step.newMax.push_back(newMax);
       step.rescale.push_back(rescale);
     }
@@ -286,8 +305,6 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
   using P = arith::CmpIPredicate;
   OpBuilder &b = km.b;
   Location loc = km.loc;
-  auto afn = arith::FastMathFlagsAttr::get(b.getContext(),
-                                           arith::FastMathFlags::afn);
   Value zero = km.f32(0.0), one = km.f32(1.0);
   Value negInf = km.f32(-std::numeric_limits<double>::infinity());
   const int64_t headDim = config.headDim;
@@ -332,8 +349,9 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
             b, loc, km.cmp(P::eq, lane.quadLane, km.i32(0)), false);
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPoint(firstLane.thenBlock()->getTerminator());
-        Value log = math::LogOp::create(b, loc, rowSum, afn);
-        Value lse = math::FmaOp::create(b, loc, runningMax[r], scale, log);
+        Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
+                                          km.f32(M_LN2));
+        Value lse = buildFma(km, runningMax[r], scale, log);
         lse = km.select(empty, negInf, lse);
         Value index =
             arith::AddIOp::create(b, loc, lseBase, km.toIndex(row));

@@ -62,8 +62,11 @@ private:
   /// Copies R rows of D elements starting at global row `row0` of the head
   /// at element offset `globalBase` (rows >= `validRows` read as zeros) into
   /// `shared` at element offset `sharedOffset`, 16 bytes per thread per copy.
+  /// With `fullTileFastPath`, a tile that lies wholly inside the sequence
+  /// (the common case) is copied without per-row predicates.
   void copyTile(Value global, Value globalBase, Value row0, Value validRows,
-                Value shared, Value sharedOffset, int64_t rows);
+                Value shared, Value sharedOffset, int64_t rows,
+                bool fullTileFastPath = false);
   Value commitGroup() {
     return nvgpu::DeviceAsyncCreateGroupOp::create(
         b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
@@ -114,7 +117,8 @@ private:
 
 void SM80KernelBuilder::copyTile(Value global, Value globalBase, Value row0,
                                  Value validRows, Value shared,
-                                 Value sharedOffset, int64_t rows) {
+                                 Value sharedOffset, int64_t rows,
+                                 bool fullTileFastPath) {
   using P = arith::CmpIPredicate;
   const int64_t chunksPerRow = D / 8;
   const int64_t rowsPerPass = threads / chunksPerRow;
@@ -122,6 +126,27 @@ void SM80KernelBuilder::copyTile(Value global, Value globalBase, Value row0,
   Value chunkRow = km.shru(tid, km.i32(llvm::Log2_64(chunksPerRow)));
   Value base = arith::AddIOp::create(
       b, loc, globalBase, km.toIndex(km.add(km.mul(row0, km.i32(D)), copySrc)));
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  OpBuilder::InsertionGuard guard(b);
+  if (fullTileFastPath) {
+    // if (row0 + R <= validRows): every row exists; the addresses differ by
+    // constants only, so the copies need no compare or select.
+    auto full = scf::IfOp::create(
+        b, loc, km.cmp(P::sle, km.add(row0, km.i32(rows)), validRows),
+        /*withElseRegion=*/true);
+    b.setInsertionPoint(full.thenBlock()->getTerminator());
+    for (int64_t p = 0; p < passes; ++p) {
+      int64_t r = p * rowsPerPass;
+      Value src = arith::AddIOp::create(b, loc, base, km.index(r * D));
+      Value dst =
+          km.toIndex(km.add(sharedOffset, km.add(copyDst, km.i32(r * D))));
+      nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
+                                       ValueRange{dst}, global, ValueRange{src},
+                                       b.getIndexAttr(8), Value(),
+                                       b.getUnitAttr());
+    }
+    b.setInsertionPoint(full.elseBlock()->getTerminator());
+  }
   for (int64_t p = 0; p < passes; ++p) {
     int64_t r = p * rowsPerPass;
     Value row = km.add(km.add(row0, chunkRow), km.i32(r));
@@ -133,10 +158,10 @@ void SM80KernelBuilder::copyTile(Value global, Value globalBase, Value row0,
         inRange, arith::AddIOp::create(b, loc, base, km.index(r * D)),
         globalBase);
     Value dst = km.toIndex(km.add(sharedOffset, km.add(copyDst, km.i32(r * D))));
-    nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), shared,
-        ValueRange{dst}, global, ValueRange{src}, b.getIndexAttr(8),
-        srcElements, b.getUnitAttr());
+    nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
+                                     ValueRange{dst}, global, ValueRange{src},
+                                     b.getIndexAttr(8), srcElements,
+                                     b.getUnitAttr());
   }
 }
 
@@ -220,7 +245,7 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
         copyTile(global, kvBase, nextStart, seqKV, shared, otherStageOffset,
-                 Bc);
+                 Bc, /*fullTileFastPath=*/true);
       }
       commitGroup();
     };

@@ -125,6 +125,11 @@ SoftmaxStep buildOnlineSoftmax(KernelMath &km, Fragment &scores,
 /// acc[.., i] *= rescale[row of i].
 void buildRescale(KernelMath &km, Fragment &acc, ArrayRef<Value> rescale);
 
+/// f32 a·b + c, 2^x, log2(x) as single PTX instructions (no libdevice).
+Value buildFma(KernelMath &km, Value a, Value b, Value c);
+Value buildExp2(KernelMath &km, Value x);
+Value buildLog2(KernelMath &km, Value x);
+
 /// Sum over the four lanes of a quad (xor shuffles 1 and 2).
 Value buildQuadSum(KernelMath &km, Value v);
 Value buildQuadMax(KernelMath &km, Value v);

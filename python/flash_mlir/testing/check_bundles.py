@@ -1,0 +1,41 @@
+"""Checks a directory of kernel bundles: every cubin assembled without spills.
+
+  python3 -m flash_mlir.testing.check_bundles DIR [--expect N]
+
+Prints one line per cubin (kernel, arch, registers, spill stores/loads, stack)
+and exits 1 if any cubin spills or has a stack frame, or if fewer than N
+bundles are present.
+"""
+import argparse
+import glob
+import json
+import os
+import sys
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("dir")
+    ap.add_argument("--expect", type=int, default=1)
+    args = ap.parse_args(argv)
+    paths = sorted(glob.glob(os.path.join(args.dir, "*.json")))
+    bad = 0
+    for path in paths:
+        with open(path) as f:
+            meta = json.load(f)
+        for arch, c in sorted(meta["cubins"].items()):
+            spills = c.get("spill_stores", -1) + c.get("spill_loads", -1)
+            ok = spills == 0 and c.get("stack_frame", -1) == 0
+            bad += not ok
+            print(f"{'OK  ' if ok else 'BAD '}{meta['kernel']} {arch} registers={c.get('registers')} "
+                  f"spill_stores={c.get('spill_stores')} spill_loads={c.get('spill_loads')} "
+                  f"stack={c.get('stack_frame')}")
+    if len(paths) < args.expect:
+        print(f"BAD only {len(paths)} bundles, expected {args.expect}")
+        bad += 1
+    print(f"{len(paths)} bundles, {bad} bad")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
