@@ -10,4 +10,4 @@ if [ ! -f "$root/build/build.ninja" ]; then
     -DLLVM_USE_LINKER=lld \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
 fi
-ninja -C "$root/build" -j "${FLASH_JOBS:-2}" flash-opt mlir-doc
+ninja -C "$root/build" -j "${FLASH_JOBS:-2}" all mlir-doc
