@@ -41,15 +41,23 @@ PYTHONPATH=python /usr/bin/python3 -m flash_mlir.testing.cpu_case check --expect
   | sed 's/^/  /'
 
 echo
-echo "== 4. PTX"
-if flash-opt --help | grep -q -- '--flash-to-ptx'; then
-  for arch in sm_80 sm_90a sm_100a; do
-    if flash-opt "$example" --flash-to-ptx="arch=$arch" -o "$out/attention.$arch.mlir" 2> "$out/ptx.$arch.err"; then
-      echo "  $arch: $(grep -c 'gpu.binary' "$out/attention.$arch.mlir") gpu.binary in $out/attention.$arch.mlir"
-    else
-      echo "  $arch: $(head -1 "$out/ptx.$arch.err")"
-    fi
-  done
-else
-  echo "  no GPU lowering yet (flash-opt has no --flash-to-ptx)"
-fi
+echo "== 4. PTX and kernel bundles per architecture"
+for arch in sm_80 sm_90a sm_100a; do
+  if flash-opt "$example" --flash-to-ptx="arch=$arch bundle-dir=$out/bundle-$arch" \
+       -o "$out/attention.$arch.mlir" 2> "$out/ptx.$arch.err"; then
+    json="$out/bundle-$arch/attention.json"
+    echo "  $arch: gpu.binary in $out/attention.$arch.mlir; bundle $out/bundle-$arch/:"
+    /usr/bin/python3 - "$json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for arch, c in m["cubins"].items():
+    print(f"    {m['kernel']}: {m['schedule']}, {m['threads']} threads, "
+          f"{m['dynamic_shared_memory']} B shared; ptxas {arch}: {c['registers']} registers, "
+          f"{c['spill_stores']} B spill stores")
+PY
+    grep -oE 'cp.async.cg.shared.global|ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16|mma.sync.aligned.m16n8k16[a-z0-9.]*' \
+      "$out/bundle-$arch/attention.ptx" | sort -u | sed 's/^/    PTX has /'
+  else
+    echo "  $arch: $(grep -m1 error "$out/ptx.$arch.err" | sed 's/.*error: //')"
+  fi
+done
