@@ -87,7 +87,7 @@ def main(argv=None) -> int:
     ap.add_argument("--arch", default="sm_80")
     ap.add_argument("--cubin-archs", default=None, help="ptxas targets, e.g. sm_80,sm_90")
     ap.add_argument("--dtypes", default="bf16,f16")
-    ap.add_argument("--head-dims", default="64,128")
+    ap.add_argument("--head-dims", default="64,128,256")
     ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--lse", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--schedules", default="",

@@ -34,7 +34,7 @@ def cases(quick: bool):
     if quick:
         shapes = [(1, 4, 2, 77, 77), (1, 4, 2, 100, 300), (1, 4, 2, 300, 100)]
     for dtype in ("bf16", "f16"):
-        for d in (64, 128):
+        for d in (64, 128, 256):
             for causal in (False, True):
                 for shape in shapes:
                     yield dtype, d, causal, shape

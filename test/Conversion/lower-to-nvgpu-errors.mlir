@@ -17,10 +17,10 @@ func.func @f32(%q: tensor<1x1x64x64xf32>, %k: tensor<1x1x64x64xf32>, %v: tensor<
 
 // -----
 
-// CHECK: lower-to-nvgpu-errors.mlir:[[@LINE+2]]:8: error: not supported yet: head dimension 256 (supported: 64, 128) on sm_80
-func.func @d256(%q: tensor<1x1x64x256xbf16>, %k: tensor<1x1x64x256xbf16>, %v: tensor<1x1x64x256xbf16>) -> tensor<1x1x64x256xbf16> {
-  %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>} : tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16> -> tensor<1x1x64x256xbf16>
-  return %o : tensor<1x1x64x256xbf16>
+// CHECK: lower-to-nvgpu-errors.mlir:[[@LINE+2]]:8: error: not supported yet: head dimension 32 (supported: 64, 128, 256) on sm_80
+func.func @d32(%q: tensor<1x1x64x32xbf16>, %k: tensor<1x1x64x32xbf16>, %v: tensor<1x1x64x32xbf16>) -> tensor<1x1x64x32xbf16> {
+  %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>} : tensor<1x1x64x32xbf16>, tensor<1x1x64x32xbf16>, tensor<1x1x64x32xbf16> -> tensor<1x1x64x32xbf16>
+  return %o : tensor<1x1x64x32xbf16>
 }
 
 // -----

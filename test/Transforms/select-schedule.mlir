@@ -6,7 +6,7 @@
 
 // The schedule follows the target model: on sm_80 four warps own 32 rows
 // each where the registers allow it (D=64, 128), the f32 accumulator of
-// D=256 leaves room for 16 rows per warp and one K/V stage only;
+// D=256 leaves room for 16 rows per warp and 64-row K/V tiles (two stages of them);
 // on sm_90a the Q tile is a multiple of 64 rows per consumer warpgroup plus
 // one producer warpgroup; on sm_100a S and O must fit 512 TMEM columns.
 
@@ -35,7 +35,7 @@ func.func @d128_causal(%q: tensor<2x16x8192x128xbf16>, %k: tensor<2x16x8192x128x
 }
 
 // SM80-LABEL: func.func @d256
-// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 128, stages = 1, warps = 4>
+// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>
 // SM90-LABEL: func.func @d256
 // SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 80, stages = 2, warps = 12>
 // SM100-LABEL: func.func @d256

@@ -125,9 +125,9 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
   if (valueDim != c.headDim)
     return unsupported("Dv = " + Twine(valueDim) + " != D = " +
                        Twine(c.headDim));
-  if (c.headDim != 64 && c.headDim != 128)
+  if (c.headDim != 64 && c.headDim != 128 && c.headDim != 256)
     return unsupported("head dimension " + Twine(c.headDim) +
-                       " (supported: 64, 128)");
+                       " (supported: 64, 128, 256)");
   if (!(c.scale > 0.0f))
     return unsupported("a negative scale");
   if (c.warps < 1 || c.blockQ % (16 * c.warps) != 0)
@@ -137,10 +137,13 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
   if (c.blockKV % 16 != 0)
     return unsupported("block_kv = " + Twine(c.blockKV) +
                        " that is not a multiple of 16");
+  // Copies move 16-byte chunks in passes of threads/chunksPerRow rows; the
+  // swizzle phase of a pass must repeat within 8 rows.
   int64_t chunksPerRow = c.headDim / 8;
-  if ((c.blockQ * chunksPerRow) % c.threads() != 0 ||
+  int64_t rowsPerPass = c.threads() / chunksPerRow;
+  if (rowsPerPass < 1 || (c.blockQ * chunksPerRow) % c.threads() != 0 ||
       (c.blockKV * chunksPerRow) % c.threads() != 0 ||
-      (c.threads() / chunksPerRow) % 8 != 0)
+      (rowsPerPass % 8 != 0 && 8 % rowsPerPass != 0))
     return unsupported("tiles " + Twine(c.blockQ) + "x" + Twine(c.blockKV) +
                        " that " + Twine(c.threads()) +
                        " threads cannot copy in whole 16-byte passes of 8 rows");

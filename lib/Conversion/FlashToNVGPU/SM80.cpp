@@ -67,6 +67,10 @@ private:
   void copyTile(Value global, Value globalBase, Value row0, Value validRows,
                 Value shared, Value sharedOffset, int64_t rows,
                 bool fullTileFastPath = false);
+  Value copyDstFor(int64_t rowOffset, int64_t rowsPerPass) {
+    return copyDst.size() == 1 ? copyDst[0]
+                               : copyDst[(rowOffset % 8) / rowsPerPass];
+  }
   Value commitGroup() {
     return nvgpu::DeviceAsyncCreateGroupOp::create(
         b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
@@ -110,7 +114,11 @@ private:
   Value globalK, globalV, kvBase, qStart, rowBase, numTiles;
   Value sharedQ, sharedK, sharedV, firstGroup;
   Value qRowOffset, qSwizzle, kRowOffset, kSwizzle, vRowOffset, vSwizzle;
-  Value copyDst, copySrc; // per-thread chunk offsets of copyTile
+  // Per-thread element offsets of copyTile: the source chunk, and the
+  // swizzled destination chunk for each phase (row & 7 of a pass's rows
+  // repeats every 8 / rowsPerPass passes when a pass covers fewer than 8 rows).
+  SmallVector<Value> copyDst;
+  Value copySrc;
   SmallVector<SmallVector<Pairs>> queryInRegisters;
 };
 } // namespace
@@ -138,8 +146,8 @@ void SM80KernelBuilder::copyTile(Value global, Value globalBase, Value row0,
     for (int64_t p = 0; p < passes; ++p) {
       int64_t r = p * rowsPerPass;
       Value src = arith::AddIOp::create(b, loc, base, km.index(r * D));
-      Value dst =
-          km.toIndex(km.add(sharedOffset, km.add(copyDst, km.i32(r * D))));
+      Value dst = km.toIndex(km.add(
+          sharedOffset, km.add(copyDstFor(r, rowsPerPass), km.i32(r * D))));
       nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
                                        ValueRange{dst}, global, ValueRange{src},
                                        b.getIndexAttr(8), Value(),
@@ -157,7 +165,8 @@ void SM80KernelBuilder::copyTile(Value global, Value globalBase, Value row0,
     Value src = km.select(
         inRange, arith::AddIOp::create(b, loc, base, km.index(r * D)),
         globalBase);
-    Value dst = km.toIndex(km.add(sharedOffset, km.add(copyDst, km.i32(r * D))));
+    Value dst = km.toIndex(km.add(
+        sharedOffset, km.add(copyDstFor(r, rowsPerPass), km.i32(r * D))));
     nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
                                      ValueRange{dst}, global, ValueRange{src},
                                      b.getIndexAttr(8), srcElements,
@@ -413,13 +422,21 @@ void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
   numTiles = range.numTiles;
 
   // Per-thread chunk of the tile copies, swizzled: chunk c of row r lands at
-  // chunk c ^ (r & 7) (rowsPerPass is a multiple of 8, so the swizzle term
-  // is the same on every pass).
+  // chunk c ^ (r & 7). A pass covers rowsPerPass rows; when that is a
+  // multiple of 8 the swizzle term is the same on every pass, otherwise
+  // (D = 256: 4 rows per pass) it cycles through 8 / rowsPerPass phases.
   int64_t chunksPerRow = D / 8;
+  int64_t rowsPerPass = threads / chunksPerRow;
+  int64_t phases = rowsPerPass >= 8 ? 1 : 8 / rowsPerPass;
   Value chunk = km.andi(tid, km.i32(chunksPerRow - 1));
   Value chunkRow = km.shru(tid, km.i32(llvm::Log2_64(chunksPerRow)));
-  Value swizzledChunk = km.xori(chunk, km.andi(chunkRow, km.i32(7)));
-  copyDst = km.add(km.mul(chunkRow, km.i32(D)), km.mul(swizzledChunk, km.i32(8)));
+  for (int64_t phase = 0; phase < phases; ++phase) {
+    Value rowBits =
+        km.andi(km.add(chunkRow, km.i32(phase * rowsPerPass)), km.i32(7));
+    Value swizzledChunk = km.xori(chunk, rowBits);
+    copyDst.push_back(km.add(km.mul(chunkRow, km.i32(D)),
+                             km.mul(swizzledChunk, km.i32(8))));
+  }
   copySrc = km.add(km.mul(chunkRow, km.i32(D)), km.mul(chunk, km.i32(8)));
 
   // Prologue: group 0 = Q + K_0, group 1 = V_0.

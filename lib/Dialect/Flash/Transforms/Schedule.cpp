@@ -109,6 +109,8 @@ mlir::flash::chooseSchedule(const TargetModel &target,
     // Each warp owns 16·k query rows of the tile (mma.sync m16).
     blockQs = {16, 32, 64, 128};
     blockKVs = {16, 32, 64, 128};
+    // The sm_80 kernel double-buffers K and V.
+    minStages = 2;
     break;
   case MmaKind::WarpgroupMma:
     // Each consumer warpgroup owns 64 rows (wgmma m64); N is a multiple of
