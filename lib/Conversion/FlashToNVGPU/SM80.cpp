@@ -85,6 +85,16 @@ private:
   /// c (4 f32) += a (4 pairs) · b (2 pairs), m16n8k16.
   SmallVector<Value, 4> mma(ArrayRef<Value> a, ArrayRef<Value> bPairs,
                             ArrayRef<Value> c);
+  /// The 16×8 tile (mt, nt) of `acc` += a · b, in place.
+  void mmaInto(Fragment &acc, int64_t mt, int64_t nt, ArrayRef<Value> a,
+               ArrayRef<Value> bPairs) {
+    SmallVector<Value> c;
+    for (int64_t i = 0; i < 4; ++i)
+      c.push_back(acc.at(mt, nt, i));
+    SmallVector<Value, 4> d = mma(a, bPairs, c);
+    for (int64_t i = 0; i < 4; ++i)
+      acc.at(mt, nt, i) = d[i];
+  }
   /// Element offset of 16-byte chunk `chunk` of a swizzled row, for a lane
   /// whose swizzle term is `x`.
   Value chunkOffset(int64_t chunk, Value x) {
@@ -277,18 +287,10 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
       for (int64_t np = 0; np < Bc / 16; ++np) {
         Pairs kFrag = loadMatrix(sharedK, km.add(kOffset, km.i32(np * 16 * D)),
                                  /*transpose=*/false);
-        for (int64_t mt = 0; mt < Mw; ++mt) {
-          for (int64_t half = 0; half < 2; ++half) {
-            int64_t nt = 2 * np + half;
-            SmallVector<Value> c;
-            for (int64_t i = 0; i < 4; ++i)
-              c.push_back(scores.at(mt, nt, i));
-            auto d = mma(qFrag[mt],
-                         ArrayRef<Value>(kFrag).slice(2 * half, 2), c);
-            for (int64_t i = 0; i < 4; ++i)
-              scores.at(mt, nt, i) = d[i];
-          }
-        }
+        for (int64_t mt = 0; mt < Mw; ++mt)
+          for (int64_t half = 0; half < 2; ++half)
+            mmaInto(scores, mt, 2 * np + half, qFrag[mt],
+                    ArrayRef<Value>(kFrag).slice(2 * half, 2));
       }
     }
     Value kvStart = km.mul(j, km.i32(Bc));
@@ -320,18 +322,10 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
       for (int64_t dp = 0; dp < D / 16; ++dp) {
         Pairs vFrag = loadMatrix(sharedV, km.add(vRow, chunkOffset(2 * dp, vSwizzle)),
                                  /*transpose=*/true);
-        for (int64_t mt = 0; mt < Mw; ++mt) {
-          for (int64_t half = 0; half < 2; ++half) {
-            int64_t dt = 2 * dp + half;
-            SmallVector<Value> c;
-            for (int64_t i = 0; i < 4; ++i)
-              c.push_back(acc.at(mt, dt, i));
-            auto d = mma(pFrag[mt],
-                         ArrayRef<Value>(vFrag).slice(2 * half, 2), c);
-            for (int64_t i = 0; i < 4; ++i)
-              acc.at(mt, dt, i) = d[i];
-          }
-        }
+        for (int64_t mt = 0; mt < Mw; ++mt)
+          for (int64_t half = 0; half < 2; ++half)
+            mmaInto(acc, mt, 2 * dp + half, pFrag[mt],
+                    ArrayRef<Value>(vFrag).slice(2 * half, 2));
       }
     }
     SmallVector<Value> yields(step.newMax);

@@ -163,18 +163,25 @@ Value mlir::flash::buildMask(OpBuilder &b, Location loc, Value scores,
       });
 }
 
-Value mlir::flash::buildRowMax(OpBuilder &b, Location loc, Value scores,
-                               Value init) {
+/// r[.., i] = combine over j of (init[.., i], x[.., i, j]).
+static Value rowReduce(OpBuilder &b, Location loc, Value x, Value init,
+                       BodyFn combine) {
   MLIRContext *ctx = b.getContext();
-  unsigned rank = tensorType(scores).getRank();
+  unsigned rank = tensorType(x).getRank();
   SmallVector<utils::IteratorType> iters = parallel(rank - 1);
   iters.push_back(utils::IteratorType::reduction);
-  return generic(b, loc, {scores}, init,
+  return generic(b, loc, {x}, init,
                  {AffineMap::getMultiDimIdentityMap(rank, ctx),
                   rowsOf(ctx, rank)},
-                 iters, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                   return arith::MaximumFOp::create(nb, l, a[0], a[1]);
-                 });
+                 iters, combine);
+}
+
+Value mlir::flash::buildRowMax(OpBuilder &b, Location loc, Value scores,
+                               Value init) {
+  return rowReduce(b, loc, scores, init,
+                   [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     return arith::MaximumFOp::create(nb, l, a[0], a[1]);
+                   });
 }
 
 Value mlir::flash::buildSafeMax(OpBuilder &b, Location loc, Value rowMax) {
@@ -206,42 +213,37 @@ Value mlir::flash::buildExpShifted(OpBuilder &b, Location loc, Value scores,
                      });
 }
 
-Value mlir::flash::buildExpDiff(OpBuilder &b, Location loc, Value x, Value y) {
-  MLIRContext *ctx = b.getContext();
+/// r = f(x, y) elementwise on two tensors of one shape.
+static Value binary(OpBuilder &b, Location loc, Value x, Value y, BodyFn f) {
   auto type = tensorType(x);
-  auto identity = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
+  auto identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
   return elementwise(b, loc, type.getShape(), b.getF32Type(), {x, y},
-                     {identity, identity},
-                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                       Value diff = arith::SubFOp::create(nb, l, a[0], a[1]);
-                       return math::ExpOp::create(nb, l, diff);
-                     });
+                     {identity, identity}, f);
+}
+
+Value mlir::flash::buildExpDiff(OpBuilder &b, Location loc, Value x, Value y) {
+  return binary(b, loc, x, y,
+                [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                  Value diff = arith::SubFOp::create(nb, l, a[0], a[1]);
+                  return math::ExpOp::create(nb, l, diff);
+                });
 }
 
 Value mlir::flash::buildRowSum(OpBuilder &b, Location loc, Value probs,
                                Value init) {
-  MLIRContext *ctx = b.getContext();
-  unsigned rank = tensorType(probs).getRank();
-  SmallVector<utils::IteratorType> iters = parallel(rank - 1);
-  iters.push_back(utils::IteratorType::reduction);
-  return generic(b, loc, {probs}, init,
-                 {AffineMap::getMultiDimIdentityMap(rank, ctx),
-                  rowsOf(ctx, rank)},
-                 iters, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                   return arith::AddFOp::create(nb, l, a[1], a[0]);
-                 });
+  return rowReduce(b, loc, probs, init,
+                   [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     return arith::AddFOp::create(nb, l, a[1], a[0]);
+                   });
 }
 
 Value mlir::flash::buildRowProduct(OpBuilder &b, Location loc, Value x,
                                    Value y) {
-  MLIRContext *ctx = b.getContext();
-  auto type = tensorType(x);
-  auto identity = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
-  return elementwise(b, loc, type.getShape(), b.getF32Type(), {x, y},
-                     {identity, identity},
-                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                       return arith::MulFOp::create(nb, l, a[0], a[1]);
-                     });
+  return binary(b, loc, x, y,
+                [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                  return arith::MulFOp::create(nb, l, a[0], a[1]);
+                });
 }
 
 Value mlir::flash::buildRowScale(OpBuilder &b, Location loc, Value acc,
@@ -309,13 +311,9 @@ Value mlir::flash::buildNormalize(OpBuilder &b, Location loc, Value acc,
 
 Value mlir::flash::buildLogSumExp(OpBuilder &b, Location loc, Value rowMax,
                                   Value rowSum) {
-  MLIRContext *ctx = b.getContext();
-  auto type = tensorType(rowMax);
-  auto identity = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
-  return elementwise(
-      b, loc, type.getShape(), b.getF32Type(), {rowMax, rowSum},
-      {identity, identity},
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+  return binary(
+      b, loc, rowMax, rowSum,
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
         Value zero = f32Const(nb, l, 0.0);
         Value empty = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
                                             a[1], zero);
