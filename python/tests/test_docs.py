@@ -9,6 +9,7 @@ GENERATED = {
     "FlashOps.md": "build/docs/Flash/FlashOps.md",
     "FlashAttrs.md": "build/docs/Flash/FlashAttrs.md",
     "FlashPasses.md": "build/docs/FlashPasses.md",
+    "FlashConversionPasses.md": "build/docs/FlashConversionPasses.md",
 }
 
 
