@@ -116,6 +116,18 @@ def main(argv=None):
             print(f"{'PASS' if r['pass'] else 'FAIL'} {r['kernel']:<48} B,Hq,Hkv,Nq,Nk={r['shape']} "
                   f"rel_err={r['rel_err']:.2e} lse_err={r['lse_err']:.1e}{' NaN' if r['nan'] else ''}",
                   flush=True)
+    # The torch custom op dispatches to the same kernels.
+    from flash_mlir.runtime import register_torch_op
+    op = register_torch_op(lib)
+    q = torch.randn(1, 4, 130, 64, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(1, 2, 200, 64, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(1, 2, 200, 64, device="cuda", dtype=torch.bfloat16)
+    ref, _ = reference(q, k, v, True, 0.125)
+    got = op(q, k, v, True, 0.125)
+    err = float((got.float() - ref).norm() / ref.norm())
+    ok = err <= TOLERANCE["bf16"] and not bool(torch.isnan(got).any())
+    results.append({"kernel": "torch.ops.flash_mlir.attention", "rel_err": err, "pass": ok})
+    print(f"{'PASS' if ok else 'FAIL'} torch.ops.flash_mlir.attention (causal GQA 4/2, 130x200) rel_err={err:.2e}")
     failed = sum(not r["pass"] for r in results)
     summary = {"device": torch.cuda.get_device_name(), "seed": args.seed,
                "passed": len(results) - failed, "failed": failed, "cases": results}

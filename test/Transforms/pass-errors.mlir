@@ -43,3 +43,11 @@ func.func @dynamic_result(%q: tensor<1x1x10x16xf32>, %k: tensor<1x1x10x16xf32>, 
   %o = flash.attention %q, %k, %v : tensor<1x1x10x16xf32>, tensor<1x1x10x16xf32>, tensor<1x1x10x16xf32> -> tensor<1x1x?x16xf32>
   return %o : tensor<1x1x?x16xf32>
 }
+
+// -----
+
+// DYNAMIC: pass-errors.mlir:[[@LINE+2]]:8: error: 'flash.attention' op not supported yet: a dimension above 2^31 - 1 (query is 'tensor<1x1x4294967296x64xbf16>')
+func.func @huge(%q: tensor<1x1x4294967296x64xbf16>, %k: tensor<1x1x16x64xbf16>, %v: tensor<1x1x16x64xbf16>) -> tensor<1x1x4294967296x64xbf16> {
+  %o = flash.attention %q, %k, %v : tensor<1x1x4294967296x64xbf16>, tensor<1x1x16x64xbf16>, tensor<1x1x16x64xbf16> -> tensor<1x1x4294967296x64xbf16>
+  return %o : tensor<1x1x4294967296x64xbf16>
+}

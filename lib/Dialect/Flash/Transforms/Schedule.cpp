@@ -29,6 +29,17 @@ FailureOr<AttentionShape> mlir::flash::getAttentionShape(AttentionOp op) {
       return op.emitOpError() << "not supported yet: dynamic dimensions ("
                               << name << " is " << type << ")";
   }
+  // Counters in the passes and the kernels' i32 arguments need bounded sizes.
+  for (auto [name, type] : types) {
+    auto shaped = cast<RankedTensorType>(type);
+    if (llvm::any_of(shaped.getShape(),
+                     [](int64_t d) { return d > int64_t(INT32_MAX); }))
+      return op.emitOpError() << "not supported yet: a dimension above 2^31 - 1 ("
+                              << name << " is " << type << ")";
+    if (shaped.getNumElements() > (int64_t(1) << 48))
+      return op.emitOpError() << "not supported yet: more than 2^48 elements ("
+                              << name << " is " << type << ")";
+  }
   AttentionShape shape;
   shape.batch = q.getShape()[0];
   shape.queryHeads = q.getShape()[1];
@@ -229,12 +240,19 @@ IOModel mlir::flash::computeIOModel(const AttentionShape &shape,
   if (shape.hasLse)
     m.standardBytes += heads * shape.seqQ * 4;
 
-  int64_t visiblePairs = 0;
-  for (int64_t i = 0; i < shape.seqQ; ++i)
-    visiblePairs += shape.causal
-                        ? std::clamp<int64_t>(i + causalOffset + 1, 0,
-                                              shape.seqKV)
-                        : shape.seqKV;
+  // Visible (query, key) pairs: Nq·Nk, or with causal Σ_i clamp(i + off + 1,
+  // 0, Nk), summed in closed form (rows before the first key: 0; then a ramp
+  // 1, 2, ... up to Nk; then Nk per row).
+  int64_t visiblePairs = shape.seqQ * shape.seqKV;
+  if (shape.causal) {
+    int64_t firstRow = std::clamp<int64_t>(-causalOffset, 0, shape.seqQ);
+    int64_t fullRow = std::clamp<int64_t>(shape.seqKV - causalOffset - 1, 0,
+                                          shape.seqQ); // first row seeing Nk keys
+    int64_t rampRows = std::max<int64_t>(fullRow - firstRow, 0);
+    int64_t rampStart = firstRow + causalOffset + 1; // keys seen by firstRow
+    visiblePairs = rampRows * rampStart + rampRows * (rampRows - 1) / 2 +
+                   (shape.seqQ - std::max(fullRow, firstRow)) * shape.seqKV;
+  }
   m.usefulFlops = heads * visiblePairs * 2 * (shape.headDim + shape.valueDim);
   m.executedFlops = heads * kvTiles * s.blockQ * s.blockKV * 2 *
                     (shape.headDim + shape.valueDim);
