@@ -206,6 +206,22 @@ bool Kernel::open(const std::string &jsonPath, std::string &error) {
   for (const auto &[cubinArch, entry] : cubins->object)
     if (const Json *file = entry.get("file"))
       info_.cubinFiles[cubinArch] = file->string;
+  if (const Json *maps = root.get("tensor_maps")) {
+    for (const Json &map : maps->array) {
+      KernelInfo::TensorMapSpec spec;
+      const Json *tensor = map.get("tensor"), *box = map.get("box"),
+                 *swizzle = map.get("swizzle");
+      if (!tensor || !box || !swizzle || box->array.size() != 3) {
+        error = jsonPath + ": malformed tensor_maps entry";
+        return false;
+      }
+      spec.tensor = tensor->string;
+      for (int i = 0; i < 3; ++i)
+        spec.box[i] = static_cast<unsigned>(box->array[i].number);
+      spec.swizzle = swizzle->string;
+      info_.tensorMaps.push_back(spec);
+    }
+  }
   size_t slash = jsonPath.find_last_of('/');
   dir_ = slash == std::string::npos ? "." : jsonPath.substr(0, slash);
   return true;
@@ -310,6 +326,36 @@ bool Kernel::launch(const AttentionProblem &p, CUstream stream,
   int batch = p.batch, hq = p.queryHeads, hkv = p.kvHeads, nq = p.seqQ,
       nk = p.seqKV;
   void *args[] = {&q, &k, &v, &o, &lse, &batch, &hq, &hkv, &nq, &nk, &scale};
+  // sm_90a kernels take Q, K, V as CUtensorMaps by value: rank 3 over
+  // (D, N, B·H), so a box never reads the next head and rows past N are 0.
+  alignas(64) CUtensorMap maps[3];
+  for (size_t i = 0; i < info_.tensorMaps.size() && i < 3; ++i) {
+    const auto &spec = info_.tensorMaps[i];
+    bool isQ = spec.tensor == "q";
+    CUdeviceptr base = isQ ? q : (spec.tensor == "k" ? k : v);
+    cuuint64_t rows = isQ ? p.seqQ : p.seqKV;
+    cuuint64_t heads = cuuint64_t(p.batch) * (isQ ? p.queryHeads : p.kvHeads);
+    cuuint64_t dims[3] = {cuuint64_t(p.headDim), rows, heads};
+    cuuint64_t strides[2] = {cuuint64_t(p.headDim) * 2, rows * p.headDim * 2};
+    cuuint32_t box[3] = {spec.box[0], spec.box[1], spec.box[2]};
+    cuuint32_t elementStrides[3] = {1, 1, 1};
+    CUtensorMapSwizzle swizzle = spec.swizzle == "128B"  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                 : spec.swizzle == "64B" ? CU_TENSOR_MAP_SWIZZLE_64B
+                                 : spec.swizzle == "32B" ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                         : CU_TENSOR_MAP_SWIZZLE_NONE;
+    CUresult r = cuTensorMapEncodeTiled(
+        &maps[i],
+        info_.elementType == "bf16" ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                    : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+        3, reinterpret_cast<void *>(base), dims, strides, box, elementStrides,
+        CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+      error = "cuTensorMapEncodeTiled(" + spec.tensor + "): " + cuError(r);
+      return false;
+    }
+    args[i] = &maps[i];
+  }
   unsigned gridX = (p.seqQ + info_.blockQ - 1) / info_.blockQ;
   CUresult r = cuLaunchKernel(function_, gridX, p.queryHeads, p.batch,
                               info_.threads, 1, 1, info_.sharedBytes, stream,

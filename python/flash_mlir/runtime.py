@@ -1,6 +1,6 @@
 """Load FlashMLIR kernel bundles and run attention on torch tensors (GPU machine).
 
-Needs torch and cuda-bindings (cuda.bindings.driver); no MLIR. Kernels are
+Needs torch and the CUDA driver (libcuda, through ctypes); no MLIR. Kernels are
 looked up by (element type, head dimension, causal, LSE) among the bundles of a
 directory; anything that no bundle supports is an error, never a silent
 fallback to another implementation.
@@ -20,19 +20,64 @@ from typing import Dict, Optional, Tuple
 _DTYPES = {"bf16": "bfloat16", "f16": "float16"}
 
 
-def _driver():
-    from cuda.bindings import driver  # imported lazily: only the GPU machine has it
-    return driver
+class _Driver:
+    """The few CUDA driver calls the runtime needs, through ctypes on libcuda.
+
+    ctypes rather than a binding package: the kernels' parameters (raw
+    pointers, i32 sizes, f32 scale and 128-byte CUtensorMaps passed by value)
+    go to cuLaunchKernel as an array of pointers to their storage.
+    """
+
+    _instance = None
+
+    def __init__(self):
+        cu = ctypes.CDLL("libcuda.so.1")
+        vp, u32, i32 = ctypes.c_void_p, ctypes.c_uint, ctypes.c_int
+        cu.cuModuleLoadData.argtypes = [ctypes.POINTER(vp), vp]
+        cu.cuModuleGetFunction.argtypes = [ctypes.POINTER(vp), vp, ctypes.c_char_p]
+        cu.cuFuncSetAttribute.argtypes = [vp, i32, i32]
+        cu.cuLaunchKernel.argtypes = [vp, u32, u32, u32, u32, u32, u32, u32, vp, vp, vp]
+        cu.cuTensorMapEncodeTiled.argtypes = [vp, i32, u32, vp, vp, vp, vp, vp, i32, i32, i32, i32]
+        cu.cuGetErrorString.argtypes = [i32, ctypes.POINTER(ctypes.c_char_p)]
+        self.cu = cu
+
+    @classmethod
+    def get(cls):
+        if cls._instance is None:
+            cls._instance = cls()
+        return cls._instance
+
+    def check(self, result, what):
+        if result != 0:
+            text = ctypes.c_char_p()
+            self.cu.cuGetErrorString(result, ctypes.byref(text))
+            raise RuntimeError(f"{what} failed: {text.value.decode() if text.value else result}")
 
 
-def _check(result, what):
-    """cuda.bindings calls return (CUresult, values...)."""
-    cu = _driver()
-    err = result[0]
-    if err != cu.CUresult.CUDA_SUCCESS:
-        _, name = cu.cuGetErrorName(err)
-        raise RuntimeError(f"{what} failed: {name.decode() if name else err}")
-    return result[1] if len(result) == 2 else result[1:]
+# CUtensorMap enums (cuda.h).
+_TMA_DTYPE = {"f16": 6, "bf16": 9}   # CU_TENSOR_MAP_DATA_TYPE_FLOAT16 / BFLOAT16
+_TMA_SWIZZLE = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
+_TMA_L2_256B, _TMA_INTERLEAVE_NONE, _TMA_OOB_ZERO = 3, 0, 0
+
+
+class _TensorMap:
+    """A 128-byte, 64-byte aligned CUtensorMap of a contiguous B×H×N×D tensor,
+    rank 3 over (D, N, B·H): a box never crosses into the next head's rows
+    and rows past N read as zeros."""
+
+    def __init__(self, tensor, dtype: str, box, swizzle: str):
+        b, h, n, d = tensor.shape
+        self._storage = (ctypes.c_uint8 * 192)()
+        self.address = (ctypes.addressof(self._storage) + 63) // 64 * 64
+        dims = (ctypes.c_uint64 * 3)(d, n, b * h)
+        strides = (ctypes.c_uint64 * 2)(d * 2, n * d * 2)  # bytes, dims 1 and 2
+        boxes = (ctypes.c_uint32 * 3)(*box)
+        element_strides = (ctypes.c_uint32 * 3)(1, 1, 1)
+        drv = _Driver.get()
+        drv.check(drv.cu.cuTensorMapEncodeTiled(
+            self.address, _TMA_DTYPE[dtype], 3, ctypes.c_void_p(tensor.data_ptr()), dims, strides,
+            boxes, element_strides, _TMA_INTERLEAVE_NONE, _TMA_SWIZZLE[swizzle], _TMA_L2_256B,
+            _TMA_OOB_ZERO), "cuTensorMapEncodeTiled")
 
 
 class Bundle:
@@ -52,6 +97,7 @@ class Bundle:
         self.block_q = m["block_q"]
         self.threads = m["threads"]
         self.shared_bytes = m["dynamic_shared_memory"]
+        self.tensor_maps = m.get("tensor_maps", [])
         self._function = None
 
     def key(self):
@@ -62,8 +108,8 @@ class Bundle:
         if self._function is not None:
             return self._function
         import torch
-        cu = _driver()
         torch.cuda.init()
+        torch.empty(1, device="cuda")  # make the primary context current
         major, minor = torch.cuda.get_device_capability()
         cubins = self.meta.get("cubins", {})
         image = None
@@ -78,34 +124,50 @@ class Bundle:
             with open(os.path.join(self.dir, self.meta["ptx"]), "rb") as f:
                 image = f.read() + b"\0"
             self.loaded_from = "ptx"
-        torch.empty(1, device="cuda")  # make the primary context current
-        module = _check(cu.cuModuleLoadData(image), f"cuModuleLoadData({self.name})")
-        function = _check(cu.cuModuleGetFunction(module, self.name.encode()),
-                          f"cuModuleGetFunction({self.name})")
-        _check(cu.cuFuncSetAttribute(
-            function, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            self.shared_bytes), "cuFuncSetAttribute(max dynamic shared memory)")
+        drv = _Driver.get()
+        self._image = ctypes.create_string_buffer(image, len(image))
+        module, function = ctypes.c_void_p(), ctypes.c_void_p()
+        drv.check(drv.cu.cuModuleLoadData(ctypes.byref(module), ctypes.cast(self._image, ctypes.c_void_p)),
+                  f"cuModuleLoadData({self.name})")
+        drv.check(drv.cu.cuModuleGetFunction(ctypes.byref(function), module, self.name.encode()),
+                  f"cuModuleGetFunction({self.name})")
+        drv.check(drv.cu.cuFuncSetAttribute(function, 8, self.shared_bytes),  # MAX_DYNAMIC_SHARED_SIZE_BYTES
+                  "cuFuncSetAttribute(max dynamic shared memory)")
         self._module, self._function = module, function
         return function
 
     def launch(self, q, k, v, o, lse, scale: float):
         """Launches on tensors already checked by KernelLibrary.attention."""
         import torch
-        cu = _driver()
         function = self.load()
         batch, q_heads, seq_q, _ = q.shape
         kv_heads, seq_kv = k.shape[1], k.shape[2]
-        grid = (max(1, math.ceil(seq_q / self.block_q)), q_heads, batch)
         if seq_q == 0 or batch == 0 or q_heads == 0:
             return
+        grid = (math.ceil(seq_q / self.block_q), q_heads, batch)
+        storage = []
+        if self.tensor_maps:
+            tensors = {"q": q, "k": k, "v": v}
+            for spec in self.tensor_maps:
+                storage.append(_TensorMap(tensors[spec["tensor"]], self.dtype, spec["box"],
+                                          spec["swizzle"]))
+            pointers = [ctypes.c_void_p(t.address) for t in storage]
+        else:
+            scalars = [ctypes.c_uint64(t.data_ptr()) for t in (q, k, v)]
+            storage += scalars
+            pointers = [ctypes.c_void_p(ctypes.addressof(x)) for x in scalars]
+        scalars = [ctypes.c_uint64(o.data_ptr()), ctypes.c_uint64(lse.data_ptr() if lse is not None else 0),
+                   ctypes.c_int32(batch), ctypes.c_int32(q_heads), ctypes.c_int32(kv_heads),
+                   ctypes.c_int32(seq_q), ctypes.c_int32(seq_kv), ctypes.c_float(scale)]
+        storage += scalars
+        pointers += [ctypes.c_void_p(ctypes.addressof(x)) for x in scalars]
+        params = (ctypes.c_void_p * len(pointers))(*[p.value for p in pointers])
         stream = torch.cuda.current_stream(q.device).cuda_stream
-        values = (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(),
-                  lse.data_ptr() if lse is not None else 0,
-                  batch, q_heads, kv_heads, seq_q, seq_kv, float(scale))
-        types = (ctypes.c_void_p,) * 5 + (ctypes.c_int,) * 5 + (ctypes.c_float,)
-        _check(cu.cuLaunchKernel(function, *grid, self.threads, 1, 1, self.shared_bytes,
-                                 cu.CUstream(stream), (values, types), 0),
-               f"cuLaunchKernel({self.name})")
+        drv = _Driver.get()
+        drv.check(drv.cu.cuLaunchKernel(function, grid[0], grid[1], grid[2], self.threads, 1, 1,
+                                        self.shared_bytes, ctypes.c_void_p(stream),
+                                        ctypes.cast(params, ctypes.c_void_p), None),
+                  f"cuLaunchKernel({self.name})")
 
 
 class KernelLibrary:

@@ -33,7 +33,7 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
-           "Target: sm_80 (sm_90a and sm_100a are not supported yet)">
+           "Target: sm_80 or sm_90a (sm_100a is not supported yet)">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

@@ -16,6 +16,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace flash {
 namespace runtime {
@@ -26,6 +27,13 @@ struct KernelInfo {
   int headDim = 0, valueDim = 0, blockQ = 0, threads = 0, sharedBytes = 0;
   bool causal = false, writesLse = false;
   std::map<std::string, std::string> cubinFiles; ///< ptxas arch -> file
+  /// sm_90a: Q, K, V are passed as CUtensorMaps (rank 3 over (D, N, B·H)).
+  struct TensorMapSpec {
+    std::string tensor; ///< "q", "k" or "v"
+    unsigned box[3] = {0, 0, 0};
+    std::string swizzle; ///< "128B", ...
+  };
+  std::vector<TensorMapSpec> tensorMaps;
 };
 
 /// One attention problem on device memory, B×H×N×D contiguous tensors.

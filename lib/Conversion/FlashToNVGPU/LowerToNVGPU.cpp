@@ -66,8 +66,54 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
   return attention;
 }
 
+/// The sm_90a kernel's constraints (SM90.cpp): 64 rows per consumer
+/// warpgroup, one producer warpgroup, TMA boxes of 64 columns and at most
+/// 256 rows, wgmma N a multiple of 16 up to 256.
+FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
+                                    const TargetModel &target, KernelConfig c,
+                                    int64_t valueDim) {
+  auto unsupported = [&](const Twine &what) -> FailureOr<KernelConfig> {
+    return forall.emitError() << "not supported yet: " << what << " on "
+                              << target.arch;
+  };
+  if (!c.elementType.isF16() && !c.elementType.isBF16())
+    return unsupported(
+        "element type f32 (GPU kernels take f16 or bf16; f32 runs on the CPU)");
+  if (valueDim != c.headDim)
+    return unsupported("Dv = " + Twine(valueDim) + " != D = " +
+                       Twine(c.headDim));
+  if (c.headDim != 64 && c.headDim != 128 && c.headDim != 256)
+    return unsupported("head dimension " + Twine(c.headDim) +
+                       " (supported: 64, 128, 256)");
+  if (!(c.scale > 0.0f))
+    return unsupported("a negative scale");
+  if (c.blockQ % 64 != 0 || c.blockQ < 64 || c.blockQ > 192)
+    return unsupported("block_q = " + Twine(c.blockQ) +
+                       " (one to three consumer warpgroups of 64 rows)");
+  c.consumers = c.blockQ / 64;
+  if (c.warps != 4 * (c.consumers + 1))
+    return unsupported(Twine(c.warps) + " warps for " + Twine(c.consumers) +
+                       " consumer warpgroups (expected " +
+                       Twine(4 * (c.consumers + 1)) + ")");
+  if (c.blockKV % 16 != 0 || c.blockKV < 16 || c.blockKV > 256)
+    return unsupported("block_kv = " + Twine(c.blockKV) +
+                       " (a multiple of 16 up to 256)");
+  if (c.stages < 2)
+    return unsupported(Twine(c.stages) +
+                       " K/V stage (the producer/consumer pipeline needs two)");
+  // setmaxnreg: the producer keeps 24 (32 with three consumers) registers,
+  // the consumers share the rest in steps of 8.
+  c.producerRegisters = c.consumers <= 2 ? 24 : 32;
+  c.consumerRegisters = c.consumers <= 2 ? 240 : 160;
+  c.sharedBytes = sm90SharedBytes(c);
+  if (c.sharedBytes > target.sharedMemPerBlock)
+    return unsupported(Twine(c.sharedBytes) + " bytes of shared memory (" +
+                       Twine(target.sharedMemPerBlock) + " per block)");
+  return c;
+}
+
 /// Reads the kernel configuration off the L1 loop nest and checks it against
-/// what the sm_80 lowering supports.
+/// what the target's lowering supports.
 FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
                                 const TargetModel &target) {
   KernelConfig c;
@@ -119,6 +165,8 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
     return forall.emitError() << "not supported yet: " << what << " on "
                               << target.arch;
   };
+  if (target.arch == "sm_90a")
+    return analyzeSM90(forall, target, c, valueDim);
   if (!c.elementType.isF16() && !c.elementType.isBF16())
     return unsupported(
         "element type f32 (GPU kernels take f16 or bf16; f32 runs on the CPU)");
@@ -180,16 +228,40 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
       b.getNamedAttr("threads", i64(c.threads())),
       b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
       b.getNamedAttr("grid", b.getStrArrayAttr({"ceildiv(Nq, block_q)", "Hq", "B"})),
-      b.getNamedAttr("args",
-                     b.getStrArrayAttr({"q:ptr", "k:ptr", "v:ptr", "o:ptr",
-                                        "lse:ptr", "B:i32", "Hq:i32",
-                                        "Hkv:i32", "Nq:i32", "Nk:i32",
-                                        "scale:f32"})),
       b.getNamedAttr("compiled_shape",
                      b.getI64ArrayAttr({c.batch, c.queryHeads, c.kvHeads,
                                         c.seqQ, c.seqKV})),
       b.getNamedAttr("schedule", schedule),
   };
+  if (c.arch == "sm_90a") {
+    // Q, K, V travel as CUtensorMaps (by value): rank 3 over (D, N, B·H),
+    // 128-byte swizzle, zero fill out of bounds, boxes of 64 columns.
+    fields.push_back(b.getNamedAttr(
+        "args", b.getStrArrayAttr({"q:tensormap", "k:tensormap",
+                                   "v:tensormap", "o:ptr", "lse:ptr", "B:i32",
+                                   "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32",
+                                   "scale:f32"})));
+    auto map = [&](StringRef tensor, int64_t rows) {
+      return b.getDictionaryAttr(
+          {b.getNamedAttr("tensor", b.getStringAttr(tensor)),
+           b.getNamedAttr("dims", b.getStrArrayAttr({"D", "N", "B*H"})),
+           b.getNamedAttr("box", b.getI64ArrayAttr({64, rows, 1})),
+           b.getNamedAttr("swizzle", b.getStringAttr("128B"))});
+    };
+    fields.push_back(b.getNamedAttr(
+        "tensor_maps", b.getArrayAttr({map("q", c.blockQ), map("k", c.blockKV),
+                                       map("v", c.blockKV)})));
+    fields.push_back(b.getNamedAttr("consumer_warpgroups", i64(c.consumers)));
+    fields.push_back(
+        b.getNamedAttr("producer_registers", i64(c.producerRegisters)));
+    fields.push_back(
+        b.getNamedAttr("consumer_registers", i64(c.consumerRegisters)));
+  } else {
+    fields.push_back(b.getNamedAttr(
+        "args", b.getStrArrayAttr({"q:ptr", "k:ptr", "v:ptr", "o:ptr",
+                                   "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32",
+                                   "Nq:i32", "Nk:i32", "scale:f32"})));
+  }
   return b.getDictionaryAttr(fields);
 }
 
@@ -206,9 +278,9 @@ struct FlashLowerToNVGPUPass
                          << llvm::join(knownArchs(), ", ");
       return signalPassFailure();
     }
-    if (target->arch != "sm_80") {
+    if (target->arch == "sm_100a") {
       module.emitError() << "flash-lower-to-nvgpu: not supported yet: arch "
-                         << arch << " (only sm_80 has a GPU lowering today)";
+                         << arch << " (GPU lowerings exist for sm_80 and sm_90a)";
       return signalPassFailure();
     }
 
@@ -245,7 +317,10 @@ struct FlashLowerToNVGPUPass
       auto gpuModule =
           gpu::GPUModuleOp::create(b, func.getLoc(), config->name + "_module");
       b.setInsertionPointToStart(gpuModule.getBody());
-      if (failed(buildSM80Kernel(b, func.getLoc(), *config)))
+      LogicalResult built = target->arch == "sm_90a"
+                                ? buildSM90Kernel(b, func.getLoc(), *config)
+                                : buildSM80Kernel(b, func.getLoc(), *config);
+      if (failed(built))
         return signalPassFailure();
       kernels.push_back(describeKernel(b, *config, schedule));
       func.erase();

@@ -41,6 +41,9 @@ struct KernelConfig {
   int64_t sharedBytes = 0;
   /// The shapes the op had (the kernel takes B, H, N at run time).
   int64_t batch = 0, queryHeads = 0, kvHeads = 0, seqQ = 0, seqKV = 0;
+  /// sm_90a: consumer warpgroups (64 rows each) and the register split of
+  /// setmaxnreg between the producer warpgroup and the consumers.
+  int64_t consumers = 0, producerRegisters = 0, consumerRegisters = 0;
 
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.
@@ -150,9 +153,19 @@ void buildEpilogue(KernelMath &km, const KernelConfig &config, Fragment &acc,
                    Value lseBase);
 
 /// Emits the sm_80 kernel (cp.async, ldmatrix, mma.sync) of `config` as a
-/// gpu.func into `module`, at the builder's insertion point.
+/// gpu.func at the builder's insertion point (inside a gpu.module).
 LogicalResult buildSM80Kernel(OpBuilder &b, Location loc,
                               const KernelConfig &config);
+
+/// Emits the sm_90a kernel (TMA, mbarrier, wgmma, warp specialisation) of
+/// `config` as an llvm.func kernel at the builder's insertion point (inside a
+/// gpu.module): its tensor maps are __grid_constant__ parameters, which only
+/// llvm.func arguments can carry.
+LogicalResult buildSM90Kernel(OpBuilder &b, Location loc,
+                              const KernelConfig &config);
+
+/// Shared-memory bytes the sm_90a kernel of `config` asks for.
+int64_t sm90SharedBytes(const KernelConfig &config);
 
 } // namespace flash
 } // namespace mlir

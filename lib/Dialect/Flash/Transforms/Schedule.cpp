@@ -124,10 +124,12 @@ mlir::flash::chooseSchedule(const TargetModel &target,
     minStages = 2;
     break;
   case MmaKind::WarpgroupMma:
-    // Each consumer warpgroup owns 64 rows (wgmma m64); N is a multiple of
-    // 16. The producer/consumer pipeline needs two stages to overlap.
+    // Each consumer warpgroup owns 64 rows (wgmma m64). wgmma allows any N
+    // that is a multiple of 16 up to 256; the K/V widths offered are the ones
+    // the sm_90a kernel has been measured with on the H200 without spills
+    // (docs/benchmarks.md). The producer/consumer pipeline needs two stages.
     blockQs = {64, 128, 192};
-    blockKVs = {64, 80, 96, 112, 128, 144, 160, 176, 192, 256};
+    blockKVs = {64, 128};
     minStages = 2;
     break;
   case MmaKind::TensorMemoryMma:

@@ -1,0 +1,580 @@
+//===- SM90.cpp - the Hopper attention kernel (TMA, mbarrier, wgmma) ------===//
+//
+// A FlashAttention-3 style forward kernel for sm_90a, built op by op:
+// - one thread block per Q tile of Br = 64·C rows of one (batch, q-head):
+//   warpgroup 0 is the producer, warpgroups 1..C the consumers (64 rows each);
+//   setmaxnreg moves registers from the producer to the consumers;
+// - the producer's first thread loads Q once and K/V tiles into `stages`
+//   shared-memory slots with TMA (cp.async.bulk.tensor, 128-byte swizzle),
+//   completing on "full" mbarriers (expect_tx); consumers release a slot on
+//   its "empty" mbarrier. Tensor maps are rank 3, (D, N, B·H), so a box that
+//   runs past the end of a head's sequence is zero-filled by the TMA unit:
+//   ragged tails cost nothing;
+// - S = Q·Kᵀ on wgmma m64nBc k16 with both operands in shared memory; O +=
+//   P·V on wgmma with P in registers (the accumulator layout of S packed to
+//   16-bit pairs is wgmma's A-fragment layout), issued through inline PTX
+//   because nvvm.wgmma.mma_async takes A from shared memory only;
+// - FA3's intra-warpgroup pipelining: the GEMM of tile j+1 is issued before
+//   the softmax of tile j, which then runs while the tensor cores work;
+// - the mask, online softmax and epilogue are KernelBuilder.cpp's, the same
+//   code as sm_80: each warp of a wgmma m64nN accumulator holds an mma.sync
+//   m16n8 C fragment per 8 columns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+constexpr int64_t kSwizzleBytes = 128; // one TMA box column / swizzle atom row
+constexpr int64_t kAtomColumns = 64;   // 16-bit elements per 128 bytes
+
+/// Shared-memory layout (byte offsets from a 1024-aligned base):
+/// Q[Br][D] | K[stages][Bc][D] | V[stages][Bc][D] | mbarriers, each tile
+/// stored as D/64 column blocks of rows × 128 bytes (one TMA box each).
+struct SharedLayout {
+  int64_t qBytes, kvBytes, offQ, offK, offV, offBarriers, numBarriers, total;
+  explicit SharedLayout(const KernelConfig &c) {
+    int64_t e = c.elementType.getIntOrFloatBitWidth() / 8;
+    qBytes = c.blockQ * c.headDim * e;
+    kvBytes = c.blockKV * c.headDim * e;
+    offQ = 0;
+    offK = qBytes;
+    offV = offK + c.stages * kvBytes;
+    offBarriers = offV + c.stages * kvBytes;
+    numBarriers = 1 + 4 * c.stages; // Q, full K/V and empty K/V per stage
+    total = offBarriers + 8 * numBarriers + 1024; // + slack to align the base
+  }
+};
+
+enum BarrierKind { kBarQ, kFullK, kFullV, kEmptyK, kEmptyV };
+
+class SM90KernelBuilder {
+public:
+  SM90KernelBuilder(OpBuilder &b, Location loc, const KernelConfig &config)
+      : b(b), loc(loc), km{b, loc}, config(config), layout(config),
+        et(config.elementType), D(config.headDim), Br(config.blockQ),
+        Bc(config.blockKV), S(config.stages), C(config.consumers) {}
+
+  void build(LLVM::LLVMFuncOp func);
+
+private:
+  // --- shared memory and barriers --------------------------------------
+  Type sharedPtrType() {
+    return LLVM::LLVMPointerType::get(b.getContext(), 3);
+  }
+  Value sharedPtr(Value byteOffset) {
+    return LLVM::GEPOp::create(b, loc, sharedPtrType(), b.getI8Type(),
+                               sharedBase, ValueRange{byteOffset});
+  }
+  Value barrier(BarrierKind kind, Value stage = Value()) {
+    int64_t index = kind == kBarQ ? 0 : 1 + (int64_t(kind) - 1) * S;
+    Value offset = km.i32(layout.offBarriers + 8 * index);
+    if (stage)
+      offset = km.add(offset, km.mul(stage, km.i32(8)));
+    return sharedPtr(offset);
+  }
+  void waitBarrier(Value bar, Value parity) {
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, parity,
+                                          km.i32(1000000));
+  }
+  void arriveBarrier(Value bar) {
+    NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(), bar, Value(),
+                                   NVVM::MemScopeKind::CTA, false);
+  }
+  void expectBytes(Value bar, int64_t bytes) {
+    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar,
+                                           km.i32(bytes),
+                                           NVVM::MemScopeKind::CTA, false,
+                                           Value());
+  }
+  /// (stage, use count) of K/V tile j in the ring of S slots.
+  std::pair<Value, Value> stageOf(Value j) {
+    if ((S & (S - 1)) == 0)
+      return {km.andi(j, km.i32(S - 1)),
+              km.shru(j, km.i32(llvm::Log2_64(S)))};
+    return {arith::RemUIOp::create(b, loc, j, km.i32(S)),
+            km.divu(j, km.i32(S))};
+  }
+
+  // --- TMA --------------------------------------------------------------
+  /// Loads `rows` rows of the (D, N, B·H) tensor map at (row0, head) into
+  /// the tile at `byteOffset`, one 64-column box per 128-byte block.
+  void loadTile(Value tensorMap, Value bar, Value byteOffset, int64_t rows,
+                Value row0, Value head) {
+    auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+    for (int64_t block = 0; block < D / kAtomColumns; ++block) {
+      Value dst = LLVM::AddrSpaceCastOp::create(
+          b, loc, clusterPtr,
+          sharedPtr(km.add(byteOffset, km.i32(block * rows * kSwizzleBytes))));
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, dst, tensorMap,
+          ValueRange{km.i32(block * kAtomColumns), row0, head}, bar,
+          ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+    }
+  }
+
+  // --- wgmma ------------------------------------------------------------
+  /// A shared-memory matrix descriptor: start address >> 4 (bits 0-13),
+  /// leading byte offset >> 4 (16-29), stride byte offset >> 4 (32-45), 128B
+  /// swizzle (bits 62-63 = 1).
+  Value descriptor(Value byteOffset, int64_t leadingBytes) {
+    int64_t fields = (int64_t(1) << 62) | (int64_t(1024 >> 4) << 32) |
+                     (int64_t(leadingBytes >> 4) << 16);
+    Value address = km.shru(km.add(sharedBase32, byteOffset), km.i32(4));
+    Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), address);
+    return arith::OrIOp::create(b, loc, wide, i64(fields));
+  }
+  Value advance(Value desc, int64_t bytes) {
+    return bytes ? arith::AddIOp::create(b, loc, desc, i64(bytes >> 4)) : desc;
+  }
+  Value i64(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  }
+  Type f32Struct(int64_t n) {
+    SmallVector<Type> fields(n, b.getF32Type());
+    return LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+  }
+  void fence() { NVVM::WgmmaFenceAlignedOp::create(b, loc); }
+  void commit() { NVVM::WgmmaGroupSyncAlignedOp::create(b, loc); }
+  void waitGroups(int64_t pending) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
+  }
+  /// S = Q·K_sᵀ for this consumer's 64 rows: D/16 wgmma m64nBc k16, both
+  /// operands K-major in shared memory. Uncommitted.
+  Fragment scoresOf(Value stage);
+  /// acc += P·V_s: Bc/16 wgmma m64nD k16 with A = P from registers and V
+  /// MN-major in shared memory. Uncommitted.
+  void accumulate(Fragment &acc, ArrayRef<Value> probWords, Value stage);
+  /// Keeps `values` alive until here (an empty asm that uses them), so that
+  /// LLVM does not reuse P's registers while an async wgmma still reads them.
+  void keepAlive(ArrayRef<Value> values);
+
+  // --- roles ------------------------------------------------------------
+  void buildProducer();
+  void buildConsumer();
+
+  OpBuilder &b;
+  Location loc;
+  KernelMath km;
+  const KernelConfig &config;
+  SharedLayout layout;
+  Type et;
+  int64_t D, Br, Bc, S, C;
+
+  Value tid, seqQ, seqKV, scale, scaleLog2e, qStart, headQ, headKV;
+  Value tensorMapQ, tensorMapK, tensorMapV, outPtr, lsePtr;
+  Value sharedBase, sharedBase32;
+  KVRange range;
+  // consumer-side
+  Value consumer, descQ;
+  LaneCoords coords;
+  Value rowBase;
+};
+} // namespace
+
+int64_t mlir::flash::sm90SharedBytes(const KernelConfig &config) {
+  return SharedLayout(config).total;
+}
+
+Fragment SM90KernelBuilder::scoresOf(Value stage) {
+  Value kTile =
+      km.add(km.i32(layout.offK), km.mul(stage, km.i32(layout.kvBytes)));
+  Value descK0 = descriptor(kTile, /*leadingBytes=*/16);
+  Type resultType = f32Struct(Bc / 2);
+  Value acc = LLVM::UndefOp::create(b, loc, resultType); // scale-d = 0 first
+  auto wgmmaType = et.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+  for (int64_t kk = 0; kk < D / 16; ++kk) {
+    // k-slice kk: column block kk/4, 32 bytes further per 16 columns.
+    int64_t qOffset = (kk / 4) * Br * kSwizzleBytes + (kk % 4) * 32;
+    int64_t kOffset = (kk / 4) * Bc * kSwizzleBytes + (kk % 4) * 32;
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, resultType, acc, advance(descQ, qOffset),
+        advance(descK0, kOffset),
+        NVVM::MMAShapeAttr::get(b.getContext(), 64, Bc, 16), wgmmaType,
+        wgmmaType, NVVM::WGMMATypes::f32,
+        kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+        NVVM::MMALayout::row, NVVM::MMALayout::col, NVVM::MMAIntOverflowAttr());
+  }
+  Fragment scores(1, Bc / 8, Value());
+  for (int64_t i = 0; i < Bc / 2; ++i)
+    scores.regs[i] =
+        LLVM::ExtractValueOp::create(b, loc, acc, ArrayRef<int64_t>{i});
+  return scores;
+}
+
+void SM90KernelBuilder::accumulate(Fragment &acc, ArrayRef<Value> probWords,
+                                   Value stage) {
+  const int64_t n = D / 2; // accumulator registers per thread
+  Value vTile =
+      km.add(km.i32(layout.offV), km.mul(stage, km.i32(layout.kvBytes)));
+  // V is the transposed (MN-major) B operand: the leading byte offset steps
+  // to the next 64-column block, the stride offset to the next 8 keys.
+  Value descV0 = descriptor(vTile, /*leadingBytes=*/Bc * kSwizzleBytes);
+  std::string type = et.isF16() ? "f16" : "bf16";
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(D) + "k16.f32." + type + "." + type + " {";
+  for (int64_t i = 0; i < n; ++i)
+    text += (i ? ", $" : "$") + std::to_string(i);
+  text += "}, {";
+  for (int64_t i = 0; i < 4; ++i)
+    text += (i ? ", $" : "$") + std::to_string(n + i);
+  // scale-d = p (accumulate), scale-a = scale-b = 1, tnspB = 1 (V MN-major).
+  text += "}, $" + std::to_string(n + 4) + ", p, 1, 1, 1;\n}";
+  std::string constraints;
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "=f,";
+  constraints += "r,r,r,r,l";
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "," + std::to_string(i);
+  Type resultType = f32Struct(n);
+  for (int64_t kk = 0; kk < Bc / 16; ++kk) {
+    SmallVector<Value> operands(probWords.slice(4 * kk, 4));
+    operands.push_back(advance(descV0, kk * 16 * kSwizzleBytes));
+    operands.append(acc.regs.begin(), acc.regs.end());
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, resultType, operands, b.getStringAttr(text),
+        b.getStringAttr(constraints), b.getUnitAttr(), UnitAttr(),
+        LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+        ArrayAttr());
+    for (int64_t i = 0; i < n; ++i)
+      acc.regs[i] = LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0),
+                                                 ArrayRef<int64_t>{i});
+  }
+}
+
+void SM90KernelBuilder::keepAlive(ArrayRef<Value> values) {
+  std::string constraints;
+  for (size_t i = 0; i < values.size(); ++i)
+    constraints += "=r,";
+  for (size_t i = 0; i < values.size(); ++i)
+    constraints += (i ? "," : "") + std::to_string(i);
+  SmallVector<Type> types(values.size(), b.getI32Type());
+  LLVM::InlineAsmOp::create(
+      b, loc, LLVM::LLVMStructType::getLiteral(b.getContext(), types), values,
+      b.getStringAttr(""), b.getStringAttr(constraints), b.getUnitAttr(),
+      UnitAttr(),
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
+void SM90KernelBuilder::buildProducer() {
+  using P = arith::CmpIPredicate;
+  NVVM::SetMaxRegisterOp::create(b, loc, config.producerRegisters,
+                                 NVVM::SetMaxRegisterAction::decrease);
+  auto firstThread =
+      scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(firstThread.thenBlock()->getTerminator());
+  Value barQ = barrier(kBarQ);
+  expectBytes(barQ, layout.qBytes);
+  loadTile(tensorMapQ, barQ, km.i32(layout.offQ), Br, qStart, headQ);
+
+  auto loop = scf::ForOp::create(b, loc, km.i32(0), range.numTiles, km.i32(1));
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value j = loop.getInductionVar();
+  auto [stage, use] = stageOf(j);
+  Value reused = km.cmp(P::sge, j, km.i32(S));
+  // The consumers released use n-1 of this slot with parity (n-1) & 1.
+  Value previousParity = km.andi(km.add(use, km.i32(1)), km.i32(1));
+  Value kvStart = km.mul(j, km.i32(Bc));
+  for (auto [empty, full, map, base] :
+       {std::make_tuple(kEmptyK, kFullK, tensorMapK, layout.offK),
+        std::make_tuple(kEmptyV, kFullV, tensorMapV, layout.offV)}) {
+    auto ifReused = scf::IfOp::create(b, loc, reused, false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifReused.thenBlock()->getTerminator());
+      waitBarrier(barrier(empty, stage), previousParity);
+    }
+    Value fullBar = barrier(full, stage);
+    expectBytes(fullBar, layout.kvBytes);
+    loadTile(map, fullBar,
+             km.add(km.i32(base), km.mul(stage, km.i32(layout.kvBytes))), Bc,
+             kvStart, headKV);
+  }
+}
+
+void SM90KernelBuilder::buildConsumer() {
+  using P = arith::CmpIPredicate;
+  NVVM::SetMaxRegisterOp::create(b, loc, config.consumerRegisters,
+                                 NVVM::SetMaxRegisterAction::increase);
+  Value warpgroup = km.shru(tid, km.i32(7));
+  consumer = km.sub(warpgroup, km.i32(1));
+  Value localTid = km.andi(tid, km.i32(127));
+  Value warp = km.shru(localTid, km.i32(5));
+  Value lane = km.andi(tid, km.i32(31));
+  coords = {km.shru(lane, km.i32(2)), km.andi(lane, km.i32(3))};
+  // First row (in the sequence) of this warp's 16 rows.
+  rowBase = km.add(qStart, km.add(km.mul(consumer, km.i32(64)),
+                                  km.mul(warp, km.i32(16))));
+  // This consumer's 64 rows of Q within each column block.
+  descQ = descriptor(km.add(km.i32(layout.offQ),
+                            km.mul(consumer, km.i32(64 * kSwizzleBytes))),
+                     /*leadingBytes=*/16);
+  waitBarrier(barrier(kBarQ), km.i32(0));
+
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  Value zero = km.f32(0.0);
+  const int64_t numWords = Bc / 16 * 4; // P as packed 16-bit pairs
+  auto packedWords = [&](const SoftmaxStep &step) {
+    SmallVector<Value> words;
+    // A fragment of k-slice kk = C fragments of column tiles 2kk, 2kk+1.
+    for (int64_t kk = 0; kk < Bc / 16; ++kk)
+      for (int64_t nt : {2 * kk, 2 * kk + 1})
+        for (int64_t half = 0; half < 2; ++half) {
+          Value pair = step.probs[nt * 2 + half];
+          Value word = vector::BitCastOp::create(
+              b, loc, VectorType::get({1}, i32), pair);
+          words.push_back(
+              vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
+        }
+    return words;
+  };
+
+  // Prologue: S_0 and its softmax (always masked: cheap, and tile 0 may be
+  // a ragged or diagonal tile).
+  Value hasTiles = km.cmp(P::sgt, range.numTiles, km.i32(0));
+  SmallVector<Type> prologueTypes(4, f32);
+  prologueTypes.append(numWords, i32);
+  auto prologue = scf::IfOp::create(b, loc, prologueTypes, hasTiles, true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(prologue.thenBlock());
+    waitBarrier(barrier(kFullK, km.i32(0)), km.i32(0));
+    fence();
+    Fragment scores = scoresOf(km.i32(0));
+    commit();
+    waitGroups(0);
+    arriveBarrier(barrier(kEmptyK, km.i32(0)));
+    buildFragmentMask(km, scores, coords, km.i32(0), seqQ, seqKV, rowBase,
+                      config.causal);
+    SoftmaxStep step = buildOnlineSoftmax(km, scores, {negInf, negInf},
+                                          {zero, zero}, scaleLog2e, et);
+    SmallVector<Value> yields(step.newMax);
+    yields.append(step.newSum.begin(), step.newSum.end());
+    llvm::append_range(yields, packedWords(step));
+    scf::YieldOp::create(b, loc, yields);
+    b.setInsertionPointToStart(prologue.elseBlock());
+    SmallVector<Value> empty = {negInf, negInf, zero, zero};
+    empty.append(numWords, km.i32(0));
+    scf::YieldOp::create(b, loc, empty);
+  }
+
+  // Steady state: issue S_j, then P_{j-1}·V_{j-1}; wait for S_j only and run
+  // its softmax while the P·V wgmma is in flight; then rescale.
+  auto buildLoop = [&](Value lb, Value ub, ValueRange inits, bool masked) {
+    auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), inits);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    ValueRange args = loop.getRegionIterArgs();
+    SmallVector<Value> runningMax(args.slice(0, 2)),
+        runningSum(args.slice(2, 2));
+    Fragment acc(1, D / 8, Value());
+    acc.regs.assign(args.begin() + 4, args.begin() + 4 + D / 2);
+    SmallVector<Value> probs(args.begin() + 4 + D / 2, args.end());
+    auto [stage, use] = stageOf(j);
+    auto [prevStage, prevUse] = stageOf(km.sub(j, km.i32(1)));
+    waitBarrier(barrier(kFullK, stage), km.andi(use, km.i32(1)));
+    fence();
+    Fragment scores = scoresOf(stage);
+    commit();
+    waitBarrier(barrier(kFullV, prevStage), km.andi(prevUse, km.i32(1)));
+    fence();
+    accumulate(acc, probs, prevStage);
+    commit();
+    waitGroups(1); // S_j is ready; P_{j-1}·V_{j-1} may still run
+    arriveBarrier(barrier(kEmptyK, stage));
+    if (masked)
+      buildFragmentMask(km, scores, coords, km.mul(j, km.i32(Bc)), seqQ, seqKV,
+                        rowBase, config.causal);
+    SoftmaxStep step = buildOnlineSoftmax(km, scores, runningMax, runningSum,
+                                          scaleLog2e, et);
+    SmallVector<Value> nextProbs = packedWords(step);
+    waitGroups(0);
+    keepAlive(probs);
+    arriveBarrier(barrier(kEmptyV, prevStage));
+    buildRescale(km, acc, step.rescale);
+    SmallVector<Value> yields(step.newMax);
+    yields.append(step.newSum.begin(), step.newSum.end());
+    yields.append(acc.regs.begin(), acc.regs.end());
+    yields.append(nextProbs.begin(), nextProbs.end());
+    scf::YieldOp::create(b, loc, yields);
+    return SmallVector<Value>(loop.getResults());
+  };
+  SmallVector<Value> state(prologue.getResults().take_front(4));
+  state.append(D / 2, zero);
+  llvm::append_range(state, prologue.getResults().drop_front(4));
+  Value one = km.i32(1);
+  state = buildLoop(one, range.numUnmasked, state, /*masked=*/false);
+  state = buildLoop(km.maxsi(range.numUnmasked, one), range.numTiles, state,
+                    /*masked=*/true);
+
+  // Drain: the last P·V.
+  SmallVector<Value> finalMax(ArrayRef<Value>(state).slice(0, 2)),
+      finalSum(ArrayRef<Value>(state).slice(2, 2));
+  Fragment acc(1, D / 8, Value());
+  acc.regs.assign(state.begin() + 4, state.begin() + 4 + D / 2);
+  SmallVector<Value> lastProbs(state.begin() + 4 + D / 2, state.end());
+  auto drain = scf::IfOp::create(b, loc, SmallVector<Type>(D / 2, f32),
+                                 hasTiles, true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(drain.thenBlock());
+    auto [stage, use] = stageOf(km.sub(range.numTiles, one));
+    waitBarrier(barrier(kFullV, stage), km.andi(use, km.i32(1)));
+    fence();
+    Fragment drained = acc;
+    accumulate(drained, lastProbs, stage);
+    commit();
+    waitGroups(0);
+    arriveBarrier(barrier(kEmptyV, stage));
+    scf::YieldOp::create(b, loc, drained.regs);
+    b.setInsertionPointToStart(drain.elseBlock());
+    scf::YieldOp::create(b, loc, acc.regs);
+  }
+  acc.regs.assign(drain.getResults().begin(), drain.getResults().end());
+
+  // Epilogue (shared with sm_80): O = acc / l, LSE.
+  Value headIndex = km.toIndex(headQ);
+  Value lseBase = arith::MulIOp::create(b, loc, headIndex, km.toIndex(seqQ));
+  Value outBase = arith::MulIOp::create(b, loc, lseBase, km.index(D));
+  Value outMemref = buildFlatGlobalMemref(km, outPtr, b.getI32Type());
+  Value lseMemref = config.writesLse
+                        ? buildFlatGlobalMemref(km, lsePtr, b.getF32Type())
+                        : Value();
+  buildEpilogue(km, config, acc, finalMax, finalSum, coords, rowBase, seqQ,
+                scale, outMemref, outBase, lseMemref, lseBase);
+}
+
+void SM90KernelBuilder::build(LLVM::LLVMFuncOp func) {
+  using P = arith::CmpIPredicate;
+  Block *entry = func.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  tensorMapQ = entry->getArgument(0);
+  tensorMapK = entry->getArgument(1);
+  tensorMapV = entry->getArgument(2);
+  outPtr = entry->getArgument(3);
+  lsePtr = entry->getArgument(4);
+  Value queryHeads = entry->getArgument(6), kvHeads = entry->getArgument(7);
+  seqQ = entry->getArgument(8);
+  seqKV = entry->getArgument(9);
+  scale = entry->getArgument(10);
+  scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
+
+  auto asI32 = [&](Value index) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  };
+  tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value qTile = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  if (config.causal) // long rows first (see SM80.cpp)
+    qTile = km.sub(
+        km.sub(asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x)),
+               km.i32(1)),
+        qTile);
+  Value qHead = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+  Value batch = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  Value kvHead = km.divu(qHead, km.divu(queryHeads, kvHeads));
+  headQ = km.add(km.mul(batch, queryHeads), qHead);   // TMA coordinate 2
+  headKV = km.add(km.mul(batch, kvHeads), kvHead);
+  qStart = km.mul(qTile, km.i32(Br));
+  // Producer and consumers compute the same K/V range.
+  range = buildKVRange(km, qStart, seqQ, seqKV, Br, Bc, config.causal);
+
+  // Shared memory base rounded up to 1024 bytes (128B-swizzle atoms).
+  auto global = SymbolTable::lookupNearestSymbolFrom<LLVM::GlobalOp>(
+      func, b.getStringAttr("flash_smem"));
+  Value raw = LLVM::AddressOfOp::create(b, loc, global);
+  Value address = arith::TruncIOp::create(
+      b, loc, b.getI32Type(),
+      LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), raw));
+  Value pad = km.andi(km.sub(km.i32(0), address), km.i32(1023));
+  sharedBase = LLVM::GEPOp::create(b, loc, sharedPtrType(), b.getI8Type(),
+                                   raw, ValueRange{pad});
+  sharedBase32 = km.add(address, pad);
+
+  // Thread 0 initialises the mbarriers; then the whole block synchronises.
+  auto init = scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(init.thenBlock()->getTerminator());
+    NVVM::MBarrierInitOp::create(b, loc, barrier(kBarQ), km.i32(1), Value());
+    for (int64_t s = 0; s < S; ++s) {
+      Value stage = km.i32(s);
+      NVVM::MBarrierInitOp::create(b, loc, barrier(kFullK, stage), km.i32(1),
+                                   Value());
+      NVVM::MBarrierInitOp::create(b, loc, barrier(kFullV, stage), km.i32(1),
+                                   Value());
+      NVVM::MBarrierInitOp::create(b, loc, barrier(kEmptyK, stage),
+                                   km.i32(128 * C), Value());
+      NVVM::MBarrierInitOp::create(b, loc, barrier(kEmptyV, stage),
+                                   km.i32(128 * C), Value());
+    }
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  }
+  gpu::BarrierOp::create(b, loc);
+
+  // Warpgroup 0 produces, warpgroups 1..C consume.
+  Value isProducer =
+      km.cmp(P::eq, km.shru(tid, km.i32(7)), km.i32(0));
+  auto roles = scf::IfOp::create(b, loc, isProducer, true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(roles.thenBlock()->getTerminator());
+    buildProducer();
+    b.setInsertionPoint(roles.elseBlock()->getTerminator());
+    buildConsumer();
+  }
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+}
+
+LogicalResult mlir::flash::buildSM90Kernel(OpBuilder &b, Location loc,
+                                           const KernelConfig &config) {
+  MLIRContext *ctx = b.getContext();
+  // The shared-memory window every kernel of the module addresses.
+  LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                         /*isConstant=*/false, LLVM::Linkage::External,
+                         "flash_smem", Attribute(), /*alignment=*/16,
+                         /*addrSpace=*/3);
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto global = LLVM::LLVMPointerType::get(ctx, 1);
+  Type i32 = b.getI32Type();
+  // (tmQ, tmK, tmV: CUtensorMap by value, O, LSE, B, Hq, Hkv, Nq, Nk, scale)
+  auto type = LLVM::LLVMFunctionType::get(
+      LLVM::LLVMVoidType::get(ctx),
+      {ptr, ptr, ptr, global, global, i32, i32, i32, i32, i32, b.getF32Type()});
+  auto func = LLVM::LLVMFuncOp::create(b, loc, config.name, type);
+  func->setAttr("nvvm.kernel", b.getUnitAttr());
+  int32_t threads = 128 * (config.consumers + 1);
+  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+  func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  auto tensorMapType =
+      LLVM::LLVMArrayType::get(b.getI64Type(), 16); // sizeof(CUtensorMap) = 128
+  for (unsigned i = 0; i < 3; ++i) {
+    func.setArgAttr(i, "llvm.byval", TypeAttr::get(tensorMapType));
+    func.setArgAttr(i, "llvm.align", b.getI64IntegerAttr(64));
+    func.setArgAttr(i, "nvvm.grid_constant", b.getUnitAttr());
+  }
+  OpBuilder::InsertionGuard guard(b);
+  SM90KernelBuilder(b, loc, config).build(func);
+  return success();
+}
