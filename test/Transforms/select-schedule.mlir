@@ -26,7 +26,7 @@ func.func @d64(%q: tensor<4x16x4096x64xbf16>, %k: tensor<4x16x4096x64xbf16>, %v:
 // SM80-LABEL: func.func @d128_causal
 // SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 128, block_kv = 64, stages = 2, warps = 4>
 // SM90-LABEL: func.func @d128_causal
-// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 192, stages = 2, warps = 12>
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>
 // SM100-LABEL: func.func @d128_causal
 // SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 2, warps = 16>
 func.func @d128_causal(%q: tensor<2x16x8192x128xbf16>, %k: tensor<2x16x8192x128xbf16>, %v: tensor<2x16x8192x128xbf16>) -> tensor<2x16x8192x128xbf16> {
@@ -37,7 +37,7 @@ func.func @d128_causal(%q: tensor<2x16x8192x128xbf16>, %k: tensor<2x16x8192x128x
 // SM80-LABEL: func.func @d256
 // SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>
 // SM90-LABEL: func.func @d256
-// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 80, stages = 2, warps = 12>
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 64, stages = 2, warps = 12>
 // SM100-LABEL: func.func @d256
 // SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 128, block_kv = 64, stages = 2, warps = 12>
 func.func @d256(%q: tensor<2x8x8192x256xf16>, %k: tensor<2x8x8192x256xf16>, %v: tensor<2x8x8192x256xf16>) -> tensor<2x8x8192x256xf16> {

@@ -20,7 +20,7 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
     contract is recorded in the module attribute `flash.kernels` (grid,
     block, dynamic shared memory, argument list, schedule).
 
-    The kernel takes raw pointers and run-time sizes:
+    The kernel takes raw pointers (or tensor maps) and run-time sizes:
     `(Q, K, V, O, LSE: !llvm.ptr<1>, B, Hq, Hkv, Nq, Nk: i32, scale: f32)`,
     tensors contiguous in B×H×N×D; grid (⌈Nq/Br⌉, Hq, B). So one kernel
     serves every batch, head count and sequence length with the compiled
@@ -28,8 +28,18 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
 
     `arch=sm_80`: cp.async into two swizzled shared-memory stages, ldmatrix,
     mma.sync m16n8k16, the online softmax on accumulator fragments, P kept in
-    registers (FlashAttention-2's design). Other architectures say "not
-    supported yet".
+    registers (FlashAttention-2's design).
+
+    `arch=sm_90a`: FlashAttention-3's design. A producer warpgroup loads Q,
+    K, V with TMA (tensor maps passed as `__grid_constant__` parameters, so
+    Q, K, V become `q:tensormap` arguments and the kernel is an `llvm.func`)
+    into 128-byte-swizzled shared memory, completing on mbarriers; consumer
+    warpgroups of 64 rows run S = Q·Kᵀ on wgmma from shared memory and
+    O += P·V on wgmma with P in registers, the softmax of one tile
+    overlapping the GEMMs of the next; setmaxnreg gives the consumers the
+    registers. The mask, softmax and epilogue are the same code as sm_80.
+
+    sm_100a says "not supported yet".
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",

@@ -1,0 +1,36 @@
+// REQUIRES: ptxas
+// --flash-to-ptx="arch=sm_90a": PTX with TMA, mbarriers, wgmma and
+// setmaxnreg, and the bundles of every shipped configuration (bf16/f16 ×
+// D 64/128/256 × causal × LSE) assembled by ptxas -arch=sm_90a -v with no
+// spill stores, spill loads or stack frame.
+
+// RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/one" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTX < %t/one/attention.ptx
+// RUN: FileCheck %s --check-prefix=JSON < %t/one/attention.json
+// PTX: .target sm_90a
+// PTX: .entry attention(
+// PTX-NEXT: .param .align 64 .b8 attention_param_0[128]
+// PTX: mbarrier.init.shared.b64
+// The producer and consumer branches may be laid out in either order.
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 24
+// PTX-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
+// PTX-DAG: mbarrier.try_wait.parity.shared.b64
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}} p, 1, 1, 1;
+// PTX-DAG: ex2.approx.ftz.f32
+// JSON: "sm_90a": {
+// JSON: "spill_loads": 0,
+// JSON: "spill_stores": 0,
+// JSON: "stack_frame": 0
+// JSON: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 128, block_kv = 128, stages = 2, warps = 12>",
+
+// RUN: %python -m flash_mlir.compile --out %t/shipped --arch sm_90a > %t/compile.log
+// RUN: %python -m flash_mlir.testing.check_bundles %t/shipped --expect 24 | FileCheck %s --check-prefix=SPILLS
+// SPILLS-NOT: BAD
+// SPILLS: 24 bundles, 0 bad
+func.func @attention(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>) -> (tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>) {
+  %o, %lse = flash.attention %q, %k, %v {causal}
+      : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16> -> tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>
+  return %o, %lse : tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>
+}
