@@ -68,6 +68,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   pm.addPass(createFlashTile());
   FlashLowerToNVGPUOptions lower;
   lower.arch = options.arch;
+  lower.persistent = options.persistent;
   pm.addPass(createFlashLowerToNVGPU(lower));
 
   // Upstream NVGPU -> NVVM -> LLVM -> PTX. sm_100a needs PTX ISA 8.6.

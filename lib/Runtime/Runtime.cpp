@@ -8,6 +8,7 @@
 
 #include "flash/Runtime/Runtime.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -206,6 +207,8 @@ bool Kernel::open(const std::string &jsonPath, std::string &error) {
   for (const auto &[cubinArch, entry] : cubins->object)
     if (const Json *file = entry.get("file"))
       info_.cubinFiles[cubinArch] = file->string;
+  if (const Json *persistent = root.get("persistent"))
+    info_.persistent = persistent->boolean;
   if (const Json *maps = root.get("tensor_maps")) {
     for (const Json &map : maps->array) {
       KernelInfo::TensorMapSpec spec;
@@ -357,9 +360,20 @@ bool Kernel::launch(const AttentionProblem &p, CUstream stream,
     args[i] = &maps[i];
   }
   unsigned gridX = (p.seqQ + info_.blockQ - 1) / info_.blockQ;
-  CUresult r = cuLaunchKernel(function_, gridX, p.queryHeads, p.batch,
-                              info_.threads, 1, 1, info_.sharedBytes, stream,
-                              args, nullptr);
+  unsigned gridY = p.queryHeads, gridZ = p.batch;
+  if (info_.persistent) {
+    // One block per SM at most, each looping over every gridDim.x-th tile.
+    CUdevice device;
+    int sms = 0;
+    cuCtxGetDevice(&device);
+    cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                         device);
+    unsigned long long tiles = 1ULL * gridX * gridY * gridZ;
+    gridX = unsigned(std::min<unsigned long long>(std::max(sms, 1), tiles));
+    gridY = gridZ = 1;
+  }
+  CUresult r = cuLaunchKernel(function_, gridX, gridY, gridZ, info_.threads, 1,
+                              1, info_.sharedBytes, stream, args, nullptr);
   if (r != CUDA_SUCCESS) {
     error = "cuLaunchKernel(" + info_.name + "): " + cuError(r);
     return false;

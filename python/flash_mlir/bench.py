@@ -64,7 +64,7 @@ def main(argv=None):
                 candidates = [lib.find("bf16", d, causal, False)]
                 if args.variants:
                     candidates += [bb for bb in lib.all
-                                   if bb.key() == ("bf16", d, causal, False) and "_bq" in bb.name]
+                                   if bb.key() == ("bf16", d, causal, False) and bb.is_variant()]
                 row["ours"] = {}
                 for bundle in candidates:
                     out = torch.empty_like(q)

@@ -32,6 +32,7 @@ class KernelSpec:
     block_q: int = 0      # 0: chosen by the target model
     block_kv: int = 0
     warps: int = 0
+    persistent: bool = False  # sm_90a: one block per SM looping over tiles
 
     @property
     def name(self) -> str:
@@ -42,6 +43,8 @@ class KernelSpec:
             name += "_lse"
         if self.block_q or self.block_kv or self.warps:
             name += f"_bq{self.block_q}_bkv{self.block_kv}_w{self.warps}"
+        if self.persistent:
+            name += "_persistent"
         return name
 
     def source(self) -> str:
@@ -70,6 +73,8 @@ def compile_bundle(spec: KernelSpec, out_dir: str, flash_opt: str = DEFAULT_FLAS
     for key, value in (("block-q", spec.block_q), ("block-kv", spec.block_kv), ("warps", spec.warps)):
         if value:
             options.append(f"{key}={value}")
+    if spec.persistent:
+        options.append("persistent=true")
     cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -93,6 +98,8 @@ def main(argv=None) -> int:
     ap.add_argument("--schedules", default="",
                     help="extra schedules to compile besides the model's, as BQxBKVxWARPS,... "
                          "(e.g. 128x64x4,64x64x4)")
+    ap.add_argument("--persistent", default="no", choices=["both", "yes", "no"],
+                    help="sm_90a: persistent-grid kernels (as variants when 'both')")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
     schedules = [(0, 0, 0)] + [tuple(int(x) for x in s.split("x"))
@@ -103,10 +110,12 @@ def main(argv=None) -> int:
             for causal in _flags(args.causal):
                 for lse in _flags(args.lse):
                     for bq, bkv, warps in schedules:
-                        spec = KernelSpec(dtype, d, causal, lse, args.arch, bq, bkv, warps)
-                        path = compile_bundle(spec, args.out, args.flash_opt, args.cubin_archs)
-                        print(path)
-                        count += 1
+                        for persistent in _flags(args.persistent):
+                            spec = KernelSpec(dtype, d, causal, lse, args.arch, bq, bkv, warps,
+                                              persistent)
+                            path = compile_bundle(spec, args.out, args.flash_opt, args.cubin_archs)
+                            print(path)
+                            count += 1
     print(f"{count} bundles in {args.out}")
     return 0
 

@@ -108,7 +108,7 @@ def main(argv=None):
         bundles = [None]
         if args.variants:
             bundles += [bb for bb in lib.all if bb.key() == (dtype, d, causal, True)
-                        and "_bq" in bb.name]
+                        and bb.is_variant()]
         for bundle in bundles:
             seed += 1
             r = check_case(lib, dtype, d, causal, shape, seed, bundle)

@@ -103,6 +103,9 @@ class Bundle:
     def key(self):
         return (self.dtype, self.head_dim, self.causal, self.writes_lse)
 
+    def is_variant(self):
+        return "_bq" in self.name or self.name.endswith("_persistent")
+
     def load(self):
         """Loads the cubin built for this device, or JITs the PTX."""
         if self._function is not None:
@@ -145,6 +148,10 @@ class Bundle:
         if seq_q == 0 or batch == 0 or q_heads == 0:
             return
         grid = (math.ceil(seq_q / self.block_q), q_heads, batch)
+        if self.meta.get("persistent"):
+            # One block per SM (at most), looping over all Q tiles.
+            sms = torch.cuda.get_device_properties(q.device).multi_processor_count
+            grid = (min(sms, grid[0] * grid[1] * grid[2]), 1, 1)
         storage = []
         if self.tensor_maps:
             tensors = {"q": q, "k": k, "v": v}
@@ -180,8 +187,9 @@ class KernelLibrary:
             raise FileNotFoundError(f"no kernel bundles (*.json) in {bundle_dir}")
         for path in paths:
             bundle = Bundle(path)
-            # The model's schedule (no _bq suffix) is the default for its key.
-            if bundle.key() not in self.bundles or "_bq" not in bundle.name:
+            # The model's schedule (no _bq suffix), non-persistent, is the
+            # default for its key; the others are variants (bench --variants).
+            if bundle.key() not in self.bundles or not bundle.is_variant():
                 self.bundles[bundle.key()] = bundle
         self.all = [Bundle(p) for p in paths]
 

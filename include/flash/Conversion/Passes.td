@@ -43,7 +43,10 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
-           "Target: sm_80 or sm_90a (sm_100a is not supported yet)">
+           "Target: sm_80 or sm_90a (sm_100a is not supported yet)">,
+    Option<"persistent", "persistent", "bool", /*default=*/"false",
+           "sm_90a: a persistent grid (one block per SM looping over the "
+           "tiles, loads of the next tile overlapping the epilogue)">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

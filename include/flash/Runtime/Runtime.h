@@ -26,6 +26,7 @@ struct KernelInfo {
   std::string name, arch, elementType, ptxFile;
   int headDim = 0, valueDim = 0, blockQ = 0, threads = 0, sharedBytes = 0;
   bool causal = false, writesLse = false;
+  bool persistent = false; ///< grid = min(SMs, tiles) blocks looping over tiles
   std::map<std::string, std::string> cubinFiles; ///< ptxas arch -> file
   /// sm_90a: Q, K, V are passed as CUtensorMaps (rank 3 over (D, N, B·H)).
   struct TensorMapSpec {

@@ -115,7 +115,7 @@ FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
 /// Reads the kernel configuration off the L1 loop nest and checks it against
 /// what the target's lowering supports.
 FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
-                                const TargetModel &target) {
+                                const TargetModel &target, bool persistent) {
   KernelConfig c;
   auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");
   if (!schedule)
@@ -165,8 +165,13 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
     return forall.emitError() << "not supported yet: " << what << " on "
                               << target.arch;
   };
-  if (target.arch == "sm_90a")
+  if (target.arch == "sm_90a") {
+    c.persistent = persistent;
     return analyzeSM90(forall, target, c, valueDim);
+  }
+  if (persistent)
+    return forall.emitError()
+           << "not supported yet: a persistent grid on " << target.arch;
   if (!c.elementType.isF16() && !c.elementType.isBF16())
     return unsupported(
         "element type f32 (GPU kernels take f16 or bf16; f32 runs on the CPU)");
@@ -227,7 +232,12 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
       b.getNamedAttr("warps", i64(c.warps)),
       b.getNamedAttr("threads", i64(c.threads())),
       b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
-      b.getNamedAttr("grid", b.getStrArrayAttr({"ceildiv(Nq, block_q)", "Hq", "B"})),
+      b.getNamedAttr("persistent", b.getBoolAttr(c.persistent)),
+      b.getNamedAttr("grid",
+                     c.persistent
+                         ? b.getStrArrayAttr({"min(SMs, ceildiv(Nq, block_q)*Hq*B)",
+                                              "1", "1"})
+                         : b.getStrArrayAttr({"ceildiv(Nq, block_q)", "Hq", "B"})),
       b.getNamedAttr("compiled_shape",
                      b.getI64ArrayAttr({c.batch, c.queryHeads, c.kvHeads,
                                         c.seqQ, c.seqKV})),
@@ -309,7 +319,8 @@ struct FlashLowerToNVGPUPass
     if (auto existing = module->getAttrOfType<ArrayAttr>("flash.kernels"))
       kernels.append(existing.begin(), existing.end());
     for (auto [func, forall] : work) {
-      FailureOr<KernelConfig> config = analyze(func, forall, *target);
+      FailureOr<KernelConfig> config =
+          analyze(func, forall, *target, persistent);
       if (failed(config))
         return signalPassFailure();
       auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");

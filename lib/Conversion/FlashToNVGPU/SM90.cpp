@@ -54,12 +54,13 @@ struct SharedLayout {
     offK = qBytes;
     offV = offK + c.stages * kvBytes;
     offBarriers = offV + c.stages * kvBytes;
-    numBarriers = 1 + 4 * c.stages; // Q, full K/V and empty K/V per stage
+    // full Q, full K/V and empty K/V per stage, empty Q (persistent reuse)
+    numBarriers = 2 + 4 * c.stages;
     total = offBarriers + 8 * numBarriers + 1024; // + slack to align the base
   }
 };
 
-enum BarrierKind { kBarQ, kFullK, kFullV, kEmptyK, kEmptyV };
+enum BarrierKind { kBarQ, kFullK, kFullV, kEmptyK, kEmptyV, kEmptyQ };
 
 class SM90KernelBuilder {
 public:
@@ -80,7 +81,9 @@ private:
                                sharedBase, ValueRange{byteOffset});
   }
   Value barrier(BarrierKind kind, Value stage = Value()) {
-    int64_t index = kind == kBarQ ? 0 : 1 + (int64_t(kind) - 1) * S;
+    int64_t index = kind == kBarQ     ? 0
+                    : kind == kEmptyQ ? 1 + 4 * S
+                                      : 1 + (int64_t(kind) - 1) * S;
     Value offset = km.i32(layout.offBarriers + 8 * index);
     if (stage)
       offset = km.add(offset, km.mul(stage, km.i32(8)));
@@ -164,8 +167,18 @@ private:
   void keepAlive(ArrayRef<Value> values);
 
   // --- roles ------------------------------------------------------------
+  /// The tiles this block computes: one (grid = Q tiles × Hq × B), or every
+  /// gridDim.x-th of all tiles (persistent grid of at most one block per
+  /// SM, so that one tile's loads overlap the previous tile's epilogue).
+  /// `body(tile, tileIteration, kvCount)` returns the new K/V tile count;
+  /// kvCount numbers the K/V tiles this block has streamed so far, which
+  /// keeps the ring of stages and its mbarrier phases running across tiles.
+  void buildTileLoop(function_ref<Value(Value, Value, Value)> body);
+  /// Sets qStart, headQ, headKV and range for `tile`.
+  void decodeTile(Value tile);
   void buildProducer();
   void buildConsumer();
+  void buildConsumerTile(Value tileIteration, Value kvCount);
 
   OpBuilder &b;
   Location loc;
@@ -176,11 +189,12 @@ private:
   int64_t D, Br, Bc, S, C;
 
   Value tid, seqQ, seqKV, scale, scaleLog2e, qStart, headQ, headKV;
+  Value queryHeads, kvHeads, batchSize, numQTiles;
   Value tensorMapQ, tensorMapK, tensorMapV, outPtr, lsePtr;
   Value sharedBase, sharedBase32;
   KVRange range;
   // consumer-side
-  Value consumer, descQ;
+  Value consumer, descQ, warpInGroup;
   LaneCoords coords;
   Value rowBase;
 };
@@ -275,6 +289,52 @@ void SM90KernelBuilder::keepAlive(ArrayRef<Value> values) {
       ArrayAttr());
 }
 
+void SM90KernelBuilder::buildTileLoop(
+    function_ref<Value(Value, Value, Value)> body) {
+  auto asI32 = [&](Value index) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  };
+  Value lb, ub, step;
+  if (config.persistent) {
+    lb = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    ub = km.mul(km.mul(numQTiles, queryHeads), batchSize);
+    step = asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  } else {
+    Value x = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value y = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+    Value z = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+    lb = km.add(km.mul(km.add(km.mul(z, queryHeads), y), numQTiles), x);
+    ub = km.add(lb, km.i32(1));
+    step = km.i32(1);
+  }
+  auto loop = scf::ForOp::create(b, loc, lb, ub, step,
+                                 ValueRange{km.i32(0), km.i32(0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value iteration = loop.getRegionIterArgs()[0];
+  Value kvCount = loop.getRegionIterArgs()[1];
+  Value next = body(loop.getInductionVar(), iteration, kvCount);
+  scf::YieldOp::create(b, loc, ValueRange{km.add(iteration, km.i32(1)), next});
+}
+
+void SM90KernelBuilder::decodeTile(Value tile) {
+  // tile = (batch·Hq + head)·numQTiles + q: consecutive tiles share a head's
+  // K/V in L2. Causal Q tiles further down the sequence visit more K/V
+  // tiles: they go first (q reversed) so the short ones fill the last wave.
+  Value q = arith::RemUIOp::create(b, loc, tile, numQTiles);
+  Value headIndex = km.divu(tile, numQTiles); // batch·Hq + head
+  if (config.causal)
+    q = km.sub(km.sub(numQTiles, km.i32(1)), q);
+  Value batch = km.divu(headIndex, queryHeads);
+  Value qHead = arith::RemUIOp::create(b, loc, headIndex, queryHeads);
+  Value kvHead = km.divu(qHead, km.divu(queryHeads, kvHeads));
+  headQ = headIndex;                                  // TMA coordinate 2
+  headKV = km.add(km.mul(batch, kvHeads), kvHead);
+  qStart = km.mul(q, km.i32(Br));
+  // Producer and consumers compute the same K/V range.
+  range = buildKVRange(km, qStart, seqQ, seqKV, Br, Bc, config.causal);
+}
+
 void SM90KernelBuilder::buildProducer() {
   using P = arith::CmpIPredicate;
   NVVM::SetMaxRegisterOp::create(b, loc, config.producerRegisters,
@@ -283,53 +343,80 @@ void SM90KernelBuilder::buildProducer() {
       scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(firstThread.thenBlock()->getTerminator());
-  Value barQ = barrier(kBarQ);
-  expectBytes(barQ, layout.qBytes);
-  loadTile(tensorMapQ, barQ, km.i32(layout.offQ), Br, qStart, headQ);
-
-  auto loop = scf::ForOp::create(b, loc, km.i32(0), range.numTiles, km.i32(1));
-  b.setInsertionPoint(loop.getBody()->getTerminator());
-  Value j = loop.getInductionVar();
-  auto [stage, use] = stageOf(j);
-  Value reused = km.cmp(P::sge, j, km.i32(S));
-  // The consumers released use n-1 of this slot with parity (n-1) & 1.
-  Value previousParity = km.andi(km.add(use, km.i32(1)), km.i32(1));
-  Value kvStart = km.mul(j, km.i32(Bc));
-  for (auto [empty, full, map, base] :
-       {std::make_tuple(kEmptyK, kFullK, tensorMapK, layout.offK),
-        std::make_tuple(kEmptyV, kFullV, tensorMapV, layout.offV)}) {
-    auto ifReused = scf::IfOp::create(b, loc, reused, false);
+  buildTileLoop([&](Value tile, Value iteration, Value kvCount) -> Value {
+    decodeTile(tile);
+    // Q's slot is free once the consumers have issued the previous tile's
+    // last Q·Kᵀ (they arrive on emptyQ with parity (iteration - 1) & 1).
+    auto reusedQ = scf::IfOp::create(
+        b, loc, km.cmp(P::sgt, iteration, km.i32(0)), false);
     {
       OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(ifReused.thenBlock()->getTerminator());
-      waitBarrier(barrier(empty, stage), previousParity);
+      b.setInsertionPoint(reusedQ.thenBlock()->getTerminator());
+      waitBarrier(barrier(kEmptyQ),
+                  km.andi(km.sub(iteration, km.i32(1)), km.i32(1)));
     }
-    Value fullBar = barrier(full, stage);
-    expectBytes(fullBar, layout.kvBytes);
-    loadTile(map, fullBar,
-             km.add(km.i32(base), km.mul(stage, km.i32(layout.kvBytes))), Bc,
-             kvStart, headKV);
-  }
+    Value barQ = barrier(kBarQ);
+    expectBytes(barQ, layout.qBytes);
+    loadTile(tensorMapQ, barQ, km.i32(layout.offQ), Br, qStart, headQ);
+
+    auto loop =
+        scf::ForOp::create(b, loc, km.i32(0), range.numTiles, km.i32(1));
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value j = loop.getInductionVar();
+    Value ring = km.add(kvCount, j); // position in the ring of stages
+    auto [stage, use] = stageOf(ring);
+    Value reused = km.cmp(P::sge, ring, km.i32(S));
+    // The consumers released use n-1 of this slot with parity (n-1) & 1.
+    Value previousParity = km.andi(km.add(use, km.i32(1)), km.i32(1));
+    Value kvStart = km.mul(j, km.i32(Bc));
+    for (auto [empty, full, map, base] :
+         {std::make_tuple(kEmptyK, kFullK, tensorMapK, layout.offK),
+          std::make_tuple(kEmptyV, kFullV, tensorMapV, layout.offV)}) {
+      auto ifReused = scf::IfOp::create(b, loc, reused, false);
+      {
+        OpBuilder::InsertionGuard innermost(b);
+        b.setInsertionPoint(ifReused.thenBlock()->getTerminator());
+        waitBarrier(barrier(empty, stage), previousParity);
+      }
+      Value fullBar = barrier(full, stage);
+      expectBytes(fullBar, layout.kvBytes);
+      loadTile(map, fullBar,
+               km.add(km.i32(base), km.mul(stage, km.i32(layout.kvBytes))), Bc,
+               kvStart, headKV);
+    }
+    b.setInsertionPointAfter(loop);
+    return km.add(kvCount, range.numTiles);
+  });
 }
 
 void SM90KernelBuilder::buildConsumer() {
-  using P = arith::CmpIPredicate;
   NVVM::SetMaxRegisterOp::create(b, loc, config.consumerRegisters,
                                  NVVM::SetMaxRegisterAction::increase);
   Value warpgroup = km.shru(tid, km.i32(7));
   consumer = km.sub(warpgroup, km.i32(1));
   Value localTid = km.andi(tid, km.i32(127));
-  Value warp = km.shru(localTid, km.i32(5));
+  warpInGroup = km.shru(localTid, km.i32(5));
   Value lane = km.andi(tid, km.i32(31));
   coords = {km.shru(lane, km.i32(2)), km.andi(lane, km.i32(3))};
-  // First row (in the sequence) of this warp's 16 rows.
-  rowBase = km.add(qStart, km.add(km.mul(consumer, km.i32(64)),
-                                  km.mul(warp, km.i32(16))));
   // This consumer's 64 rows of Q within each column block.
   descQ = descriptor(km.add(km.i32(layout.offQ),
                             km.mul(consumer, km.i32(64 * kSwizzleBytes))),
                      /*leadingBytes=*/16);
-  waitBarrier(barrier(kBarQ), km.i32(0));
+  buildTileLoop([&](Value tile, Value iteration, Value kvCount) -> Value {
+    decodeTile(tile);
+    buildConsumerTile(iteration, kvCount);
+    return km.add(kvCount, range.numTiles);
+  });
+}
+
+void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
+                                          Value kvCount) {
+  using P = arith::CmpIPredicate;
+  // First row (in the sequence) of this warp's 16 rows.
+  rowBase = km.add(qStart, km.add(km.mul(consumer, km.i32(64)),
+                                  km.mul(warpInGroup, km.i32(16))));
+  waitBarrier(barrier(kBarQ), km.andi(tileIteration, km.i32(1)));
 
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   Value negInf = km.f32(-std::numeric_limits<double>::infinity());
@@ -359,12 +446,13 @@ void SM90KernelBuilder::buildConsumer() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(prologue.thenBlock());
-    waitBarrier(barrier(kFullK, km.i32(0)), km.i32(0));
+    auto [stage0, use0] = stageOf(kvCount);
+    waitBarrier(barrier(kFullK, stage0), km.andi(use0, km.i32(1)));
     fence();
-    Fragment scores = scoresOf(km.i32(0));
+    Fragment scores = scoresOf(stage0);
     commit();
     waitGroups(0);
-    arriveBarrier(barrier(kEmptyK, km.i32(0)));
+    arriveBarrier(barrier(kEmptyK, stage0));
     buildFragmentMask(km, scores, coords, km.i32(0), seqQ, seqKV, rowBase,
                       config.causal);
     SoftmaxStep step = buildOnlineSoftmax(km, scores, {negInf, negInf},
@@ -392,8 +480,9 @@ void SM90KernelBuilder::buildConsumer() {
     Fragment acc(1, D / 8, Value());
     acc.regs.assign(args.begin() + 4, args.begin() + 4 + D / 2);
     SmallVector<Value> probs(args.begin() + 4 + D / 2, args.end());
-    auto [stage, use] = stageOf(j);
-    auto [prevStage, prevUse] = stageOf(km.sub(j, km.i32(1)));
+    Value ring = km.add(kvCount, j); // position in the ring of stages
+    auto [stage, use] = stageOf(ring);
+    auto [prevStage, prevUse] = stageOf(km.sub(ring, km.i32(1)));
     waitBarrier(barrier(kFullK, stage), km.andi(use, km.i32(1)));
     fence();
     Fragment scores = scoresOf(stage);
@@ -440,7 +529,8 @@ void SM90KernelBuilder::buildConsumer() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(drain.thenBlock());
-    auto [stage, use] = stageOf(km.sub(range.numTiles, one));
+    auto [stage, use] =
+        stageOf(km.sub(km.add(kvCount, range.numTiles), one));
     waitBarrier(barrier(kFullV, stage), km.andi(use, km.i32(1)));
     fence();
     Fragment drained = acc;
@@ -453,6 +543,8 @@ void SM90KernelBuilder::buildConsumer() {
     scf::YieldOp::create(b, loc, acc.regs);
   }
   acc.regs.assign(drain.getResults().begin(), drain.getResults().end());
+  // Every Q·Kᵀ of this tile has completed: the producer may load the next Q.
+  arriveBarrier(barrier(kEmptyQ));
 
   // Epilogue (shared with sm_80): O = acc / l, LSE.
   Value headIndex = km.toIndex(headQ);
@@ -475,7 +567,9 @@ void SM90KernelBuilder::build(LLVM::LLVMFuncOp func) {
   tensorMapV = entry->getArgument(2);
   outPtr = entry->getArgument(3);
   lsePtr = entry->getArgument(4);
-  Value queryHeads = entry->getArgument(6), kvHeads = entry->getArgument(7);
+  batchSize = entry->getArgument(5);
+  queryHeads = entry->getArgument(6);
+  kvHeads = entry->getArgument(7);
   seqQ = entry->getArgument(8);
   seqKV = entry->getArgument(9);
   scale = entry->getArgument(10);
@@ -485,20 +579,7 @@ void SM90KernelBuilder::build(LLVM::LLVMFuncOp func) {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
   };
   tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  Value qTile = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  if (config.causal) // long rows first (see SM80.cpp)
-    qTile = km.sub(
-        km.sub(asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x)),
-               km.i32(1)),
-        qTile);
-  Value qHead = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
-  Value batch = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
-  Value kvHead = km.divu(qHead, km.divu(queryHeads, kvHeads));
-  headQ = km.add(km.mul(batch, queryHeads), qHead);   // TMA coordinate 2
-  headKV = km.add(km.mul(batch, kvHeads), kvHead);
-  qStart = km.mul(qTile, km.i32(Br));
-  // Producer and consumers compute the same K/V range.
-  range = buildKVRange(km, qStart, seqQ, seqKV, Br, Bc, config.causal);
+  numQTiles = km.divu(km.add(seqQ, km.i32(Br - 1)), km.i32(Br));
 
   // Shared memory base rounded up to 1024 bytes (128B-swizzle atoms).
   auto global = SymbolTable::lookupNearestSymbolFrom<LLVM::GlobalOp>(
@@ -518,6 +599,8 @@ void SM90KernelBuilder::build(LLVM::LLVMFuncOp func) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(init.thenBlock()->getTerminator());
     NVVM::MBarrierInitOp::create(b, loc, barrier(kBarQ), km.i32(1), Value());
+    NVVM::MBarrierInitOp::create(b, loc, barrier(kEmptyQ), km.i32(128 * C),
+                                 Value());
     for (int64_t s = 0; s < S; ++s) {
       Value stage = km.i32(s);
       NVVM::MBarrierInitOp::create(b, loc, barrier(kFullK, stage), km.i32(1),

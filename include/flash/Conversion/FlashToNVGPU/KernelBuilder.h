@@ -44,6 +44,8 @@ struct KernelConfig {
   /// sm_90a: consumer warpgroups (64 rows each) and the register split of
   /// setmaxnreg between the producer warpgroup and the consumers.
   int64_t consumers = 0, producerRegisters = 0, consumerRegisters = 0;
+  /// sm_90a: one block per SM looping over tiles (grid from the runtime).
+  bool persistent = false;
 
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.
