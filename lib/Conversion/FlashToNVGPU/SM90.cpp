@@ -294,19 +294,21 @@ void SM90KernelBuilder::buildTileLoop(
   auto asI32 = [&](Value index) -> Value {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
   };
-  Value lb, ub, step;
-  if (config.persistent) {
-    lb = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-    ub = km.mul(km.mul(numQTiles, queryHeads), batchSize);
-    step = asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-  } else {
+  if (!config.persistent) {
+    // One tile per block, straight-line: no loop around the K/V loops (a
+    // one-trip scf.for cost 7% at D=128 N=8k on the H200, 659 -> 608
+    // TFLOP/s, through worse code in the K/V loops).
     Value x = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
     Value y = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
     Value z = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
-    lb = km.add(km.mul(km.add(km.mul(z, queryHeads), y), numQTiles), x);
-    ub = km.add(lb, km.i32(1));
-    step = km.i32(1);
+    Value tile =
+        km.add(km.mul(km.add(km.mul(z, queryHeads), y), numQTiles), x);
+    body(tile, km.i32(0), km.i32(0));
+    return;
   }
+  Value lb = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value ub = km.mul(km.mul(numQTiles, queryHeads), batchSize);
+  Value step = asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
   auto loop = scf::ForOp::create(b, loc, lb, ub, step,
                                  ValueRange{km.i32(0), km.i32(0)});
   OpBuilder::InsertionGuard guard(b);
