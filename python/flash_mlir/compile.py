@@ -32,7 +32,7 @@ class KernelSpec:
     block_q: int = 0      # 0: chosen by the target model
     block_kv: int = 0
     warps: int = 0
-    persistent: bool = False  # sm_90a: one block per SM looping over tiles
+    persistent: str = "auto"  # sm_90a persistent grid: auto (the lowering's policy), yes, no
 
     @property
     def name(self) -> str:
@@ -43,8 +43,8 @@ class KernelSpec:
             name += "_lse"
         if self.block_q or self.block_kv or self.warps:
             name += f"_bq{self.block_q}_bkv{self.block_kv}_w{self.warps}"
-        if self.persistent:
-            name += "_persistent"
+        if self.persistent != "auto":
+            name += "_persistent" if self.persistent == "yes" else "_nonpersistent"
         return name
 
     def source(self) -> str:
@@ -73,8 +73,8 @@ def compile_bundle(spec: KernelSpec, out_dir: str, flash_opt: str = DEFAULT_FLAS
     for key, value in (("block-q", spec.block_q), ("block-kv", spec.block_kv), ("warps", spec.warps)):
         if value:
             options.append(f"{key}={value}")
-    if spec.persistent:
-        options.append("persistent=true")
+    if spec.persistent != "auto":
+        options.append(f"persistent={spec.persistent}")
     cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -98,8 +98,9 @@ def main(argv=None) -> int:
     ap.add_argument("--schedules", default="",
                     help="extra schedules to compile besides the model's, as BQxBKVxWARPS,... "
                          "(e.g. 128x64x4,64x64x4)")
-    ap.add_argument("--persistent", default="no", choices=["both", "yes", "no"],
-                    help="sm_90a: persistent-grid kernels (as variants when 'both')")
+    ap.add_argument("--persistent", default="auto", choices=["auto", "variants"],
+                    help="sm_90a: 'auto' compiles the lowering's choice; 'variants' also "
+                         "compiles the persistent and non-persistent forms as variants")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
     schedules = [(0, 0, 0)] + [tuple(int(x) for x in s.split("x"))
@@ -110,7 +111,8 @@ def main(argv=None) -> int:
             for causal in _flags(args.causal):
                 for lse in _flags(args.lse):
                     for bq, bkv, warps in schedules:
-                        for persistent in _flags(args.persistent):
+                        forms = ["auto"] + (["yes", "no"] if args.persistent == "variants" else [])
+                        for persistent in forms:
                             spec = KernelSpec(dtype, d, causal, lse, args.arch, bq, bkv, warps,
                                               persistent)
                             path = compile_bundle(spec, args.out, args.flash_opt, args.cubin_archs)

@@ -104,7 +104,7 @@ class Bundle:
         return (self.dtype, self.head_dim, self.causal, self.writes_lse)
 
     def is_variant(self):
-        return "_bq" in self.name or self.name.endswith("_persistent")
+        return "_bq" in self.name or self.name.endswith("persistent")
 
     def load(self):
         """Loads the cubin built for this device, or JITs the PTX."""

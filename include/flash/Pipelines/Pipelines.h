@@ -44,11 +44,11 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
   PassOptions::Option<int64_t> warps{
       *this, "warps", llvm::cl::desc("Warps per block (0: chosen)"),
       llvm::cl::init(0)};
-  PassOptions::Option<bool> persistent{
+  PassOptions::Option<std::string> persistent{
       *this, "persistent",
       llvm::cl::desc("sm_90a: persistent grid (one block per SM looping over "
-                     "tiles)"),
-      llvm::cl::init(false)};
+                     "tiles): auto, yes or no"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("If set, write each kernel's bundle (PTX, cubin, JSON) "

@@ -115,7 +115,8 @@ FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
 /// Reads the kernel configuration off the L1 loop nest and checks it against
 /// what the target's lowering supports.
 FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
-                                const TargetModel &target, bool persistent) {
+                                const TargetModel &target,
+                                StringRef persistent) {
   KernelConfig c;
   auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");
   if (!schedule)
@@ -166,10 +167,12 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
                               << target.arch;
   };
   if (target.arch == "sm_90a") {
-    c.persistent = persistent;
+    // auto: persistent where it measured faster (docs/benchmarks.md).
+    c.persistent = persistent == "yes" ||
+                   (persistent == "auto" && !c.causal && c.headDim <= 128);
     return analyzeSM90(forall, target, c, valueDim);
   }
-  if (persistent)
+  if (persistent == "yes")
     return forall.emitError()
            << "not supported yet: a persistent grid on " << target.arch;
   if (!c.elementType.isF16() && !c.elementType.isBF16())
@@ -286,6 +289,12 @@ struct FlashLowerToNVGPUPass
       module.emitError() << "flash-lower-to-nvgpu: unknown arch '" << arch
                          << "'; expected one of "
                          << llvm::join(knownArchs(), ", ");
+      return signalPassFailure();
+    }
+    if (persistent != "auto" && persistent != "yes" && persistent != "no") {
+      module.emitError() << "flash-lower-to-nvgpu: persistent must be auto, "
+                            "yes or no, got '"
+                         << persistent << "'";
       return signalPassFailure();
     }
     if (target->arch == "sm_100a") {
