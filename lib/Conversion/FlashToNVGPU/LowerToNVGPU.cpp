@@ -70,23 +70,11 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
 /// warpgroup, one producer warpgroup, TMA boxes of 64 columns and at most
 /// 256 rows, wgmma N a multiple of 16 up to 256.
 FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
-                                    const TargetModel &target, KernelConfig c,
-                                    int64_t valueDim) {
+                                    const TargetModel &target, KernelConfig c) {
   auto unsupported = [&](const Twine &what) -> FailureOr<KernelConfig> {
     return forall.emitError() << "not supported yet: " << what << " on "
                               << target.arch;
   };
-  if (!c.elementType.isF16() && !c.elementType.isBF16())
-    return unsupported(
-        "element type f32 (GPU kernels take f16 or bf16; f32 runs on the CPU)");
-  if (valueDim != c.headDim)
-    return unsupported("Dv = " + Twine(valueDim) + " != D = " +
-                       Twine(c.headDim));
-  if (c.headDim != 64 && c.headDim != 128 && c.headDim != 256)
-    return unsupported("head dimension " + Twine(c.headDim) +
-                       " (supported: 64, 128, 256)");
-  if (!(c.scale > 0.0f))
-    return unsupported("a negative scale");
   if (c.blockQ % 64 != 0 || c.blockQ < 64 || c.blockQ > 192)
     return unsupported("block_q = " + Twine(c.blockQ) +
                        " (one to three consumer warpgroups of 64 rows)");
@@ -166,15 +154,9 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
     return forall.emitError() << "not supported yet: " << what << " on "
                               << target.arch;
   };
-  if (target.arch == "sm_90a") {
-    // auto: persistent where it measured faster (docs/benchmarks.md).
-    c.persistent = persistent == "yes" ||
-                   (persistent == "auto" && !c.causal && c.headDim <= 128);
-    return analyzeSM90(forall, target, c, valueDim);
-  }
-  if (persistent == "yes")
-    return forall.emitError()
-           << "not supported yet: a persistent grid on " << target.arch;
+  // What every GPU lowering needs: 16-bit operands, D = Dv in {64, 128, 256}
+  // (whole 128-byte rows of 64 columns), and a positive scale (the softmax
+  // folds it into exp2 after the row max).
   if (!c.elementType.isF16() && !c.elementType.isBF16())
     return unsupported(
         "element type f32 (GPU kernels take f16 or bf16; f32 runs on the CPU)");
@@ -186,6 +168,16 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
                        " (supported: 64, 128, 256)");
   if (!(c.scale > 0.0f))
     return unsupported("a negative scale");
+
+  if (target.arch == "sm_90a") {
+    // auto: persistent where it measured faster (docs/benchmarks.md).
+    c.persistent = persistent == "yes" ||
+                   (persistent == "auto" && !c.causal && c.headDim <= 128);
+    return analyzeSM90(forall, target, c);
+  }
+  if (persistent == "yes")
+    return forall.emitError()
+           << "not supported yet: a persistent grid on " << target.arch;
   if (c.warps < 1 || c.blockQ % (16 * c.warps) != 0)
     return unsupported("block_q = " + Twine(c.blockQ) +
                        " that is not a multiple of 16 rows per warp (" +
