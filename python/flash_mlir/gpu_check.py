@@ -19,7 +19,7 @@ import time
 TOLERANCE = {"f16": 2e-3, "bf16": 1e-2}
 
 
-def cases(quick: bool):
+def cases(quick: bool, dtypes=("bf16", "f16"), head_dims=(64, 128, 256), causals=(False, True)):
     """(B, Hq, Hkv, Nq, Nk) shapes: odd lengths, GQA 32/8, causal Nq != Nk."""
     shapes = [
         (2, 4, 4, 1, 1),
@@ -33,9 +33,9 @@ def cases(quick: bool):
     ]
     if quick:
         shapes = [(1, 4, 2, 77, 77), (1, 4, 2, 100, 300), (1, 4, 2, 300, 100)]
-    for dtype in ("bf16", "f16"):
-        for d in (64, 128, 256):
-            for causal in (False, True):
+    for dtype in dtypes:
+        for d in head_dims:
+            for causal in causals:
                 for shape in shapes:
                     yield dtype, d, causal, shape
 
@@ -97,6 +97,9 @@ def main(argv=None):
     ap.add_argument("--variants", action="store_true",
                     help="also check every non-default schedule in the bundle directory")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--dtypes", default="bf16,f16")
+    ap.add_argument("--head-dims", default="64,128,256")
+    ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--seed", type=int, default=int(time.time()) % 100000)
     args = ap.parse_args(argv)
     import torch
@@ -104,7 +107,9 @@ def main(argv=None):
     lib = KernelLibrary(args.bundles)
     results = []
     seed = args.seed
-    for dtype, d, causal, shape in cases(args.quick):
+    causals = {"both": (False, True), "yes": (True,), "no": (False,)}[args.causal]
+    for dtype, d, causal, shape in cases(args.quick, args.dtypes.split(","),
+                                         [int(x) for x in args.head_dims.split(",")], causals):
         bundles = [None]
         if args.variants:
             bundles += [bb for bb in lib.all if bb.key() == (dtype, d, causal, True)

@@ -306,25 +306,69 @@ void SM90KernelBuilder::buildTileLoop(
     body(tile, km.i32(0), km.i32(0));
     return;
   }
-  Value lb = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  Value ub = km.mul(km.mul(numQTiles, queryHeads), batchSize);
-  Value step = asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-  auto loop = scf::ForOp::create(b, loc, lb, ub, step,
+  Value block = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value blocks = asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  Value total = km.mul(km.mul(numQTiles, queryHeads), batchSize);
+  if (!config.causal) {
+    // Equal work per tile: round robin.
+    auto loop = scf::ForOp::create(b, loc, block, total, blocks,
+                                   ValueRange{km.i32(0), km.i32(0)});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value iteration = loop.getRegionIterArgs()[0];
+    Value kvCount = loop.getRegionIterArgs()[1];
+    Value next = body(loop.getInductionVar(), iteration, kvCount);
+    scf::YieldOp::create(b, loc,
+                         ValueRange{km.add(iteration, km.i32(1)), next});
+    return;
+  }
+  // Causal tiles carry unequal work: decodeTile orders them longest first,
+  // and round r hands tile r·G + c to block c on even rounds and
+  // r·G + G-1-c on odd ones (a snake), so that every block's sum of work
+  // stays close to the others'.
+  Value rounds = km.divu(km.add(total, km.sub(blocks, km.i32(1))), blocks);
+  auto loop = scf::ForOp::create(b, loc, km.i32(0), rounds, km.i32(1),
                                  ValueRange{km.i32(0), km.i32(0)});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
+  Value round = loop.getInductionVar();
   Value iteration = loop.getRegionIterArgs()[0];
   Value kvCount = loop.getRegionIterArgs()[1];
-  Value next = body(loop.getInductionVar(), iteration, kvCount);
-  scf::YieldOp::create(b, loc, ValueRange{km.add(iteration, km.i32(1)), next});
+  Value odd = km.cmp(arith::CmpIPredicate::ne, km.andi(round, km.i32(1)),
+                     km.i32(0));
+  Value slot =
+      km.select(odd, km.sub(km.sub(blocks, km.i32(1)), block), block);
+  Value tile = km.add(km.mul(round, blocks), slot);
+  auto exists =
+      scf::IfOp::create(b, loc, TypeRange{b.getI32Type(), b.getI32Type()},
+                        km.cmp(arith::CmpIPredicate::ult, tile, total), true);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(exists.thenBlock());
+    Value next = body(tile, iteration, kvCount);
+    scf::YieldOp::create(b, loc,
+                         ValueRange{km.add(iteration, km.i32(1)), next});
+    b.setInsertionPointToStart(exists.elseBlock());
+    scf::YieldOp::create(b, loc, ValueRange{iteration, kvCount});
+  }
+  scf::YieldOp::create(b, loc, exists.getResults());
 }
 
 void SM90KernelBuilder::decodeTile(Value tile) {
   // tile = (batch·Hq + head)·numQTiles + q: consecutive tiles share a head's
   // K/V in L2. Causal Q tiles further down the sequence visit more K/V
   // tiles: they go first (q reversed) so the short ones fill the last wave.
-  Value q = arith::RemUIOp::create(b, loc, tile, numQTiles);
-  Value headIndex = km.divu(tile, numQTiles); // batch·Hq + head
+  // A persistent causal grid orders tiles by work instead:
+  // tile = rank·(B·Hq) + (batch·Hq + head), rank 0 the longest Q tiles.
+  Value q, headIndex;
+  if (config.persistent && config.causal) {
+    Value heads = km.mul(queryHeads, batchSize);
+    q = km.divu(tile, heads);
+    headIndex = arith::RemUIOp::create(b, loc, tile, heads);
+  } else {
+    q = arith::RemUIOp::create(b, loc, tile, numQTiles);
+    headIndex = km.divu(tile, numQTiles); // batch·Hq + head
+  }
   if (config.causal)
     q = km.sub(km.sub(numQTiles, km.i32(1)), q);
   Value batch = km.divu(headIndex, queryHeads);
