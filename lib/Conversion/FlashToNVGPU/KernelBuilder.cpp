@@ -81,8 +81,6 @@ Value KernelMath::toIndex(Value v) {
 KVRange mlir::flash::buildKVRange(KernelMath &km, Value qStart, Value seqQ,
                                   Value seqKV, int64_t blockQ, int64_t blockKV,
                                   bool causal) {
-  using P = arith::CmpIPredicate;
-  (void)P::eq;
   Value bc = km.i32(blockKV);
   Value fullTilesInSeq = km.divu(seqKV, bc);
   if (!causal) {

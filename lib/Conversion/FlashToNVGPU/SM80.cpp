@@ -54,10 +54,6 @@ private:
                            gpu::AddressSpaceAttr::get(
                                b.getContext(), gpu::AddressSpace::Workgroup));
   }
-  MemRefType globalType() {
-    return MemRefType::get({int64_t(1) << 40}, et, AffineMap(),
-                           b.getI64IntegerAttr(1));
-  }
 
   /// Copies R rows of D elements starting at global row `row0` of the head
   /// at element offset `globalBase` (rows >= `validRows` read as zeros) into

@@ -295,9 +295,10 @@ void SM90KernelBuilder::buildTileLoop(
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
   };
   if (!config.persistent) {
-    // One tile per block, straight-line: no loop around the K/V loops (a
-    // one-trip scf.for cost 7% at D=128 N=8k on the H200, 659 -> 608
-    // TFLOP/s, through worse code in the K/V loops).
+    // One tile per block, straight-line: no loop around the K/V loops, so
+    // the kernel is the same as before persistence existed (a one-trip
+    // scf.for around them measured 608 against 659 and 631 TFLOP/s at D=128
+    // N=8k: inside the run-to-run spread, docs/benchmarks.md).
     Value x = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
     Value y = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
     Value z = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
