@@ -69,6 +69,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   FlashLowerToNVGPUOptions lower;
   lower.arch = options.arch;
   lower.persistent = options.persistent;
+  lower.pingPong = options.pingPong;
   pm.addPass(createFlashLowerToNVGPU(lower));
 
   // Upstream NVGPU -> NVVM -> LLVM -> PTX. sm_100a needs PTX ISA 8.6.

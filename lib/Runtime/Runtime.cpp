@@ -209,6 +209,11 @@ bool Kernel::open(const std::string &jsonPath, std::string &error) {
       info_.cubinFiles[cubinArch] = file->string;
   if (const Json *persistent = root.get("persistent"))
     info_.persistent = persistent->boolean;
+  if (const Json *blocks = root.get("blocks_per_sm"))
+    info_.blocksPerSM = unsigned(blocks->number);
+  if (const Json *args = root.get("args"))
+    for (const Json &arg : args->array)
+      info_.takesCounter |= arg.string == "counter:ptr";
   if (const Json *maps = root.get("tensor_maps")) {
     for (const Json &map : maps->array) {
       KernelInfo::TensorMapSpec spec;
@@ -328,7 +333,23 @@ bool Kernel::launch(const AttentionProblem &p, CUstream stream,
   CUdeviceptr q = p.q, k = p.k, v = p.v, o = p.out, lse = p.lse;
   int batch = p.batch, hq = p.queryHeads, hkv = p.kvHeads, nq = p.seqQ,
       nk = p.seqKV;
-  void *args[] = {&q, &k, &v, &o, &lse, &batch, &hq, &hkv, &nq, &nk, &scale};
+  CUdeviceptr counter = 0;
+  if (info_.takesCounter) {
+    auto it = counters_.find(stream);
+    if (it == counters_.end()) {
+      CUresult r = cuMemAlloc(&counter, sizeof(int));
+      if (r == CUDA_SUCCESS)
+        r = cuMemsetD32(counter, 0, 1);
+      if (r != CUDA_SUCCESS) {
+        error = "tile counter for " + info_.name + ": " + cuError(r);
+        return false;
+      }
+      it = counters_.emplace(stream, counter).first;
+    }
+    counter = it->second;
+  }
+  void *args[] = {&q,   &k,  &v,  &o,     &lse,    &batch,
+                  &hq,  &hkv, &nq, &nk,   &scale,  &counter};
   // sm_90a kernels take Q, K, V as CUtensorMaps by value: rank 3 over
   // (D, N, B·H), so a box never reads the next head and rows past N are 0.
   alignas(64) CUtensorMap maps[3];
@@ -362,14 +383,17 @@ bool Kernel::launch(const AttentionProblem &p, CUstream stream,
   unsigned gridX = (p.seqQ + info_.blockQ - 1) / info_.blockQ;
   unsigned gridY = p.queryHeads, gridZ = p.batch;
   if (info_.persistent) {
-    // One block per SM at most, each looping over every gridDim.x-th tile.
+    // blocks_per_sm blocks per SM at most, each looping over every
+    // gridDim.x-th tile.
     CUdevice device;
     int sms = 0;
     cuCtxGetDevice(&device);
     cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
                          device);
     unsigned long long tiles = 1ULL * gridX * gridY * gridZ;
-    gridX = unsigned(std::min<unsigned long long>(std::max(sms, 1), tiles));
+    unsigned long long slots =
+        1ULL * std::max(sms, 1) * std::max(info_.blocksPerSM, 1u);
+    gridX = unsigned(std::min(slots, tiles));
     gridY = gridZ = 1;
   }
   CUresult r = cuLaunchKernel(function_, gridX, gridY, gridZ, info_.threads, 1,

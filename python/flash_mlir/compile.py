@@ -33,6 +33,7 @@ class KernelSpec:
     block_kv: int = 0
     warps: int = 0
     persistent: str = "auto"  # sm_90a persistent grid: auto (the lowering's policy), yes, no
+    ping_pong: str = "auto"   # sm_90a consumer ping-pong: auto (the lowering's policy), yes, no
 
     @property
     def name(self) -> str:
@@ -45,6 +46,8 @@ class KernelSpec:
             name += f"_bq{self.block_q}_bkv{self.block_kv}_w{self.warps}"
         if self.persistent != "auto":
             name += "_persistent" if self.persistent == "yes" else "_nonpersistent"
+        if self.ping_pong != "auto":
+            name += "_pingpong" if self.ping_pong == "yes" else "_nopingpong"
         return name
 
     def source(self) -> str:
@@ -75,6 +78,8 @@ def compile_bundle(spec: KernelSpec, out_dir: str, flash_opt: str = DEFAULT_FLAS
             options.append(f"{key}={value}")
     if spec.persistent != "auto":
         options.append(f"persistent={spec.persistent}")
+    if spec.ping_pong != "auto":
+        options.append(f"ping-pong={spec.ping_pong}")
     cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -101,6 +106,9 @@ def main(argv=None) -> int:
     ap.add_argument("--persistent", default="auto", choices=["auto", "variants"],
                     help="sm_90a: 'auto' compiles the lowering's choice; 'variants' also "
                          "compiles the persistent and non-persistent forms as variants")
+    ap.add_argument("--ping-pong", default="auto", choices=["auto", "variants"],
+                    help="sm_90a: 'variants' also compiles the forms with and without "
+                         "ping-pong between consumer warpgroups (schedules with two or more)")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
     schedules = [(0, 0, 0)] + [tuple(int(x) for x in s.split("x"))
@@ -111,10 +119,15 @@ def main(argv=None) -> int:
             for causal in _flags(args.causal):
                 for lse in _flags(args.lse):
                     for bq, bkv, warps in schedules:
-                        forms = ["auto"] + (["yes", "no"] if args.persistent == "variants" else [])
-                        for persistent in forms:
+                        forms = [("auto", "auto")]
+                        if args.persistent == "variants":
+                            forms += [("yes", "auto"), ("no", "auto")]
+                        # Ping-pong needs two consumer warpgroups (block_q >= 128).
+                        if args.ping_pong == "variants" and (bq == 0 or bq >= 128):
+                            forms += [(p, pp) for p, _ in list(forms) for pp in ("yes", "no")]
+                        for persistent, ping_pong in forms:
                             spec = KernelSpec(dtype, d, causal, lse, args.arch, bq, bkv, warps,
-                                              persistent)
+                                              persistent, ping_pong)
                             path = compile_bundle(spec, args.out, args.flash_opt, args.cubin_archs)
                             print(path)
                             count += 1

@@ -98,13 +98,17 @@ class Bundle:
         self.threads = m["threads"]
         self.shared_bytes = m["dynamic_shared_memory"]
         self.tensor_maps = m.get("tensor_maps", [])
+        # A persistent sm_90a grid takes a tile counter: a zeroed int32 that the
+        # kernel leaves zeroed, one per stream (launches on a stream are ordered).
+        self.takes_counter = "counter:ptr" in m.get("args", [])
+        self._counters = {}
         self._function = None
 
     def key(self):
         return (self.dtype, self.head_dim, self.causal, self.writes_lse)
 
     def is_variant(self):
-        return "_bq" in self.name or self.name.endswith("persistent")
+        return "_bq" in self.name or self.name.endswith(("persistent", "pingpong"))
 
     def load(self):
         """Loads the cubin built for this device, or JITs the PTX."""
@@ -149,8 +153,9 @@ class Bundle:
             return
         grid = (math.ceil(seq_q / self.block_q), q_heads, batch)
         if self.meta.get("persistent"):
-            # One block per SM (at most), looping over all Q tiles.
+            # blocks_per_sm blocks per SM (at most), looping over all Q tiles.
             sms = torch.cuda.get_device_properties(q.device).multi_processor_count
+            sms *= self.meta.get("blocks_per_sm", 1)
             grid = (min(sms, grid[0] * grid[1] * grid[2]), 1, 1)
         storage = []
         if self.tensor_maps:
@@ -166,10 +171,15 @@ class Bundle:
         scalars = [ctypes.c_uint64(o.data_ptr()), ctypes.c_uint64(lse.data_ptr() if lse is not None else 0),
                    ctypes.c_int32(batch), ctypes.c_int32(q_heads), ctypes.c_int32(kv_heads),
                    ctypes.c_int32(seq_q), ctypes.c_int32(seq_kv), ctypes.c_float(scale)]
+        stream = torch.cuda.current_stream(q.device).cuda_stream
+        if self.takes_counter:
+            key = (q.device.index, stream)
+            if key not in self._counters:
+                self._counters[key] = torch.zeros(1, dtype=torch.int32, device=q.device)
+            scalars.append(ctypes.c_uint64(self._counters[key].data_ptr()))
         storage += scalars
         pointers += [ctypes.c_void_p(ctypes.addressof(x)) for x in scalars]
         params = (ctypes.c_void_p * len(pointers))(*[p.value for p in pointers])
-        stream = torch.cuda.current_stream(q.device).cuda_stream
         drv = _Driver.get()
         drv.check(drv.cu.cuLaunchKernel(function, grid[0], grid[1], grid[2], self.threads, 1, 1,
                                         self.shared_bytes, ctypes.c_void_p(stream),

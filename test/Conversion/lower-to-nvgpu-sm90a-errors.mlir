@@ -33,7 +33,7 @@ func.func @one_stage(%q: tensor<1x1x512x128xbf16>, %k: tensor<1x1x512x128xbf16>,
 
 // -----
 
-// CHECK: lower-to-nvgpu-sm90a-errors.mlir:[[@LINE+2]]:8: error: not supported yet: 427088 bytes of shared memory (232448 per block) on sm_90a
+// CHECK: lower-to-nvgpu-sm90a-errors.mlir:[[@LINE+2]]:8: error: not supported yet: 427096 bytes of shared memory (232448 per block) on sm_90a
 func.func @too_much_smem(%q: tensor<1x1x512x256xbf16>, %k: tensor<1x1x512x256xbf16>, %v: tensor<1x1x512x256xbf16>) -> tensor<1x1x512x256xbf16> {
   %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 176, stages = 2, warps = 12>} : tensor<1x1x512x256xbf16>, tensor<1x1x512x256xbf16>, tensor<1x1x512x256xbf16> -> tensor<1x1x512x256xbf16>
   return %o : tensor<1x1x512x256xbf16>

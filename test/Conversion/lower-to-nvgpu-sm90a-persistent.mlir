@@ -3,30 +3,64 @@
 // RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=yes" | FileCheck %s --check-prefix=YES
 // RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=maybe" 2>&1 | FileCheck %s --check-prefix=BAD
 
-// The persistent grid (sm_90a): one block per SM loops over all tiles, with
-// the ring of K/V stages and the Q slot's mbarrier phases carried across
-// tiles. `auto` picks it for non-causal attention with D <= 128 (measured
-// faster on the H200) and not for causal attention (round-robin tiles
-// unbalance causal work).
+// The persistent grid (sm_90a): at most blocks_per_sm blocks per SM, each
+// looping over tiles it draws from a global counter (a dynamic scheduler),
+// with the ring of K/V stages and the Q buffers' mbarrier phases carried
+// across tiles, and Q double-buffered where shared memory allows. `auto`
+// picks it for D <= 128 (measured faster on the H200, docs/benchmarks.md)
+// and not for D = 256, whose Q tile cannot be double-buffered.
 
 // BAD: error: flash-lower-to-nvgpu: persistent must be auto, yes or no, got 'maybe'
 
-// AUTO-LABEL: kernel = "plain"
-// AUTO-SAME: persistent = true
+// The launch contract: a tile counter argument, the grid, two Q buffers.
+// AUTO-LABEL: args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:ptr", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32", "counter:ptr"]
+// AUTO-SAME: grid = ["min(blocks_per_sm*SMs, ceildiv(Nq, block_q)*Hq*B)", "1", "1"]
+// AUTO-SAME: kernel = "plain", persistent = true
+// AUTO-SAME: q_buffers = 2
 // AUTO: llvm.func @plain(
-// The tile loop: from blockIdx.x over all Q tiles, step gridDim.x, carrying
-// (tile iteration, K/V tiles streamed so far).
+// AUTO-SAME: %[[COUNTER:[^:]+]]: !llvm.ptr<1>)
+// Barriers: full and empty for each of the two Q buffers, four per K/V stage.
+// AUTO-COUNT-12: nvvm.mbarrier.init
+// Producer: block c starts with tile c; the loop runs while tile < total.
+// AUTO: nvvm.setmaxregister  decrease 24
 // AUTO: %[[BX:.+]] = gpu.block_id  x
 // AUTO: %[[FIRST:.+]] = arith.index_castui %[[BX]] : index to i32
 // AUTO: %[[GX:.+]] = gpu.grid_dim  x
-// AUTO: %[[STEP:.+]] = arith.index_castui %[[GX]] : index to i32
-// AUTO: scf.for %{{.+}} = %[[FIRST]] to %{{.+}} step %[[STEP]] iter_args(%[[ITER:.+]] = %{{.+}}, %[[COUNT:.+]] = %{{.+}}) -> (i32, i32)  : i32
-// The producer waits for the Q slot from the second tile on.
-// AUTO: arith.cmpi sgt, %[[ITER]], %{{.+}} : i32
+// AUTO: %[[BLOCKS:.+]] = arith.index_castui %[[GX]] : index to i32
+// AUTO: scf.while (%[[TILE:.+]] = %[[FIRST]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) : (i32, i32, i32) -> (i32, i32, i32)
+// AUTO: arith.cmpi ult, %[[TILE]], %[[TOTAL:.+]] : i32
+// AUTO: scf.condition
+// A Q buffer is reused from its second use on: wait for its "empty" phase.
+// AUTO: scf.if
 // AUTO: nvvm.mbarrier.try_wait.parity
+// The tile index is published in shared memory before the Q barrier is armed.
+// AUTO: llvm.store volatile %{{.+}}, %{{.+}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// AUTO: nvvm.mbarrier.arrive.expect_tx
+// AUTO: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg0
+// AUTO: scf.for
+// The next tile: gridDim.x + atomicAdd(counter, 1); the last draw resets it.
+// AUTO: %[[DRAWN:.+]] = llvm.atomicrmw add %[[COUNTER]], %{{.+}} monotonic : !llvm.ptr<1>, i32
+// AUTO: %[[LASTDRAW:.+]] = arith.subi %[[TOTAL]], %{{.+}} : i32
+// AUTO: arith.cmpi eq, %[[DRAWN]], %[[LASTDRAW]] : i32
+// AUTO: llvm.atomicrmw xchg %[[COUNTER]], %{{.+}} monotonic : !llvm.ptr<1>, i32
+// AUTO: %[[NEXT:.+]] = arith.addi %[[BLOCKS]], %[[DRAWN]] : i32
+// AUTO: scf.yield %[[NEXT]],
+// After the last tile: an index past the end, published like a tile's.
+// AUTO: llvm.store volatile %[[TOTAL]], %{{.+}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// AUTO: nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3> -> i64
+// Consumers: wait for the Q buffer, read the tile index, stop past the end.
+// AUTO: nvvm.setmaxregister  increase 240
+// AUTO: scf.while
+// AUTO: nvvm.mbarrier.try_wait.parity
+// AUTO: %[[T:.+]] = llvm.load volatile %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// AUTO: %[[MORE:.+]] = arith.cmpi ult, %[[T]], %{{.+}} : i32
+// AUTO: scf.condition(%[[MORE]]) %[[T]],
 // NO-LABEL: kernel = "plain"
 // NO-SAME: persistent = false
-// NO-NOT: step %{{.+}} iter_args(%{{.+}}, %{{.+}}) -> (i32, i32)
+// NO-SAME: q_buffers = 1
+// NO-NOT: counter:ptr
+// NO-NOT: atomicrmw
+// NO-NOT: scf.while
 // NO: llvm.return
 func.func @plain(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>) -> tensor<2x8x1000x128xbf16> {
   %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>}
@@ -36,11 +70,45 @@ func.func @plain(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %
 
 // -----
 
-// AUTO-LABEL: kernel = "causal"
-// AUTO-SAME: persistent = false
-// YES: grid = ["min(SMs, ceildiv(Nq, block_q)*Hq*B)", "1", "1"], head_dim = 128 : i64, kernel = "causal", persistent = true
+// Causal attention uses the same scheduler: tiles go out longest first
+// within a head, to whichever block asks first.
+// AUTO-LABEL: kernel = "causal", persistent = true
+// AUTO: llvm.atomicrmw add
+// NO-LABEL: kernel = "causal", persistent = false
 func.func @causal(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>) -> tensor<2x8x1000x128xbf16> {
   %o = flash.attention %q, %k, %v {causal, schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>}
       : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16> -> tensor<2x8x1000x128xbf16>
   return %o : tensor<2x8x1000x128xbf16>
+}
+
+// -----
+
+// D = 256: `auto` keeps one tile per block. A persistent grid there fits
+// only one Q buffer (2 × 64 KB of Q and 128 KB of K/V exceed 227 KB).
+// AUTO-LABEL: kernel = "d256", persistent = false
+// YES-LABEL: kernel = "d256", persistent = true
+// YES-SAME: q_buffers = 1
+func.func @d256(%q: tensor<1x4x1000x256xbf16>, %k: tensor<1x4x1000x256xbf16>, %v: tensor<1x4x1000x256xbf16>) -> tensor<1x4x1000x256xbf16> {
+  %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 64, stages = 2, warps = 12>}
+      : tensor<1x4x1000x256xbf16>, tensor<1x4x1000x256xbf16>, tensor<1x4x1000x256xbf16> -> tensor<1x4x1000x256xbf16>
+  return %o : tensor<1x4x1000x256xbf16>
+}
+
+// -----
+
+// One consumer warpgroup whose block fits twice in shared memory and in half
+// the register file runs two blocks per SM: minctasm 2, 128 registers at
+// launch, setmaxnreg 24/232, and a persistent grid of 2 blocks per SM.
+// AUTO-LABEL: block_q = 64 : i64, blocks_per_sm = 2
+// AUTO-SAME: consumer_registers = 232 : i64, consumer_warpgroups = 1 : i64
+// AUTO-SAME: kernel = "two_per_sm"
+// AUTO-SAME: producer_registers = 24 : i64
+// AUTO: llvm.func @two_per_sm(
+// AUTO-SAME: nvvm.minctasm = 2 : i32
+// AUTO: nvvm.setmaxregister  decrease 24
+// AUTO: nvvm.setmaxregister  increase 232
+func.func @two_per_sm(%q: tensor<1x4x1000x64xbf16>, %k: tensor<1x4x1000x64xbf16>, %v: tensor<1x4x1000x64xbf16>) -> tensor<1x4x1000x64xbf16> {
+  %o = flash.attention %q, %k, %v {causal, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 8>}
+      : tensor<1x4x1000x64xbf16>, tensor<1x4x1000x64xbf16>, tensor<1x4x1000x64xbf16> -> tensor<1x4x1000x64xbf16>
+  return %o : tensor<1x4x1000x64xbf16>
 }

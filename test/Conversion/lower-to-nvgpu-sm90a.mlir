@@ -1,4 +1,4 @@
-// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s
+// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no ping-pong=no" | FileCheck %s
 // RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=NOSCORES
 
 // flash-lower-to-nvgpu (sm_90a): FlashAttention-3's design. A producer
@@ -6,6 +6,9 @@
 // on mbarriers; two consumer warpgroups (64 rows each) run S = Q·Kᵀ on
 // wgmma with both operands in shared memory and O += P·V on wgmma with P in
 // registers; setmaxnreg moves registers from the producer to the consumers.
+// This file pins the one-tile-per-block kernel without ping-pong; the
+// persistent grid and ping-pong (both on by default here) have their own
+// files.
 
 // NOSCORES-NOT: 1000x1000
 

@@ -19,6 +19,12 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}} p, 1, 1, 1;
 // PTX-DAG: ex2.approx.ftz.f32
+// The defaults for D = 128: a persistent grid drawing tiles from a counter,
+// and ping-pong between the two consumer warpgroups (named barriers).
+// PTX-DAG: atom.global.add.u32
+// PTX-DAG: atom.global.exch.b32
+// PTX-DAG: bar.sync {{.*}}, 256;
+// PTX-DAG: bar.arrive {{.*}}, {{.*}};
 // JSON: "sm_90a": {
 // JSON: "spill_loads": 0,
 // JSON: "spill_stores": 0,

@@ -49,7 +49,12 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "tiles, loads of the next tile overlapping the epilogue): yes, no, "
            "or auto (yes for non-causal attention with D <= 128, where it "
            "measured faster on the H200; no for causal, where static "
-           "round-robin tiles unbalance the work)">
+           "round-robin tiles unbalance the work)">,
+    Option<"pingPong", "ping-pong", "std::string", /*default=*/"\"auto\"",
+           "sm_90a: the consumer warpgroups take turns issuing their GEMMs "
+           "(named barriers), so that one's softmax and epilogue run while "
+           "another's GEMMs use the tensor cores: yes, no, or auto (see "
+           "docs/gpu.md); needs two or more consumer warpgroups">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

@@ -49,6 +49,11 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
       llvm::cl::desc("sm_90a: persistent grid (one block per SM looping over "
                      "tiles): auto, yes or no"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> pingPong{
+      *this, "ping-pong",
+      llvm::cl::desc("sm_90a: consumer warpgroups take turns issuing their "
+                     "GEMMs (named barriers): auto, yes or no"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("If set, write each kernel's bundle (PTX, cubin, JSON) "

@@ -26,7 +26,11 @@ struct KernelInfo {
   std::string name, arch, elementType, ptxFile;
   int headDim = 0, valueDim = 0, blockQ = 0, threads = 0, sharedBytes = 0;
   bool causal = false, writesLse = false;
-  bool persistent = false; ///< grid = min(SMs, tiles) blocks looping over tiles
+  bool persistent = false; ///< grid = min(SMs·blocksPerSM, tiles) blocks looping over tiles
+  unsigned blocksPerSM = 1; ///< blocks resident per SM (persistent grid size)
+  /// The kernel takes a tile counter (args "counter:ptr"): a global i32 that
+  /// is 0 before each launch; the kernel leaves it 0.
+  bool takesCounter = false;
   std::map<std::string, std::string> cubinFiles; ///< ptxas arch -> file
   /// sm_90a: Q, K, V are passed as CUtensorMaps (rank 3 over (D, N, B·H)).
   struct TensorMapSpec {
@@ -69,6 +73,10 @@ private:
   CUmodule module_ = nullptr;
   CUfunction function_ = nullptr;
   std::string loadedFrom_;
+  /// One zeroed tile counter per stream (launches on one stream are
+  /// ordered, so they can share it; launches on two streams may overlap).
+  /// Allocated on first use and kept for the life of the context.
+  std::map<CUstream, CUdeviceptr> counters_;
 };
 
 } // namespace runtime

@@ -69,6 +69,9 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
 /// The sm_90a kernel's constraints (SM90.cpp): 64 rows per consumer
 /// warpgroup, one producer warpgroup, TMA boxes of 64 columns and at most
 /// 256 rows, wgmma N a multiple of 16 up to 256.
+/// Whether `ping-pong=auto` turns ping-pong on (two or more consumers).
+constexpr bool kPingPongByDefault = true;
+
 FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
                                     const TargetModel &target, KernelConfig c) {
   auto unsupported = [&](const Twine &what) -> FailureOr<KernelConfig> {
@@ -89,14 +92,36 @@ FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
   if (c.stages < 2)
     return unsupported(Twine(c.stages) +
                        " K/V stage (the producer/consumer pipeline needs two)");
-  // setmaxnreg: the producer keeps 24 (32 with three consumers) registers,
-  // the consumers share the rest in steps of 8.
-  c.producerRegisters = c.consumers <= 2 ? 24 : 32;
-  c.consumerRegisters = c.consumers <= 2 ? 240 : 160;
+  // A persistent block double-buffers Q where shared memory allows.
+  c.qBuffers = c.persistent ? 2 : 1;
   c.sharedBytes = sm90SharedBytes(c);
+  if (c.qBuffers == 2 && c.sharedBytes > target.sharedMemPerBlock) {
+    c.qBuffers = 1;
+    c.sharedBytes = sm90SharedBytes(c);
+  }
   if (c.sharedBytes > target.sharedMemPerBlock)
     return unsupported(Twine(c.sharedBytes) + " bytes of shared memory (" +
                        Twine(target.sharedMemPerBlock) + " per block)");
+  // Two blocks per SM where both fit: one consumer warpgroup, twice the
+  // shared memory plus the 1 KB the hardware reserves per block, and D ≤ 128:
+  // ptxas allocates the whole kernel under the launch cap (128 registers per
+  // thread for two blocks of 256 threads), and the m64n256 P·V wgmma of
+  // D = 256 alone needs 158 ("Insufficient registers", C7602).
+  c.blocksPerSM = c.consumers == 1 && c.headDim <= 128 &&
+                          2 * (c.sharedBytes + 1024) <= target.sharedMemPerSM
+                      ? 2
+                      : 1;
+  // setmaxnreg: each block launches with its share of the register file
+  // (a multiple of 8 per thread, at most 255); the producer drops to 24
+  // (32 with three consumers) and the consumers split the rest in steps of 8.
+  int64_t threads = 128 * (c.consumers + 1);
+  int64_t perThread = std::min<int64_t>(
+      target.registersPerSM / (c.blocksPerSM * threads) / 8 * 8, 248);
+  c.producerRegisters = c.consumers <= 2 ? 24 : 32;
+  c.consumerRegisters = std::min<int64_t>(
+      (perThread * threads - 128 * c.producerRegisters) / (128 * c.consumers) /
+          8 * 8,
+      240);
   return c;
 }
 
@@ -104,7 +129,7 @@ FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
 /// what the target's lowering supports.
 FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
                                 const TargetModel &target,
-                                StringRef persistent) {
+                                StringRef persistent, StringRef pingPong) {
   KernelConfig c;
   auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");
   if (!schedule)
@@ -171,13 +196,26 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
 
   if (target.arch == "sm_90a") {
     // auto: persistent where it measured faster (docs/benchmarks.md).
-    c.persistent = persistent == "yes" ||
-                   (persistent == "auto" && !c.causal && c.headDim <= 128);
-    return analyzeSM90(forall, target, c);
+    c.persistent =
+        persistent == "yes" || (persistent == "auto" && c.headDim <= 128);
+    FailureOr<KernelConfig> sm90 = analyzeSM90(forall, target, c);
+    if (failed(sm90))
+      return failure();
+    if (pingPong == "yes" && sm90->consumers < 2)
+      return forall.emitError()
+             << "not supported yet: ping-pong with one consumer warpgroup "
+                "(block_q = 64); it needs two or more";
+    sm90->pingPong = pingPong == "yes" ||
+                     (pingPong == "auto" && sm90->consumers >= 2 &&
+                      kPingPongByDefault);
+    return sm90;
   }
   if (persistent == "yes")
     return forall.emitError()
            << "not supported yet: a persistent grid on " << target.arch;
+  if (pingPong == "yes")
+    return forall.emitError()
+           << "not supported yet: ping-pong on " << target.arch;
   if (c.warps < 1 || c.blockQ % (16 * c.warps) != 0)
     return unsupported("block_q = " + Twine(c.blockQ) +
                        " that is not a multiple of 16 rows per warp (" +
@@ -228,9 +266,12 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
       b.getNamedAttr("threads", i64(c.threads())),
       b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
       b.getNamedAttr("persistent", b.getBoolAttr(c.persistent)),
+      b.getNamedAttr("blocks_per_sm", i64(c.blocksPerSM)),
+      b.getNamedAttr("ping_pong", b.getBoolAttr(c.pingPong)),
+      b.getNamedAttr("q_buffers", i64(c.qBuffers)),
       b.getNamedAttr("grid",
                      c.persistent
-                         ? b.getStrArrayAttr({"min(SMs, ceildiv(Nq, block_q)*Hq*B)",
+                         ? b.getStrArrayAttr({"min(blocks_per_sm*SMs, ceildiv(Nq, block_q)*Hq*B)",
                                               "1", "1"})
                          : b.getStrArrayAttr({"ceildiv(Nq, block_q)", "Hq", "B"})),
       b.getNamedAttr("compiled_shape",
@@ -241,11 +282,17 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
   if (c.arch == "sm_90a") {
     // Q, K, V travel as CUtensorMaps (by value): rank 3 over (D, N, B·H),
     // 128-byte swizzle, zero fill out of bounds, boxes of 64 columns.
-    fields.push_back(b.getNamedAttr(
-        "args", b.getStrArrayAttr({"q:tensormap", "k:tensormap",
-                                   "v:tensormap", "o:ptr", "lse:ptr", "B:i32",
-                                   "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32",
-                                   "scale:f32"})));
+    // A persistent grid also takes its tile counter: an i32 in global
+    // memory that is 0 before the launch and is 0 again after it (the
+    // kernel resets it), so one zeroed counter per stream serves every
+    // launch on that stream.
+    SmallVector<StringRef> args = {"q:tensormap", "k:tensormap", "v:tensormap",
+                                   "o:ptr",       "lse:ptr",     "B:i32",
+                                   "Hq:i32",      "Hkv:i32",     "Nq:i32",
+                                   "Nk:i32",      "scale:f32"};
+    if (c.persistent)
+      args.push_back("counter:ptr");
+    fields.push_back(b.getNamedAttr("args", b.getStrArrayAttr(args)));
     auto map = [&](StringRef tensor, int64_t rows) {
       return b.getDictionaryAttr(
           {b.getNamedAttr("tensor", b.getStringAttr(tensor)),
@@ -283,11 +330,14 @@ struct FlashLowerToNVGPUPass
                          << llvm::join(knownArchs(), ", ");
       return signalPassFailure();
     }
-    if (persistent != "auto" && persistent != "yes" && persistent != "no") {
-      module.emitError() << "flash-lower-to-nvgpu: persistent must be auto, "
-                            "yes or no, got '"
-                         << persistent << "'";
-      return signalPassFailure();
+    for (auto [name, value] : {std::make_pair("persistent", &persistent),
+                               std::make_pair("ping-pong", &pingPong)}) {
+      StringRef v = *value;
+      if (v != "auto" && v != "yes" && v != "no") {
+        module.emitError() << "flash-lower-to-nvgpu: " << name
+                           << " must be auto, yes or no, got '" << v << "'";
+        return signalPassFailure();
+      }
     }
     if (target->arch == "sm_100a") {
       module.emitError() << "flash-lower-to-nvgpu: not supported yet: arch "
@@ -321,7 +371,7 @@ struct FlashLowerToNVGPUPass
       kernels.append(existing.begin(), existing.end());
     for (auto [func, forall] : work) {
       FailureOr<KernelConfig> config =
-          analyze(func, forall, *target, persistent);
+          analyze(func, forall, *target, persistent, pingPong);
       if (failed(config))
         return signalPassFailure();
       auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");

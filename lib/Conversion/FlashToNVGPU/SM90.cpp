@@ -42,21 +42,24 @@ constexpr int64_t kSwizzleBytes = 128; // one TMA box column / swizzle atom row
 constexpr int64_t kAtomColumns = 64;   // 16-bit elements per 128 bytes
 
 /// Shared-memory layout (byte offsets from a 1024-aligned base):
-/// Q[Br][D] | K[stages][Bc][D] | V[stages][Bc][D] | mbarriers, each tile
-/// stored as D/64 column blocks of rows × 128 bytes (one TMA box each).
+/// Q[qBuffers][Br][D] | K[stages][Bc][D] | V[stages][Bc][D] | mbarriers |
+/// tile index per Q buffer, each tile stored as D/64 column blocks of
+/// rows × 128 bytes (one TMA box each).
 struct SharedLayout {
-  int64_t qBytes, kvBytes, offQ, offK, offV, offBarriers, numBarriers, total;
+  int64_t qBytes, kvBytes, offQ, offK, offV, offBarriers, numBarriers, offTile,
+      total;
   explicit SharedLayout(const KernelConfig &c) {
     int64_t e = c.elementType.getIntOrFloatBitWidth() / 8;
     qBytes = c.blockQ * c.headDim * e;
     kvBytes = c.blockKV * c.headDim * e;
     offQ = 0;
-    offK = qBytes;
+    offK = c.qBuffers * qBytes;
     offV = offK + c.stages * kvBytes;
     offBarriers = offV + c.stages * kvBytes;
-    // full Q, full K/V and empty K/V per stage, empty Q (persistent reuse)
-    numBarriers = 2 + 4 * c.stages;
-    total = offBarriers + 8 * numBarriers + 1024; // + slack to align the base
+    // full and empty per Q buffer, full and empty K/V per stage
+    numBarriers = 2 * c.qBuffers + 4 * c.stages;
+    offTile = offBarriers + 8 * numBarriers; // persistent: tile per Q buffer
+    total = offTile + 8 + 1024;              // + slack to align the base
   }
 };
 
@@ -80,10 +83,12 @@ private:
     return LLVM::GEPOp::create(b, loc, sharedPtrType(), b.getI8Type(),
                                sharedBase, ValueRange{byteOffset});
   }
+  /// The mbarrier of `kind` for K/V stage or Q buffer `stage`.
   Value barrier(BarrierKind kind, Value stage = Value()) {
+    int64_t qb = config.qBuffers;
     int64_t index = kind == kBarQ     ? 0
-                    : kind == kEmptyQ ? 1 + 4 * S
-                                      : 1 + (int64_t(kind) - 1) * S;
+                    : kind == kEmptyQ ? qb + 4 * S
+                                      : qb + (int64_t(kind) - 1) * S;
     Value offset = km.i32(layout.offBarriers + 8 * index);
     if (stage)
       offset = km.add(offset, km.mul(stage, km.i32(8)));
@@ -102,6 +107,15 @@ private:
                                            km.i32(bytes),
                                            NVVM::MemScopeKind::CTA, false,
                                            Value());
+  }
+  /// (buffer, use count) of the Q of the block's tile number `iteration`.
+  std::pair<Value, Value> qBufferOf(Value iteration) {
+    if (config.qBuffers == 1)
+      return {km.i32(0), iteration};
+    return {km.andi(iteration, km.i32(1)), km.shru(iteration, km.i32(1))};
+  }
+  Value tileSlot(Value buffer) {
+    return sharedPtr(km.add(km.i32(layout.offTile), km.mul(buffer, km.i32(4))));
   }
   /// (stage, use count) of K/V tile j in the ring of S slots.
   std::pair<Value, Value> stageOf(Value j) {
@@ -162,20 +176,30 @@ private:
   /// acc += P·V_s: Bc/16 wgmma m64nD k16 with A = P from registers and V
   /// MN-major in shared memory. Uncommitted.
   void accumulate(Fragment &acc, ArrayRef<Value> probWords, Value stage);
+  /// Ping-pong: consumer c waits for its turn on named barrier 1 + c before
+  /// issuing GEMMs, and hands the turn to consumer c + 1 (mod C) after them.
+  /// No-ops without ping-pong.
+  void beginTurn();
+  void endTurn();
   /// Keeps `values` alive until here (an empty asm that uses them), so that
   /// LLVM does not reuse P's registers while an async wgmma still reads them.
   void keepAlive(ArrayRef<Value> values);
 
   // --- roles ------------------------------------------------------------
   /// The tiles this block computes: one (grid = Q tiles × Hq × B), or every
-  /// gridDim.x-th of all tiles (persistent grid of at most one block per
-  /// SM, so that one tile's loads overlap the previous tile's epilogue).
+  /// gridDim.x-th of all tiles (persistent grid of at most blocksPerSM
+  /// blocks per SM, so that one tile's loads overlap the previous tile's
+  /// epilogue).
   /// `body(tile, tileIteration, kvCount)` returns the new K/V tile count;
   /// kvCount numbers the K/V tiles this block has streamed so far, which
   /// keeps the ring of stages and its mbarrier phases running across tiles.
-  void buildTileLoop(function_ref<Value(Value, Value, Value)> body);
+  void buildTileLoop(bool isProducer,
+                     function_ref<Value(Value, Value, Value)> body);
   /// Sets qStart, headQ, headKV and range for `tile`.
   void decodeTile(Value tile);
+  /// Producer: waits until the Q buffer of tile number `iteration` is free;
+  /// returns the buffer.
+  Value acquireQBuffer(Value iteration);
   void buildProducer();
   void buildConsumer();
   void buildConsumerTile(Value tileIteration, Value kvCount);
@@ -190,7 +214,7 @@ private:
 
   Value tid, seqQ, seqKV, scale, scaleLog2e, qStart, headQ, headKV;
   Value queryHeads, kvHeads, batchSize, numQTiles;
-  Value tensorMapQ, tensorMapK, tensorMapV, outPtr, lsePtr;
+  Value tensorMapQ, tensorMapK, tensorMapV, outPtr, lsePtr, counterPtr;
   Value sharedBase, sharedBase32;
   KVRange range;
   // consumer-side
@@ -273,6 +297,21 @@ void SM90KernelBuilder::accumulate(Fragment &acc, ArrayRef<Value> probWords,
   }
 }
 
+void SM90KernelBuilder::beginTurn() {
+  if (!config.pingPong)
+    return;
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, km.add(consumer, km.i32(1)),
+                          km.i32(256), NVVM::BarrierReductionAttr(), Value());
+}
+
+void SM90KernelBuilder::endTurn() {
+  if (!config.pingPong)
+    return;
+  Value next = arith::RemUIOp::create(b, loc, km.add(consumer, km.i32(1)),
+                                      km.i32(C));
+  NVVM::BarrierArriveOp::create(b, loc, km.add(next, km.i32(1)), km.i32(256));
+}
+
 void SM90KernelBuilder::keepAlive(ArrayRef<Value> values) {
   std::string constraints;
   for (size_t i = 0; i < values.size(); ++i)
@@ -290,7 +329,7 @@ void SM90KernelBuilder::keepAlive(ArrayRef<Value> values) {
 }
 
 void SM90KernelBuilder::buildTileLoop(
-    function_ref<Value(Value, Value, Value)> body) {
+    bool isProducer, function_ref<Value(Value, Value, Value)> body) {
   auto asI32 = [&](Value index) -> Value {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
   };
@@ -307,69 +346,92 @@ void SM90KernelBuilder::buildTileLoop(
     body(tile, km.i32(0), km.i32(0));
     return;
   }
-  Value block = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  Value blocks = asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  // Persistent grid with a dynamic scheduler: block c starts with tile c,
+  // and its producer draws each next tile from a global counter
+  // (gridDim.x + atomicAdd(counter, 1)) before it loads that tile's Q, so
+  // tiles go out in order (longest first within a head, decodeTile) to
+  // whichever block frees up first, as the hardware's block scheduler would
+  // hand out blocks, while loads of the next tile overlap this one's end.
+  // The producer publishes the tile index in shared memory before it arms
+  // the Q barrier; the consumers read it after waiting on that barrier; an
+  // index >= total ends both loops. Every block that starts draws until it
+  // gets an index past the end, so the draws number exactly `total`, and the
+  // block that draws total - 1 (the last draw) resets the counter to 0 for
+  // the next launch on the same counter.
+  using P = arith::CmpIPredicate;
+  Type i32 = b.getI32Type();
   Value total = km.mul(km.mul(numQTiles, queryHeads), batchSize);
-  if (!config.causal) {
-    // Equal work per tile: round robin.
-    auto loop = scf::ForOp::create(b, loc, block, total, blocks,
-                                   ValueRange{km.i32(0), km.i32(0)});
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value iteration = loop.getRegionIterArgs()[0];
-    Value kvCount = loop.getRegionIterArgs()[1];
-    Value next = body(loop.getInductionVar(), iteration, kvCount);
-    scf::YieldOp::create(b, loc,
-                         ValueRange{km.add(iteration, km.i32(1)), next});
+  if (isProducer) {
+    Value first = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value blocks = asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    auto loop = scf::WhileOp::create(
+        b, loc, TypeRange{i32, i32, i32},
+        ValueRange{first, km.i32(0), km.i32(0)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *before = b.createBlock(&loop.getBefore(), {}, {i32, i32, i32},
+                                    {loc, loc, loc});
+      scf::ConditionOp::create(
+          b, loc, km.cmp(P::ult, before->getArgument(0), total),
+          before->getArguments());
+      Block *after = b.createBlock(&loop.getAfter(), {}, {i32, i32, i32},
+                                   {loc, loc, loc});
+      Value tile = after->getArgument(0), iteration = after->getArgument(1);
+      Value next = body(tile, iteration, after->getArgument(2));
+      Value drawn = LLVM::AtomicRMWOp::create(
+          b, loc, LLVM::AtomicBinOp::add, counterPtr, km.i32(1),
+          LLVM::AtomicOrdering::monotonic);
+      auto last = scf::IfOp::create(
+          b, loc, km.cmp(P::eq, drawn, km.sub(total, km.i32(1))), false);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPoint(last.thenBlock()->getTerminator());
+        LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::xchg, counterPtr,
+                                  km.i32(0), LLVM::AtomicOrdering::monotonic);
+      }
+      scf::YieldOp::create(b, loc,
+                           ValueRange{km.add(blocks, drawn),
+                                      km.add(iteration, km.i32(1)), next});
+    }
+    // Tell the consumers there is no next tile: an index past the end,
+    // published like a tile's.
+    Value buffer = acquireQBuffer(loop.getResult(1));
+    LLVM::StoreOp::create(b, loc, total, tileSlot(buffer), /*alignment=*/4,
+                          /*isVolatile=*/true);
+    arriveBarrier(barrier(kBarQ, buffer));
     return;
   }
-  // Causal tiles carry unequal work: decodeTile orders them longest first,
-  // and round r hands tile r·G + c to block c on even rounds and
-  // r·G + G-1-c on odd ones (a snake), so that every block's sum of work
-  // stays close to the others'.
-  Value rounds = km.divu(km.add(total, km.sub(blocks, km.i32(1))), blocks);
-  auto loop = scf::ForOp::create(b, loc, km.i32(0), rounds, km.i32(1),
-                                 ValueRange{km.i32(0), km.i32(0)});
+  // (iteration, kvCount) -> (tile, iteration, kvCount)
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{i32, i32, i32},
+                                   ValueRange{km.i32(0), km.i32(0)});
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value round = loop.getInductionVar();
-  Value iteration = loop.getRegionIterArgs()[0];
-  Value kvCount = loop.getRegionIterArgs()[1];
-  Value odd = km.cmp(arith::CmpIPredicate::ne, km.andi(round, km.i32(1)),
-                     km.i32(0));
-  Value slot =
-      km.select(odd, km.sub(km.sub(blocks, km.i32(1)), block), block);
-  Value tile = km.add(km.mul(round, blocks), slot);
-  auto exists =
-      scf::IfOp::create(b, loc, TypeRange{b.getI32Type(), b.getI32Type()},
-                        km.cmp(arith::CmpIPredicate::ult, tile, total), true);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(exists.thenBlock());
-    Value next = body(tile, iteration, kvCount);
-    scf::YieldOp::create(b, loc,
-                         ValueRange{km.add(iteration, km.i32(1)), next});
-    b.setInsertionPointToStart(exists.elseBlock());
-    scf::YieldOp::create(b, loc, ValueRange{iteration, kvCount});
-  }
-  scf::YieldOp::create(b, loc, exists.getResults());
+  Block *before =
+      b.createBlock(&loop.getBefore(), {}, {i32, i32}, {loc, loc});
+  Value iteration = before->getArgument(0);
+  auto [buffer, use] = qBufferOf(iteration);
+  waitBarrier(barrier(kBarQ, buffer), km.andi(use, km.i32(1)));
+  Value tile = LLVM::LoadOp::create(b, loc, i32, tileSlot(buffer),
+                                    /*alignment=*/4, /*isVolatile=*/true);
+  scf::ConditionOp::create(b, loc, km.cmp(P::ult, tile, total),
+                           ValueRange{tile, iteration,
+                                      before->getArgument(1)});
+  Block *after = b.createBlock(&loop.getAfter(), {}, {i32, i32, i32},
+                               {loc, loc, loc});
+  Value next = body(after->getArgument(0), after->getArgument(1),
+                    after->getArgument(2));
+  scf::YieldOp::create(
+      b, loc, ValueRange{km.add(after->getArgument(1), km.i32(1)), next});
 }
 
 void SM90KernelBuilder::decodeTile(Value tile) {
   // tile = (batch·Hq + head)·numQTiles + q: consecutive tiles share a head's
   // K/V in L2. Causal Q tiles further down the sequence visit more K/V
   // tiles: they go first (q reversed) so the short ones fill the last wave.
-  // A persistent causal grid orders tiles by work instead:
-  // tile = rank·(B·Hq) + (batch·Hq + head), rank 0 the longest Q tiles.
-  Value q, headIndex;
-  if (config.persistent && config.causal) {
-    Value heads = km.mul(queryHeads, batchSize);
-    q = km.divu(tile, heads);
-    headIndex = arith::RemUIOp::create(b, loc, tile, heads);
-  } else {
-    q = arith::RemUIOp::create(b, loc, tile, numQTiles);
-    headIndex = km.divu(tile, numQTiles); // batch·Hq + head
-  }
+  // (An order by work across heads, longest Q tiles of every head first,
+  // balanced the persistent grid but streamed each head's K/V from DRAM
+  // once per Q tile: slower, docs/benchmarks.md.)
+  Value q = arith::RemUIOp::create(b, loc, tile, numQTiles);
+  Value headIndex = km.divu(tile, numQTiles); // batch·Hq + head
   if (config.causal)
     q = km.sub(km.sub(numQTiles, km.i32(1)), q);
   Value batch = km.divu(headIndex, queryHeads);
@@ -382,6 +444,20 @@ void SM90KernelBuilder::decodeTile(Value tile) {
   range = buildKVRange(km, qStart, seqQ, seqKV, Br, Bc, config.causal);
 }
 
+Value SM90KernelBuilder::acquireQBuffer(Value iteration) {
+  // The buffer is free once the consumers have issued the last Q·Kᵀ of the
+  // tile that used it before (use n-1 arrived on emptyQ with parity
+  // (n-1) & 1).
+  auto [buffer, use] = qBufferOf(iteration);
+  auto reused = scf::IfOp::create(
+      b, loc, km.cmp(arith::CmpIPredicate::sgt, use, km.i32(0)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(reused.thenBlock()->getTerminator());
+  waitBarrier(barrier(kEmptyQ, buffer),
+              km.andi(km.sub(use, km.i32(1)), km.i32(1)));
+  return buffer;
+}
+
 void SM90KernelBuilder::buildProducer() {
   using P = arith::CmpIPredicate;
   NVVM::SetMaxRegisterOp::create(b, loc, config.producerRegisters,
@@ -390,21 +466,18 @@ void SM90KernelBuilder::buildProducer() {
       scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(firstThread.thenBlock()->getTerminator());
-  buildTileLoop([&](Value tile, Value iteration, Value kvCount) -> Value {
+  buildTileLoop(/*isProducer=*/true, [&](Value tile, Value iteration,
+                                         Value kvCount) -> Value {
     decodeTile(tile);
-    // Q's slot is free once the consumers have issued the previous tile's
-    // last Q·Kᵀ (they arrive on emptyQ with parity (iteration - 1) & 1).
-    auto reusedQ = scf::IfOp::create(
-        b, loc, km.cmp(P::sgt, iteration, km.i32(0)), false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(reusedQ.thenBlock()->getTerminator());
-      waitBarrier(barrier(kEmptyQ),
-                  km.andi(km.sub(iteration, km.i32(1)), km.i32(1)));
-    }
-    Value barQ = barrier(kBarQ);
+    Value buffer = acquireQBuffer(iteration);
+    if (config.persistent) // the consumers read it after waiting on barQ
+      LLVM::StoreOp::create(b, loc, tile, tileSlot(buffer), /*alignment=*/4,
+                            /*isVolatile=*/true);
+    Value barQ = barrier(kBarQ, buffer);
     expectBytes(barQ, layout.qBytes);
-    loadTile(tensorMapQ, barQ, km.i32(layout.offQ), Br, qStart, headQ);
+    loadTile(tensorMapQ, barQ,
+             km.add(km.i32(layout.offQ), km.mul(buffer, km.i32(layout.qBytes))),
+             Br, qStart, headQ);
 
     auto loop =
         scf::ForOp::create(b, loc, km.i32(0), range.numTiles, km.i32(1));
@@ -446,11 +519,17 @@ void SM90KernelBuilder::buildConsumer() {
   warpInGroup = km.shru(localTid, km.i32(5));
   Value lane = km.andi(tid, km.i32(31));
   coords = {km.shru(lane, km.i32(2)), km.andi(lane, km.i32(3))};
-  // This consumer's 64 rows of Q within each column block.
-  descQ = descriptor(km.add(km.i32(layout.offQ),
-                            km.mul(consumer, km.i32(64 * kSwizzleBytes))),
-                     /*leadingBytes=*/16);
-  buildTileLoop([&](Value tile, Value iteration, Value kvCount) -> Value {
+  if (config.pingPong) {
+    // Consumer 0 takes the first turn: the last consumer hands it over.
+    auto last = scf::IfOp::create(
+        b, loc, km.cmp(arith::CmpIPredicate::eq, consumer, km.i32(C - 1)),
+        false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(last.thenBlock()->getTerminator());
+    NVVM::BarrierArriveOp::create(b, loc, km.i32(1), km.i32(256));
+  }
+  buildTileLoop(/*isProducer=*/false, [&](Value tile, Value iteration,
+                                          Value kvCount) -> Value {
     decodeTile(tile);
     buildConsumerTile(iteration, kvCount);
     return km.add(kvCount, range.numTiles);
@@ -463,7 +542,14 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
   // First row (in the sequence) of this warp's 16 rows.
   rowBase = km.add(qStart, km.add(km.mul(consumer, km.i32(64)),
                                   km.mul(warpInGroup, km.i32(16))));
-  waitBarrier(barrier(kBarQ), km.andi(tileIteration, km.i32(1)));
+  auto [qBuffer, qUse] = qBufferOf(tileIteration);
+  waitBarrier(barrier(kBarQ, qBuffer), km.andi(qUse, km.i32(1)));
+  // This consumer's 64 rows of Q within each column block.
+  descQ = descriptor(
+      km.add(km.mul(qBuffer, km.i32(layout.qBytes)),
+             km.add(km.i32(layout.offQ),
+                    km.mul(consumer, km.i32(64 * kSwizzleBytes)))),
+      /*leadingBytes=*/16);
 
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   Value negInf = km.f32(-std::numeric_limits<double>::infinity());
@@ -494,10 +580,12 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(prologue.thenBlock());
     auto [stage0, use0] = stageOf(kvCount);
+    beginTurn();
     waitBarrier(barrier(kFullK, stage0), km.andi(use0, km.i32(1)));
     fence();
     Fragment scores = scoresOf(stage0);
     commit();
+    endTurn();
     waitGroups(0);
     arriveBarrier(barrier(kEmptyK, stage0));
     buildFragmentMask(km, scores, coords, km.i32(0), seqQ, seqKV, rowBase,
@@ -530,6 +618,7 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
     Value ring = km.add(kvCount, j); // position in the ring of stages
     auto [stage, use] = stageOf(ring);
     auto [prevStage, prevUse] = stageOf(km.sub(ring, km.i32(1)));
+    beginTurn();
     waitBarrier(barrier(kFullK, stage), km.andi(use, km.i32(1)));
     fence();
     Fragment scores = scoresOf(stage);
@@ -538,6 +627,7 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
     fence();
     accumulate(acc, probs, prevStage);
     commit();
+    endTurn();
     waitGroups(1); // S_j is ready; P_{j-1}·V_{j-1} may still run
     arriveBarrier(barrier(kEmptyK, stage));
     if (masked)
@@ -565,6 +655,10 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
   state = buildLoop(km.maxsi(range.numUnmasked, one), range.numTiles, state,
                     /*masked=*/true);
 
+  // Every Q·Kᵀ of this tile has completed (the loops end on wait_group 0):
+  // the producer may load a later tile's Q into this buffer.
+  arriveBarrier(barrier(kEmptyQ, qBuffer));
+
   // Drain: the last P·V.
   SmallVector<Value> finalMax(ArrayRef<Value>(state).slice(0, 2)),
       finalSum(ArrayRef<Value>(state).slice(2, 2));
@@ -578,11 +672,13 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
     b.setInsertionPointToStart(drain.thenBlock());
     auto [stage, use] =
         stageOf(km.sub(km.add(kvCount, range.numTiles), one));
+    beginTurn();
     waitBarrier(barrier(kFullV, stage), km.andi(use, km.i32(1)));
     fence();
     Fragment drained = acc;
     accumulate(drained, lastProbs, stage);
     commit();
+    endTurn();
     waitGroups(0);
     arriveBarrier(barrier(kEmptyV, stage));
     scf::YieldOp::create(b, loc, drained.regs);
@@ -590,8 +686,6 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
     scf::YieldOp::create(b, loc, acc.regs);
   }
   acc.regs.assign(drain.getResults().begin(), drain.getResults().end());
-  // Every Q·Kᵀ of this tile has completed: the producer may load the next Q.
-  arriveBarrier(barrier(kEmptyQ));
 
   // Epilogue (shared with sm_80): O = acc / l, LSE.
   Value headIndex = km.toIndex(headQ);
@@ -620,6 +714,8 @@ void SM90KernelBuilder::build(LLVM::LLVMFuncOp func) {
   seqQ = entry->getArgument(8);
   seqKV = entry->getArgument(9);
   scale = entry->getArgument(10);
+  if (config.persistent)
+    counterPtr = entry->getArgument(11);
   scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
 
   auto asI32 = [&](Value index) -> Value {
@@ -645,9 +741,12 @@ void SM90KernelBuilder::build(LLVM::LLVMFuncOp func) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(init.thenBlock()->getTerminator());
-    NVVM::MBarrierInitOp::create(b, loc, barrier(kBarQ), km.i32(1), Value());
-    NVVM::MBarrierInitOp::create(b, loc, barrier(kEmptyQ), km.i32(128 * C),
-                                 Value());
+    for (int64_t buffer = 0; buffer < config.qBuffers; ++buffer) {
+      NVVM::MBarrierInitOp::create(b, loc, barrier(kBarQ, km.i32(buffer)),
+                                   km.i32(1), Value());
+      NVVM::MBarrierInitOp::create(b, loc, barrier(kEmptyQ, km.i32(buffer)),
+                                   km.i32(128 * C), Value());
+    }
     for (int64_t s = 0; s < S; ++s) {
       Value stage = km.i32(s);
       NVVM::MBarrierInitOp::create(b, loc, barrier(kFullK, stage), km.i32(1),
@@ -688,15 +787,19 @@ LogicalResult mlir::flash::buildSM90Kernel(OpBuilder &b, Location loc,
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   auto global = LLVM::LLVMPointerType::get(ctx, 1);
   Type i32 = b.getI32Type();
-  // (tmQ, tmK, tmV: CUtensorMap by value, O, LSE, B, Hq, Hkv, Nq, Nk, scale)
-  auto type = LLVM::LLVMFunctionType::get(
-      LLVM::LLVMVoidType::get(ctx),
-      {ptr, ptr, ptr, global, global, i32, i32, i32, i32, i32, b.getF32Type()});
+  // (tmQ, tmK, tmV: CUtensorMap by value, O, LSE, B, Hq, Hkv, Nq, Nk, scale
+  // [, the tile counter of a persistent grid: a zeroed i32])
+  SmallVector<Type> params = {ptr, ptr, ptr, global, global, i32,
+                              i32, i32, i32, i32, b.getF32Type()};
+  if (config.persistent)
+    params.push_back(global);
+  auto type =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
   auto func = LLVM::LLVMFuncOp::create(b, loc, config.name, type);
   func->setAttr("nvvm.kernel", b.getUnitAttr());
   int32_t threads = 128 * (config.consumers + 1);
   func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
-  func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(config.blocksPerSM));
   auto tensorMapType =
       LLVM::LLVMArrayType::get(b.getI64Type(), 16); // sizeof(CUtensorMap) = 128
   for (unsigned i = 0; i < 3; ++i) {

@@ -164,7 +164,8 @@ struct FlashWriteBundlePass
         FailureOr<std::string> report =
             assemble(ptxas, cubinArch, ptxPath, cubinPath, error);
         if (failed(report)) {
-          binary.emitError() << "flash-write-bundle: " << error;
+          // By location only: attaching the op would print the whole PTX.
+          mlir::emitError(binary.getLoc()) << "flash-write-bundle: " << error;
           return signalPassFailure();
         }
         llvm::json::Object cubin = resourceReport(*report);

@@ -44,8 +44,17 @@ struct KernelConfig {
   /// sm_90a: consumer warpgroups (64 rows each) and the register split of
   /// setmaxnreg between the producer warpgroup and the consumers.
   int64_t consumers = 0, producerRegisters = 0, consumerRegisters = 0;
+  /// Blocks resident per SM (nvvm.minctasm): 2 where shared memory and the
+  /// register file hold two, so one block's prologue and epilogue overlap
+  /// the other's main loop.
+  int64_t blocksPerSM = 1;
   /// sm_90a: one block per SM looping over tiles (grid from the runtime).
   bool persistent = false;
+  /// sm_90a: consumer warpgroups issue their GEMMs in turn (named barriers).
+  bool pingPong = false;
+  /// sm_90a: Q tiles in shared memory; with 2, a persistent block loads the
+  /// next tile's Q while it computes this one.
+  int64_t qBuffers = 1;
 
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.
