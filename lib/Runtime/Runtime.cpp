@@ -219,7 +219,10 @@ bool Kernel::open(const std::string &jsonPath, std::string &error) {
       KernelInfo::TensorMapSpec spec;
       const Json *tensor = map.get("tensor"), *box = map.get("box"),
                  *swizzle = map.get("swizzle");
-      if (!tensor || !box || !swizzle || box->array.size() != 3) {
+      if (!tensor || !box || !swizzle || box->array.size() != 3 ||
+          (tensor->string != "q" && tensor->string != "k" &&
+           tensor->string != "v" && tensor->string != "o") ||
+          info_.tensorMaps.size() >= 4) {
         error = jsonPath + ": malformed tensor_maps entry";
         return false;
       }
@@ -350,13 +353,16 @@ bool Kernel::launch(const AttentionProblem &p, CUstream stream,
   }
   void *args[] = {&q,   &k,  &v,  &o,     &lse,    &batch,
                   &hq,  &hkv, &nq, &nk,   &scale,  &counter};
-  // sm_90a kernels take Q, K, V as CUtensorMaps by value: rank 3 over
-  // (D, N, B·H), so a box never reads the next head and rows past N are 0.
-  alignas(64) CUtensorMap maps[3];
-  for (size_t i = 0; i < info_.tensorMaps.size() && i < 3; ++i) {
+  // sm_90a kernels take Q, K, V, O as CUtensorMaps by value, in the
+  // arguments' places: rank 3 over (D, N, B·H), so a box never reaches the
+  // next head, loads past N read 0 and stores past N are dropped.
+  alignas(64) CUtensorMap maps[4];
+  for (size_t i = 0; i < info_.tensorMaps.size() && i < 4; ++i) {
     const auto &spec = info_.tensorMaps[i];
-    bool isQ = spec.tensor == "q";
-    CUdeviceptr base = isQ ? q : (spec.tensor == "k" ? k : v);
+    int slot = spec.tensor == "q" ? 0 : spec.tensor == "k" ? 1
+               : spec.tensor == "v" ? 2 : 3;
+    bool isQ = slot == 0 || slot == 3; // O has Q's shape
+    CUdeviceptr base = slot == 0 ? q : slot == 1 ? k : slot == 2 ? v : o;
     cuuint64_t rows = isQ ? p.seqQ : p.seqKV;
     cuuint64_t heads = cuuint64_t(p.batch) * (isQ ? p.queryHeads : p.kvHeads);
     cuuint64_t dims[3] = {cuuint64_t(p.headDim), rows, heads};
@@ -378,7 +384,7 @@ bool Kernel::launch(const AttentionProblem &p, CUstream stream,
       error = "cuTensorMapEncodeTiled(" + spec.tensor + "): " + cuError(r);
       return false;
     }
-    args[i] = &maps[i];
+    args[slot] = &maps[i];
   }
   unsigned gridX = (p.seqQ + info_.blockQ - 1) / info_.blockQ;
   unsigned gridY = p.queryHeads, gridZ = p.batch;

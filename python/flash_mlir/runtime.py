@@ -157,18 +157,17 @@ class Bundle:
             sms = torch.cuda.get_device_properties(q.device).multi_processor_count
             sms *= self.meta.get("blocks_per_sm", 1)
             grid = (min(sms, grid[0] * grid[1] * grid[2]), 1, 1)
-        storage = []
-        if self.tensor_maps:
-            tensors = {"q": q, "k": k, "v": v}
-            for spec in self.tensor_maps:
-                storage.append(_TensorMap(tensors[spec["tensor"]], self.dtype, spec["box"],
-                                          spec["swizzle"]))
-            pointers = [ctypes.c_void_p(t.address) for t in storage]
-        else:
-            scalars = [ctypes.c_uint64(t.data_ptr()) for t in (q, k, v)]
-            storage += scalars
-            pointers = [ctypes.c_void_p(ctypes.addressof(x)) for x in scalars]
-        scalars = [ctypes.c_uint64(o.data_ptr()), ctypes.c_uint64(lse.data_ptr() if lse is not None else 0),
+        # Arguments 0-3 are Q, K, V, O: raw pointers (sm_80), or CUtensorMaps
+        # by value in their places (sm_90a, one per "tensor_maps" entry).
+        tensors = {"q": q, "k": k, "v": v, "o": o}
+        storage = [ctypes.c_uint64(tensors[name].data_ptr()) for name in ("q", "k", "v", "o")]
+        pointers = [ctypes.c_void_p(ctypes.addressof(x)) for x in storage]
+        slots = {"q": 0, "k": 1, "v": 2, "o": 3}
+        for spec in self.tensor_maps:
+            tensor_map = _TensorMap(tensors[spec["tensor"]], self.dtype, spec["box"], spec["swizzle"])
+            storage.append(tensor_map)
+            pointers[slots[spec["tensor"]]] = ctypes.c_void_p(tensor_map.address)
+        scalars = [ctypes.c_uint64(lse.data_ptr() if lse is not None else 0),
                    ctypes.c_int32(batch), ctypes.c_int32(q_heads), ctypes.c_int32(kv_heads),
                    ctypes.c_int32(seq_q), ctypes.c_int32(seq_kv), ctypes.c_float(scale)]
         stream = torch.cuda.current_stream(q.device).cuda_stream

@@ -13,7 +13,7 @@
 // BAD: error: flash-lower-to-nvgpu: persistent must be auto, yes or no, got 'maybe'
 
 // The launch contract: a tile counter argument, the grid, two Q buffers.
-// AUTO-LABEL: args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:ptr", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32", "counter:ptr"]
+// AUTO-LABEL: args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:tensormap", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32", "counter:ptr"]
 // AUTO-SAME: grid = ["min(blocks_per_sm*SMs, ceildiv(Nq, block_q)*Hq*B)", "1", "1"]
 // AUTO-SAME: kernel = "plain", persistent = true
 // AUTO-SAME: q_buffers = 2

@@ -46,8 +46,8 @@
 // CHECK: llvm.return
 // OFF-LABEL: kernel = "two_consumers"
 // OFF-SAME: ping_pong = false
-// OFF-NOT: nvvm.barrier id
 // OFF-NOT: nvvm.barrier.arrive
+// OFF-NOT: nvvm.barrier id = %{{.+}} number_of_threads = %c256
 // OFF: llvm.return
 func.func @two_consumers(%q: tensor<1x4x1000x128xbf16>, %k: tensor<1x4x1000x128xbf16>, %v: tensor<1x4x1000x128xbf16>) -> tensor<1x4x1000x128xbf16> {
   %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>}
@@ -72,10 +72,11 @@ func.func @three_consumers(%q: tensor<1x4x1000x64xbf16>, %k: tensor<1x4x1000x64x
 // -----
 
 // One consumer has no partner: `auto` leaves ping-pong off, `yes` is refused.
-// YES: lower-to-nvgpu-sm90a-pingpong.mlir:[[@LINE+6]]:8: error: not supported yet: ping-pong with one consumer warpgroup (block_q = 64); it needs two or more
+// YES: lower-to-nvgpu-sm90a-pingpong.mlir:[[@LINE+7]]:8: error: not supported yet: ping-pong with one consumer warpgroup (block_q = 64); it needs two or more
 // CHECK-LABEL: kernel = "one_consumer"
 // CHECK-SAME: ping_pong = false
-// CHECK-NOT: nvvm.barrier id
+// CHECK-NOT: nvvm.barrier.arrive
+// CHECK-NOT: nvvm.barrier id = %{{.+}} number_of_threads = %c256
 // CHECK: llvm.return
 func.func @one_consumer(%q: tensor<1x4x1000x64xbf16>, %k: tensor<1x4x1000x64xbf16>, %v: tensor<1x4x1000x64xbf16>) -> tensor<1x4x1000x64xbf16> {
   %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 8>}

@@ -12,19 +12,20 @@
 
 // NOSCORES-NOT: 1000x1000
 
-// The launch contract: tensor maps for Q, K, V (rank 3, 64-column boxes,
+// The launch contract: tensor maps for Q, K, V, O (rank 3, 64-column boxes,
 // 128-byte swizzle), three warpgroups, the register split.
-// CHECK: module attributes {flash.kernels = [{arch = "sm_90a", args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:ptr", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"]
+// CHECK: module attributes {flash.kernels = [{arch = "sm_90a", args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:tensormap", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"]
 // CHECK-SAME: consumer_registers = 240 : i64, consumer_warpgroups = 2 : i64
 // CHECK-SAME: producer_registers = 24 : i64
-// CHECK-SAME: tensor_maps = [{box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "q"}, {box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "k"}, {box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "v"}]
+// CHECK-SAME: tensor_maps = [{box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "q"}, {box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "k"}, {box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "v"}, {box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "o"}]
 // CHECK-SAME: threads = 384 : i64
 // CHECK: gpu.module @gqa_bf16_module
 // CHECK: llvm.mlir.global external @flash_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // Tensor maps are __grid_constant__ parameters (CUtensorMap by value).
-// CHECK: llvm.func @gqa_bf16(%[[TMQ:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<16 x i64>, nvvm.grid_constant}, %[[TMK:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMV:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: f32)
+// CHECK: llvm.func @gqa_bf16(%[[TMQ:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<16 x i64>, nvvm.grid_constant}, %[[TMK:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMV:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMO:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: f32)
 // CHECK-SAME: nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>
-// One thread initialises the mbarriers (Q; full and empty K and V per stage).
+// One thread initialises the mbarriers (full and empty Q; full and empty K
+// and V per stage).
 // CHECK-COUNT-9: nvvm.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK: gpu.barrier
@@ -60,10 +61,22 @@
 // CHECK: scf.for
 // CHECK: arith.cmpi sle
 // CHECK: scf.yield
-// Epilogue: O = acc / l, LSE.
+// Epilogue: O = acc / l into this consumer's rows of the Q buffer (swizzled
+// 16-byte chunks), LSE to global memory; then a fence for the async proxy,
+// the warpgroup's barrier, and one thread's TMA stores of O (one box per 64
+// columns), which release the Q buffer once read.
 // CHECK: arith.divf
-// CHECK: memref.store
+// CHECK: arith.xori
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.ftz.f"
+// CHECK: memref.store
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c128_i32
+// CHECK: scf.if
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta %[[TMO]], %{{.+}}, box[
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvvm.mbarrier.arrive
 // CHECK: llvm.return
 func.func @gqa_bf16(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>) -> (tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>) {
   %o, %l = flash.attention %q, %k, %v {causal, schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 64, stages = 2, warps = 12>}

@@ -25,6 +25,10 @@
 // PTX-DAG: atom.global.exch.b32
 // PTX-DAG: bar.sync {{.*}}, 256;
 // PTX-DAG: bar.arrive {{.*}}, {{.*}};
+// The epilogue stores O through shared memory with TMA.
+// PTX-DAG: fence.proxy.async.shared::cta
+// PTX-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
+// PTX-DAG: cp.async.bulk.wait_group.read 0
 // JSON: "sm_90a": {
 // JSON: "spill_loads": 0,
 // JSON: "spill_stores": 0,

@@ -299,7 +299,8 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
                                 ArrayRef<Value> runningSum, LaneCoords lane,
                                 Value rowBase, Value seqQ, Value scale,
                                 Value outMemref, Value outBase,
-                                Value lseMemref, Value lseBase) {
+                                Value lseMemref, Value lseBase,
+                                StoreOutputWord storeWord) {
   using P = arith::CmpIPredicate;
   OpBuilder &b = km.b;
   Location loc = km.loc;
@@ -321,10 +322,12 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(inRange.thenBlock()->getTerminator());
       // Element offset of this lane's first column pair in the row.
-      Value rowOffset = arith::AddIOp::create(
-          b, loc, outBase,
-          km.toIndex(km.add(km.mul(row, km.i32(headDim)),
-                            km.mul(lane.quadLane, km.i32(2)))));
+      Value rowOffset;
+      if (!storeWord)
+        rowOffset = arith::AddIOp::create(
+            b, loc, outBase,
+            km.toIndex(km.add(km.mul(row, km.i32(headDim)),
+                              km.mul(lane.quadLane, km.i32(2)))));
       for (int64_t nt = 0; nt < acc.nTiles; ++nt) {
         Value x = arith::MulFOp::create(b, loc, acc.at(mt, nt, 2 * half), inverse);
         Value y =
@@ -334,6 +337,10 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
         Value word = vector::BitCastOp::create(
             b, loc, VectorType::get({1}, b.getI32Type()), pair);
         word = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+        if (storeWord) {
+          storeWord(row, nt, word);
+          continue;
+        }
         Value wordIndex = arith::ShRUIOp::create(
             b, loc,
             arith::AddIOp::create(b, loc, rowOffset, km.index(nt * 8)),

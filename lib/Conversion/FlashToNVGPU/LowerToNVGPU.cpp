@@ -280,14 +280,15 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
       b.getNamedAttr("schedule", schedule),
   };
   if (c.arch == "sm_90a") {
-    // Q, K, V travel as CUtensorMaps (by value): rank 3 over (D, N, B·H),
-    // 128-byte swizzle, zero fill out of bounds, boxes of 64 columns.
+    // Q, K, V and O travel as CUtensorMaps (by value): rank 3 over
+    // (D, N, B·H), 128-byte swizzle, zero fill out of bounds, boxes of 64
+    // columns (O: 64 rows, one consumer warpgroup's TMA store).
     // A persistent grid also takes its tile counter: an i32 in global
     // memory that is 0 before the launch and is 0 again after it (the
     // kernel resets it), so one zeroed counter per stream serves every
     // launch on that stream.
     SmallVector<StringRef> args = {"q:tensormap", "k:tensormap", "v:tensormap",
-                                   "o:ptr",       "lse:ptr",     "B:i32",
+                                   "o:tensormap", "lse:ptr",     "B:i32",
                                    "Hq:i32",      "Hkv:i32",     "Nq:i32",
                                    "Nk:i32",      "scale:f32"};
     if (c.persistent)
@@ -301,8 +302,9 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
            b.getNamedAttr("swizzle", b.getStringAttr("128B"))});
     };
     fields.push_back(b.getNamedAttr(
-        "tensor_maps", b.getArrayAttr({map("q", c.blockQ), map("k", c.blockKV),
-                                       map("v", c.blockKV)})));
+        "tensor_maps",
+        b.getArrayAttr({map("q", c.blockQ), map("k", c.blockKV),
+                        map("v", c.blockKV), map("o", 64)})));
     fields.push_back(b.getNamedAttr("consumer_warpgroups", i64(c.consumers)));
     fields.push_back(
         b.getNamedAttr("producer_registers", i64(c.producerRegisters)));

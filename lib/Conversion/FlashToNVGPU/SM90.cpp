@@ -214,7 +214,7 @@ private:
 
   Value tid, seqQ, seqKV, scale, scaleLog2e, qStart, headQ, headKV;
   Value queryHeads, kvHeads, batchSize, numQTiles;
-  Value tensorMapQ, tensorMapK, tensorMapV, outPtr, lsePtr, counterPtr;
+  Value tensorMapQ, tensorMapK, tensorMapV, tensorMapO, lsePtr, counterPtr;
   Value sharedBase, sharedBase32;
   KVRange range;
   // consumer-side
@@ -655,10 +655,6 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
   state = buildLoop(km.maxsi(range.numUnmasked, one), range.numTiles, state,
                     /*masked=*/true);
 
-  // Every Q·Kᵀ of this tile has completed (the loops end on wait_group 0):
-  // the producer may load a later tile's Q into this buffer.
-  arriveBarrier(barrier(kEmptyQ, qBuffer));
-
   // Drain: the last P·V.
   SmallVector<Value> finalMax(ArrayRef<Value>(state).slice(0, 2)),
       finalSum(ArrayRef<Value>(state).slice(2, 2));
@@ -687,16 +683,64 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
   }
   acc.regs.assign(drain.getResults().begin(), drain.getResults().end());
 
-  // Epilogue (shared with sm_80): O = acc / l, LSE.
+  // Epilogue (shared with sm_80): O = acc / l, LSE. O goes through shared
+  // memory and a TMA store: this consumer writes its 64 rows of O over its
+  // own 64 rows of the Q buffer (its Q·Kᵀ wgmmas have all completed; no
+  // other warpgroup reads these rows), in the same swizzled layout, then one
+  // thread stores them with one TMA box per 64 columns. Rows past Nq are
+  // clipped by the tensor map. The buffer is released to the producer once
+  // the TMA unit has read it.
   Value headIndex = km.toIndex(headQ);
   Value lseBase = arith::MulIOp::create(b, loc, headIndex, km.toIndex(seqQ));
-  Value outBase = arith::MulIOp::create(b, loc, lseBase, km.index(D));
-  Value outMemref = buildFlatGlobalMemref(km, outPtr, b.getI32Type());
   Value lseMemref = config.writesLse
                         ? buildFlatGlobalMemref(km, lsePtr, b.getF32Type())
                         : Value();
+  Value qBase = km.add(km.i32(layout.offQ),
+                       km.mul(qBuffer, km.i32(layout.qBytes)));
+  auto storeWord = [&](Value row, int64_t nt, Value word) {
+    // Element (r, c) of a 128B-swizzled tile: column block c / 64, row r,
+    // 16-byte chunk (c % 64) / 8 XOR (r % 8), then 2 bytes per element.
+    Value local = km.sub(row, qStart);
+    Value chunk = km.xori(km.i32(nt % 8), km.andi(local, km.i32(7)));
+    Value offset = km.add(
+        km.add(qBase, km.i32((nt / 8) * Br * kSwizzleBytes)),
+        km.add(km.add(km.mul(local, km.i32(kSwizzleBytes)),
+                      km.mul(chunk, km.i32(16))),
+               km.mul(coords.quadLane, km.i32(4))));
+    LLVM::StoreOp::create(b, loc, word, sharedPtr(offset), /*alignment=*/4);
+  };
   buildEpilogue(km, config, acc, finalMax, finalSum, coords, rowBase, seqQ,
-                scale, outMemref, outBase, lseMemref, lseBase);
+                scale, Value(), Value(), lseMemref, lseBase, storeWord);
+  // Generic-proxy writes become visible to the TMA unit (async proxy) after
+  // the fence and the warpgroup's barrier (id 1 + C + consumer: 1..C are
+  // ping-pong's).
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  NVVM::BarrierOp::create(b, loc, TypeRange{},
+                          km.add(consumer, km.i32(1 + C)), km.i32(128),
+                          NVVM::BarrierReductionAttr(), Value());
+  Value localTid = km.andi(tid, km.i32(127));
+  auto leader = scf::IfOp::create(
+      b, loc, km.cmp(P::eq, localTid, km.i32(0)), false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(leader.thenBlock()->getTerminator());
+    Value rows = km.add(qStart, km.mul(consumer, km.i32(64)));
+    for (int64_t block = 0; block < D / kAtomColumns; ++block) {
+      Value src = sharedPtr(
+          km.add(qBase, km.add(km.i32(block * Br * kSwizzleBytes),
+                               km.mul(consumer, km.i32(64 * kSwizzleBytes)))));
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, loc, tensorMapO, src,
+          ValueRange{km.i32(block * kAtomColumns), rows, headQ}, Value(),
+          NVVM::TMAStoreMode::TILE, Value());
+    }
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+    // One arrival per consumer warpgroup (emptyQ counts C).
+    arriveBarrier(barrier(kEmptyQ, qBuffer));
+  }
 }
 
 void SM90KernelBuilder::build(LLVM::LLVMFuncOp func) {
@@ -706,7 +750,7 @@ void SM90KernelBuilder::build(LLVM::LLVMFuncOp func) {
   tensorMapQ = entry->getArgument(0);
   tensorMapK = entry->getArgument(1);
   tensorMapV = entry->getArgument(2);
-  outPtr = entry->getArgument(3);
+  tensorMapO = entry->getArgument(3);
   lsePtr = entry->getArgument(4);
   batchSize = entry->getArgument(5);
   queryHeads = entry->getArgument(6);
@@ -744,8 +788,10 @@ void SM90KernelBuilder::build(LLVM::LLVMFuncOp func) {
     for (int64_t buffer = 0; buffer < config.qBuffers; ++buffer) {
       NVVM::MBarrierInitOp::create(b, loc, barrier(kBarQ, km.i32(buffer)),
                                    km.i32(1), Value());
+      // One arrival per consumer warpgroup, after its TMA store of O has
+      // read the buffer.
       NVVM::MBarrierInitOp::create(b, loc, barrier(kEmptyQ, km.i32(buffer)),
-                                   km.i32(128 * C), Value());
+                                   km.i32(C), Value());
     }
     for (int64_t s = 0; s < S; ++s) {
       Value stage = km.i32(s);
@@ -787,9 +833,9 @@ LogicalResult mlir::flash::buildSM90Kernel(OpBuilder &b, Location loc,
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   auto global = LLVM::LLVMPointerType::get(ctx, 1);
   Type i32 = b.getI32Type();
-  // (tmQ, tmK, tmV: CUtensorMap by value, O, LSE, B, Hq, Hkv, Nq, Nk, scale
+  // (tmQ, tmK, tmV, tmO: CUtensorMap by value, LSE, B, Hq, Hkv, Nq, Nk, scale
   // [, the tile counter of a persistent grid: a zeroed i32])
-  SmallVector<Type> params = {ptr, ptr, ptr, global, global, i32,
+  SmallVector<Type> params = {ptr, ptr, ptr, ptr, global, i32,
                               i32, i32, i32, i32, b.getF32Type()};
   if (config.persistent)
     params.push_back(global);
@@ -802,7 +848,7 @@ LogicalResult mlir::flash::buildSM90Kernel(OpBuilder &b, Location loc,
   func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(config.blocksPerSM));
   auto tensorMapType =
       LLVM::LLVMArrayType::get(b.getI64Type(), 16); // sizeof(CUtensorMap) = 128
-  for (unsigned i = 0; i < 3; ++i) {
+  for (unsigned i = 0; i < 4; ++i) {
     func.setArgAttr(i, "llvm.byval", TypeAttr::get(tensorMapType));
     func.setArgAttr(i, "llvm.align", b.getI64IntegerAttr(64));
     func.setArgAttr(i, "nvvm.grid_constant", b.getUnitAttr());

@@ -154,14 +154,19 @@ Value buildPackPair(KernelMath &km, Value x, Value y, Type elementType);
 /// Global tensors seen as flat memrefs over the raw kernel pointers.
 Value buildFlatGlobalMemref(KernelMath &km, Value pointer, Type elementType);
 
+/// Where the epilogue puts one packed pair of O: (row in the sequence,
+/// column tile nt of the fragment, the 32-bit word).
+using StoreOutputWord = function_ref<void(Value row, int64_t nt, Value word)>;
+
 /// Epilogue: O = acc / l (0 for a row that saw no key), written for valid
-/// rows only as 16-bit pairs; LSE = m·scale + ln(l) (-inf when l = 0) by
+/// rows only as 16-bit pairs (to `outMemref` at `outBase`, or through
+/// `storeWord` when it is given); LSE = m·scale + ln(l) (-inf when l = 0) by
 /// lane t = 0 of each quad when `lseMemref` is set.
 void buildEpilogue(KernelMath &km, const KernelConfig &config, Fragment &acc,
                    ArrayRef<Value> runningMax, ArrayRef<Value> runningSum,
                    LaneCoords lane, Value rowBase, Value seqQ, Value scale,
                    Value outMemref, Value outBase, Value lseMemref,
-                   Value lseBase);
+                   Value lseBase, StoreOutputWord storeWord = nullptr);
 
 /// Emits the sm_80 kernel (cp.async, ldmatrix, mma.sync) of `config` as a
 /// gpu.func at the builder's insertion point (inside a gpu.module).
