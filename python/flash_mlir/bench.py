@@ -77,6 +77,7 @@ def main(argv=None):
                                                 "rel_err_vs_fa2": err,
                                                 "schedule": bundle.meta["schedule"]}
                 default = candidates[0].name
+                row["arch"] = candidates[0].meta["arch"]
                 row["flashmlir_tflops"] = row["ours"][default]["tflops"]
                 row["best_variant"] = max(row["ours"], key=lambda k_: row["ours"][k_]["tflops"])
                 rows.append(row)
@@ -100,7 +101,8 @@ def main(argv=None):
         for ax, (d, c) in zip(axes, panels):
             sel = [r for r in rows if r["D"] == d and r["causal"] == c]
             ns = [r["N"] for r in sel]
-            for key, label in (("flashmlir_tflops", "FlashMLIR sm_80"), ("sdpa_fa2_tflops", "SDPA FA2"),
+            arch = sel[0].get("arch", "") if sel else ""
+            for key, label in (("flashmlir_tflops", f"FlashMLIR {arch}"), ("sdpa_fa2_tflops", "SDPA FA2"),
                                ("sdpa_cudnn_tflops", "SDPA cuDNN")):
                 ax.plot(ns, [r[key] or 0 for r in sel], marker="o", label=label)
             ax.set_xscale("log", base=2)

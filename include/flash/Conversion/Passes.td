@@ -32,12 +32,15 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
 
     `arch=sm_90a`: FlashAttention-3's design. A producer warpgroup loads Q,
     K, V with TMA (tensor maps passed as `__grid_constant__` parameters, so
-    Q, K, V become `q:tensormap` arguments and the kernel is an `llvm.func`)
-    into 128-byte-swizzled shared memory, completing on mbarriers; consumer
-    warpgroups of 64 rows run S = Q·Kᵀ on wgmma from shared memory and
-    O += P·V on wgmma with P in registers, the softmax of one tile
-    overlapping the GEMMs of the next; setmaxnreg gives the consumers the
-    registers. The mask, softmax and epilogue are the same code as sm_80.
+    Q, K, V, O become `q:tensormap`... arguments and the kernel is an
+    `llvm.func`) into 128-byte-swizzled shared memory, completing on
+    mbarriers; consumer warpgroups of 64 rows run S = Q·Kᵀ on wgmma from
+    shared memory and O += P·V on wgmma with P in registers, the softmax of
+    one tile overlapping the GEMMs of the next, taking turns on the tensor
+    cores (ping-pong); setmaxnreg gives the consumers the registers; O leaves
+    through shared memory and a TMA store. A persistent grid draws tiles from
+    a global counter (an extra `counter:ptr` argument). The mask, softmax
+    and epilogue math are the same code as sm_80.
 
     sm_100a says "not supported yet".
   }];
@@ -45,16 +48,17 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
            "Target: sm_80 or sm_90a (sm_100a is not supported yet)">,
     Option<"persistent", "persistent", "std::string", /*default=*/"\"auto\"",
-           "sm_90a: a persistent grid (one block per SM looping over the "
-           "tiles, loads of the next tile overlapping the epilogue): yes, no, "
-           "or auto (yes for non-causal attention with D <= 128, where it "
-           "measured faster on the H200; no for causal, where static "
-           "round-robin tiles unbalance the work)">,
+           "sm_90a: a persistent grid (blocks_per_sm blocks per SM drawing "
+           "tiles from a global counter, Q double-buffered where shared "
+           "memory allows, so that the next tile's loads overlap this one's "
+           "end): yes, no, or auto (yes for D <= 128, where it measured "
+           "faster on the H200; no for D = 256, where it measured slower and "
+           "ptxas spills a few bytes)">,
     Option<"pingPong", "ping-pong", "std::string", /*default=*/"\"auto\"",
            "sm_90a: the consumer warpgroups take turns issuing their GEMMs "
            "(named barriers), so that one's softmax and epilogue run while "
-           "another's GEMMs use the tensor cores: yes, no, or auto (see "
-           "docs/gpu.md); needs two or more consumer warpgroups">
+           "another's GEMMs use the tensor cores: yes, no, or auto (yes with "
+           "two or more consumer warpgroups; yes with one is an error)">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

@@ -46,8 +46,8 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
       llvm::cl::init(0)};
   PassOptions::Option<std::string> persistent{
       *this, "persistent",
-      llvm::cl::desc("sm_90a: persistent grid (one block per SM looping over "
-                     "tiles): auto, yes or no"),
+      llvm::cl::desc("sm_90a: persistent grid (blocks drawing tiles from a "
+                     "global counter): auto, yes or no"),
       llvm::cl::init("auto")};
   PassOptions::Option<std::string> pingPong{
       *this, "ping-pong",
