@@ -389,8 +389,8 @@ bool Kernel::launch(const AttentionProblem &p, CUstream stream,
   unsigned gridX = (p.seqQ + info_.blockQ - 1) / info_.blockQ;
   unsigned gridY = p.queryHeads, gridZ = p.batch;
   if (info_.persistent) {
-    // blocks_per_sm blocks per SM at most, each looping over every
-    // gridDim.x-th tile.
+    // blocks_per_sm blocks per SM at most, each drawing tiles from the
+    // tile counter until none is left.
     CUdevice device;
     int sms = 0;
     cuCtxGetDevice(&device);

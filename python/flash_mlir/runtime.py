@@ -153,7 +153,7 @@ class Bundle:
             return
         grid = (math.ceil(seq_q / self.block_q), q_heads, batch)
         if self.meta.get("persistent"):
-            # blocks_per_sm blocks per SM (at most), looping over all Q tiles.
+            # blocks_per_sm blocks per SM (at most), drawing Q tiles from the counter.
             sms = torch.cuda.get_device_properties(q.device).multi_processor_count
             sms *= self.meta.get("blocks_per_sm", 1)
             grid = (min(sms, grid[0] * grid[1] * grid[2]), 1, 1)

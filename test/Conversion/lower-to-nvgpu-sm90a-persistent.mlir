@@ -21,6 +21,8 @@
 // AUTO-SAME: %[[COUNTER:[^:]+]]: !llvm.ptr<1>)
 // Barriers: full and empty for each of the two Q buffers, four per K/V stage.
 // AUTO-COUNT-12: nvvm.mbarrier.init
+// AUTO-NOT: nvvm.mbarrier.init
+// AUTO: nvvm.fence.mbarrier.init
 // Producer: block c starts with tile c; the loop runs while tile < total.
 // AUTO: nvvm.setmaxregister  decrease 24
 // AUTO: %[[BX:.+]] = gpu.block_id  x
@@ -55,10 +57,14 @@
 // AUTO: %[[T:.+]] = llvm.load volatile %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
 // AUTO: %[[MORE:.+]] = arith.cmpi ult, %[[T]], %{{.+}} : i32
 // AUTO: scf.condition(%[[MORE]]) %[[T]],
+// Without a persistent grid: no counter argument (the argument list ends
+// with the scale), one Q buffer, no tile loop.
+// NO: args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:tensormap", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"], block_kv
 // NO-LABEL: kernel = "plain"
 // NO-SAME: persistent = false
 // NO-SAME: q_buffers = 1
-// NO-NOT: counter:ptr
+// NO: llvm.func @plain(
+// NO-SAME: %{{[^:]+}}: f32)
 // NO-NOT: atomicrmw
 // NO-NOT: scf.while
 // NO: llvm.return

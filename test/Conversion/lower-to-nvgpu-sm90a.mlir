@@ -26,7 +26,8 @@
 // CHECK-SAME: nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>
 // One thread initialises the mbarriers (full and empty Q; full and empty K
 // and V per stage).
-// CHECK-COUNT-9: nvvm.mbarrier.init
+// CHECK-COUNT-10: nvvm.mbarrier.init
+// CHECK-NOT: nvvm.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK: gpu.barrier
 // Producer: few registers; TMA loads of Q, then K and V per stage, each

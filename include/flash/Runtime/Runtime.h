@@ -32,7 +32,7 @@ struct KernelInfo {
   /// is 0 before each launch; the kernel leaves it 0.
   bool takesCounter = false;
   std::map<std::string, std::string> cubinFiles; ///< ptxas arch -> file
-  /// sm_90a: Q, K, V are passed as CUtensorMaps (rank 3 over (D, N, B·H)).
+  /// sm_90a: Q, K, V, O are passed as CUtensorMaps (rank 3 over (D, N, B·H)).
   struct TensorMapSpec {
     std::string tensor; ///< "q", "k" or "v"
     unsigned box[3] = {0, 0, 0};

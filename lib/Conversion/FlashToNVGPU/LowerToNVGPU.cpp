@@ -69,9 +69,6 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
 /// The sm_90a kernel's constraints (SM90.cpp): 64 rows per consumer
 /// warpgroup, one producer warpgroup, TMA boxes of 64 columns and at most
 /// 256 rows, wgmma N a multiple of 16 up to 256.
-/// Whether `ping-pong=auto` turns ping-pong on (two or more consumers).
-constexpr bool kPingPongByDefault = true;
-
 FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
                                     const TargetModel &target, KernelConfig c) {
   auto unsupported = [&](const Twine &what) -> FailureOr<KernelConfig> {
@@ -163,14 +160,15 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
     return func.emitError() << "not supported yet: a kernel function must take "
                                "exactly Q, K and V";
   auto q = argType(0), k = argType(1), v = argType(2);
+  AttentionShape shape = getAttentionShape(q, k, v);
   c.elementType = q.getElementType();
-  c.batch = q.getShape()[0];
-  c.queryHeads = q.getShape()[1];
-  c.seqQ = q.getShape()[2];
-  c.headDim = q.getShape()[3];
-  c.kvHeads = k.getShape()[1];
-  c.seqKV = k.getShape()[2];
-  int64_t valueDim = v.getShape()[3];
+  c.batch = shape.batch;
+  c.queryHeads = shape.queryHeads;
+  c.seqQ = shape.seqQ;
+  c.headDim = shape.headDim;
+  c.kvHeads = shape.kvHeads;
+  c.seqKV = shape.seqKV;
+  int64_t valueDim = shape.valueDim;
   c.scale = qk.getScale().convertToFloat();
   // flash-tile always emits the masked K/V loop, so a causal attention
   // always has a flash.mask with a causal offset.
@@ -205,9 +203,9 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
       return forall.emitError()
              << "not supported yet: ping-pong with one consumer warpgroup "
                 "(block_q = 64); it needs two or more";
-    sm90->pingPong = pingPong == "yes" ||
-                     (pingPong == "auto" && sm90->consumers >= 2 &&
-                      kPingPongByDefault);
+    // auto: on with two or more consumers (measured, docs/benchmarks.md).
+    sm90->pingPong =
+        pingPong == "yes" || (pingPong == "auto" && sm90->consumers >= 2);
     return sm90;
   }
   if (persistent == "yes")

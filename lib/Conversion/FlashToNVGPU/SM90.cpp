@@ -1,7 +1,8 @@
 //===- SM90.cpp - the Hopper attention kernel (TMA, mbarrier, wgmma) ------===//
 //
 // A FlashAttention-3 style forward kernel for sm_90a, built op by op:
-// - one thread block per Q tile of Br = 64·C rows of one (batch, q-head):
+// - one thread block per Q tile of Br = 64·C rows of one (batch, q-head), or
+//   a persistent grid whose blocks draw tiles from a counter (buildTileLoop):
 //   warpgroup 0 is the producer, warpgroups 1..C the consumers (64 rows each);
 //   setmaxnreg moves registers from the producer to the consumers;
 // - the producer's first thread loads Q once and K/V tiles into `stages`
@@ -15,10 +16,12 @@
 //   16-bit pairs is wgmma's A-fragment layout), issued through inline PTX
 //   because nvvm.wgmma.mma_async takes A from shared memory only;
 // - FA3's intra-warpgroup pipelining: the GEMM of tile j+1 is issued before
-//   the softmax of tile j, which then runs while the tensor cores work;
-// - the mask, online softmax and epilogue are KernelBuilder.cpp's, the same
-//   code as sm_80: each warp of a wgmma m64nN accumulator holds an mma.sync
-//   m16n8 C fragment per 8 columns.
+//   the softmax of tile j, which then runs while the tensor cores work; and
+//   ping-pong: the consumers take turns issuing GEMMs (named barriers);
+// - the mask, online softmax and epilogue math are KernelBuilder.cpp's, the
+//   same code as sm_80: each warp of a wgmma m64nN accumulator holds an
+//   mma.sync m16n8 C fragment per 8 columns. O leaves through shared memory
+//   (over the consumer's own Q rows) and a TMA store.
 //
 //===----------------------------------------------------------------------===//
 
@@ -186,10 +189,10 @@ private:
   void keepAlive(ArrayRef<Value> values);
 
   // --- roles ------------------------------------------------------------
-  /// The tiles this block computes: one (grid = Q tiles × Hq × B), or every
-  /// gridDim.x-th of all tiles (persistent grid of at most blocksPerSM
-  /// blocks per SM, so that one tile's loads overlap the previous tile's
-  /// epilogue).
+  /// The tiles this block computes: one (grid = Q tiles × Hq × B), or, in a
+  /// persistent grid of at most blocksPerSM blocks per SM, the tiles its
+  /// producer draws from the tile counter (so that one tile's loads overlap
+  /// the previous tile's end).
   /// `body(tile, tileIteration, kvCount)` returns the new K/V tile count;
   /// kvCount numbers the K/V tiles this block has streamed so far, which
   /// keeps the ring of stages and its mbarrier phases running across tiles.
@@ -445,9 +448,9 @@ void SM90KernelBuilder::decodeTile(Value tile) {
 }
 
 Value SM90KernelBuilder::acquireQBuffer(Value iteration) {
-  // The buffer is free once the consumers have issued the last Q·Kᵀ of the
-  // tile that used it before (use n-1 arrived on emptyQ with parity
-  // (n-1) & 1).
+  // The buffer is free once every consumer warpgroup's TMA store of the O
+  // it staged there for the tile that used it before has read it (use n-1
+  // arrived on emptyQ with parity (n-1) & 1).
   auto [buffer, use] = qBufferOf(iteration);
   auto reused = scf::IfOp::create(
       b, loc, km.cmp(arith::CmpIPredicate::sgt, use, km.i32(0)), false);
@@ -543,6 +546,8 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
   rowBase = km.add(qStart, km.add(km.mul(consumer, km.i32(64)),
                                   km.mul(warpInGroup, km.i32(16))));
   auto [qBuffer, qUse] = qBufferOf(tileIteration);
+  // (In a persistent grid the tile loop has already waited on this phase to
+  // read the tile index; the second wait returns at once.)
   waitBarrier(barrier(kBarQ, qBuffer), km.andi(qUse, km.i32(1)));
   // This consumer's 64 rows of Q within each column block.
   descQ = descriptor(

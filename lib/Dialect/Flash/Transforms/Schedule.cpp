@@ -17,6 +17,21 @@
 using namespace mlir;
 using namespace mlir::flash;
 
+AttentionShape mlir::flash::getAttentionShape(RankedTensorType q,
+                                             RankedTensorType k,
+                                             RankedTensorType v) {
+  AttentionShape shape{};
+  shape.batch = q.getShape()[0];
+  shape.queryHeads = q.getShape()[1];
+  shape.seqQ = q.getShape()[2];
+  shape.headDim = q.getShape()[3];
+  shape.kvHeads = k.getShape()[1];
+  shape.seqKV = k.getShape()[2];
+  shape.valueDim = v.getShape()[3];
+  shape.elementBytes = q.getElementType().getIntOrFloatBitWidth() / 8;
+  return shape;
+}
+
 FailureOr<AttentionShape> mlir::flash::getAttentionShape(AttentionOp op) {
   auto q = op.getQuery().getType(), k = op.getKey().getType(),
        v = op.getValue().getType();
@@ -40,15 +55,7 @@ FailureOr<AttentionShape> mlir::flash::getAttentionShape(AttentionOp op) {
       return op.emitOpError() << "not supported yet: more than 2^48 elements ("
                               << name << " is " << type << ")";
   }
-  AttentionShape shape;
-  shape.batch = q.getShape()[0];
-  shape.queryHeads = q.getShape()[1];
-  shape.seqQ = q.getShape()[2];
-  shape.headDim = q.getShape()[3];
-  shape.kvHeads = k.getShape()[1];
-  shape.seqKV = k.getShape()[2];
-  shape.valueDim = v.getShape()[3];
-  shape.elementBytes = q.getElementType().getIntOrFloatBitWidth() / 8;
+  AttentionShape shape = getAttentionShape(q, k, v);
   shape.causal = op.getCausal();
   shape.hasLse = static_cast<bool>(op.getLse());
   return shape;

@@ -10,6 +10,7 @@
 #define FLASH_DIALECT_FLASH_TRANSFORMS_SCHEDULE_H
 
 #include "flash/Target/TargetModel.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Support/LLVM.h"
 
 #include <optional>
@@ -28,6 +29,11 @@ struct AttentionShape {
 
 /// Reads the shape of `op`; fails (with a diagnostic) on dynamic dimensions.
 FailureOr<AttentionShape> getAttentionShape(AttentionOp op);
+
+/// The sizes of B×H×N×D query, key and value types with static shapes
+/// (causal and hasLse false).
+AttentionShape getAttentionShape(RankedTensorType query, RankedTensorType key,
+                                 RankedTensorType value);
 
 struct ScheduleChoice {
   int64_t blockQ, blockKV, stages, warps;
