@@ -61,10 +61,13 @@ def main(argv=None):
                 except RuntimeError as e:  # cuDNN may refuse a shape
                     row["sdpa_cudnn_tflops"] = None
                     row["sdpa_cudnn_error"] = str(e).splitlines()[0]
-                candidates = [lib.find("bf16", d, causal, False)]
+                candidates = [lib.find("bf16", d, causal, False, seq_len=n)]
                 if args.variants:
+                    # Everything else compiled for this key: schedule variants,
+                    # and the model's bundles for other ranges of lengths.
                     candidates += [bb for bb in lib.all
-                                   if bb.key() == ("bf16", d, causal, False) and bb.is_variant()]
+                                   if bb.key() == ("bf16", d, causal, False)
+                                   and bb.name != candidates[0].name]
                 row["ours"] = {}
                 for bundle in candidates:
                     out = torch.empty_like(q)

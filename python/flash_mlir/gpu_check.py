@@ -76,7 +76,7 @@ def check_case(lib, dtype, d, causal, shape, seed, bundle=None):
     torch.cuda.synchronize()
     ref, ref_lse = reference(q, k, v, causal, scale)
     result = {"dtype": dtype, "D": d, "causal": causal, "shape": list(shape),
-              "kernel": (bundle or lib.find(dtype, d, causal, True)).name}
+              "kernel": (bundle or lib.find(dtype, d, causal, True, max(nq, nk))).name}
     nan = bool(torch.isnan(out).any()) or bool(torch.isnan(lse).any())
     ref_norm = float(ref.norm())
     err = float((out.float() - ref).norm()) / ref_norm if ref_norm > 0 else float((out.float()).norm())
@@ -110,10 +110,12 @@ def main(argv=None):
     causals = {"both": (False, True), "yes": (True,), "no": (False,)}[args.causal]
     for dtype, d, causal, shape in cases(args.quick, args.dtypes.split(","),
                                          [int(x) for x in args.head_dims.split(",")], causals):
-        bundles = [None]
+        # Every bundle with the model's schedule for this key (one per range
+        # of lengths where the model's choice changes), on every shape.
+        bundles = list(lib.defaults(dtype, d, causal, True))
         if args.variants:
             bundles += [bb for bb in lib.all if bb.key() == (dtype, d, causal, True)
-                        and bb.is_variant()]
+                        and bb.is_variant() and bb.name not in {x.name for x in bundles}]
         for bundle in bundles:
             seed += 1
             r = check_case(lib, dtype, d, causal, shape, seed, bundle)

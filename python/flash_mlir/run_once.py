@@ -26,7 +26,7 @@ def main(argv=None):
     k = torch.randn(b, hkv, n, d, device="cuda", dtype=dtype)
     v = torch.randn(b, hkv, n, d, device="cuda", dtype=dtype)
     lib = KernelLibrary(args.bundles)
-    bundle = lib.find(args.dtype, d, args.causal, False)
+    bundle = lib.find(args.dtype, d, args.causal, False, seq_len=n)
     lib.attention(q, k, v, causal=args.causal, bundle=bundle)
     torch.cuda.synchronize()
     print(f"ran {bundle.name} (persistent={bundle.meta.get('persistent')}) on "

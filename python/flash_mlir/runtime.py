@@ -15,7 +15,7 @@ import glob
 import json
 import math
 import os
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 _DTYPES = {"bf16": "bfloat16", "f16": "float16"}
 
@@ -98,6 +98,10 @@ class Bundle:
         self.threads = m["threads"]
         self.shared_bytes = m["dynamic_shared_memory"]
         self.tensor_maps = m.get("tensor_maps", [])
+        # The Nq of the shape it was compiled at: the model chose its schedule
+        # for that length (compile.py compiles one bundle per range of lengths
+        # where the choice differs).
+        self.seq_len = m.get("compiled_shape", [0, 0, 0, 0])[3]
         # A persistent sm_90a grid takes a tile counter: a zeroed int32 that the
         # kernel leaves zeroed, one per stream (launches on a stream are ordered).
         self.takes_counter = "counter:ptr" in m.get("args", [])
@@ -189,26 +193,45 @@ class Bundle:
 class KernelLibrary:
     """All bundles of a directory, indexed by what they compute."""
 
-    def __init__(self, bundle_dir: str, prefer: Optional[Dict] = None):
-        self.bundles: Dict[Tuple, Bundle] = {}
+    def __init__(self, bundle_dir: str):
         paths = sorted(glob.glob(os.path.join(bundle_dir, "*.json")))
         if not paths:
             raise FileNotFoundError(f"no kernel bundles (*.json) in {bundle_dir}")
-        for path in paths:
-            bundle = Bundle(path)
-            # The model's schedule (no _bq suffix), non-persistent, is the
-            # default for its key; the others are variants (bench --variants).
-            if bundle.key() not in self.bundles or not bundle.is_variant():
-                self.bundles[bundle.key()] = bundle
         self.all = [Bundle(p) for p in paths]
+        # Per key, the bundles with the model's schedule (no _bq/persistent/
+        # pingpong suffix), by compiled length; a key with only variants uses
+        # its first variant. The rest are for bench/gpu_check --variants.
+        self.bundles: Dict[Tuple, List[Bundle]] = {}
+        for bundle in self.all:
+            if not bundle.is_variant():
+                self.bundles.setdefault(bundle.key(), []).append(bundle)
+        for bundle in self.all:
+            self.bundles.setdefault(bundle.key(), [bundle])
+        for choices in self.bundles.values():
+            choices.sort(key=lambda b: b.seq_len)
 
-    def find(self, dtype: str, head_dim: int, causal: bool, lse: bool) -> Bundle:
+    def defaults(self, dtype: str, head_dim: int, causal: bool, lse: bool) -> List[Bundle]:
+        """The key's bundles with the model's schedule, shortest compiled length first."""
         key = (dtype, head_dim, causal, lse)
         if key not in self.bundles:
             have = ", ".join(f"{d}/D={h}/causal={c}/lse={l}" for d, h, c, l in sorted(self.bundles))
             raise ValueError(f"no kernel bundle for {dtype}, D={head_dim}, causal={causal}, "
                              f"lse={lse}; compiled: {have}")
         return self.bundles[key]
+
+    def find(self, dtype: str, head_dim: int, causal: bool, lse: bool,
+             seq_len: Optional[int] = None) -> Bundle:
+        """The bundle for a call whose longer sequence (max(Nq, Nk)) is seq_len:
+        of the key's bundles compiled for several lengths, the one compiled for
+        the largest length not above seq_len (the shortest if all are above).
+        Without seq_len: the one compiled for the shortest length."""
+        choices = self.defaults(dtype, head_dim, causal, lse)
+        pick = choices[0]
+        if seq_len is not None:
+            for bundle in choices:
+                if bundle.seq_len <= seq_len:
+                    pick = bundle
+        return pick
 
     def attention(self, q, k, v, causal: bool = False, scale: Optional[float] = None,
                   return_lse: bool = False, out=None, lse_out=None, bundle: Optional[Bundle] = None):
@@ -247,7 +270,7 @@ class KernelLibrary:
                              "(kernels need D = Dv)")
         if max(b * hq * nq * d, b * hkv * nk * d) >= 2 ** 31:
             raise ValueError("tensors of 2^31 elements or more are not supported yet")
-        bundle = bundle or self.find(dtype, d, causal, return_lse)
+        bundle = bundle or self.find(dtype, d, causal, return_lse, max(nq, nk))
         if scale is None:
             scale = 1.0 / math.sqrt(d)
         if not (scale > 0 and math.isfinite(scale)):

@@ -35,10 +35,21 @@
 // JSON: "stack_frame": 0
 // JSON: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 128, block_kv = 128, stages = 2, warps = 12>",
 
+// 24 configurations; D=64 causal has two bundles per configuration (the
+// model picks 128x128 tiles up to N=1024 and 192x128 from N=2048 on), so 28.
 // RUN: %python -m flash_mlir.compile --out %t/shipped --arch sm_90a > %t/compile.log
-// RUN: %python -m flash_mlir.testing.check_bundles %t/shipped --expect 24 | FileCheck %s --check-prefix=SPILLS
+// RUN: %python -m flash_mlir.testing.check_bundles %t/shipped --expect 28 | FileCheck %s --check-prefix=SPILLS
+// RUN: FileCheck %s --check-prefix=RANGES < %t/compile.log
 // SPILLS-NOT: BAD
-// SPILLS: 24 bundles, 0 bad
+// SPILLS: 28 bundles, 0 bad
+// RANGES: flash_fwd_sm_90a_bf16_d64.json
+// RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_lse.json
+// RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_causal_n512.json
+// RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_causal_n2048.json
+// RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_causal_lse_n512.json
+// RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_causal_lse_n2048.json
+// RANGES-NEXT: flash_fwd_sm_90a_bf16_d128.json
+// RANGES: 28 bundles in
 func.func @attention(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>) -> (tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>) {
   %o, %lse = flash.attention %q, %k, %v {causal}
       : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16> -> tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>

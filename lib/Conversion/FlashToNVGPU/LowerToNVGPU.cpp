@@ -43,7 +43,7 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
     if (auto forall = dyn_cast<scf::ForallOp>(op);
         forall && forall->hasAttr("flash.schedule")) {
       if (attention)
-        return func.emitError()
+        return mlir::emitError(func.getLoc())
                << "not supported yet: more than one attention in one "
                   "function lowered to GPU kernels";
       attention = forall;
@@ -51,18 +51,20 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
     }
     if (isa<tensor::EmptyOp, func::ReturnOp, arith::ConstantOp>(op))
       continue;
-    return op.emitError()
+    return mlir::emitError(op.getLoc())
            << "not supported yet: host code around the attention in a "
               "function lowered to a GPU kernel (the function must compute "
               "the attention of its arguments and return it)";
   }
   if (!attention)
-    return func.emitError() << "not supported yet: an attention nested in "
-                               "other control flow";
+    return mlir::emitError(func.getLoc())
+           << "not supported yet: an attention nested in "
+              "other control flow";
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   if (ret.getOperands() != ValueRange(attention.getResults()))
-    return ret.emitError() << "not supported yet: the function must return "
-                              "exactly the attention's results";
+    return mlir::emitError(ret.getLoc())
+           << "not supported yet: the function must return "
+              "exactly the attention's results";
   return attention;
 }
 
@@ -72,8 +74,8 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
 FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
                                     const TargetModel &target, KernelConfig c) {
   auto unsupported = [&](const Twine &what) -> FailureOr<KernelConfig> {
-    return forall.emitError() << "not supported yet: " << what << " on "
-                              << target.arch;
+    return mlir::emitError(forall.getLoc())
+           << "not supported yet: " << what << " on " << target.arch;
   };
   if (c.blockQ % 64 != 0 || c.blockQ < 64 || c.blockQ > 192)
     return unsupported("block_q = " + Twine(c.blockQ) +
@@ -130,7 +132,8 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
   KernelConfig c;
   auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");
   if (!schedule)
-    return forall.emitError() << "flash.schedule is not a #flash.schedule";
+    return mlir::emitError(forall.getLoc())
+           << "flash.schedule is not a #flash.schedule";
   c.name = func.getSymName().str();
   c.arch = target.arch.str();
   c.blockQ = schedule.getBlockQ();
@@ -151,14 +154,16 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
       c.causal |= static_cast<bool>(mask.getCausalOffsetAttr());
   });
   if (loads.size() < 3 || !qk)
-    return forall.emitError() << "is not the L1 form of flash-tile "
-                                 "(expected flash.load_tile and flash.qk)";
+    return mlir::emitError(forall.getLoc())
+           << "is not the L1 form of flash-tile "
+              "(expected flash.load_tile and flash.qk)";
   auto argType = [&](unsigned i) {
     return cast<RankedTensorType>(func.getArgument(i).getType());
   };
   if (func.getNumArguments() != 3)
-    return func.emitError() << "not supported yet: a kernel function must take "
-                               "exactly Q, K and V";
+    return mlir::emitError(func.getLoc())
+           << "not supported yet: a kernel function must take "
+              "exactly Q, K and V";
   auto q = argType(0), k = argType(1), v = argType(2);
   AttentionShape shape = getAttentionShape(q, k, v);
   c.elementType = q.getElementType();
@@ -174,8 +179,8 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
   // always has a flash.mask with a causal offset.
 
   auto unsupported = [&](const Twine &what) -> FailureOr<KernelConfig> {
-    return forall.emitError() << "not supported yet: " << what << " on "
-                              << target.arch;
+    return mlir::emitError(forall.getLoc())
+           << "not supported yet: " << what << " on " << target.arch;
   };
   // What every GPU lowering needs: 16-bit operands, D = Dv in {64, 128, 256}
   // (whole 128-byte rows of 64 columns), and a positive scale (the softmax
@@ -200,7 +205,7 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
     if (failed(sm90))
       return failure();
     if (pingPong == "yes" && sm90->consumers < 2)
-      return forall.emitError()
+      return mlir::emitError(forall.getLoc())
              << "not supported yet: ping-pong with one consumer warpgroup "
                 "(block_q = 64); it needs two or more";
     // auto: on with two or more consumers (measured, docs/benchmarks.md).
@@ -209,10 +214,10 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
     return sm90;
   }
   if (persistent == "yes")
-    return forall.emitError()
+    return mlir::emitError(forall.getLoc())
            << "not supported yet: a persistent grid on " << target.arch;
   if (pingPong == "yes")
-    return forall.emitError()
+    return mlir::emitError(forall.getLoc())
            << "not supported yet: ping-pong on " << target.arch;
   if (c.warps < 1 || c.blockQ % (16 * c.warps) != 0)
     return unsupported("block_q = " + Twine(c.blockQ) +
@@ -325,23 +330,25 @@ struct FlashLowerToNVGPUPass
     ModuleOp module = getOperation();
     const TargetModel *target = lookupTargetModel(arch);
     if (!target) {
-      module.emitError() << "flash-lower-to-nvgpu: unknown arch '" << arch
-                         << "'; expected one of "
-                         << llvm::join(knownArchs(), ", ");
+      mlir::emitError(module.getLoc())
+          << "flash-lower-to-nvgpu: unknown arch '" << arch
+          << "'; expected one of " << llvm::join(knownArchs(), ", ");
       return signalPassFailure();
     }
     for (auto [name, value] : {std::make_pair("persistent", &persistent),
                                std::make_pair("ping-pong", &pingPong)}) {
       StringRef v = *value;
       if (v != "auto" && v != "yes" && v != "no") {
-        module.emitError() << "flash-lower-to-nvgpu: " << name
-                           << " must be auto, yes or no, got '" << v << "'";
+        mlir::emitError(module.getLoc())
+            << "flash-lower-to-nvgpu: " << name
+            << " must be auto, yes or no, got '" << v << "'";
         return signalPassFailure();
       }
     }
     if (target->arch == "sm_100a") {
-      module.emitError() << "flash-lower-to-nvgpu: not supported yet: arch "
-                         << arch << " (GPU lowerings exist for sm_80 and sm_90a)";
+      mlir::emitError(module.getLoc())
+          << "flash-lower-to-nvgpu: not supported yet: arch " << arch
+          << " (GPU lowerings exist for sm_80 and sm_90a)";
       return signalPassFailure();
     }
 

@@ -116,13 +116,14 @@ struct FlashWriteBundlePass
     ModuleOp module = getOperation();
     auto kernels = module->getAttrOfType<ArrayAttr>("flash.kernels");
     if (!kernels) {
-      module.emitError() << "flash-write-bundle: no flash.kernels in the "
-                            "module (run flash-lower-to-nvgpu first)";
+      mlir::emitError(module.getLoc())
+          << "flash-write-bundle: no flash.kernels in the "
+             "module (run flash-lower-to-nvgpu first)";
       return signalPassFailure();
     }
     if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
-      module.emitError() << "flash-write-bundle: cannot create '" << dir
-                         << "': " << ec.message();
+      mlir::emitError(module.getLoc()) << "flash-write-bundle: cannot create '"
+                                       << dir << "': " << ec.message();
       return signalPassFailure();
     }
     for (Attribute entry : kernels) {
@@ -132,9 +133,10 @@ struct FlashWriteBundlePass
       auto binary = module.lookupSymbol<gpu::BinaryOp>(
           (name + "_module").str());
       if (!binary) {
-        module.emitError() << "flash-write-bundle: no gpu.binary for kernel '"
-                           << name << "' (run gpu-module-to-binary with "
-                           << "format=isa first)";
+        mlir::emitError(module.getLoc())
+            << "flash-write-bundle: no gpu.binary for kernel '" << name
+            << "' (run gpu-module-to-binary with "
+            << "format=isa first)";
         return signalPassFailure();
       }
       auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
@@ -187,9 +189,9 @@ struct FlashWriteBundlePass
     std::error_code ec;
     llvm::raw_fd_ostream os(path, ec);
     if (ec) {
-      getOperation().emitError()
-          << "flash-write-bundle: cannot write '" << path << "': "
-          << ec.message();
+      mlir::emitError(getOperation().getLoc())
+          << "flash-write-bundle: cannot write '" << path
+          << "': " << ec.message();
       return failure();
     }
     os << contents;

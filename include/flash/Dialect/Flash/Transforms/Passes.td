@@ -32,8 +32,12 @@ def FlashSelectSchedule : Pass<"flash-select-schedule"> {
     the element type and the target model of `arch` (shared memory per block,
     register file, tensor-core shapes), so that the Q tile and `stages` K/V
     tiles fit in shared memory and the accumulators fit in registers, and
-    records it as `#flash.schedule<...>`. A non-zero option overrides the
-    corresponding field (no fit check is made for overridden fields).
+    records it as `#flash.schedule<...>`. Among the tiles that fit it
+    maximises Br·Bc/(Br + Bc) times the share of executed (whole-tile) FLOPs
+    that are useful, so the sequence lengths of the op matter: short causal
+    attention gets smaller tiles than long (docs/io-model.md). A non-zero
+    option overrides the corresponding field (no fit check is made for
+    overridden fields).
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",

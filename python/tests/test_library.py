@@ -1,0 +1,92 @@
+"""Bundle selection by sequence length (no GPU: metadata only) and the
+compile step that decides which lengths get their own bundle (it runs
+build/bin/flash-opt; a missing flash-opt is a failure, not a skip)."""
+
+import json
+import os
+
+import pytest
+
+from flash_mlir import compile as fcompile
+from flash_mlir.runtime import KernelLibrary
+
+
+
+def _write_bundle(directory, name, seq_len, causal=True, lse=False, block_q=128):
+    meta = {"kernel": name, "element_type": "bf16", "head_dim": 64, "causal": causal,
+            "writes_lse": lse, "block_q": block_q, "threads": 384,
+            "dynamic_shared_memory": 1024, "args": [],
+            "compiled_shape": [1, 1, 1, seq_len, seq_len]}
+    with open(os.path.join(directory, name + ".json"), "w") as f:
+        json.dump(meta, f)
+
+
+@pytest.fixture
+def library(tmp_path):
+    base = "flash_fwd_sm_90a_bf16_d64_causal"
+    _write_bundle(tmp_path, base + "_n512", 512)
+    _write_bundle(tmp_path, base + "_n2048", 2048, block_q=192)
+    # A schedule variant compiled for a shorter length is never a default.
+    _write_bundle(tmp_path, base + "_bq64_bkv128_w8", 256, block_q=64)
+    _write_bundle(tmp_path, "flash_fwd_sm_90a_bf16_d64", 1024, causal=False)
+    return KernelLibrary(str(tmp_path))
+
+
+@pytest.mark.parametrize("seq_len, expected", [
+    (1, "_n512"), (511, "_n512"), (512, "_n512"), (2047, "_n512"),
+    (2048, "_n2048"), (4097, "_n2048"), (1 << 20, "_n2048"), (None, "_n512")])
+def test_find_picks_largest_compiled_length_not_above(library, seq_len, expected):
+    bundle = library.find("bf16", 64, True, False, seq_len)
+    assert bundle.name == "flash_fwd_sm_90a_bf16_d64_causal" + expected
+
+
+def test_defaults_are_sorted_and_exclude_variants(library):
+    names = [b.name for b in library.defaults("bf16", 64, True, False)]
+    assert names == ["flash_fwd_sm_90a_bf16_d64_causal_n512",
+                     "flash_fwd_sm_90a_bf16_d64_causal_n2048"]
+    assert len(library.all) == 4
+
+
+def test_single_bundle_serves_every_length(library):
+    for n in (1, 1024, 100000):
+        assert library.find("bf16", 64, False, False, n).name == "flash_fwd_sm_90a_bf16_d64"
+
+
+def test_missing_key_names_what_was_compiled(library):
+    with pytest.raises(ValueError, match=r"no kernel bundle for bf16, D=128.*compiled: "
+                                         r"bf16/D=64/causal=False/lse=False"):
+        library.find("bf16", 128, False, False, 1024)
+
+
+def test_only_variants_still_serve_their_key(tmp_path):
+    _write_bundle(tmp_path, "flash_fwd_sm_90a_bf16_d64_causal_bq64_bkv128_w8", 1024)
+    lib = KernelLibrary(str(tmp_path))
+    assert lib.find("bf16", 64, True, False, 4096).name.endswith("_bq64_bkv128_w8")
+
+
+def test_length_ranges_split_where_the_model_changes():
+    spec = fcompile.KernelSpec("bf16", 64, True, False, "sm_90a")
+    ranges = fcompile.length_ranges(spec, [512, 1024, 2048, 4096])
+    assert [n for n, _ in ranges] == [512, 2048]
+    assert "block_q = 128, block_kv = 128" in ranges[0][1]
+    assert "block_q = 192, block_kv = 128" in ranges[1][1]
+    names = [s.name for s in fcompile.model_specs(spec, [512, 1024, 2048, 4096])]
+    assert names == ["flash_fwd_sm_90a_bf16_d64_causal_n512",
+                     "flash_fwd_sm_90a_bf16_d64_causal_n2048"]
+
+
+@pytest.mark.parametrize("arch, d, causal", [("sm_90a", 64, False), ("sm_90a", 256, True),
+                                             ("sm_80", 64, True)])
+def test_one_bundle_where_the_model_does_not_change(arch, d, causal):
+    spec = fcompile.KernelSpec("bf16", d, causal, True, arch)
+    specs = fcompile.model_specs(spec, [512, 1024, 2048, 4096, 8192, 16384])
+    assert specs == [spec]
+    assert specs[0].seq_len == fcompile.REPRESENTATIVE_SEQ_LEN
+    assert "_n" not in specs[0].name
+
+
+def test_source_uses_the_spec_length():
+    spec = fcompile.KernelSpec("f16", 128, False, True, "sm_90a", seq_len=333)
+    src = spec.source()
+    assert "tensor<1x1x333x128xf16>" in src and "tensor<1x1x333xf32>" in src
+    assert "block_q = 128" in fcompile.model_schedule(spec)
