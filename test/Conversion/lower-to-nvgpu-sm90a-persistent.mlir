@@ -50,13 +50,34 @@
 // After the last tile: an index past the end, published like a tile's.
 // AUTO: llvm.store volatile %[[TOTAL]], %{{.+}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // AUTO: nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3> -> i64
-// Consumers: wait for the Q buffer, read the tile index, stop past the end.
+// Consumers, with two Q buffers, run their tiles as one pipeline. The
+// shared-memory base is read again after setmaxnreg (nothing stays live
+// across it). The first tile: wait for its Q buffer, read its index, its
+// first Q·Kᵀ and softmax; then loop while the tile index is below the total.
 // AUTO: nvvm.setmaxregister  increase 240
-// AUTO: scf.while
+// AUTO: llvm.inline_asm has_side_effects asm_dialect = att "mov.u32 $0, flash_smem;", "=r"
 // AUTO: nvvm.mbarrier.try_wait.parity
-// AUTO: %[[T:.+]] = llvm.load volatile %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// AUTO: %[[T0:.+]] = llvm.load volatile %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// AUTO: nvvm.wgmma.commit.group.sync.aligned
+// AUTO: scf.while (%[[T:[^ ]+]] = %[[T0]],
 // AUTO: %[[MORE:.+]] = arith.cmpi ult, %[[T]], %{{.+}} : i32
 // AUTO: scf.condition(%[[MORE]]) %[[T]],
+// After a tile's K/V loops its O is staged in its Q buffer and the next
+// tile's index read; if that tile has work, its first Q·Kᵀ is issued before
+// this tile's O is stored by TMA, and waited for after.
+// AUTO: llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// AUTO: %[[NEXT:.+]] = llvm.load volatile %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// AUTO: scf.if %{{.+}} -> (f32, f32, f32, f32, i32
+// AUTO: nvvm.wgmma.commit.group.sync.aligned
+// AUTO-NOT: nvvm.wgmma.wait.group.sync.aligned
+// AUTO: nvvm.fence.proxy
+// AUTO: nvvm.cp.async.bulk.commit.group
+// AUTO-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// AUTO: nvvm.wgmma.wait.group.sync.aligned 0
+// AUTO: } else {
+// AUTO-NOT: nvvm.wgmma
+// AUTO: nvvm.cp.async.bulk.wait_group 0 {read}
+// AUTO: scf.yield %[[NEXT]],
 // Without a persistent grid: no counter argument (the argument list ends
 // with the scale), one Q buffer, no tile loop.
 // NO: args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:tensormap", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"], block_kv

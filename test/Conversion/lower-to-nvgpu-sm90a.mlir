@@ -62,15 +62,17 @@
 // CHECK: scf.for
 // CHECK: arith.cmpi sle
 // CHECK: scf.yield
-// Epilogue: O = acc / l into this consumer's rows of the Q buffer (swizzled
-// 16-byte chunks), LSE to global memory; then a fence for the async proxy,
-// the warpgroup's barrier, and one thread's TMA stores of O (one box per 64
+// Epilogue: O = acc / l, LSE to global memory (rows < Nq only), then O into
+// this consumer's rows of the Q buffer (swizzled 16-byte chunks, every row:
+// the TMA store clips rows past Nq); then a fence for the async proxy, the
+// warpgroup's barrier, and one thread's TMA stores of O (one box per 64
 // columns), which release the Q buffer once read.
 // CHECK: arith.divf
-// CHECK: arith.xori
-// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.ftz.f"
 // CHECK: memref.store
+// CHECK: arith.xori
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK-NOT: scf.if
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c128_i32
 // CHECK: scf.if

@@ -317,18 +317,7 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
           km.select(empty, zero, arith::DivFOp::create(b, loc, one, rowSum));
       Value row =
           km.add(rowBase, km.add(lane.group, km.i32(mt * 16 + 8 * half)));
-      auto inRange = scf::IfOp::create(b, loc, km.cmp(P::slt, row, seqQ),
-                                       /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(inRange.thenBlock()->getTerminator());
-      // Element offset of this lane's first column pair in the row.
-      Value rowOffset;
-      if (!storeWord)
-        rowOffset = arith::AddIOp::create(
-            b, loc, outBase,
-            km.toIndex(km.add(km.mul(row, km.i32(headDim)),
-                              km.mul(lane.quadLane, km.i32(2)))));
-      for (int64_t nt = 0; nt < acc.nTiles; ++nt) {
+      auto wordOf = [&](int64_t nt) -> Value {
         Value x = arith::MulFOp::create(b, loc, acc.at(mt, nt, 2 * half), inverse);
         Value y =
             arith::MulFOp::create(b, loc, acc.at(mt, nt, 2 * half + 1), inverse);
@@ -336,16 +325,34 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
         // One 32-bit store per pair.
         Value word = vector::BitCastOp::create(
             b, loc, VectorType::get({1}, b.getI32Type()), pair);
-        word = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
-        if (storeWord) {
-          storeWord(row, nt, word);
-          continue;
+        return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+      };
+      // Words for a staging buffer go out for every row: whoever copies the
+      // buffer to global memory clips the rows past Nq (sm_90a's TMA store).
+      if (storeWord)
+        for (int64_t nt = 0; nt < acc.nTiles; ++nt)
+          storeWord(row, nt, wordOf(nt));
+      if (storeWord && !lseMemref)
+        continue;
+      auto inRange = scf::IfOp::create(b, loc, km.cmp(P::slt, row, seqQ),
+                                       /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(inRange.thenBlock()->getTerminator());
+      if (!storeWord) {
+        // Element offset of this lane's first column pair in the row.
+        Value rowOffset = arith::AddIOp::create(
+            b, loc, outBase,
+            km.toIndex(km.add(km.mul(row, km.i32(headDim)),
+                              km.mul(lane.quadLane, km.i32(2)))));
+        for (int64_t nt = 0; nt < acc.nTiles; ++nt) {
+          Value word = wordOf(nt);
+          Value wordIndex = arith::ShRUIOp::create(
+              b, loc,
+              arith::AddIOp::create(b, loc, rowOffset, km.index(nt * 8)),
+              km.index(1));
+          memref::StoreOp::create(b, loc, word, outMemref,
+                                  ValueRange{wordIndex});
         }
-        Value wordIndex = arith::ShRUIOp::create(
-            b, loc,
-            arith::AddIOp::create(b, loc, rowOffset, km.index(nt * 8)),
-            km.index(1));
-        memref::StoreOp::create(b, loc, word, outMemref, ValueRange{wordIndex});
       }
       if (lseMemref) {
         // LSE = m·scale + ln(l) in natural-log units (-inf for empty rows),

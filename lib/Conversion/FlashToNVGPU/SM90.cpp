@@ -205,7 +205,52 @@ private:
   Value acquireQBuffer(Value iteration);
   void buildProducer();
   void buildConsumer();
-  void buildConsumerTile(Value tileIteration, Value kvCount);
+
+  // --- consumer pieces ----------------------------------------------------
+  /// Consumers of persistent grids with two Q buffers issue the next tile's
+  /// first Q·Kᵀ before they store this tile's O, so that the two overlap
+  /// (buildPipelinedConsumer).
+  bool pipelinesTiles() const {
+    return config.persistent && config.qBuffers == 2;
+  }
+  void buildPipelinedConsumer();
+  /// Recomputes sharedBase and sharedBase32 in a role, after setmaxnreg:
+  /// ptxas spills values that are live across setmaxnreg when registers are
+  /// tight (the pipelined consumer at D=128 did, 4 bytes).
+  void rebaseSharedMemory();
+  /// Sets rowBase, qBuffer and descQ for the block's tile number
+  /// `tileIteration` (after decodeTile) and waits for its Q.
+  void beginConsumerTile(Value tileIteration);
+  /// The online-softmax state after K/V tile 0: (m, l) of the thread's two
+  /// rows and P as packed 16-bit pairs.
+  SmallVector<Type> prologueTypes();
+  SmallVector<Value> emptyPrologue();
+  SmallVector<Value> packProbs(const SoftmaxStep &step);
+  /// Issues S_0 = Q·K_0ᵀ (ring position kvCount) in a ping-pong turn.
+  Fragment issueFirstScores(Value kvCount);
+  /// Waits for S_0, releases K_0, masks, softmax: the prologue state.
+  SmallVector<Value> finishFirstScores(Fragment scores, Value kvCount);
+  /// Both halves under scf.if(cond); the empty state otherwise.
+  SmallVector<Value> buildPrologue(Value kvCount, Value cond);
+  struct Finished {
+    Fragment acc;
+    SmallVector<Value> max, sum;
+  };
+  /// The K/V loops after the prologue and the last P·V.
+  Finished buildMainLoop(ArrayRef<Value> prologue, Value kvCount);
+  /// O = acc / l as packed pairs (and the LSE, stored to global memory).
+  struct OutputWord {
+    Value row;
+    int64_t columnTile;
+    Value word;
+  };
+  SmallVector<OutputWord> normalizeOutput(Finished done);
+  /// O through shared memory and TMA stores; releases the Q buffer.
+  void storeOutput(ArrayRef<OutputWord> words);
+  /// The two halves: O into this warpgroup's rows of the Q buffer; then the
+  /// proxy fence, the warpgroup barrier and the leader's TMA stores.
+  void stageOutput(ArrayRef<OutputWord> words);
+  void publishOutput();
 
   OpBuilder &b;
   Location loc;
@@ -221,7 +266,7 @@ private:
   Value sharedBase, sharedBase32;
   KVRange range;
   // consumer-side
-  Value consumer, descQ, warpInGroup;
+  Value consumer, descQ, warpInGroup, qBuffer;
   LaneCoords coords;
   Value rowBase;
 };
@@ -298,6 +343,22 @@ void SM90KernelBuilder::accumulate(Fragment &acc, ArrayRef<Value> probWords,
       acc.regs[i] = LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0),
                                                  ArrayRef<int64_t>{i});
   }
+}
+
+void SM90KernelBuilder::rebaseSharedMemory() {
+  // An opaque read of the symbol's shared-window address, so that LLVM
+  // cannot reuse the value computed before the roles split.
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, b.getI32Type(), ValueRange{},
+      b.getStringAttr("mov.u32 $0, flash_smem;"), b.getStringAttr("=r"),
+      /*has_side_effects=*/b.getUnitAttr(), UnitAttr(),
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+  Value address = asmOp.getResult(0);
+  Value pad = km.andi(km.sub(km.i32(0), address), km.i32(1023));
+  sharedBase32 = km.add(address, pad);
+  sharedBase = LLVM::IntToPtrOp::create(b, loc, sharedPtrType(), sharedBase32);
 }
 
 void SM90KernelBuilder::beginTurn() {
@@ -531,81 +592,117 @@ void SM90KernelBuilder::buildConsumer() {
     b.setInsertionPoint(last.thenBlock()->getTerminator());
     NVVM::BarrierArriveOp::create(b, loc, km.i32(1), km.i32(256));
   }
+  if (pipelinesTiles()) {
+    rebaseSharedMemory();
+    buildPipelinedConsumer();
+    return;
+  }
   buildTileLoop(/*isProducer=*/false, [&](Value tile, Value iteration,
                                           Value kvCount) -> Value {
     decodeTile(tile);
-    buildConsumerTile(iteration, kvCount);
+    beginConsumerTile(iteration);
+    SmallVector<Value> state = buildPrologue(
+        kvCount, km.cmp(arith::CmpIPredicate::sgt, range.numTiles,
+                        km.i32(0)));
+    storeOutput(normalizeOutput(buildMainLoop(state, kvCount)));
     return km.add(kvCount, range.numTiles);
   });
 }
 
-void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
-                                          Value kvCount) {
-  using P = arith::CmpIPredicate;
+void SM90KernelBuilder::beginConsumerTile(Value tileIteration) {
   // First row (in the sequence) of this warp's 16 rows.
   rowBase = km.add(qStart, km.add(km.mul(consumer, km.i32(64)),
                                   km.mul(warpInGroup, km.i32(16))));
-  auto [qBuffer, qUse] = qBufferOf(tileIteration);
+  auto [buffer, use] = qBufferOf(tileIteration);
+  qBuffer = buffer;
   // (In a persistent grid the tile loop has already waited on this phase to
   // read the tile index; the second wait returns at once.)
-  waitBarrier(barrier(kBarQ, qBuffer), km.andi(qUse, km.i32(1)));
+  waitBarrier(barrier(kBarQ, qBuffer), km.andi(use, km.i32(1)));
   // This consumer's 64 rows of Q within each column block.
   descQ = descriptor(
       km.add(km.mul(qBuffer, km.i32(layout.qBytes)),
              km.add(km.i32(layout.offQ),
                     km.mul(consumer, km.i32(64 * kSwizzleBytes)))),
       /*leadingBytes=*/16);
+}
 
-  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+SmallVector<Value>
+SM90KernelBuilder::packProbs(const SoftmaxStep &step) {
+  SmallVector<Value> words;
+  Type i32 = b.getI32Type();
+  // A fragment of k-slice kk = C fragments of column tiles 2kk, 2kk+1.
+  for (int64_t kk = 0; kk < Bc / 16; ++kk)
+    for (int64_t nt : {2 * kk, 2 * kk + 1})
+      for (int64_t half = 0; half < 2; ++half) {
+        Value pair = step.probs[nt * 2 + half];
+        Value word = vector::BitCastOp::create(
+            b, loc, VectorType::get({1}, i32), pair);
+        words.push_back(
+            vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
+      }
+  return words;
+}
+
+SmallVector<Type> SM90KernelBuilder::prologueTypes() {
+  SmallVector<Type> types(4, b.getF32Type());
+  types.append(Bc / 16 * 4, b.getI32Type()); // P as packed 16-bit pairs
+  return types;
+}
+
+SmallVector<Value> SM90KernelBuilder::emptyPrologue() {
   Value negInf = km.f32(-std::numeric_limits<double>::infinity());
   Value zero = km.f32(0.0);
-  const int64_t numWords = Bc / 16 * 4; // P as packed 16-bit pairs
-  auto packedWords = [&](const SoftmaxStep &step) {
-    SmallVector<Value> words;
-    // A fragment of k-slice kk = C fragments of column tiles 2kk, 2kk+1.
-    for (int64_t kk = 0; kk < Bc / 16; ++kk)
-      for (int64_t nt : {2 * kk, 2 * kk + 1})
-        for (int64_t half = 0; half < 2; ++half) {
-          Value pair = step.probs[nt * 2 + half];
-          Value word = vector::BitCastOp::create(
-              b, loc, VectorType::get({1}, i32), pair);
-          words.push_back(
-              vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
-        }
-    return words;
-  };
+  SmallVector<Value> empty = {negInf, negInf, zero, zero};
+  empty.append(Bc / 16 * 4, km.i32(0));
+  return empty;
+}
 
-  // Prologue: S_0 and its softmax (always masked: cheap, and tile 0 may be
-  // a ragged or diagonal tile).
+Fragment SM90KernelBuilder::issueFirstScores(Value kvCount) {
+  auto [stage0, use0] = stageOf(kvCount);
+  beginTurn();
+  waitBarrier(barrier(kFullK, stage0), km.andi(use0, km.i32(1)));
+  fence();
+  Fragment scores = scoresOf(stage0);
+  commit();
+  endTurn();
+  return scores;
+}
+
+SmallVector<Value> SM90KernelBuilder::finishFirstScores(Fragment scores,
+                                                       Value kvCount) {
+  // Tile 0 is always masked: cheap, and it may be a ragged or diagonal tile.
+  auto [stage0, use0] = stageOf(kvCount);
+  waitGroups(0);
+  arriveBarrier(barrier(kEmptyK, stage0));
+  buildFragmentMask(km, scores, coords, km.i32(0), seqQ, seqKV, rowBase,
+                    config.causal);
+  SmallVector<Value> empty = emptyPrologue();
+  SoftmaxStep step = buildOnlineSoftmax(km, scores, {empty[0], empty[1]},
+                                        {empty[2], empty[3]}, scaleLog2e, et);
+  SmallVector<Value> state(step.newMax);
+  state.append(step.newSum.begin(), step.newSum.end());
+  llvm::append_range(state, packProbs(step));
+  return state;
+}
+
+SmallVector<Value> SM90KernelBuilder::buildPrologue(Value kvCount,
+                                                    Value cond) {
+  auto prologue = scf::IfOp::create(b, loc, prologueTypes(), cond, true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(prologue.thenBlock());
+  scf::YieldOp::create(
+      b, loc, finishFirstScores(issueFirstScores(kvCount), kvCount));
+  b.setInsertionPointToStart(prologue.elseBlock());
+  scf::YieldOp::create(b, loc, emptyPrologue());
+  return SmallVector<Value>(prologue.getResults());
+}
+
+SM90KernelBuilder::Finished
+SM90KernelBuilder::buildMainLoop(ArrayRef<Value> prologue, Value kvCount) {
+  using P = arith::CmpIPredicate;
+  Type f32 = b.getF32Type();
+  Value zero = km.f32(0.0);
   Value hasTiles = km.cmp(P::sgt, range.numTiles, km.i32(0));
-  SmallVector<Type> prologueTypes(4, f32);
-  prologueTypes.append(numWords, i32);
-  auto prologue = scf::IfOp::create(b, loc, prologueTypes, hasTiles, true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(prologue.thenBlock());
-    auto [stage0, use0] = stageOf(kvCount);
-    beginTurn();
-    waitBarrier(barrier(kFullK, stage0), km.andi(use0, km.i32(1)));
-    fence();
-    Fragment scores = scoresOf(stage0);
-    commit();
-    endTurn();
-    waitGroups(0);
-    arriveBarrier(barrier(kEmptyK, stage0));
-    buildFragmentMask(km, scores, coords, km.i32(0), seqQ, seqKV, rowBase,
-                      config.causal);
-    SoftmaxStep step = buildOnlineSoftmax(km, scores, {negInf, negInf},
-                                          {zero, zero}, scaleLog2e, et);
-    SmallVector<Value> yields(step.newMax);
-    yields.append(step.newSum.begin(), step.newSum.end());
-    llvm::append_range(yields, packedWords(step));
-    scf::YieldOp::create(b, loc, yields);
-    b.setInsertionPointToStart(prologue.elseBlock());
-    SmallVector<Value> empty = {negInf, negInf, zero, zero};
-    empty.append(numWords, km.i32(0));
-    scf::YieldOp::create(b, loc, empty);
-  }
 
   // Steady state: issue S_j, then P_{j-1}·V_{j-1}; wait for S_j only and run
   // its softmax while the P·V wgmma is in flight; then rescale.
@@ -640,7 +737,7 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
                         rowBase, config.causal);
     SoftmaxStep step = buildOnlineSoftmax(km, scores, runningMax, runningSum,
                                           scaleLog2e, et);
-    SmallVector<Value> nextProbs = packedWords(step);
+    SmallVector<Value> nextProbs = packProbs(step);
     waitGroups(0);
     keepAlive(probs);
     arriveBarrier(barrier(kEmptyV, prevStage));
@@ -652,17 +749,18 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
     scf::YieldOp::create(b, loc, yields);
     return SmallVector<Value>(loop.getResults());
   };
-  SmallVector<Value> state(prologue.getResults().take_front(4));
+  SmallVector<Value> state(prologue.take_front(4));
   state.append(D / 2, zero);
-  llvm::append_range(state, prologue.getResults().drop_front(4));
+  llvm::append_range(state, prologue.drop_front(4));
   Value one = km.i32(1);
   state = buildLoop(one, range.numUnmasked, state, /*masked=*/false);
   state = buildLoop(km.maxsi(range.numUnmasked, one), range.numTiles, state,
                     /*masked=*/true);
 
   // Drain: the last P·V.
-  SmallVector<Value> finalMax(ArrayRef<Value>(state).slice(0, 2)),
-      finalSum(ArrayRef<Value>(state).slice(2, 2));
+  Finished out;
+  out.max.assign(state.begin(), state.begin() + 2);
+  out.sum.assign(state.begin() + 2, state.begin() + 4);
   Fragment acc(1, D / 8, Value());
   acc.regs.assign(state.begin() + 4, state.begin() + 4 + D / 2);
   SmallVector<Value> lastProbs(state.begin() + 4 + D / 2, state.end());
@@ -687,35 +785,60 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
     scf::YieldOp::create(b, loc, acc.regs);
   }
   acc.regs.assign(drain.getResults().begin(), drain.getResults().end());
+  out.acc = acc;
+  return out;
+}
 
-  // Epilogue (shared with sm_80): O = acc / l, LSE. O goes through shared
-  // memory and a TMA store: this consumer writes its 64 rows of O over its
-  // own 64 rows of the Q buffer (its Q·Kᵀ wgmmas have all completed; no
-  // other warpgroup reads these rows), in the same swizzled layout, then one
-  // thread stores them with one TMA box per 64 columns. Rows past Nq are
-  // clipped by the tensor map. The buffer is released to the producer once
-  // the TMA unit has read it.
+SmallVector<SM90KernelBuilder::OutputWord>
+SM90KernelBuilder::normalizeOutput(Finished done) {
+  // Epilogue math (shared with sm_80): O = acc / l as packed 16-bit pairs,
+  // and the LSE, which goes straight to global memory.
   Value headIndex = km.toIndex(headQ);
   Value lseBase = arith::MulIOp::create(b, loc, headIndex, km.toIndex(seqQ));
   Value lseMemref = config.writesLse
                         ? buildFlatGlobalMemref(km, lsePtr, b.getF32Type())
                         : Value();
+  SmallVector<OutputWord> words;
+  auto keepWord = [&](Value row, int64_t nt, Value word) {
+    words.push_back({row, nt, word});
+  };
+  buildEpilogue(km, config, done.acc, done.max, done.sum, coords, rowBase,
+                seqQ, scale, Value(), Value(), lseMemref, lseBase, keepWord);
+  return words;
+}
+
+void SM90KernelBuilder::storeOutput(ArrayRef<OutputWord> words) {
+  stageOutput(words);
+  publishOutput();
+}
+
+void SM90KernelBuilder::stageOutput(ArrayRef<OutputWord> words) {
+  // O goes through shared memory and a TMA store: this consumer writes its
+  // 64 rows of O over its own 64 rows of the Q buffer (its Q·Kᵀ wgmmas have
+  // all completed; no other warpgroup reads these rows), in the same
+  // swizzled layout, then one thread stores them with one TMA box per 64
+  // columns. Rows past Nq are clipped by the tensor map. The buffer is
+  // released to the producer once the TMA unit has read it.
   Value qBase = km.add(km.i32(layout.offQ),
                        km.mul(qBuffer, km.i32(layout.qBytes)));
-  auto storeWord = [&](Value row, int64_t nt, Value word) {
+  for (const OutputWord &w : words) {
     // Element (r, c) of a 128B-swizzled tile: column block c / 64, row r,
     // 16-byte chunk (c % 64) / 8 XOR (r % 8), then 2 bytes per element.
-    Value local = km.sub(row, qStart);
-    Value chunk = km.xori(km.i32(nt % 8), km.andi(local, km.i32(7)));
+    Value local = km.sub(w.row, qStart);
+    Value chunk = km.xori(km.i32(w.columnTile % 8), km.andi(local, km.i32(7)));
     Value offset = km.add(
-        km.add(qBase, km.i32((nt / 8) * Br * kSwizzleBytes)),
+        km.add(qBase, km.i32((w.columnTile / 8) * Br * kSwizzleBytes)),
         km.add(km.add(km.mul(local, km.i32(kSwizzleBytes)),
                       km.mul(chunk, km.i32(16))),
                km.mul(coords.quadLane, km.i32(4))));
-    LLVM::StoreOp::create(b, loc, word, sharedPtr(offset), /*alignment=*/4);
-  };
-  buildEpilogue(km, config, acc, finalMax, finalSum, coords, rowBase, seqQ,
-                scale, Value(), Value(), lseMemref, lseBase, storeWord);
+    LLVM::StoreOp::create(b, loc, w.word, sharedPtr(offset), /*alignment=*/4);
+  }
+}
+
+void SM90KernelBuilder::publishOutput() {
+  using P = arith::CmpIPredicate;
+  Value qBase = km.add(km.i32(layout.offQ),
+                       km.mul(qBuffer, km.i32(layout.qBytes)));
   // Generic-proxy writes become visible to the TMA unit (async proxy) after
   // the fence and the warpgroup's barrier (id 1 + C + consumer: 1..C are
   // ping-pong's).
@@ -746,6 +869,99 @@ void SM90KernelBuilder::buildConsumerTile(Value tileIteration,
     // One arrival per consumer warpgroup (emptyQ counts C).
     arriveBarrier(barrier(kEmptyQ, qBuffer));
   }
+}
+
+void SM90KernelBuilder::buildPipelinedConsumer() {
+  // Consumers of a persistent grid with two Q buffers run the tiles as one
+  // pipeline: after a tile's last P·V they read the next tile's index, issue
+  // its first Q·Kᵀ (its Q is in the other buffer), and write this tile's O
+  // while that wgmma runs; then they finish the next tile's first softmax.
+  // The tile index, the iteration, the K/V count and the first softmax state
+  // are carried by the loop. The order of GEMM issues, and so of ping-pong
+  // turns, is the same as tile by tile.
+  using P = arith::CmpIPredicate;
+  Type i32 = b.getI32Type();
+  Value total = km.mul(km.mul(numQTiles, queryHeads), batchSize);
+  // Waits for the Q buffer of tile number `iteration` (the producer arms it
+  // after publishing the tile index, or the end marker) and reads the index.
+  auto readTile = [&](Value iteration) -> Value {
+    auto [buffer, use] = qBufferOf(iteration);
+    waitBarrier(barrier(kBarQ, buffer), km.andi(use, km.i32(1)));
+    return LLVM::LoadOp::create(b, loc, i32, tileSlot(buffer),
+                                /*alignment=*/4, /*isVolatile=*/true);
+  };
+  auto startsWork = [&](Value tile) {
+    return arith::AndIOp::create(
+        b, loc, km.cmp(P::ult, tile, total),
+        km.cmp(P::sgt, range.numTiles, km.i32(0)));
+  };
+
+  Value zero32 = km.i32(0);
+  Value first = readTile(zero32);
+  decodeTile(first);
+  beginConsumerTile(zero32);
+  SmallVector<Value> inits = {first, zero32, zero32};
+  llvm::append_range(inits, buildPrologue(zero32, startsWork(first)));
+  SmallVector<Type> types = {i32, i32, i32};
+  llvm::append_range(types, prologueTypes());
+
+  auto loop = scf::WhileOp::create(b, loc, types, inits);
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Location> locs(types.size(), loc);
+  Block *before = b.createBlock(&loop.getBefore(), {}, types, locs);
+  scf::ConditionOp::create(b, loc,
+                           km.cmp(P::ult, before->getArgument(0), total),
+                           before->getArguments());
+  Block *after = b.createBlock(&loop.getAfter(), {}, types, locs);
+  Value tile = after->getArgument(0), iteration = after->getArgument(1),
+        kvCount = after->getArgument(2);
+  decodeTile(tile);
+  beginConsumerTile(iteration);
+  SmallVector<Value> prologue(after->getArguments().drop_front(3));
+  Finished done = buildMainLoop(prologue, kvCount);
+  Value nextKV = km.add(kvCount, range.numTiles);
+  struct TileValues {
+    Value qStart, headQ, headKV, rowBase, qBuffer, descQ;
+    KVRange range;
+  };
+  auto save = [&]() {
+    return TileValues{qStart, headQ, headKV, rowBase, qBuffer, descQ, range};
+  };
+  auto restore = [&](const TileValues &t) {
+    qStart = t.qStart, headQ = t.headQ, headKV = t.headKV;
+    rowBase = t.rowBase, qBuffer = t.qBuffer, descQ = t.descQ;
+    range = t.range;
+  };
+  TileValues current = save();
+  // O is normalised and staged in shared memory first: S_0 of the next tile
+  // needs the accumulator's registers while in flight. The copy of O to
+  // global memory then overlaps it.
+  stageOutput(normalizeOutput(done));
+
+  Value nextIteration = km.add(iteration, km.i32(1));
+  Value next = readTile(nextIteration);
+  decodeTile(next);
+  beginConsumerTile(nextIteration);
+  TileValues upcoming = save();
+  auto overlap = scf::IfOp::create(b, loc, prologueTypes(),
+                                   startsWork(next), true);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(overlap.thenBlock());
+    Fragment scores = issueFirstScores(nextKV);
+    restore(current);
+    publishOutput();
+    restore(upcoming);
+    scf::YieldOp::create(b, loc, finishFirstScores(scores, nextKV));
+    b.setInsertionPointToStart(overlap.elseBlock());
+    restore(current);
+    publishOutput();
+    restore(upcoming);
+    scf::YieldOp::create(b, loc, emptyPrologue());
+  }
+  SmallVector<Value> yields = {next, nextIteration, nextKV};
+  llvm::append_range(yields, overlap.getResults());
+  scf::YieldOp::create(b, loc, yields);
 }
 
 void SM90KernelBuilder::build(LLVM::LLVMFuncOp func) {

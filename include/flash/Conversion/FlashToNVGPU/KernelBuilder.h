@@ -158,10 +158,11 @@ Value buildFlatGlobalMemref(KernelMath &km, Value pointer, Type elementType);
 /// column tile nt of the fragment, the 32-bit word).
 using StoreOutputWord = function_ref<void(Value row, int64_t nt, Value word)>;
 
-/// Epilogue: O = acc / l (0 for a row that saw no key), written for valid
-/// rows only as 16-bit pairs (to `outMemref` at `outBase`, or through
-/// `storeWord` when it is given); LSE = m·scale + ln(l) (-inf when l = 0) by
-/// lane t = 0 of each quad when `lseMemref` is set.
+/// Epilogue: O = acc / l (0 for a row that saw no key) as 16-bit pairs,
+/// written to `outMemref` at `outBase` for valid rows only, or handed to
+/// `storeWord` for every row (a staging buffer whose copy to global memory
+/// clips rows past Nq), outside any region; LSE = m·scale + ln(l) (-inf when
+/// l = 0) by lane t = 0 of each quad, for valid rows, when `lseMemref` is set.
 void buildEpilogue(KernelMath &km, const KernelConfig &config, Fragment &acc,
                    ArrayRef<Value> runningMax, ArrayRef<Value> runningSum,
                    LaneCoords lane, Value rowBase, Value seqQ, Value scale,
