@@ -2,7 +2,7 @@
 
 A bundle is what ``flash-opt --flash-to-ptx="... bundle-dir=DIR"`` writes for
 one kernel: ``NAME.ptx``, ``NAME.<arch>.cubin`` per requested ptxas target and
-``NAME.json`` (the launch contract, see docs/runtime.md). Kernels take B, H and
+``NAME.json`` (the launch contract, see docs/gpu.md). Kernels take B, H and
 N at run time, so one bundle serves every shape with its element type, head
 dimension, causal flag and LSE output. Where the target model picks a
 different schedule for short and long sequences (it counts the work spent on
@@ -163,9 +163,12 @@ def main(argv=None) -> int:
                          "one bundle per range of lengths is compiled")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
-    seq_lens = [int(x) for x in args.seq_lens.split(",") if x]
+    try:
+        seq_lens = [int(x) for x in args.seq_lens.split(",") if x]
+    except ValueError:
+        seq_lens = []
     if not seq_lens or min(seq_lens) < 1:
-        ap.error(f"--seq-lens must be positive lengths, got {args.seq_lens!r}")
+        ap.error(f"--seq-lens must be positive integer lengths, got {args.seq_lens!r}")
     schedules = [(0, 0, 0)] + [tuple(int(x) for x in s.split("x"))
                                for s in args.schedules.split(",") if s]
     count = 0

@@ -90,3 +90,12 @@ def test_source_uses_the_spec_length():
     src = spec.source()
     assert "tensor<1x1x333x128xf16>" in src and "tensor<1x1x333xf32>" in src
     assert "block_q = 128" in fcompile.model_schedule(spec)
+
+
+@pytest.mark.parametrize("bad", ["", "a", "512,0", "-4"])
+def test_bad_seq_lens_is_a_usage_error(tmp_path, bad, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        fcompile.main(["--out", str(tmp_path), "--seq-lens", bad])
+    assert exit_info.value.code == 2
+    assert "--seq-lens must be positive integer lengths" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
