@@ -34,7 +34,7 @@ struct KernelInfo {
   std::map<std::string, std::string> cubinFiles; ///< ptxas arch -> file
   /// sm_90a: Q, K, V, O are passed as CUtensorMaps (rank 3 over (D, N, B·H)).
   struct TensorMapSpec {
-    std::string tensor; ///< "q", "k" or "v"
+    std::string tensor; ///< "q", "k", "v" or "o"
     unsigned box[3] = {0, 0, 0};
     std::string swizzle; ///< "128B", ...
   };

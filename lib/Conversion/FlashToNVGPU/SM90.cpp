@@ -120,6 +120,23 @@ private:
   Value tileSlot(Value buffer) {
     return sharedPtr(km.add(km.i32(layout.offTile), km.mul(buffer, km.i32(4))));
   }
+  /// Byte offset of Q buffer `buffer` (also where O is staged).
+  Value qBufferOffset(Value buffer) {
+    return km.add(km.i32(layout.offQ), km.mul(buffer, km.i32(layout.qBytes)));
+  }
+  /// Q tiles of the launch: ceil(Nq / Br) · Hq · B.
+  Value totalTiles() {
+    return km.mul(km.mul(numQTiles, queryHeads), batchSize);
+  }
+  /// Consumers of a persistent grid: waits for the Q buffer of the block's
+  /// tile number `iteration` (armed after the producer publishes the tile
+  /// index, or the end marker) and reads the index.
+  Value readTileIndex(Value iteration) {
+    auto [buffer, use] = qBufferOf(iteration);
+    waitBarrier(barrier(kBarQ, buffer), km.andi(use, km.i32(1)));
+    return LLVM::LoadOp::create(b, loc, b.getI32Type(), tileSlot(buffer),
+                                /*alignment=*/4, /*isVolatile=*/true);
+  }
   /// (stage, use count) of K/V tile j in the ring of S slots.
   std::pair<Value, Value> stageOf(Value j) {
     if ((S & (S - 1)) == 0)
@@ -424,7 +441,7 @@ void SM90KernelBuilder::buildTileLoop(
   // the next launch on the same counter.
   using P = arith::CmpIPredicate;
   Type i32 = b.getI32Type();
-  Value total = km.mul(km.mul(numQTiles, queryHeads), batchSize);
+  Value total = totalTiles();
   if (isProducer) {
     Value first = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
     Value blocks = asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
@@ -472,10 +489,7 @@ void SM90KernelBuilder::buildTileLoop(
   Block *before =
       b.createBlock(&loop.getBefore(), {}, {i32, i32}, {loc, loc});
   Value iteration = before->getArgument(0);
-  auto [buffer, use] = qBufferOf(iteration);
-  waitBarrier(barrier(kBarQ, buffer), km.andi(use, km.i32(1)));
-  Value tile = LLVM::LoadOp::create(b, loc, i32, tileSlot(buffer),
-                                    /*alignment=*/4, /*isVolatile=*/true);
+  Value tile = readTileIndex(iteration);
   scf::ConditionOp::create(b, loc, km.cmp(P::ult, tile, total),
                            ValueRange{tile, iteration,
                                       before->getArgument(1)});
@@ -539,9 +553,7 @@ void SM90KernelBuilder::buildProducer() {
                             /*isVolatile=*/true);
     Value barQ = barrier(kBarQ, buffer);
     expectBytes(barQ, layout.qBytes);
-    loadTile(tensorMapQ, barQ,
-             km.add(km.i32(layout.offQ), km.mul(buffer, km.i32(layout.qBytes))),
-             Br, qStart, headQ);
+    loadTile(tensorMapQ, barQ, qBufferOffset(buffer), Br, qStart, headQ);
 
     auto loop =
         scf::ForOp::create(b, loc, km.i32(0), range.numTiles, km.i32(1));
@@ -619,11 +631,9 @@ void SM90KernelBuilder::beginConsumerTile(Value tileIteration) {
   // read the tile index; the second wait returns at once.)
   waitBarrier(barrier(kBarQ, qBuffer), km.andi(use, km.i32(1)));
   // This consumer's 64 rows of Q within each column block.
-  descQ = descriptor(
-      km.add(km.mul(qBuffer, km.i32(layout.qBytes)),
-             km.add(km.i32(layout.offQ),
-                    km.mul(consumer, km.i32(64 * kSwizzleBytes)))),
-      /*leadingBytes=*/16);
+  descQ = descriptor(km.add(qBufferOffset(qBuffer),
+                            km.mul(consumer, km.i32(64 * kSwizzleBytes))),
+                     /*leadingBytes=*/16);
 }
 
 SmallVector<Value>
@@ -816,11 +826,8 @@ void SM90KernelBuilder::stageOutput(ArrayRef<OutputWord> words) {
   // O goes through shared memory and a TMA store: this consumer writes its
   // 64 rows of O over its own 64 rows of the Q buffer (its Q·Kᵀ wgmmas have
   // all completed; no other warpgroup reads these rows), in the same
-  // swizzled layout, then one thread stores them with one TMA box per 64
-  // columns. Rows past Nq are clipped by the tensor map. The buffer is
-  // released to the producer once the TMA unit has read it.
-  Value qBase = km.add(km.i32(layout.offQ),
-                       km.mul(qBuffer, km.i32(layout.qBytes)));
+  // swizzled layout; publishOutput then stores them.
+  Value qBase = qBufferOffset(qBuffer);
   for (const OutputWord &w : words) {
     // Element (r, c) of a 128B-swizzled tile: column block c / 64, row r,
     // 16-byte chunk (c % 64) / 8 XOR (r % 8), then 2 bytes per element.
@@ -836,9 +843,11 @@ void SM90KernelBuilder::stageOutput(ArrayRef<OutputWord> words) {
 }
 
 void SM90KernelBuilder::publishOutput() {
+  // One thread stores the staged rows with one TMA box per 64 columns (rows
+  // past Nq are clipped by the tensor map) and releases the Q buffer to the
+  // producer once the TMA unit has read it.
   using P = arith::CmpIPredicate;
-  Value qBase = km.add(km.i32(layout.offQ),
-                       km.mul(qBuffer, km.i32(layout.qBytes)));
+  Value qBase = qBufferOffset(qBuffer);
   // Generic-proxy writes become visible to the TMA unit (async proxy) after
   // the fence and the warpgroup's barrier (id 1 + C + consumer: 1..C are
   // ping-pong's).
@@ -881,15 +890,7 @@ void SM90KernelBuilder::buildPipelinedConsumer() {
   // turns, is the same as tile by tile.
   using P = arith::CmpIPredicate;
   Type i32 = b.getI32Type();
-  Value total = km.mul(km.mul(numQTiles, queryHeads), batchSize);
-  // Waits for the Q buffer of tile number `iteration` (the producer arms it
-  // after publishing the tile index, or the end marker) and reads the index.
-  auto readTile = [&](Value iteration) -> Value {
-    auto [buffer, use] = qBufferOf(iteration);
-    waitBarrier(barrier(kBarQ, buffer), km.andi(use, km.i32(1)));
-    return LLVM::LoadOp::create(b, loc, i32, tileSlot(buffer),
-                                /*alignment=*/4, /*isVolatile=*/true);
-  };
+  Value total = totalTiles();
   auto startsWork = [&](Value tile) {
     return arith::AndIOp::create(
         b, loc, km.cmp(P::ult, tile, total),
@@ -897,7 +898,7 @@ void SM90KernelBuilder::buildPipelinedConsumer() {
   };
 
   Value zero32 = km.i32(0);
-  Value first = readTile(zero32);
+  Value first = readTileIndex(zero32);
   decodeTile(first);
   beginConsumerTile(zero32);
   SmallVector<Value> inits = {first, zero32, zero32};
@@ -920,17 +921,14 @@ void SM90KernelBuilder::buildPipelinedConsumer() {
   SmallVector<Value> prologue(after->getArguments().drop_front(3));
   Finished done = buildMainLoop(prologue, kvCount);
   Value nextKV = km.add(kvCount, range.numTiles);
+  // What publishOutput reads of a tile: it runs for this tile after the
+  // next one has been decoded.
   struct TileValues {
-    Value qStart, headQ, headKV, rowBase, qBuffer, descQ;
-    KVRange range;
+    Value qStart, headQ, qBuffer;
   };
-  auto save = [&]() {
-    return TileValues{qStart, headQ, headKV, rowBase, qBuffer, descQ, range};
-  };
+  auto save = [&]() { return TileValues{qStart, headQ, qBuffer}; };
   auto restore = [&](const TileValues &t) {
-    qStart = t.qStart, headQ = t.headQ, headKV = t.headKV;
-    rowBase = t.rowBase, qBuffer = t.qBuffer, descQ = t.descQ;
-    range = t.range;
+    qStart = t.qStart, headQ = t.headQ, qBuffer = t.qBuffer;
   };
   TileValues current = save();
   // O is normalised and staged in shared memory first: S_0 of the next tile
@@ -939,7 +937,7 @@ void SM90KernelBuilder::buildPipelinedConsumer() {
   stageOutput(normalizeOutput(done));
 
   Value nextIteration = km.add(iteration, km.i32(1));
-  Value next = readTile(nextIteration);
+  Value next = readTileIndex(nextIteration);
   decodeTile(next);
   beginConsumerTile(nextIteration);
   TileValues upcoming = save();
