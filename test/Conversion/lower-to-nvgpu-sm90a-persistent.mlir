@@ -15,7 +15,7 @@
 // The launch contract: a tile counter argument, the grid, two Q buffers.
 // AUTO-LABEL: args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:tensormap", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32", "counter:ptr"]
 // AUTO-SAME: grid = ["min(blocks_per_sm*SMs, ceildiv(Nq, block_q)*Hq*B)", "1", "1"]
-// AUTO-SAME: kernel = "plain", persistent = true
+// AUTO-SAME: kernel = "plain", output_staging = "q_buffer", persistent = true
 // AUTO-SAME: q_buffers = 2
 // AUTO: llvm.func @plain(
 // AUTO-SAME: %[[COUNTER:[^:]+]]: !llvm.ptr<1>)
@@ -99,9 +99,9 @@ func.func @plain(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %
 
 // Causal attention uses the same scheduler: tiles go out longest first
 // within a head, to whichever block asks first.
-// AUTO-LABEL: kernel = "causal", persistent = true
+// AUTO-LABEL: kernel = "causal", output_staging = "q_buffer", persistent = true
 // AUTO: llvm.atomicrmw add
-// NO-LABEL: kernel = "causal", persistent = false
+// NO-LABEL: kernel = "causal", output_staging = "q_buffer", persistent = false
 func.func @causal(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>) -> tensor<2x8x1000x128xbf16> {
   %o = flash.attention %q, %k, %v {causal, schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>}
       : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16> -> tensor<2x8x1000x128xbf16>
@@ -111,10 +111,51 @@ func.func @causal(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, 
 // -----
 
 // D = 256: `auto` keeps one tile per block. A persistent grid there fits
-// only one Q buffer (2 × 64 KB of Q and 128 KB of K/V exceed 227 KB).
-// AUTO-LABEL: kernel = "d256", persistent = false
-// YES-LABEL: kernel = "d256", persistent = true
+// only one Q buffer (2 × 64 KB of Q and 128 KB of K/V exceed 227 KB), so O
+// is staged in the K/V ring: the slot after a tile's K/V tiles holds its O
+// (boxes 0-3 in the slot's K half, 4-7 in its V half), and Q is released
+// as soon as the tile's last Q·Kᵀ has completed.
+// AUTO-LABEL: kernel = "d256", output_staging = "q_buffer", persistent = false
+// YES-LABEL: kernel = "d256", output_staging = "kv_ring", persistent = true
 // YES-SAME: q_buffers = 1
+// YES: llvm.func @d256(
+// Q's empty barrier (the second) counts every consumer thread (2 × 128).
+// YES: nvvm.mbarrier.init %{{.+}}, %c1_i32 : !llvm.ptr<3>, i32
+// YES-NEXT: %[[QEMPTY:.+]] = arith.constant 256 : i32
+// YES-NOT: nvvm.mbarrier.init
+// YES: nvvm.mbarrier.init %{{.+}}, %[[QEMPTY]] : !llvm.ptr<3>, i32
+// Producer: after a tile's K/V loads, wait until the slot's previous use
+// is released (K and V halves), then arrive on its full barriers with no
+// bytes to load; then draw the next tile.
+// YES: nvvm.setmaxregister  decrease 24
+// YES: scf.for
+// YES: nvvm.mbarrier.arrive.expect_tx
+// YES: nvvm.mbarrier.arrive.expect_tx
+// YES: nvvm.mbarrier.try_wait.parity
+// YES: nvvm.mbarrier.try_wait.parity
+// YES-NOT: expect_tx
+// YES: nvvm.mbarrier.arrive %{{[^,]+}} : !llvm.ptr<3> -> i64
+// YES-NOT: expect_tx
+// YES: nvvm.mbarrier.arrive %{{[^,]+}} : !llvm.ptr<3> -> i64
+// YES-NOT: nvvm.mbarrier
+// YES: llvm.atomicrmw add
+// Consumers run the tiles as one pipeline (one Q buffer). After the K/V
+// loops and before the last P·V, each thread arrives on Q's empty barrier
+// (byte 196680 = 196608 + 8 · 9, after Q, K and V).
+// YES: nvvm.setmaxregister  increase 240
+// YES: scf.while
+// YES: arith.constant 196680 : i32
+// YES: nvvm.mbarrier.arrive %{{[^,]+}} : !llvm.ptr<3> -> i64
+// YES-NEXT: scf.if
+// YES: nvvm.wgmma.wait.group.sync.aligned 0
+// O waits for its slot (full barrier), goes to the K or V half by box,
+// and the leader releases both halves for its 128 threads once the TMA
+// store has read them.
+// YES: nvvm.mbarrier.try_wait.parity
+// YES-COUNT-4: arith.select %{{.+}}, %{{.+}}, %{{.+}} : i32
+// YES: nvvm.cp.async.bulk.wait_group 0 {read}
+// YES: nvvm.mbarrier.arrive %{{.+}}, %{{.+}} : !llvm.ptr<3> -> i64
+// YES: nvvm.mbarrier.arrive %{{.+}}, %{{.+}} : !llvm.ptr<3> -> i64
 func.func @d256(%q: tensor<1x4x1000x256xbf16>, %k: tensor<1x4x1000x256xbf16>, %v: tensor<1x4x1000x256xbf16>) -> tensor<1x4x1000x256xbf16> {
   %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 64, stages = 2, warps = 12>}
       : tensor<1x4x1000x256xbf16>, tensor<1x4x1000x256xbf16>, tensor<1x4x1000x256xbf16> -> tensor<1x4x1000x256xbf16>

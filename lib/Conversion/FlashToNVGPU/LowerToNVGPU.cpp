@@ -101,6 +101,10 @@ FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
   if (c.sharedBytes > target.sharedMemPerBlock)
     return unsupported(Twine(c.sharedBytes) + " bytes of shared memory (" +
                        Twine(target.sharedMemPerBlock) + " per block)");
+  // With one Q buffer, a persistent block stages O in one K/V slot (its K
+  // and V halves) where O's 64-row boxes fit there.
+  c.outputInRing =
+      c.persistent && c.qBuffers == 1 && sm90OutputFitsInRing(c);
   // Two blocks per SM where both fit: one consumer warpgroup, twice the
   // shared memory plus the 1 KB the hardware reserves per block, and D ≤ 128:
   // ptxas allocates the whole kernel under the launch cap (128 registers per
@@ -297,6 +301,10 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
     if (c.persistent)
       args.push_back("counter:ptr");
     fields.push_back(b.getNamedAttr("args", b.getStrArrayAttr(args)));
+    // Where O waits in shared memory for its TMA store.
+    fields.push_back(b.getNamedAttr(
+        "output_staging",
+        b.getStringAttr(c.outputInRing ? "kv_ring" : "q_buffer")));
     auto map = [&](StringRef tensor, int64_t rows) {
       return b.getDictionaryAttr(
           {b.getNamedAttr("tensor", b.getStringAttr(tensor)),

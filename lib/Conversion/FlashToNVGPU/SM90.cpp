@@ -21,7 +21,8 @@
 // - the mask, online softmax and epilogue math are KernelBuilder.cpp's, the
 //   same code as sm_80: each warp of a wgmma m64nN accumulator holds an
 //   mma.sync m16n8 C fragment per 8 columns. O leaves through shared memory
-//   (over the consumer's own Q rows) and a TMA store.
+//   (over the consumer's own Q rows, or in a slot of the K/V ring when a
+//   persistent block has one Q buffer) and a TMA store.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,18 +44,23 @@ using namespace mlir::flash;
 namespace {
 constexpr int64_t kSwizzleBytes = 128; // one TMA box column / swizzle atom row
 constexpr int64_t kAtomColumns = 64;   // 16-bit elements per 128 bytes
+constexpr int64_t kOutputBoxBytes = 64 * kSwizzleBytes; // 64 rows of O
 
 /// Shared-memory layout (byte offsets from a 1024-aligned base):
 /// Q[qBuffers][Br][D] | K[stages][Bc][D] | V[stages][Bc][D] | mbarriers |
 /// tile index per Q buffer, each tile stored as D/64 column blocks of
-/// rows × 128 bytes (one TMA box each).
+/// rows × 128 bytes (one TMA box each). O is staged as boxes of 64 rows × 128
+/// bytes, either over Q or, with `outputInRing`, in the K and V halves of
+/// one slot of the K/V ring (outputBox).
 struct SharedLayout {
-  int64_t qBytes, kvBytes, offQ, offK, offV, offBarriers, numBarriers, offTile,
-      total;
+  int64_t qBytes, kvBytes, boxesPerHalf, offQ, offK, offV, offBarriers,
+      numBarriers, offTile, total;
   explicit SharedLayout(const KernelConfig &c) {
     int64_t e = c.elementType.getIntOrFloatBitWidth() / 8;
     qBytes = c.blockQ * c.headDim * e;
     kvBytes = c.blockKV * c.headDim * e;
+    // Whole 1024-byte-aligned boxes of O in a K (or V) tile.
+    boxesPerHalf = kvBytes % 1024 == 0 ? kvBytes / kOutputBoxBytes : 0;
     offQ = 0;
     offK = c.qBuffers * qBytes;
     offV = offK + c.stages * kvBytes;
@@ -120,7 +126,7 @@ private:
   Value tileSlot(Value buffer) {
     return sharedPtr(km.add(km.i32(layout.offTile), km.mul(buffer, km.i32(4))));
   }
-  /// Byte offset of Q buffer `buffer` (also where O is staged).
+  /// Byte offset of Q buffer `buffer`.
   Value qBufferOffset(Value buffer) {
     return km.add(km.i32(layout.offQ), km.mul(buffer, km.i32(layout.qBytes)));
   }
@@ -228,7 +234,7 @@ private:
   /// first Q·Kᵀ before they store this tile's O, so that the two overlap
   /// (buildPipelinedConsumer).
   bool pipelinesTiles() const {
-    return config.persistent && config.qBuffers == 2;
+    return config.persistent && (config.qBuffers == 2 || config.outputInRing);
   }
   void buildPipelinedConsumer();
   /// Recomputes sharedBase and sharedBase32 in a role, after setmaxnreg:
@@ -262,12 +268,23 @@ private:
     Value word;
   };
   SmallVector<OutputWord> normalizeOutput(Finished done);
-  /// O through shared memory and TMA stores; releases the Q buffer.
-  void storeOutput(ArrayRef<OutputWord> words);
-  /// The two halves: O into this warpgroup's rows of the Q buffer; then the
+  /// O through shared memory and TMA stores; releases the Q buffer, or with
+  /// outputInRing the K/V slot at ring position `slot` (kvCount + tiles).
+  void storeOutput(ArrayRef<OutputWord> words, Value slot);
+  /// The two halves: O into this warpgroup's boxes (outputBox); then the
   /// proxy fence, the warpgroup barrier and the leader's TMA stores.
-  void stageOutput(ArrayRef<OutputWord> words);
+  void stageOutput(ArrayRef<OutputWord> words, Value slot);
   void publishOutput();
+  /// Byte offset of this consumer warpgroup's box of O for column block
+  /// `block`: over its own 64 rows of the Q buffer, or (outputInRing) box
+  /// consumer·D/64 + block of the slot's K half, then its V half.
+  Value outputBox(int64_t block);
+  /// The ring position after a tile that started at `kvCount`: its K/V
+  /// tiles, and with outputInRing the slot its O was staged in.
+  Value ringAfterTile(Value kvCount) {
+    Value next = km.add(kvCount, range.numTiles);
+    return config.outputInRing ? km.add(next, km.i32(1)) : next;
+  }
 
   OpBuilder &b;
   Location loc;
@@ -284,6 +301,7 @@ private:
   KVRange range;
   // consumer-side
   Value consumer, descQ, warpInGroup, qBuffer;
+  Value outputStage; // outputInRing: the K/V slot this tile's O is staged in
   LaneCoords coords;
   Value rowBase;
 };
@@ -291,6 +309,11 @@ private:
 
 int64_t mlir::flash::sm90SharedBytes(const KernelConfig &config) {
   return SharedLayout(config).total;
+}
+
+bool mlir::flash::sm90OutputFitsInRing(const KernelConfig &config) {
+  int64_t boxes = config.consumers * (config.headDim / kAtomColumns);
+  return boxes <= 2 * SharedLayout(config).boxesPerHalf;
 }
 
 Fragment SM90KernelBuilder::scoresOf(Value stage) {
@@ -546,6 +569,12 @@ void SM90KernelBuilder::buildProducer() {
   b.setInsertionPoint(firstThread.thenBlock()->getTerminator());
   buildTileLoop(/*isProducer=*/true, [&](Value tile, Value iteration,
                                          Value kvCount) -> Value {
+    // With one Q buffer, each tile reads the shared-memory base afresh: LLVM
+    // otherwise hoists Q's TMA destination addresses out of the tile loop,
+    // and the producer's 24 registers spill (D=256: 8 bytes).
+    Value outerBase = sharedBase, outerBase32 = sharedBase32;
+    if (config.persistent && config.qBuffers == 1)
+      rebaseSharedMemory();
     decodeTile(tile);
     Value buffer = acquireQBuffer(iteration);
     if (config.persistent) // the consumers read it after waiting on barQ
@@ -582,7 +611,26 @@ void SM90KernelBuilder::buildProducer() {
                kvStart, headKV);
     }
     b.setInsertionPointAfter(loop);
-    return km.add(kvCount, range.numTiles);
+    if (config.outputInRing) {
+      // The slot after the tile's K/V tiles holds its O: once the consumers
+      // have released the slot's previous use, arrive on its full barriers
+      // with no bytes (fullV too, so that the slot's phases stay in step).
+      Value slot = km.add(kvCount, range.numTiles);
+      auto [stage, use] = stageOf(slot);
+      auto ifReused = scf::IfOp::create(b, loc, km.cmp(P::sge, slot, km.i32(S)),
+                                        false);
+      {
+        OpBuilder::InsertionGuard innermost(b);
+        b.setInsertionPoint(ifReused.thenBlock()->getTerminator());
+        Value previousParity = km.andi(km.add(use, km.i32(1)), km.i32(1));
+        waitBarrier(barrier(kEmptyK, stage), previousParity);
+        waitBarrier(barrier(kEmptyV, stage), previousParity);
+      }
+      arriveBarrier(barrier(kFullK, stage));
+      arriveBarrier(barrier(kFullV, stage));
+    }
+    sharedBase = outerBase, sharedBase32 = outerBase32;
+    return ringAfterTile(kvCount);
   });
 }
 
@@ -616,8 +664,9 @@ void SM90KernelBuilder::buildConsumer() {
     SmallVector<Value> state = buildPrologue(
         kvCount, km.cmp(arith::CmpIPredicate::sgt, range.numTiles,
                         km.i32(0)));
-    storeOutput(normalizeOutput(buildMainLoop(state, kvCount)));
-    return km.add(kvCount, range.numTiles);
+    storeOutput(normalizeOutput(buildMainLoop(state, kvCount)),
+                km.add(kvCount, range.numTiles));
+    return ringAfterTile(kvCount);
   });
 }
 
@@ -766,6 +815,10 @@ SM90KernelBuilder::buildMainLoop(ArrayRef<Value> prologue, Value kvCount) {
   state = buildLoop(one, range.numUnmasked, state, /*masked=*/false);
   state = buildLoop(km.maxsi(range.numUnmasked, one), range.numTiles, state,
                     /*masked=*/true);
+  // Every Q·Kᵀ of the tile has completed: with O staged in the K/V ring, Q
+  // is free for the next tile's load (one arrival per consumer thread).
+  if (config.outputInRing)
+    arriveBarrier(barrier(kEmptyQ, qBuffer));
 
   // Drain: the last P·V.
   Finished out;
@@ -817,24 +870,52 @@ SM90KernelBuilder::normalizeOutput(Finished done) {
   return words;
 }
 
-void SM90KernelBuilder::storeOutput(ArrayRef<OutputWord> words) {
-  stageOutput(words);
+void SM90KernelBuilder::storeOutput(ArrayRef<OutputWord> words, Value slot) {
+  stageOutput(words, slot);
   publishOutput();
 }
 
-void SM90KernelBuilder::stageOutput(ArrayRef<OutputWord> words) {
+Value SM90KernelBuilder::outputBox(int64_t block) {
+  if (!config.outputInRing)
+    return km.add(qBufferOffset(qBuffer),
+                  km.add(km.i32(block * Br * kSwizzleBytes),
+                         km.mul(consumer, km.i32(kOutputBoxBytes))));
+  Value box = km.add(km.mul(consumer, km.i32(D / kAtomColumns)),
+                     km.i32(block));
+  Value slotBytes = km.mul(outputStage, km.i32(layout.kvBytes));
+  Value inK = km.add(km.add(km.i32(layout.offK), slotBytes),
+                     km.mul(box, km.i32(kOutputBoxBytes)));
+  Value inV = km.add(
+      km.add(km.i32(layout.offV), slotBytes),
+      km.mul(km.sub(box, km.i32(layout.boxesPerHalf)), km.i32(kOutputBoxBytes)));
+  return arith::SelectOp::create(
+      b, loc, km.cmp(arith::CmpIPredicate::ult, box, km.i32(layout.boxesPerHalf)),
+      inK, inV);
+}
+
+void SM90KernelBuilder::stageOutput(ArrayRef<OutputWord> words, Value slot) {
   // O goes through shared memory and a TMA store: this consumer writes its
-  // 64 rows of O over its own 64 rows of the Q buffer (its Q·Kᵀ wgmmas have
-  // all completed; no other warpgroup reads these rows), in the same
-  // swizzled layout; publishOutput then stores them.
-  Value qBase = qBufferOffset(qBuffer);
+  // 64 rows of O in boxes of 64 rows × 128 bytes (outputBox), in the layout
+  // TMA loads Q with; publishOutput then stores them. Over its own rows of
+  // the Q buffer, no other warpgroup reads them and its Q·Kᵀ wgmmas have
+  // all completed. In the K/V ring, the slot is free once the producer has
+  // arrived on its full barrier (after the consumers released its last use).
+  if (config.outputInRing) {
+    auto [stage, use] = stageOf(slot);
+    outputStage = stage;
+    waitBarrier(barrier(kFullK, stage), km.andi(use, km.i32(1)));
+  }
+  SmallVector<Value> boxes;
+  for (int64_t block = 0; block < D / kAtomColumns; ++block)
+    boxes.push_back(outputBox(block));
+  Value firstRow = km.add(qStart, km.mul(consumer, km.i32(64)));
   for (const OutputWord &w : words) {
-    // Element (r, c) of a 128B-swizzled tile: column block c / 64, row r,
-    // 16-byte chunk (c % 64) / 8 XOR (r % 8), then 2 bytes per element.
-    Value local = km.sub(w.row, qStart);
+    // Element (r, c) of a 128B-swizzled box: row r, 16-byte chunk
+    // (c % 64) / 8 XOR (r % 8), then 2 bytes per element.
+    Value local = km.sub(w.row, firstRow);
     Value chunk = km.xori(km.i32(w.columnTile % 8), km.andi(local, km.i32(7)));
     Value offset = km.add(
-        km.add(qBase, km.i32((w.columnTile / 8) * Br * kSwizzleBytes)),
+        boxes[w.columnTile / 8],
         km.add(km.add(km.mul(local, km.i32(kSwizzleBytes)),
                       km.mul(chunk, km.i32(16))),
                km.mul(coords.quadLane, km.i32(4))));
@@ -844,10 +925,9 @@ void SM90KernelBuilder::stageOutput(ArrayRef<OutputWord> words) {
 
 void SM90KernelBuilder::publishOutput() {
   // One thread stores the staged rows with one TMA box per 64 columns (rows
-  // past Nq are clipped by the tensor map) and releases the Q buffer to the
-  // producer once the TMA unit has read it.
+  // past Nq are clipped by the tensor map) and releases the Q buffer (or the
+  // K/V slot) to the producer once the TMA unit has read it.
   using P = arith::CmpIPredicate;
-  Value qBase = qBufferOffset(qBuffer);
   // Generic-proxy writes become visible to the TMA unit (async proxy) after
   // the fence and the warpgroup's barrier (id 1 + C + consumer: 1..C are
   // ping-pong's).
@@ -865,9 +945,7 @@ void SM90KernelBuilder::publishOutput() {
     b.setInsertionPoint(leader.thenBlock()->getTerminator());
     Value rows = km.add(qStart, km.mul(consumer, km.i32(64)));
     for (int64_t block = 0; block < D / kAtomColumns; ++block) {
-      Value src = sharedPtr(
-          km.add(qBase, km.add(km.i32(block * Br * kSwizzleBytes),
-                               km.mul(consumer, km.i32(64 * kSwizzleBytes)))));
+      Value src = sharedPtr(outputBox(block));
       NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
           b, loc, tensorMapO, src,
           ValueRange{km.i32(block * kAtomColumns), rows, headQ}, Value(),
@@ -875,8 +953,18 @@ void SM90KernelBuilder::publishOutput() {
     }
     NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
-    // One arrival per consumer warpgroup (emptyQ counts C).
-    arriveBarrier(barrier(kEmptyQ, qBuffer));
+    if (config.outputInRing) {
+      // The slot's empty barriers count every consumer thread: the leader
+      // arrives for its warpgroup's 128.
+      for (BarrierKind empty : {kEmptyK, kEmptyV})
+        NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(),
+                                       barrier(empty, outputStage),
+                                       km.i32(128), NVVM::MemScopeKind::CTA,
+                                       false);
+    } else {
+      // One arrival per consumer warpgroup (emptyQ counts C).
+      arriveBarrier(barrier(kEmptyQ, qBuffer));
+    }
   }
 }
 
@@ -920,21 +1008,23 @@ void SM90KernelBuilder::buildPipelinedConsumer() {
   beginConsumerTile(iteration);
   SmallVector<Value> prologue(after->getArguments().drop_front(3));
   Finished done = buildMainLoop(prologue, kvCount);
-  Value nextKV = km.add(kvCount, range.numTiles);
-  // What publishOutput reads of a tile: it runs for this tile after the
-  // next one has been decoded.
-  struct TileValues {
-    Value qStart, headQ, qBuffer;
-  };
-  auto save = [&]() { return TileValues{qStart, headQ, qBuffer}; };
-  auto restore = [&](const TileValues &t) {
-    qStart = t.qStart, headQ = t.headQ, qBuffer = t.qBuffer;
-  };
-  TileValues current = save();
+  Value slot = km.add(kvCount, range.numTiles);
+  Value nextKV = ringAfterTile(kvCount);
   // O is normalised and staged in shared memory first: S_0 of the next tile
   // needs the accumulator's registers while in flight. The copy of O to
   // global memory then overlaps it.
-  stageOutput(normalizeOutput(done));
+  stageOutput(normalizeOutput(done), slot);
+  // What publishOutput reads of a tile: it runs for this tile after the
+  // next one has been decoded.
+  struct TileValues {
+    Value qStart, headQ, qBuffer, outputStage;
+  };
+  auto save = [&]() { return TileValues{qStart, headQ, qBuffer, outputStage}; };
+  auto restore = [&](const TileValues &t) {
+    qStart = t.qStart, headQ = t.headQ, qBuffer = t.qBuffer,
+    outputStage = t.outputStage;
+  };
+  TileValues current = save();
 
   Value nextIteration = km.add(iteration, km.i32(1));
   Value next = readTileIndex(nextIteration);
@@ -1008,9 +1098,11 @@ void SM90KernelBuilder::build(LLVM::LLVMFuncOp func) {
       NVVM::MBarrierInitOp::create(b, loc, barrier(kBarQ, km.i32(buffer)),
                                    km.i32(1), Value());
       // One arrival per consumer warpgroup, after its TMA store of O has
-      // read the buffer.
-      NVVM::MBarrierInitOp::create(b, loc, barrier(kEmptyQ, km.i32(buffer)),
-                                   km.i32(C), Value());
+      // read the buffer; with O in the K/V ring, one per consumer thread
+      // after its last Q·Kᵀ.
+      NVVM::MBarrierInitOp::create(
+          b, loc, barrier(kEmptyQ, km.i32(buffer)),
+          km.i32(config.outputInRing ? 128 * C : C), Value());
     }
     for (int64_t s = 0; s < S; ++s) {
       Value stage = km.i32(s);

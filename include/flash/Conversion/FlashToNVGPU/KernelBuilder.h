@@ -55,6 +55,10 @@ struct KernelConfig {
   /// sm_90a: Q tiles in shared memory; with 2, a persistent block loads the
   /// next tile's Q while it computes this one.
   int64_t qBuffers = 1;
+  /// sm_90a, persistent with one Q buffer: O is staged in a slot of the K/V
+  /// ring instead of over Q, so that the next tile's Q loads as soon as this
+  /// tile's last Q·Kᵀ has completed (SM90.cpp, "O in the K/V ring").
+  bool outputInRing = false;
 
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.
@@ -183,6 +187,9 @@ LogicalResult buildSM90Kernel(OpBuilder &b, Location loc,
 
 /// Shared-memory bytes the sm_90a kernel of `config` asks for.
 int64_t sm90SharedBytes(const KernelConfig &config);
+/// Whether O's 64-row, 128-byte-wide boxes fit in the K and V halves of one
+/// K/V slot of the sm_90a kernel of `config`.
+bool sm90OutputFitsInRing(const KernelConfig &config);
 
 } // namespace flash
 } // namespace mlir
