@@ -70,6 +70,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   lower.arch = options.arch;
   lower.persistent = options.persistent;
   lower.pingPong = options.pingPong;
+  lower.rescale = options.rescale;
   pm.addPass(createFlashLowerToNVGPU(lower));
 
   // Upstream NVGPU -> NVVM -> LLVM -> PTX. sm_100a needs PTX ISA 8.6.

@@ -8,6 +8,12 @@ explicit bottom-right causal mask and K/V repeated for GQA (rows that see no key
 are 0 by definition; SDPA gives NaN there, so they are set to 0). Passes when
 ||out - ref|| / ||ref|| <= 2e-3 (f16) or 1e-2 (bf16), no NaN anywhere, and the LSE
 matches (to 1e-3 relative on finite rows, -inf exactly where a row sees no key).
+
+Besides standard-normal inputs, "rising" cases add a score that grows along the
+keys by `rise` per 64 keys (a shared direction in Q and K), so that a row's
+maximum keeps growing from one K/V tile to the next: by more than the sm_90a
+kernels' lazy-rescale threshold per tile (rise 16) and by less (rise 1.5),
+where a row's stale maximum is kept over several tiles.
 """
 
 import argparse
@@ -31,13 +37,20 @@ def cases(quick: bool, dtypes=("bf16", "f16"), head_dims=(64, 128, 256), causals
         (1, 4, 4, 1, 4097),       # one query row (decode-like)
         (1, 4, 2, 1000, 100),     # Nq > Nk: the first 900 rows see no key when causal
     ]
+    # 1.5 per 64 keys is 2.7-4.3 per K/V tile of 80-128 keys in the exp2 domain
+    # (below the threshold of 8: a row keeps a stale max over tiles); 16 is
+    # 23-46 (above it: a row's max grows at every tile).
+    rising = [((1, 4, 2, 1000, 1000), 1.5), ((1, 4, 2, 1000, 1000), 16.0)]
     if quick:
         shapes = [(1, 4, 2, 77, 77), (1, 4, 2, 100, 300), (1, 4, 2, 300, 100)]
+        rising = [((1, 4, 2, 300, 300), 16.0)]
     for dtype in dtypes:
         for d in head_dims:
             for causal in causals:
                 for shape in shapes:
-                    yield dtype, d, causal, shape
+                    yield dtype, d, causal, shape, 0.0
+                for shape, rise in rising:
+                    yield dtype, d, causal, shape, rise
 
 
 def reference(q, k, v, causal, scale):
@@ -60,7 +73,7 @@ def reference(q, k, v, causal, scale):
     return out, lse
 
 
-def check_case(lib, dtype, d, causal, shape, seed, bundle=None):
+def check_case(lib, dtype, d, causal, shape, seed, bundle=None, rise=0.0):
     import torch
     b, hq, hkv, nq, nk = shape
     torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
@@ -69,13 +82,21 @@ def check_case(lib, dtype, d, causal, shape, seed, bundle=None):
     k = torch.randn(b, hkv, nk, d, device="cuda", dtype=torch_dtype, generator=gen)
     v = torch.randn(b, hkv, nk, d, device="cuda", dtype=torch_dtype, generator=gen)
     scale = 1.0 / math.sqrt(d)
+    if rise:
+        # q·u = 4 for a unit u; key j gets (rise·j/64)·sqrt(d)/4 along u, so
+        # its score (times scale) grows by rise per 64 keys.
+        u = torch.randn(d, device="cuda", generator=gen)
+        u = u / u.norm()
+        ramp = torch.arange(nk, device="cuda", dtype=torch.float32) * (rise / 64) * math.sqrt(d) / 4
+        q = (q.float() + 4 * u).to(torch_dtype)
+        k = (k.float() + ramp[:, None] * u).to(torch_dtype)
     out = torch.full_like(q, float("nan"))
     lse = torch.full((b, hq, nq), float("nan"), device="cuda", dtype=torch.float32)
     lib.attention(q, k, v, causal=causal, scale=scale, return_lse=True, out=out, lse_out=lse,
                   bundle=bundle)
     torch.cuda.synchronize()
     ref, ref_lse = reference(q, k, v, causal, scale)
-    result = {"dtype": dtype, "D": d, "causal": causal, "shape": list(shape),
+    result = {"dtype": dtype, "D": d, "causal": causal, "shape": list(shape), "rise": rise,
               "kernel": (bundle or lib.find(dtype, d, causal, True, max(nq, nk))).name}
     nan = bool(torch.isnan(out).any()) or bool(torch.isnan(lse).any())
     ref_norm = float(ref.norm())
@@ -108,8 +129,9 @@ def main(argv=None):
     results = []
     seed = args.seed
     causals = {"both": (False, True), "yes": (True,), "no": (False,)}[args.causal]
-    for dtype, d, causal, shape in cases(args.quick, args.dtypes.split(","),
-                                         [int(x) for x in args.head_dims.split(",")], causals):
+    for dtype, d, causal, shape, rise in cases(args.quick, args.dtypes.split(","),
+                                               [int(x) for x in args.head_dims.split(",")],
+                                               causals):
         # Every bundle with the model's schedule for this key (one per range
         # of lengths where the model's choice changes), on every shape.
         bundles = list(lib.defaults(dtype, d, causal, True))
@@ -118,9 +140,10 @@ def main(argv=None):
                         and bb.is_variant() and bb.name not in {x.name for x in bundles}]
         for bundle in bundles:
             seed += 1
-            r = check_case(lib, dtype, d, causal, shape, seed, bundle)
+            r = check_case(lib, dtype, d, causal, shape, seed, bundle, rise)
             results.append(r)
             print(f"{'PASS' if r['pass'] else 'FAIL'} {r['kernel']:<48} B,Hq,Hkv,Nq,Nk={r['shape']} "
+                  f"{f'rise={rise:g} ' if rise else ''}"
                   f"rel_err={r['rel_err']:.2e} lse_err={r['lse_err']:.1e}{' NaN' if r['nan'] else ''}",
                   flush=True)
     # The torch custom op dispatches to the same kernels.

@@ -53,12 +53,20 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "memory allows, so that the next tile's loads overlap this one's "
            "end): yes, no, or auto (yes for D <= 128, where it measured "
            "faster on the H200; no for D = 256, where it measured slower and "
-           "ptxas spills a few bytes)">,
+           "the persistent form is 0-3% slower)">,
     Option<"pingPong", "ping-pong", "std::string", /*default=*/"\"auto\"",
            "sm_90a: the consumer warpgroups take turns issuing their GEMMs "
            "(named barriers), so that one's softmax and epilogue run while "
            "another's GEMMs use the tensor cores: yes, no, or auto (yes with "
-           "two or more consumer warpgroups; yes with one is an error)">
+           "two or more consumer warpgroups; yes with one is an error)">,
+    Option<"rescale", "rescale", "std::string", /*default=*/"\"auto\"",
+           "sm_90a: how the online softmax rescales the O accumulator: eager "
+           "(at every new row max), lazy (a row keeps its max until a tile "
+           "exceeds it by 2^8, and a warp whose rows kept theirs skips the "
+           "rescale, after the P·V it follows), lazy-late (the same, the "
+           "skip placed just before the next P·V), or auto (lazy for D = 256 "
+           "and non-causal D = 64, lazy-late for D = 128, eager for causal "
+           "D = 64: the forms measured fastest on the H200)">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

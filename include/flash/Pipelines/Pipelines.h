@@ -54,6 +54,11 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
       llvm::cl::desc("sm_90a: consumer warpgroups take turns issuing their "
                      "GEMMs (named barriers): auto, yes or no"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> rescale{
+      *this, "rescale",
+      llvm::cl::desc("sm_90a: the accumulator's rescale in the online "
+                     "softmax: auto, eager, lazy or lazy-late"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("If set, write each kernel's bundle (PTX, cubin, JSON) "

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -197,7 +198,8 @@ SoftmaxStep mlir::flash::buildOnlineSoftmax(KernelMath &km, Fragment &scores,
                                             ArrayRef<Value> runningMax,
                                             ArrayRef<Value> runningSum,
                                             Value scaleLog2e,
-                                            Type elementType) {
+                                            Type elementType,
+                                            double lazyRescale) {
   OpBuilder &b = km.b;
   Location loc = km.loc;
   Value negInf = km.f32(-std::numeric_limits<double>::infinity());
@@ -218,6 +220,18 @@ SoftmaxStep mlir::flash::buildOnlineSoftmax(KernelMath &km, Fragment &scores,
       tileMax = buildQuadMax(km, tileMax);
       Value newMax =
           arith::MaxNumFOp::create(b, loc, runningMax[row], tileMax);
+      // Lazy: grow m only past the threshold. A row that has seen no key
+      // (m = -inf) grows on its first finite score ((+inf) > τ); a row
+      // still without keys compares NaN and keeps m = -inf.
+      Value grows;
+      if (lazyRescale >= 0.0) {
+        Value rise = arith::MulFOp::create(
+            b, loc, arith::SubFOp::create(b, loc, newMax, runningMax[row]),
+            scaleLog2e);
+        grows = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                      rise, km.f32(lazyRescale));
+        newMax = km.select(grows, newMax, runningMax[row]);
+      }
       // shift = m'·c, or 0 for a row that has seen no key yet.
       Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                           newMax, negInf);
@@ -227,6 +241,8 @@ SoftmaxStep mlir::flash::buildOnlineSoftmax(KernelMath &km, Fragment &scores,
       // α = exp2(m·c − shift)
       Value rescale = buildExp2(
           km, buildFma(km, runningMax[row], scaleLog2e, negShift));
+      if (grows)
+        rescale = km.select(grows, rescale, km.f32(1.0));
       // P = exp2(S·c − shift), summed per lane, packed to 16-bit pairs.
       Value rowSum;
       for (int64_t nt = 0; nt < scores.nTiles; ++nt) {
@@ -258,6 +274,34 @@ void mlir::flash::buildRescale(KernelMath &km, Fragment &acc,
         Value &a = acc.at(mt, nt, i);
         a = arith::MulFOp::create(km.b, km.loc, a, rescale[mt * 2 + i / 2]);
       }
+}
+
+void mlir::flash::buildRescaleIfNeeded(KernelMath &km, Fragment &acc,
+                                       ArrayRef<Value> rescale) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  Value needed;
+  for (Value alpha : rescale) {
+    // Unordered: a NaN α rescales, as the plain path would.
+    Value differs = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                          alpha, km.f32(1.0));
+    needed = needed ? arith::OrIOp::create(b, loc, needed, differs) : differs;
+  }
+  Value anyLane = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(),
+                                           km.i32(-1), needed,
+                                           NVVM::VoteSyncKind::any);
+  SmallVector<Type> types(acc.regs.size(), b.getF32Type());
+  auto ifOp = scf::IfOp::create(b, loc, types, anyLane, true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Fragment scaled = acc;
+    buildRescale(km, scaled, rescale);
+    scf::YieldOp::create(b, loc, scaled.regs);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, acc.regs);
+  }
+  acc.regs.assign(ifOp.getResults().begin(), ifOp.getResults().end());
 }
 
 //===----------------------------------------------------------------------===//

@@ -132,7 +132,8 @@ FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
 /// what the target's lowering supports.
 FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
                                 const TargetModel &target,
-                                StringRef persistent, StringRef pingPong) {
+                                StringRef persistent, StringRef pingPong,
+                                StringRef rescale) {
   KernelConfig c;
   auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");
   if (!schedule)
@@ -215,6 +216,21 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
     // auto: on with two or more consumers (measured, docs/benchmarks.md).
     sm90->pingPong =
         pingPong == "yes" || (pingPong == "auto" && sm90->consumers >= 2);
+    // auto: the form measured fastest per D (docs/benchmarks.md, fourth
+    // session): the lazy rescale saves D/2 multiplies per thread and K/V
+    // tile, which pays at D >= 128 and non-causal D = 64; causal D = 64 (the
+    // short-sequence rows) measured 3-5% slower with it.
+    using R = KernelConfig::Rescale;
+    if (rescale == "eager")
+      sm90->rescale = R::Eager;
+    else if (rescale == "lazy")
+      sm90->rescale = R::Lazy;
+    else if (rescale == "lazy-late")
+      sm90->rescale = R::LazyLate;
+    else
+      sm90->rescale = sm90->headDim == 128 ? R::LazyLate
+                      : sm90->headDim == 64 && sm90->causal ? R::Eager
+                                                            : R::Lazy;
     return sm90;
   }
   if (persistent == "yes")
@@ -223,6 +239,10 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
   if (pingPong == "yes")
     return mlir::emitError(forall.getLoc())
            << "not supported yet: ping-pong on " << target.arch;
+  if (rescale != "auto" && rescale != "eager")
+    return mlir::emitError(forall.getLoc())
+           << "not supported yet: rescale=" << rescale << " on " << target.arch
+           << " (it rescales eagerly)";
   if (c.warps < 1 || c.blockQ % (16 * c.warps) != 0)
     return unsupported("block_q = " + Twine(c.blockQ) +
                        " that is not a multiple of 16 rows per warp (" +
@@ -301,6 +321,10 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
     if (c.persistent)
       args.push_back("counter:ptr");
     fields.push_back(b.getNamedAttr("args", b.getStrArrayAttr(args)));
+    static constexpr const char *kRescaleNames[] = {"eager", "lazy",
+                                                    "lazy-late"};
+    fields.push_back(b.getNamedAttr(
+        "rescale", b.getStringAttr(kRescaleNames[int(c.rescale)])));
     // Where O waits in shared memory for its TMA store.
     fields.push_back(b.getNamedAttr(
         "output_staging",
@@ -353,6 +377,14 @@ struct FlashLowerToNVGPUPass
         return signalPassFailure();
       }
     }
+    if (StringRef r = rescale;
+        r != "auto" && r != "eager" && r != "lazy" && r != "lazy-late") {
+      mlir::emitError(module.getLoc())
+          << "flash-lower-to-nvgpu: rescale must be auto, eager, lazy or "
+             "lazy-late, got '"
+          << r << "'";
+      return signalPassFailure();
+    }
     if (target->arch == "sm_100a") {
       mlir::emitError(module.getLoc())
           << "flash-lower-to-nvgpu: not supported yet: arch " << arch
@@ -386,7 +418,7 @@ struct FlashLowerToNVGPUPass
       kernels.append(existing.begin(), existing.end());
     for (auto [func, forall] : work) {
       FailureOr<KernelConfig> config =
-          analyze(func, forall, *target, persistent, pingPong);
+          analyze(func, forall, *target, persistent, pingPong, rescale);
       if (failed(config))
         return signalPassFailure();
       auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");

@@ -230,9 +230,15 @@ private:
   void buildConsumer();
 
   // --- consumer pieces ----------------------------------------------------
-  /// Consumers of persistent grids with two Q buffers issue the next tile's
-  /// first Q·Kᵀ before they store this tile's O, so that the two overlap
-  /// (buildPipelinedConsumer).
+  /// rescale=lazy-late: the loops carry each tile's α to just before the
+  /// next P·V (after the next Q·Kᵀ is issued), where a warp skips it if it
+  /// can; the others apply it after the P·V they follow.
+  bool lateRescale() const {
+    return config.rescale == KernelConfig::Rescale::LazyLate;
+  }
+  /// Consumers of persistent grids with two Q buffers (or one, with O in the
+  /// K/V ring) issue the next tile's first Q·Kᵀ before they store this
+  /// tile's O, so that the two overlap (buildPipelinedConsumer).
   bool pipelinesTiles() const {
     return config.persistent && (config.qBuffers == 2 || config.outputInRing);
   }
@@ -736,8 +742,10 @@ SmallVector<Value> SM90KernelBuilder::finishFirstScores(Fragment scores,
   buildFragmentMask(km, scores, coords, km.i32(0), seqQ, seqKV, rowBase,
                     config.causal);
   SmallVector<Value> empty = emptyPrologue();
-  SoftmaxStep step = buildOnlineSoftmax(km, scores, {empty[0], empty[1]},
-                                        {empty[2], empty[3]}, scaleLog2e, et);
+  SoftmaxStep step =
+      buildOnlineSoftmax(km, scores, {empty[0], empty[1]},
+                         {empty[2], empty[3]}, scaleLog2e, et,
+                         config.lazyThreshold());
   SmallVector<Value> state(step.newMax);
   state.append(step.newSum.begin(), step.newSum.end());
   llvm::append_range(state, packProbs(step));
@@ -775,7 +783,9 @@ SM90KernelBuilder::buildMainLoop(ArrayRef<Value> prologue, Value kvCount) {
         runningSum(args.slice(2, 2));
     Fragment acc(1, D / 8, Value());
     acc.regs.assign(args.begin() + 4, args.begin() + 4 + D / 2);
-    SmallVector<Value> probs(args.begin() + 4 + D / 2, args.end());
+    SmallVector<Value> probs(args.begin() + 4 + D / 2,
+                             args.begin() + (args.size() - 2));
+    SmallVector<Value> pending(args.begin() + (args.size() - 2), args.end());
     Value ring = km.add(kvCount, j); // position in the ring of stages
     auto [stage, use] = stageOf(ring);
     auto [prevStage, prevUse] = stageOf(km.sub(ring, km.i32(1)));
@@ -785,6 +795,8 @@ SM90KernelBuilder::buildMainLoop(ArrayRef<Value> prologue, Value kvCount) {
     Fragment scores = scoresOf(stage);
     commit();
     waitBarrier(barrier(kFullV, prevStage), km.andi(prevUse, km.i32(1)));
+    if (lateRescale())
+      buildRescaleIfNeeded(km, acc, pending);
     fence();
     accumulate(acc, probs, prevStage);
     commit();
@@ -795,22 +807,33 @@ SM90KernelBuilder::buildMainLoop(ArrayRef<Value> prologue, Value kvCount) {
       buildFragmentMask(km, scores, coords, km.mul(j, km.i32(Bc)), seqQ, seqKV,
                         rowBase, config.causal);
     SoftmaxStep step = buildOnlineSoftmax(km, scores, runningMax, runningSum,
-                                          scaleLog2e, et);
+                                          scaleLog2e, et,
+                                          config.lazyThreshold());
     SmallVector<Value> nextProbs = packProbs(step);
     waitGroups(0);
     keepAlive(probs);
     arriveBarrier(barrier(kEmptyV, prevStage));
-    buildRescale(km, acc, step.rescale);
+    // Rescale acc by this tile's α now that P_{j-1}·V_{j-1} has landed, or
+    // (lateRescale) carry α to just before the next P·V.
+    if (config.rescale == KernelConfig::Rescale::Lazy)
+      buildRescaleIfNeeded(km, acc, step.rescale);
+    else if (config.rescale == KernelConfig::Rescale::Eager)
+      buildRescale(km, acc, step.rescale);
     SmallVector<Value> yields(step.newMax);
     yields.append(step.newSum.begin(), step.newSum.end());
     yields.append(acc.regs.begin(), acc.regs.end());
     yields.append(nextProbs.begin(), nextProbs.end());
+    if (lateRescale())
+      yields.append(step.rescale.begin(), step.rescale.end());
+    else
+      yields.append(pending.begin(), pending.end());
     scf::YieldOp::create(b, loc, yields);
     return SmallVector<Value>(loop.getResults());
   };
   SmallVector<Value> state(prologue.take_front(4));
   state.append(D / 2, zero);
   llvm::append_range(state, prologue.drop_front(4));
+  state.append(2, km.f32(1.0)); // α pending for the next P·V (lateRescale)
   Value one = km.i32(1);
   state = buildLoop(one, range.numUnmasked, state, /*masked=*/false);
   state = buildLoop(km.maxsi(range.numUnmasked, one), range.numTiles, state,
@@ -826,7 +849,8 @@ SM90KernelBuilder::buildMainLoop(ArrayRef<Value> prologue, Value kvCount) {
   out.sum.assign(state.begin() + 2, state.begin() + 4);
   Fragment acc(1, D / 8, Value());
   acc.regs.assign(state.begin() + 4, state.begin() + 4 + D / 2);
-  SmallVector<Value> lastProbs(state.begin() + 4 + D / 2, state.end());
+  SmallVector<Value> lastProbs(state.begin() + 4 + D / 2, state.end() - 2);
+  SmallVector<Value> lastPending(state.end() - 2, state.end());
   auto drain = scf::IfOp::create(b, loc, SmallVector<Type>(D / 2, f32),
                                  hasTiles, true);
   {
@@ -836,8 +860,10 @@ SM90KernelBuilder::buildMainLoop(ArrayRef<Value> prologue, Value kvCount) {
         stageOf(km.sub(km.add(kvCount, range.numTiles), one));
     beginTurn();
     waitBarrier(barrier(kFullV, stage), km.andi(use, km.i32(1)));
-    fence();
     Fragment drained = acc;
+    if (lateRescale())
+      buildRescaleIfNeeded(km, drained, lastPending);
+    fence();
     accumulate(drained, lastProbs, stage);
     commit();
     endTurn();

@@ -59,6 +59,17 @@ struct KernelConfig {
   /// ring instead of over Q, so that the next tile's Q loads as soon as this
   /// tile's last Q·Kᵀ has completed (SM90.cpp, "O in the K/V ring").
   bool outputInRing = false;
+  /// sm_90a: how the O accumulator is rescaled (the `rescale` option):
+  /// Eager at every new row max; Lazy and LazyLate keep a row's max until a
+  /// tile exceeds it by kLazyRescaleLog2 (buildOnlineSoftmax) and skip the
+  /// rescale in warps that need none, after the P·V that precedes it or
+  /// just before the next P·V.
+  enum class Rescale { Eager, Lazy, LazyLate };
+  Rescale rescale = Rescale::Eager;
+  static constexpr double kLazyRescaleLog2 = 8.0; ///< P ≤ 2^8
+  double lazyThreshold() const {
+    return rescale == Rescale::Eager ? -1.0 : kLazyRescaleLog2;
+  }
 
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.
@@ -131,6 +142,14 @@ void buildFragmentMask(KernelMath &km, Fragment &scores, LaneCoords lane,
 /// A row with m' = -inf uses a shift of 0, so it yields P = 0, α = 0.
 /// P is returned packed as 16-bit pairs [mt][nt][half] (the A-operand
 /// registers of the next MMA).
+///
+/// With `lazyRescale` (τ ≥ 0, in the exp2 domain), a row keeps its running
+/// max unless the tile's max exceeds it by more than τ: (max(m, rowmax S) −
+/// m)·c > τ. A kept row has α = 1 exactly and P ≤ 2^τ. O = acc / l and the
+/// LSE are unchanged in exact arithmetic, because P, l and acc all use the
+/// same shift; the gain is that most tiles need no rescale of acc at all
+/// (the first tile of a row sets m, later tiles rarely exceed it by τ).
+/// A negative τ is the plain update above.
 struct SoftmaxStep {
   SmallVector<Value> newMax, newSum, rescale;
   SmallVector<Value> probs; ///< vector<2 x elementType>, (mt·nTiles + nt)·2 + half
@@ -138,10 +157,15 @@ struct SoftmaxStep {
 SoftmaxStep buildOnlineSoftmax(KernelMath &km, Fragment &scores,
                                ArrayRef<Value> runningMax,
                                ArrayRef<Value> runningSum,
-                               Value scaleLog2e, Type elementType);
+                               Value scaleLog2e, Type elementType,
+                               double lazyRescale = -1.0);
 
 /// acc[.., i] *= rescale[row of i].
 void buildRescale(KernelMath &km, Fragment &acc, ArrayRef<Value> rescale);
+/// The same, skipped by a warp none of whose rows has α ≠ 1 (a warp vote,
+/// so the branch is uniform): with lazy rescaling most K/V tiles need none.
+void buildRescaleIfNeeded(KernelMath &km, Fragment &acc,
+                          ArrayRef<Value> rescale);
 
 /// f32 a·b + c, 2^x, log2(x) as single PTX instructions (no libdevice).
 Value buildFma(KernelMath &km, Value a, Value b, Value c);
