@@ -53,7 +53,7 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "memory allows, so that the next tile's loads overlap this one's "
            "end): yes, no, or auto (yes for D <= 128, where it measured "
            "faster on the H200; no for D = 256, where it measured slower and "
-           "the persistent form is 0-3% slower)">,
+           "the persistent form measured no faster and spills)">,
     Option<"pingPong", "ping-pong", "std::string", /*default=*/"\"auto\"",
            "sm_90a: the consumer warpgroups take turns issuing their GEMMs "
            "(named barriers), so that one's softmax and epilogue run while "
