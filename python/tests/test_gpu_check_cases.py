@@ -1,10 +1,25 @@
 """The GPU check's case list (pure Python; the check itself runs on the GPU machine)."""
 import math
+import pathlib
+import re
 
 from flash_mlir import gpu_check
 
-LAZY_THRESHOLD_LOG2 = 8.0  # KernelConfig::kLazyRescaleLog2
-SM90_KV_TILES = (64, 80, 128)  # the K/V widths the sm_90a model offers
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _source(path, pattern):
+    """A constant read from the C++ source, so that this test follows it."""
+    match = re.search(pattern, (ROOT / path).read_text(), re.S)
+    assert match, f"{pattern!r} not found in {path}"
+    return match.group(1)
+
+
+LAZY_THRESHOLD_LOG2 = float(_source("include/flash/Conversion/FlashToNVGPU/KernelBuilder.h",
+                                    r"kLazyRescaleLog2 = ([0-9.]+);"))
+SM90_KV_TILES = tuple(int(x) for x in _source(
+    "lib/Dialect/Flash/Transforms/Schedule.cpp",
+    r"case MmaKind::WarpgroupMma:.*?blockKVs = \{([0-9, ]+)\};").split(","))
 
 
 def per_tile_rise(rise, tile):

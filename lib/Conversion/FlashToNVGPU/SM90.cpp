@@ -285,10 +285,13 @@ private:
   /// `block`: over its own 64 rows of the Q buffer, or (outputInRing) box
   /// consumer·D/64 + block of the slot's K half, then its V half.
   Value outputBox(int64_t block);
-  /// The ring position after a tile that started at `kvCount`: its K/V
-  /// tiles, and with outputInRing the slot its O was staged in.
+  /// The ring position just after the K/V tiles of a tile that started at
+  /// `kvCount`: with outputInRing, the slot its O is staged in.
+  Value outputSlot(Value kvCount) { return km.add(kvCount, range.numTiles); }
+  /// The ring position the next tile starts at: past the K/V tiles, and past
+  /// the O slot with outputInRing.
   Value ringAfterTile(Value kvCount) {
-    Value next = km.add(kvCount, range.numTiles);
+    Value next = outputSlot(kvCount);
     return config.outputInRing ? km.add(next, km.i32(1)) : next;
   }
 
@@ -621,7 +624,7 @@ void SM90KernelBuilder::buildProducer() {
       // The slot after the tile's K/V tiles holds its O: once the consumers
       // have released the slot's previous use, arrive on its full barriers
       // with no bytes (fullV too, so that the slot's phases stay in step).
-      Value slot = km.add(kvCount, range.numTiles);
+      Value slot = outputSlot(kvCount);
       auto [stage, use] = stageOf(slot);
       auto ifReused = scf::IfOp::create(b, loc, km.cmp(P::sge, slot, km.i32(S)),
                                         false);
@@ -671,7 +674,7 @@ void SM90KernelBuilder::buildConsumer() {
         kvCount, km.cmp(arith::CmpIPredicate::sgt, range.numTiles,
                         km.i32(0)));
     storeOutput(normalizeOutput(buildMainLoop(state, kvCount)),
-                km.add(kvCount, range.numTiles));
+                outputSlot(kvCount));
     return ringAfterTile(kvCount);
   });
 }
@@ -1034,7 +1037,7 @@ void SM90KernelBuilder::buildPipelinedConsumer() {
   beginConsumerTile(iteration);
   SmallVector<Value> prologue(after->getArguments().drop_front(3));
   Finished done = buildMainLoop(prologue, kvCount);
-  Value slot = km.add(kvCount, range.numTiles);
+  Value slot = outputSlot(kvCount);
   Value nextKV = ringAfterTile(kvCount);
   // O is normalised and staged in shared memory first: S_0 of the next tile
   // needs the accumulator's registers while in flight. The copy of O to
