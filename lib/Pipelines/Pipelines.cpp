@@ -71,6 +71,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   lower.persistent = options.persistent;
   lower.pingPong = options.pingPong;
   lower.rescale = options.rescale;
+  lower.firstTileMask = options.firstTileMask;
   pm.addPass(createFlashLowerToNVGPU(lower));
 
   // Upstream NVGPU -> NVVM -> LLVM -> PTX. sm_100a needs PTX ISA 8.6.

@@ -66,7 +66,14 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "rescale, after the P·V it follows), lazy-late (the same, the "
            "skip placed just before the next P·V), or auto (lazy for D = 256 "
            "and non-causal D = 64, lazy-late for D = 128, eager for causal "
-           "D = 64: the forms measured fastest on the H200)">
+           "D = 64: the forms measured fastest on the H200)">,
+    Option<"firstTileMask", "first-tile-mask", "std::string",
+           /*default=*/"\"auto\"",
+           "sm_90a: the mask of a Q tile's first K/V tile: always (a compare "
+           "and a select per score, whether or not the tile is ragged or on "
+           "the diagonal), branch (masked only when it is, with the first "
+           "softmax under a uniform branch), or auto (branch for causal "
+           "attention and D = 64, always otherwise: measured on the H200)">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

@@ -59,6 +59,12 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
       llvm::cl::desc("sm_90a: the accumulator's rescale in the online "
                      "softmax: auto, eager, lazy or lazy-late"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> firstTileMask{
+      *this, "first-tile-mask",
+      llvm::cl::desc("sm_90a: mask a Q tile's first K/V tile always, or "
+                     "only when ragged or diagonal (branch): auto, always or "
+                     "branch"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("If set, write each kernel's bundle (PTX, cubin, JSON) "

@@ -133,7 +133,7 @@ FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
 FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
                                 const TargetModel &target,
                                 StringRef persistent, StringRef pingPong,
-                                StringRef rescale) {
+                                StringRef rescale, StringRef firstTileMask) {
   KernelConfig c;
   auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");
   if (!schedule)
@@ -231,6 +231,13 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
       sm90->rescale = sm90->headDim == 128 ? R::LazyLate
                       : sm90->headDim == 64 && sm90->causal ? R::Eager
                                                             : R::Lazy;
+    // auto: the branch where it measured faster (docs/benchmarks.md, fifth
+    // session): short sequences gain most, where tile 0 is a large share of
+    // the tiles; non-causal D >= 128 measured 1-3% slower with it at long
+    // sequences, where tile 0 is a small share.
+    sm90->branchFirstTileMask =
+        firstTileMask == "branch" ||
+        (firstTileMask == "auto" && (sm90->causal || sm90->headDim == 64));
     return sm90;
   }
   if (persistent == "yes")
@@ -239,6 +246,10 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
   if (pingPong == "yes")
     return mlir::emitError(forall.getLoc())
            << "not supported yet: ping-pong on " << target.arch;
+  if (firstTileMask == "branch")
+    return mlir::emitError(forall.getLoc())
+           << "not supported yet: first-tile-mask=branch on " << target.arch
+           << " (it masks the first K/V tile always)";
   if (rescale != "auto" && rescale != "eager")
     return mlir::emitError(forall.getLoc())
            << "not supported yet: rescale=" << rescale << " on " << target.arch
@@ -325,6 +336,9 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
                                                     "lazy-late"};
     fields.push_back(b.getNamedAttr(
         "rescale", b.getStringAttr(kRescaleNames[int(c.rescale)])));
+    fields.push_back(b.getNamedAttr(
+        "first_tile_mask",
+        b.getStringAttr(c.branchFirstTileMask ? "branch" : "always")));
     // Where O waits in shared memory for its TMA store.
     fields.push_back(b.getNamedAttr(
         "output_staging",
@@ -377,6 +391,14 @@ struct FlashLowerToNVGPUPass
         return signalPassFailure();
       }
     }
+    if (StringRef m = firstTileMask;
+        m != "auto" && m != "always" && m != "branch") {
+      mlir::emitError(module.getLoc())
+          << "flash-lower-to-nvgpu: first-tile-mask must be auto, always or "
+             "branch, got '"
+          << m << "'";
+      return signalPassFailure();
+    }
     if (StringRef r = rescale;
         r != "auto" && r != "eager" && r != "lazy" && r != "lazy-late") {
       mlir::emitError(module.getLoc())
@@ -418,7 +440,8 @@ struct FlashLowerToNVGPUPass
       kernels.append(existing.begin(), existing.end());
     for (auto [func, forall] : work) {
       FailureOr<KernelConfig> config =
-          analyze(func, forall, *target, persistent, pingPong, rescale);
+          analyze(func, forall, *target, persistent, pingPong, rescale,
+                  firstTileMask);
       if (failed(config))
         return signalPassFailure();
       auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");

@@ -71,6 +71,11 @@ struct KernelConfig {
     return rescale == Rescale::Eager ? -1.0 : kLazyRescaleLog2;
   }
 
+  /// sm_90a: tile 0 of a Q tile is masked only when it is ragged or crosses
+  /// the diagonal (a uniform branch over the mask and the first softmax);
+  /// otherwise it is always masked (the `first-tile-mask` option).
+  bool branchFirstTileMask = false;
+
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.
   int64_t mTilesPerWarp() const { return blockQ / (16 * warps); }
