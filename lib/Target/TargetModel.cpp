@@ -33,6 +33,8 @@ static const TargetModel kSM80 = {
     /*asyncCopyBytes=*/16,
     /*hbmBytesPerSecond=*/2.039e12,
     /*bf16FlopsPerSecond=*/312e12,
+    /*pairWorkWeight=*/0.0,
+    /*softmaxPairWeight=*/0.0,
 };
 
 static const TargetModel kSM90a = {
@@ -50,6 +52,15 @@ static const TargetModel kSM90a = {
     /*asyncCopyBytes=*/16,
     /*hbmBytesPerSecond=*/4.8e12,
     /*bf16FlopsPerSecond=*/989e12,
+    // Fitted on the H200 (docs/benchmarks.md, fifth session, step 6):
+    // w = 1/2500 makes 128×80 1.025× 128×64 at D = 256 and long N (measured
+    // 1.03×; the harmonic form alone says 1.15×), so that 128×64 wins where
+    // 128×80's ragged and diagonal tiles waste more (N = 512; causal up to
+    // 2048), as measured; u = 0.02 keeps three consumers (192×128) at D = 64
+    // from N = 512 non-causal and N = 2048 causal, and takes 192×80 for
+    // non-causal D = 128 from N = 8192, where each measured faster.
+    /*pairWorkWeight=*/1.0 / 2500.0,
+    /*softmaxPairWeight=*/0.02,
 };
 
 static const TargetModel kSM100a = {
@@ -67,6 +78,8 @@ static const TargetModel kSM100a = {
     /*asyncCopyBytes=*/16,
     /*hbmBytesPerSecond=*/8.0e12,
     /*bf16FlopsPerSecond=*/2250e12,
+    /*pairWorkWeight=*/0.0,
+    /*softmaxPairWeight=*/0.0,
 };
 
 const TargetModel *mlir::flash::lookupTargetModel(llvm::StringRef arch) {

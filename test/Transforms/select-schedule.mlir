@@ -46,6 +46,31 @@ func.func @d256(%q: tensor<2x8x8192x256xf16>, %k: tensor<2x8x8192x256xf16>, %v: 
   return %o : tensor<2x8x8192x256xf16>
 }
 
+// The sm_90a objective weighs the MMA work (w·D) and the softmax that the
+// other consumers do not hide (u/C) against the per-step costs (1/Br + 1/Bc):
+// at D=256 128x80 gains little over 128x64 (the @d256 case above, at N=8192,
+// keeps it), so at N=512, where 80-wide tiles compute 9% masked work, 128x64
+// wins; at D=128, N=8192, three consumers (192x80) win over 128x128 (the
+// @d128_causal case above keeps 128x128). sm_80 and sm_100a keep the
+// harmonic form.
+// SM90-LABEL: func.func @d256_short
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 64, stages = 2, warps = 12>
+// SM100-LABEL: func.func @d256_short
+// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 128, block_kv = 64, stages = 2, warps = 12>
+func.func @d256_short(%q: tensor<32x8x512x256xbf16>, %k: tensor<32x8x512x256xbf16>, %v: tensor<32x8x512x256xbf16>) -> tensor<32x8x512x256xbf16> {
+  %o = flash.attention %q, %k, %v : tensor<32x8x512x256xbf16>, tensor<32x8x512x256xbf16>, tensor<32x8x512x256xbf16> -> tensor<32x8x512x256xbf16>
+  return %o : tensor<32x8x512x256xbf16>
+}
+
+// SM90-LABEL: func.func @d128
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 192, block_kv = 80, stages = 2, warps = 16>
+// SM100-LABEL: func.func @d128
+// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 2, warps = 16>
+func.func @d128(%q: tensor<2x16x8192x128xbf16>, %k: tensor<2x16x8192x128xbf16>, %v: tensor<2x16x8192x128xbf16>) -> tensor<2x16x8192x128xbf16> {
+  %o = flash.attention %q, %k, %v : tensor<2x16x8192x128xbf16>, tensor<2x16x8192x128xbf16>, tensor<2x16x8192x128xbf16> -> tensor<2x16x8192x128xbf16>
+  return %o : tensor<2x16x8192x128xbf16>
+}
+
 // Short and causal: the model charges each schedule for the (query, key)
 // pairs it computes but masks. At N=512, 192-row tiles compute 59% useful
 // pairs on the causal diagonal and 128-row tiles 80%, which outweighs the

@@ -47,6 +47,16 @@ struct TargetModel {
   int64_t asyncCopyBytes;        ///< granularity of one async copy (cp.async / TMA box row)
   double hbmBytesPerSecond;      ///< peak HBM bandwidth of exampleChip
   double bf16FlopsPerSecond;     ///< dense bf16 tensor-core peak of exampleChip
+  /// Schedule objective (Schedule.cpp): the time of one computed (query,
+  /// key) pair is taken as  w·(D + Dv)/2 + u/C + 1/Br + 1/Bc:  the MMA work,
+  /// which grows with the head dimension; the softmax's share that the other
+  /// consumer warpgroups' GEMMs do not hide, which falls with their number C
+  /// (Br/64 on wgmma targets); and the fixed costs of a K/V step (barriers,
+  /// row reductions, rescale) spread over the tile's rows and columns. w and
+  /// u are fitted on measurements; both 0 where none were made, which leaves
+  /// the harmonic Br·Bc/(Br + Bc) alone.
+  double pairWorkWeight;
+  double softmaxPairWeight;
 };
 
 /// The model for `arch`, or nullptr if the name is unknown.

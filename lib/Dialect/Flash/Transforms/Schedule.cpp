@@ -158,7 +158,12 @@ mlir::flash::chooseSchedule(const TargetModel &target,
   // owns, so shared-memory traffic per FLOP falls as 1/(rows per warp): the
   // objective is weighted by min(rows per warp / 16, 2) (measured on the
   // H200, docs/benchmarks.md: 128×64 with 4 warps beats 128×128 with 8 by
-  // 20%). Ties go to the larger Q tile, then to fewer warps.
+  // 20%). Where the target model has fitted weights (sm_90a), the harmonic
+  // form becomes the inverse of the time of one (query, key) pair,
+  // w·(D+Dv)/2 + u/C + 1/Br + 1/Bc: the MMA work, which makes the tile shape
+  // matter less at large D, and the softmax share the other C − 1 consumer
+  // warpgroups' GEMMs do not hide (TargetModel.h, docs/io-model.md). Ties go
+  // to the larger Q tile, then to fewer warps.
   std::optional<ScheduleChoice> best;
   double bestScore = -1.0;
   for (int64_t blockQ : blockQs) {
@@ -193,7 +198,16 @@ mlir::flash::chooseSchedule(const TargetModel &target,
               target.sharedMemPerBlock)
             continue;
           choice.stages = stages;
-          double score = double(blockQ * blockKV) / double(blockQ + blockKV);
+          bool fitted =
+              target.pairWorkWeight > 0.0 || target.softmaxPairWeight > 0.0;
+          double score =
+              fitted
+                  ? 1.0 / (target.pairWorkWeight *
+                               double(shape.headDim + shape.valueDim) / 2.0 +
+                           target.softmaxPairWeight /
+                               double(std::max<int64_t>(blockQ / 64, 1)) +
+                           1.0 / double(blockQ) + 1.0 / double(blockKV))
+                  : double(blockQ * blockKV) / double(blockQ + blockKV);
           // Work on whole tiles: the share of the computed (query, key)
           // pairs that are visible. It charges the causal diagonal and the
           // sequence tails to the tiles that cause them, so short and causal

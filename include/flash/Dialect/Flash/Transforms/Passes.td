@@ -35,7 +35,10 @@ def FlashSelectSchedule : Pass<"flash-select-schedule"> {
     records it as `#flash.schedule<...>`. Among the tiles that fit it
     maximises Br·Bc/(Br + Bc) times the share of executed (whole-tile) FLOPs
     that are useful, so the sequence lengths of the op matter: short causal
-    attention gets smaller tiles than long (docs/io-model.md). A non-zero
+    attention gets smaller tiles than long (docs/io-model.md). On sm_90a the
+    first factor is 1/(w·D + u/C + 1/Br + 1/Bc), with the MMA work and the
+    softmax not hidden by C = Br/64 consumer warpgroups weighed by w and u
+    fitted on the H200 (TargetModel.cpp). A non-zero
     option overrides the corresponding field (no fit check is made for
     overridden fields).
   }];
