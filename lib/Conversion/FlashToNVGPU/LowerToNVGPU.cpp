@@ -381,30 +381,23 @@ struct FlashLowerToNVGPUPass
           << "'; expected one of " << llvm::join(knownArchs(), ", ");
       return signalPassFailure();
     }
-    for (auto [name, value] : {std::make_pair("persistent", &persistent),
-                               std::make_pair("ping-pong", &pingPong)}) {
-      StringRef v = *value;
-      if (v != "auto" && v != "yes" && v != "no") {
-        mlir::emitError(module.getLoc())
-            << "flash-lower-to-nvgpu: " << name
-            << " must be auto, yes or no, got '" << v << "'";
-        return signalPassFailure();
-      }
-    }
-    if (StringRef m = firstTileMask;
-        m != "auto" && m != "always" && m != "branch") {
+    // The string options and the values each takes ("must be a, b or c").
+    struct Choice {
+      StringRef name, value;
+      SmallVector<StringRef> allowed;
+    };
+    for (const Choice &option :
+         {Choice{"persistent", persistent, {"auto", "yes", "no"}},
+          Choice{"ping-pong", pingPong, {"auto", "yes", "no"}},
+          Choice{"first-tile-mask", firstTileMask, {"auto", "always", "branch"}},
+          Choice{"rescale", rescale, {"auto", "eager", "lazy", "lazy-late"}}}) {
+      if (llvm::is_contained(option.allowed, option.value))
+        continue;
+      ArrayRef<StringRef> allowed(option.allowed);
       mlir::emitError(module.getLoc())
-          << "flash-lower-to-nvgpu: first-tile-mask must be auto, always or "
-             "branch, got '"
-          << m << "'";
-      return signalPassFailure();
-    }
-    if (StringRef r = rescale;
-        r != "auto" && r != "eager" && r != "lazy" && r != "lazy-late") {
-      mlir::emitError(module.getLoc())
-          << "flash-lower-to-nvgpu: rescale must be auto, eager, lazy or "
-             "lazy-late, got '"
-          << r << "'";
+          << "flash-lower-to-nvgpu: " << option.name << " must be "
+          << llvm::join(allowed.drop_back(), ", ") << " or " << allowed.back()
+          << ", got '" << option.value << "'";
       return signalPassFailure();
     }
     if (target->arch == "sm_100a") {

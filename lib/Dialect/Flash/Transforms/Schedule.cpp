@@ -164,6 +164,9 @@ mlir::flash::chooseSchedule(const TargetModel &target,
   // matter less at large D, and the softmax share the other C − 1 consumer
   // warpgroups' GEMMs do not hide (TargetModel.h, docs/io-model.md). Ties go
   // to the larger Q tile, then to fewer warps.
+  // (Targets without fitted weights keep the harmonic expression itself, not
+  // its w = u = 0 equivalent, so that their ties compare exactly as before.)
+  bool fitted = target.pairWorkWeight > 0.0 || target.softmaxPairWeight > 0.0;
   std::optional<ScheduleChoice> best;
   double bestScore = -1.0;
   for (int64_t blockQ : blockQs) {
@@ -198,8 +201,6 @@ mlir::flash::chooseSchedule(const TargetModel &target,
               target.sharedMemPerBlock)
             continue;
           choice.stages = stages;
-          bool fitted =
-              target.pairWorkWeight > 0.0 || target.softmaxPairWeight > 0.0;
           double score =
               fitted
                   ? 1.0 / (target.pairWorkWeight *
