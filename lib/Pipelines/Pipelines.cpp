@@ -72,6 +72,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   lower.pingPong = options.pingPong;
   lower.rescale = options.rescale;
   lower.firstTileMask = options.firstTileMask;
+  lower.tileOrder = options.tileOrder;
   pm.addPass(createFlashLowerToNVGPU(lower));
 
   // Upstream NVGPU -> NVVM -> LLVM -> PTX. sm_100a needs PTX ISA 8.6.

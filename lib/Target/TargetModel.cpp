@@ -35,6 +35,7 @@ static const TargetModel kSM80 = {
     /*bf16FlopsPerSecond=*/312e12,
     /*pairWorkWeight=*/0.0,
     /*softmaxPairWeight=*/0.0,
+    /*tileGroupBytes=*/0,
 };
 
 static const TargetModel kSM90a = {
@@ -61,6 +62,9 @@ static const TargetModel kSM90a = {
     // non-causal D = 128 from N = 8192, where each measured faster.
     /*pairWorkWeight=*/1.0 / 2500.0,
     /*softmaxPairWeight=*/0.02,
+    // A third of the 50 MB L2, fitted on the H200 (docs/benchmarks.md, sixth
+    // session): 16 MiB measured faster than 8 and 32 MiB at causal N >= 2048.
+    /*tileGroupBytes=*/16 << 20,
 };
 
 static const TargetModel kSM100a = {
@@ -80,6 +84,7 @@ static const TargetModel kSM100a = {
     /*bf16FlopsPerSecond=*/2250e12,
     /*pairWorkWeight=*/0.0,
     /*softmaxPairWeight=*/0.0,
+    /*tileGroupBytes=*/0,
 };
 
 const TargetModel *mlir::flash::lookupTargetModel(llvm::StringRef arch) {

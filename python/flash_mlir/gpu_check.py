@@ -36,6 +36,7 @@ def cases(quick: bool, dtypes=("bf16", "f16"), head_dims=(64, 128, 256), causals
         (2, 4, 2, 100, 1000),     # Nq < Nk: bottom-right diagonal
         (1, 4, 4, 1, 4097),       # one query row (decode-like)
         (1, 4, 2, 1000, 100),     # Nq > Nk: the first 900 rows see no key when causal
+        (1, 5, 1, 2500, 4097),    # sm_90a grouped tile order: 3 heads a group at D=256, the last partial
     ]
     # 1.5 per 64 keys is 2.7-4.3 per K/V tile of 80-128 keys in the exp2 domain
     # (below the threshold of 8: a row keeps a stale max over tiles); 16 is

@@ -73,7 +73,15 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "and a select per score, whether or not the tile is ragged or on "
            "the diagonal), branch (masked only when it is, with the first "
            "softmax under a uniform branch), or auto (branch for causal "
-           "attention and D = 64, always otherwise: measured on the H200)">
+           "attention and D = 64, always otherwise: measured on the H200)">,
+    Option<"tileOrder", "tile-order", "std::string", /*default=*/"\"auto\"",
+           "sm_90a, causal: the order Q tiles are handed out in: head (head "
+           "by head, each head's longest tile first), grouped (every head's "
+           "longest tile first across a group of heads whose K/V fit in the "
+           "target's tileGroupBytes, once a head has 16 or more Q tiles), or "
+           "auto (grouped for D = 256 kernels compiled for 16 or more Q tiles "
+           "per head, head otherwise: measured on the H200). Non-causal tiles "
+           "are all alike and keep the order by head">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

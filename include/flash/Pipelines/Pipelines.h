@@ -65,6 +65,12 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
                      "only when ragged or diagonal (branch): auto, always or "
                      "branch"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> tileOrder{
+      *this, "tile-order",
+      llvm::cl::desc("sm_90a, causal: hand out Q tiles head by head, or "
+                     "longest first across a group of heads (grouped): auto, "
+                     "head or grouped"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("If set, write each kernel's bundle (PTX, cubin, JSON) "

@@ -57,6 +57,11 @@ struct TargetModel {
   /// the harmonic Br·Bc/(Br + Bc) alone.
   double pairWorkWeight;
   double softmaxPairWeight;
+  /// Causal Q tiles go out longest first across a group of heads whose K/V
+  /// take at most this many bytes, so that they stay in L2 between the
+  /// group's passes (the `tile-order` option); fitted where measured, 0
+  /// (head by head) elsewhere.
+  int64_t tileGroupBytes;
 };
 
 /// The model for `arch`, or nullptr if the name is unknown.

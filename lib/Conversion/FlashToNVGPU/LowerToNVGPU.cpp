@@ -133,7 +133,8 @@ FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
 FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
                                 const TargetModel &target,
                                 StringRef persistent, StringRef pingPong,
-                                StringRef rescale, StringRef firstTileMask) {
+                                StringRef rescale, StringRef firstTileMask,
+                                StringRef tileOrder) {
   KernelConfig c;
   auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");
   if (!schedule)
@@ -238,6 +239,17 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
     sm90->branchFirstTileMask =
         firstTileMask == "branch" ||
         (firstTileMask == "auto" && (sm90->causal || sm90->headDim == 64));
+    // auto: grouped for causal D = 256 compiled for 16 or more Q tiles per
+    // head, where it measured 2-7% faster on the H200; at D = 64 and 128 it
+    // measured within the noise or slower, and kernels compiled for short
+    // sequences lost up to 7% to the extra code even where it keeps the
+    // order by head (docs/benchmarks.md, sixth session).
+    bool grouped =
+        tileOrder == "grouped" ||
+        (tileOrder == "auto" && sm90->headDim == 256 &&
+         sm90->seqQ >= KernelConfig::kMinGroupedQTiles * sm90->blockQ);
+    if (sm90->causal && grouped)
+      sm90->tileGroupBytes = target.tileGroupBytes;
     return sm90;
   }
   if (persistent == "yes")
@@ -250,6 +262,10 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
     return mlir::emitError(forall.getLoc())
            << "not supported yet: first-tile-mask=branch on " << target.arch
            << " (it masks the first K/V tile always)";
+  if (tileOrder == "grouped")
+    return mlir::emitError(forall.getLoc())
+           << "not supported yet: tile-order=grouped on " << target.arch
+           << " (its blocks take Q tiles head by head)";
   if (rescale != "auto" && rescale != "eager")
     return mlir::emitError(forall.getLoc())
            << "not supported yet: rescale=" << rescale << " on " << target.arch
@@ -339,6 +355,12 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
     fields.push_back(b.getNamedAttr(
         "first_tile_mask",
         b.getStringAttr(c.branchFirstTileMask ? "branch" : "always")));
+    fields.push_back(b.getNamedAttr(
+        "tile_order",
+        b.getStringAttr(c.tileGroupBytes > 0 ? "grouped" : "head")));
+    if (c.tileGroupBytes > 0)
+      fields.push_back(b.getNamedAttr(
+          "tile_group_bytes", b.getI64IntegerAttr(c.tileGroupBytes)));
     // Where O waits in shared memory for its TMA store.
     fields.push_back(b.getNamedAttr(
         "output_staging",
@@ -390,6 +412,7 @@ struct FlashLowerToNVGPUPass
          {Choice{"persistent", persistent, {"auto", "yes", "no"}},
           Choice{"ping-pong", pingPong, {"auto", "yes", "no"}},
           Choice{"first-tile-mask", firstTileMask, {"auto", "always", "branch"}},
+          Choice{"tile-order", tileOrder, {"auto", "head", "grouped"}},
           Choice{"rescale", rescale, {"auto", "eager", "lazy", "lazy-late"}}}) {
       if (llvm::is_contained(option.allowed, option.value))
         continue;
@@ -434,7 +457,7 @@ struct FlashLowerToNVGPUPass
     for (auto [func, forall] : work) {
       FailureOr<KernelConfig> config =
           analyze(func, forall, *target, persistent, pingPong, rescale,
-                  firstTileMask);
+                  firstTileMask, tileOrder);
       if (failed(config))
         return signalPassFailure();
       auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");

@@ -223,6 +223,8 @@ private:
                      function_ref<Value(Value, Value, Value)> body);
   /// Sets qStart, headQ, headKV and range for `tile`.
   void decodeTile(Value tile);
+  /// At kernel entry, for the grouped order: the heads per group.
+  void prepareTileOrder();
   /// Producer: waits until the Q buffer of tile number `iteration` is free;
   /// returns the buffer.
   Value acquireQBuffer(Value iteration);
@@ -305,6 +307,8 @@ private:
 
   Value tid, seqQ, seqKV, scale, scaleLog2e, qStart, headQ, headKV;
   Value queryHeads, kvHeads, batchSize, numQTiles;
+  // The grouped order's heads per group (null for the order by head).
+  Value heads, tileGroup;
   Value tensorMapQ, tensorMapK, tensorMapV, tensorMapO, lsePtr, counterPtr;
   Value sharedBase, sharedBase32;
   KVRange range;
@@ -533,15 +537,56 @@ void SM90KernelBuilder::buildTileLoop(
       b, loc, ValueRange{km.add(after->getArgument(1), km.i32(1)), next});
 }
 
+void SM90KernelBuilder::prepareTileOrder() {
+  if (!config.causal || config.tileGroupBytes == 0)
+    return;
+  heads = km.mul(batchSize, queryHeads);
+  // Grouped: heads in groups of G whose K/V fit in tileGroupBytes; within
+  // a group every head's longest Q tile goes first, then every head's next
+  // longest, so that the last wave holds the shortest tiles of the last
+  // group instead of a few heads' tiles of every length. Each K/V is read
+  // from DRAM once, by the head's longest tile, and from L2 by the others.
+  // That first pass reads Br flop per byte, below the machine's balance,
+  // and its share of the work is about 2/(numQTiles + 1): a head with fewer
+  // than kMinGroupedQTiles Q tiles keeps G = 1, the order by head, where its
+  // tiles share each K/V load as they run side by side. (Grouping all heads
+  // into one group balanced the grid but streamed each K/V from DRAM once
+  // per Q tile: slower, as was grouping at N <= 1024, docs/benchmarks.md.)
+  int64_t rowBytes = (config.headDim + config.headDim) *
+                     (config.elementType.getIntOrFloatBitWidth() / 8);
+  Value fits = km.divu(km.i32(config.tileGroupBytes / rowBytes),
+                       arith::MaxUIOp::create(b, loc, seqKV, km.i32(1)));
+  Value group = arith::MinUIOp::create(
+      b, loc, arith::MaxUIOp::create(b, loc, fits, km.i32(1)), heads);
+  tileGroup = arith::SelectOp::create(
+      b, loc,
+      km.cmp(arith::CmpIPredicate::uge, numQTiles,
+             km.i32(KernelConfig::kMinGroupedQTiles)),
+      group, km.i32(1));
+}
+
 void SM90KernelBuilder::decodeTile(Value tile) {
-  // tile = (batch·Hq + head)·numQTiles + q: consecutive tiles share a head's
-  // K/V in L2. Causal Q tiles further down the sequence visit more K/V
-  // tiles: they go first (q reversed) so the short ones fill the last wave.
-  // (An order by work across heads, longest Q tiles of every head first,
-  // balanced the persistent grid but streamed each head's K/V from DRAM
-  // once per Q tile: slower, docs/benchmarks.md.)
-  Value q = arith::RemUIOp::create(b, loc, tile, numQTiles);
-  Value headIndex = km.divu(tile, numQTiles); // batch·Hq + head
+  // Head by head: tile = (batch·Hq + head)·numQTiles + q, so consecutive
+  // tiles share a head's K/V in L2. Causal Q tiles further down the
+  // sequence visit more K/V tiles: they go first (q reversed) so that short
+  // ones fill the last wave.
+  Value q, headIndex; // batch·Hq + head
+  if (tileGroup) {
+    // Grouped (prepareTileOrder): the group's first head, then the tile's
+    // place in the group, q-major.
+    Value groupTiles = km.mul(tileGroup, numQTiles);
+    Value firstHead = km.mul(km.divu(tile, groupTiles), tileGroup);
+    Value inGroup = arith::RemUIOp::create(b, loc, tile, groupTiles);
+    // Only the last group may have fewer heads.
+    Value width = arith::MinUIOp::create(b, loc, tileGroup,
+                                         km.sub(heads, firstHead));
+    q = km.divu(inGroup, width);
+    headIndex =
+        km.add(firstHead, arith::RemUIOp::create(b, loc, inGroup, width));
+  } else {
+    q = arith::RemUIOp::create(b, loc, tile, numQTiles);
+    headIndex = km.divu(tile, numQTiles);
+  }
   if (config.causal)
     q = km.sub(km.sub(numQTiles, km.i32(1)), q);
   Value batch = km.divu(headIndex, queryHeads);
@@ -1124,6 +1169,7 @@ void SM90KernelBuilder::build(LLVM::LLVMFuncOp func) {
   };
   tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   numQTiles = km.divu(km.add(seqQ, km.i32(Br - 1)), km.i32(Br));
+  prepareTileOrder();
 
   // Shared memory base rounded up to 1024 bytes (128B-swizzle atoms).
   auto global = SymbolTable::lookupNearestSymbolFrom<LLVM::GlobalOp>(

@@ -76,6 +76,12 @@ struct KernelConfig {
   /// otherwise it is always masked (the `first-tile-mask` option).
   bool branchFirstTileMask = false;
 
+  /// sm_90a, causal: Q tiles are handed out longest first across groups of
+  /// heads whose K/V take at most this many bytes, once a head has at least
+  /// kMinGroupedQTiles Q tiles (the `tile-order` option; 0: head by head).
+  int64_t tileGroupBytes = 0;
+  static constexpr int64_t kMinGroupedQTiles = 16;
+
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.
   int64_t mTilesPerWarp() const { return blockQ / (16 * warps); }
