@@ -63,7 +63,8 @@ static const TargetModel kSM90a = {
     /*pairWorkWeight=*/1.0 / 2500.0,
     /*softmaxPairWeight=*/0.02,
     // A third of the 50 MB L2, fitted on the H200 (docs/benchmarks.md, sixth
-    // session): 16 MiB measured faster than 8 and 32 MiB at causal N >= 2048.
+    // session): 16 MiB measured faster than 8 and 32 MiB on most causal rows
+    // with N >= 2048.
     /*tileGroupBytes=*/16 << 20,
 };
 

@@ -1,30 +1,9 @@
 """The GPU check's case list (pure Python; the check itself runs on the GPU machine)."""
 import math
-import pathlib
-import re
 
 from flash_mlir import gpu_check
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def _source(path, pattern):
-    """A constant read from the C++ source, so that this test follows it."""
-    match = re.search(pattern, (ROOT / path).read_text(), re.S)
-    assert match, f"{pattern!r} not found in {path}"
-    return match.group(1)
-
-
-LAZY_THRESHOLD_LOG2 = float(_source("include/flash/Conversion/FlashToNVGPU/KernelBuilder.h",
-                                    r"kLazyRescaleLog2 = ([0-9.]+);"))
-MIN_GROUPED_Q_TILES = int(_source("include/flash/Conversion/FlashToNVGPU/KernelBuilder.h",
-                                  r"kMinGroupedQTiles = ([0-9]+);"))
-SM90_TILE_GROUP_BYTES = (lambda m: int(m[0]) << int(m[1]))(_source(
-    "lib/Target/TargetModel.cpp",
-    r"/\*tileGroupBytes=\*/([0-9]+ << [0-9]+),\n};\n\nstatic const TargetModel kSM100a").split(" << "))
-SM90_KV_TILES = tuple(int(x) for x in _source(
-    "lib/Dialect/Flash/Transforms/Schedule.cpp",
-    r"case MmaKind::WarpgroupMma:.*?blockKVs = \{([0-9, ]+)\};").split(","))
+from cpp_constants import LAZY_THRESHOLD_LOG2, SM90_KV_TILES
 
 
 def per_tile_rise(rise, tile):
@@ -54,18 +33,3 @@ def test_plain_cases_cover_odd_lengths_gqa_and_ragged_causal():
     assert any(hq != hkv for _, hq, hkv, _, _ in shapes)
     assert any(nq < nk for _, _, _, nq, nk in shapes) and any(nq > nk for _, _, _, nq, nk in shapes)
 
-
-def test_a_causal_d256_case_runs_the_grouped_tile_order_with_a_partial_last_group():
-    # The grouped order (SM90.cpp prepareTileOrder) takes G heads whose K/V fit
-    # in tileGroupBytes, once a head has MIN_GROUPED_Q_TILES Q tiles of 128 rows.
-    def group(b, hq, nk, d):
-        fits = (SM90_TILE_GROUP_BYTES // (2 * d * 2)) // nk
-        return min(max(fits, 1), b * hq)
-    found = False
-    for _, d, causal, (b, hq, hkv, nq, nk), rise in gpu_check.cases(False):
-        if d != 256 or not causal or rise:
-            continue
-        g = group(b, hq, nk, d)
-        if -(-nq // 128) >= MIN_GROUPED_Q_TILES and g > 1 and (b * hq) % g:
-            found = True
-    assert found

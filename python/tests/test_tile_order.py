@@ -5,12 +5,14 @@ test/Conversion/lower-to-nvgpu-sm90a-tile-order.mlir pins the ops they emit, one
 by one, to the formula below. Here the formula itself is checked on many sizes:
 every tile of a launch is handed out exactly once, longest first within a group,
 and a group's K/V fits in the target's tileGroupBytes. (The GPU check runs the
-kernels themselves against PyTorch, with a partial last group.)"""
+kernels themselves against PyTorch; the last test checks that its case list
+has a partial last group.)"""
 
 import itertools
 import random
 
-from test_gpu_check_cases import MIN_GROUPED_Q_TILES, SM90_TILE_GROUP_BYTES
+from cpp_constants import MIN_GROUPED_Q_TILES, SM90_TILE_GROUP_BYTES
+from flash_mlir import gpu_check
 
 
 def group_size(num_q_tiles, heads, seq_kv, row_bytes):
@@ -65,3 +67,14 @@ def test_short_heads_keep_the_order_by_head():
         group = group_size(num_q_tiles, heads, 4096, 512)
         order = [decode(t, num_q_tiles, heads, group) for t in range(heads * num_q_tiles)]
         assert order == [(h, num_q_tiles - 1 - q) for h in range(heads) for q in range(num_q_tiles)]
+
+
+def test_a_causal_d256_gpu_check_case_runs_a_partial_last_group():
+    found = False
+    for _, d, causal, (b, hq, hkv, nq, nk), rise in gpu_check.cases(False):
+        if d != 256 or not causal or rise:
+            continue
+        group = group_size(-(-nq // 128), b * hq, nk, 2 * d * 2)
+        if group > 1 and (b * hq) % group:
+            found = True
+    assert found
