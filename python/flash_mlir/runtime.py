@@ -111,8 +111,13 @@ class Bundle:
     def key(self):
         return (self.dtype, self.head_dim, self.causal, self.writes_lse)
 
+    # Name parts compile.py appends for forms other than the model's (before
+    # any _n<len> range suffix).
+    _VARIANT_PARTS = {"persistent", "nonpersistent", "pingpong", "nopingpong"}
+
     def is_variant(self):
-        return "_bq" in self.name or self.name.endswith(("persistent", "pingpong"))
+        parts = self.name.split("_")
+        return "_bq" in self.name or any(p in self._VARIANT_PARTS for p in parts)
 
     def load(self):
         """Loads the cubin built for this device, or JITs the PTX."""

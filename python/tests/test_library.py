@@ -58,6 +58,17 @@ def test_missing_key_names_what_was_compiled(library):
         library.find("bf16", 128, False, False, 1024)
 
 
+def test_persistent_and_ping_pong_forms_are_variants_with_a_range_suffix(library, tmp_path):
+    # compile --persistent/--ping-pong variants name them ..._persistent_n512:
+    # they must not become a default of their length.
+    for form in ("persistent", "nonpersistent", "pingpong", "nopingpong"):
+        _write_bundle(tmp_path, f"flash_fwd_sm_90a_bf16_d64_causal_{form}_n512", 512)
+    lib = KernelLibrary(str(tmp_path))
+    assert lib.find("bf16", 64, True, False, 512).name == "flash_fwd_sm_90a_bf16_d64_causal_n512"
+    assert [b.name for b in lib.defaults("bf16", 64, True, False)] == [
+        "flash_fwd_sm_90a_bf16_d64_causal_n512", "flash_fwd_sm_90a_bf16_d64_causal_n2048"]
+
+
 def test_only_variants_still_serve_their_key(tmp_path):
     _write_bundle(tmp_path, "flash_fwd_sm_90a_bf16_d64_causal_bq64_bkv128_w8", 1024)
     lib = KernelLibrary(str(tmp_path))
