@@ -4,8 +4,13 @@
 
 Rows: bf16, B·N = 16k tokens, H·D = 2048, N from 512 to 16k, D 64 and 128,
 causal and not (Nq = Nk, so causal is the same mask for every implementation).
-All implementations run on the same inputs in one process; each time is the
-median of triton.testing.do_bench (which flushes L2 between runs) after warm-up.
+All implementations run on the same inputs in one process. A row times every
+implementation once per round, the order rotated from round to round, for
+--rounds rounds; its time is the median over the rounds of
+triton.testing.do_bench's median (which flushes L2 between runs, after
+warm-up). Timing each implementation in one block instead, one after the
+other, measured identical kernels up to 4% apart on the H200, by their place
+in the order (docs/benchmarks.md, seventh session).
 TFLOP/s = 4·B·H·N²·D / time, halved for causal (DESIGN.md). Every row also
 records our output's error against SDPA's, so a fast wrong kernel cannot hide.
 """
@@ -14,6 +19,7 @@ import argparse
 import datetime
 import json
 import math
+import statistics
 import sys
 
 
@@ -31,7 +37,9 @@ def main(argv=None):
     ap.add_argument("--head-dims", default="64,128")
     ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--variants", action="store_true", help="also time non-default schedules")
-    ap.add_argument("--rep-ms", type=int, default=200)
+    ap.add_argument("--rep-ms", type=int, default=100, help="do_bench's time per measurement")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="measurements per implementation and row, interleaved (median)")
     args = ap.parse_args(argv)
 
     import torch
@@ -50,16 +58,20 @@ def main(argv=None):
                 row = {"D": d, "causal": causal, "N": n, "B": b, "H": h}
                 work = flops(b, h, n, d, causal)
                 sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
-                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                    ref = sdpa()
-                    t = do_bench(sdpa, warmup=25, rep=args.rep_ms, return_mode="median")
-                row["sdpa_fa2_tflops"] = work / (t * 1e-3) / 1e12
+
+                def backend(kind):
+                    def run():
+                        with sdpa_kernel(kind):
+                            return sdpa()
+                    return run
+
+                timed = {"sdpa_fa2": backend(SDPBackend.FLASH_ATTENTION)}
+                ref = timed["sdpa_fa2"]()
                 try:
-                    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                        t = do_bench(sdpa, warmup=25, rep=args.rep_ms, return_mode="median")
-                    row["sdpa_cudnn_tflops"] = work / (t * 1e-3) / 1e12
+                    timed["sdpa_cudnn"] = backend(SDPBackend.CUDNN_ATTENTION)
+                    timed["sdpa_cudnn"]()
                 except RuntimeError as e:  # cuDNN may refuse a shape
-                    row["sdpa_cudnn_tflops"] = None
+                    del timed["sdpa_cudnn"]
                     row["sdpa_cudnn_error"] = str(e).splitlines()[0]
                 candidates = [lib.find("bf16", d, causal, False, seq_len=n)]
                 if args.variants:
@@ -71,14 +83,28 @@ def main(argv=None):
                 row["ours"] = {}
                 for bundle in candidates:
                     out = torch.empty_like(q)
-                    run = lambda: lib.attention(q, k, v, causal=causal, out=out, bundle=bundle)
+                    run = lambda bundle=bundle, out=out: lib.attention(q, k, v, causal=causal, out=out,
+                                                                        bundle=bundle)
                     run()
                     torch.cuda.synchronize()
                     err = float((out.float() - ref.float()).norm() / ref.float().norm())
-                    t = do_bench(run, warmup=25, rep=args.rep_ms, return_mode="median")
-                    row["ours"][bundle.name] = {"tflops": work / (t * 1e-3) / 1e12, "ms": t,
-                                                "rel_err_vs_fa2": err,
-                                                "schedule": bundle.meta["schedule"]}
+                    row["ours"][bundle.name] = {"rel_err_vs_fa2": err, "schedule": bundle.meta["schedule"]}
+                    timed[bundle.name] = run
+                # Rounds: every implementation once per round, the order rotated.
+                names = list(timed)
+                ms = {name: [] for name in names}
+                for r in range(args.rounds):
+                    shift = r % len(names)
+                    for name in names[shift:] + names[:shift]:
+                        ms[name].append(do_bench(timed[name], warmup=25, rep=args.rep_ms,
+                                                 return_mode="median"))
+                tflops = {name: work / (statistics.median(v) * 1e-3) / 1e12 for name, v in ms.items()}
+                row["round_ms"] = ms
+                row["sdpa_fa2_tflops"] = tflops["sdpa_fa2"]
+                row["sdpa_cudnn_tflops"] = tflops.get("sdpa_cudnn")
+                for bundle in candidates:
+                    row["ours"][bundle.name].update(tflops=tflops[bundle.name],
+                                                    ms=statistics.median(ms[bundle.name]))
                 default = candidates[0].name
                 row["arch"] = candidates[0].meta["arch"]
                 row["flashmlir_tflops"] = row["ours"][default]["tflops"]
@@ -92,7 +118,7 @@ def main(argv=None):
                       f"err={row['ours'][default]['rel_err_vs_fa2']:.1e}", flush=True)
                 del q, k, v, ref
     result = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
-              "torch": torch.__version__, "rows": rows}
+              "torch": torch.__version__, "rounds": args.rounds, "rep_ms": args.rep_ms, "rows": rows}
     with open(args.json, "w") as f:
         json.dump(result, f, indent=1)
     if args.plot:
