@@ -73,6 +73,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   lower.rescale = options.rescale;
   lower.firstTileMask = options.firstTileMask;
   lower.tileOrder = options.tileOrder;
+  lower.storeWait = options.storeWait;
   pm.addPass(createFlashLowerToNVGPU(lower));
 
   // Upstream NVGPU -> NVVM -> LLVM -> PTX. sm_100a needs PTX ISA 8.6.

@@ -2,10 +2,12 @@
 // a located diagnostic, not ignored.
 // RUN: not flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_80 persistent=yes" 2>&1 | FileCheck %s --check-prefix=PERSISTENT
 // RUN: not flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_80 ping-pong=yes" 2>&1 | FileCheck %s --check-prefix=PINGPONG
-// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_80 persistent=no ping-pong=no" | FileCheck %s
+// RUN: not flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_80 store-wait=deferred" 2>&1 | FileCheck %s --check-prefix=STOREWAIT
+// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_80 persistent=no ping-pong=no store-wait=immediate" | FileCheck %s
 
-// PERSISTENT: lower-to-nvgpu-sm80-options.mlir:[[@LINE+5]]:8: error: not supported yet: a persistent grid on sm_80
-// PINGPONG: lower-to-nvgpu-sm80-options.mlir:[[@LINE+4]]:8: error: not supported yet: ping-pong on sm_80
+// PERSISTENT: lower-to-nvgpu-sm80-options.mlir:[[@LINE+6]]:8: error: not supported yet: a persistent grid on sm_80
+// PINGPONG: lower-to-nvgpu-sm80-options.mlir:[[@LINE+5]]:8: error: not supported yet: ping-pong on sm_80
+// STOREWAIT: lower-to-nvgpu-sm80-options.mlir:[[@LINE+4]]:8: error: not supported yet: store-wait=deferred on sm_80 (its output leaves by plain stores)
 // CHECK: kernel = "plain"
 // CHECK: gpu.func @plain
 func.func @plain(%q: tensor<1x2x100x64xbf16>, %k: tensor<1x2x100x64xbf16>, %v: tensor<1x2x100x64xbf16>) -> tensor<1x2x100x64xbf16> {

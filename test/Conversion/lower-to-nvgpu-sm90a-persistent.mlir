@@ -64,7 +64,8 @@
 // AUTO: scf.condition(%[[MORE]]) %[[T]],
 // After a tile's K/V loops its O is staged in its Q buffer and the next
 // tile's index read; if that tile has work, its first Q·Kᵀ is issued before
-// this tile's O is stored by TMA, and waited for after.
+// this tile's O is stored by TMA, and waited for after (the store's own wait
+// follows the next tile's first softmax: store-wait, its own test).
 // AUTO: llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // AUTO: %[[NEXT:.+]] = llvm.load volatile %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
 // AUTO: scf.if %{{.+}} -> (f32, f32, f32, f32, i32
@@ -72,8 +73,8 @@
 // AUTO-NOT: nvvm.wgmma.wait.group.sync.aligned
 // AUTO: nvvm.fence.proxy
 // AUTO: nvvm.cp.async.bulk.commit.group
-// AUTO-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 // AUTO: nvvm.wgmma.wait.group.sync.aligned 0
+// AUTO: nvvm.cp.async.bulk.wait_group 0 {read}
 // AUTO: } else {
 // AUTO-NOT: nvvm.wgmma
 // AUTO: nvvm.cp.async.bulk.wait_group 0 {read}

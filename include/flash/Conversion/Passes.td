@@ -81,7 +81,15 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "target's tileGroupBytes, once a head has 16 or more Q tiles), or "
            "auto (grouped for D = 256 kernels compiled for 16 or more Q tiles "
            "per head, head otherwise: measured on the H200). Non-causal tiles "
-           "are all alike and keep the order by head">
+           "are all alike and keep the order by head">,
+    Option<"storeWait", "store-wait", "std::string", /*default=*/"\"auto\"",
+           "sm_90a, persistent grids whose tiles are pipelined: when the "
+           "leader thread of a consumer warpgroup waits for the TMA store of "
+           "O to have read shared memory, and releases it: immediate (right "
+           "after issuing the store), deferred (after the next tile's first "
+           "softmax, so that its warp does not hold up the warpgroup), or "
+           "auto (deferred, except non-causal D = 64: measured on the H200). "
+           "A block of one tile always waits at the end">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

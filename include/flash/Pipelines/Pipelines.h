@@ -71,6 +71,12 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
                      "longest first across a group of heads (grouped): auto, "
                      "head or grouped"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> storeWait{
+      *this, "store-wait",
+      llvm::cl::desc("sm_90a, persistent: the O store's wait right after "
+                     "the store, or after the next tile's first softmax "
+                     "(deferred): auto, immediate or deferred"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("If set, write each kernel's bundle (PTX, cubin, JSON) "

@@ -241,9 +241,7 @@ private:
   /// Consumers of persistent grids with two Q buffers (or one, with O in the
   /// K/V ring) issue the next tile's first Q·Kᵀ before they store this
   /// tile's O, so that the two overlap (buildPipelinedConsumer).
-  bool pipelinesTiles() const {
-    return config.persistent && (config.qBuffers == 2 || config.outputInRing);
-  }
+  bool pipelinesTiles() const { return config.pipelinesTiles(); }
   void buildPipelinedConsumer();
   /// Recomputes sharedBase and sharedBase32 in a role, after setmaxnreg:
   /// ptxas spills values that are live across setmaxnreg when registers are
@@ -279,10 +277,15 @@ private:
   /// O through shared memory and TMA stores; releases the Q buffer, or with
   /// outputInRing the K/V slot at ring position `slot` (kvCount + tiles).
   void storeOutput(ArrayRef<OutputWord> words, Value slot);
-  /// The two halves: O into this warpgroup's boxes (outputBox); then the
-  /// proxy fence, the warpgroup barrier and the leader's TMA stores.
+  /// The three steps: O into this warpgroup's boxes (outputBox); the proxy
+  /// fence, the warpgroup barrier and the leader's TMA stores; and the
+  /// leader's wait for the stores to have read the boxes, which releases
+  /// the Q buffer (or the K/V slot). The pipelined consumer runs the next
+  /// tile's first softmax between the last two, so that no warp of the
+  /// warpgroup waits for the TMA unit's read there.
   void stageOutput(ArrayRef<OutputWord> words, Value slot);
   void publishOutput();
+  void releaseOutput();
   /// Byte offset of this consumer warpgroup's box of O for column block
   /// `block`: over its own 64 rows of the Q buffer, or (outputInRing) box
   /// consumer·D/64 + block of the slot's K half, then its V half.
@@ -966,6 +969,7 @@ SM90KernelBuilder::normalizeOutput(Finished done) {
 void SM90KernelBuilder::storeOutput(ArrayRef<OutputWord> words, Value slot) {
   stageOutput(words, slot);
   publishOutput();
+  releaseOutput();
 }
 
 Value SM90KernelBuilder::outputBox(int64_t block) {
@@ -1018,8 +1022,8 @@ void SM90KernelBuilder::stageOutput(ArrayRef<OutputWord> words, Value slot) {
 
 void SM90KernelBuilder::publishOutput() {
   // One thread stores the staged rows with one TMA box per 64 columns (rows
-  // past Nq are clipped by the tensor map) and releases the Q buffer (or the
-  // K/V slot) to the producer once the TMA unit has read it.
+  // past Nq are clipped by the tensor map); releaseOutput hands the buffer
+  // back.
   using P = arith::CmpIPredicate;
   // Generic-proxy writes become visible to the TMA unit (async proxy) after
   // the fence and the warpgroup's barrier (id 1 + C + consumer: 1..C are
@@ -1045,6 +1049,18 @@ void SM90KernelBuilder::publishOutput() {
           NVVM::TMAStoreMode::TILE, Value());
     }
     NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+  }
+}
+
+void SM90KernelBuilder::releaseOutput() {
+  using P = arith::CmpIPredicate;
+  Value localTid = km.andi(tid, km.i32(127));
+  auto leader = scf::IfOp::create(
+      b, loc, km.cmp(P::eq, localTid, km.i32(0)), false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(leader.thenBlock()->getTerminator());
+    // The bulk async-group is the leader thread's own: it issued the stores.
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
     if (config.outputInRing) {
       // The slot's empty barriers count every consumer thread: the leader
@@ -1132,11 +1148,20 @@ void SM90KernelBuilder::buildPipelinedConsumer() {
     Fragment scores = issueFirstScores(nextKV);
     restore(current);
     publishOutput();
+    if (!config.deferStoreWait)
+      releaseOutput();
     restore(upcoming);
-    scf::YieldOp::create(b, loc, finishFirstScores(scores, nextKV));
+    SmallVector<Value> state = finishFirstScores(scores, nextKV);
+    if (config.deferStoreWait) {
+      restore(current);
+      releaseOutput();
+      restore(upcoming);
+    }
+    scf::YieldOp::create(b, loc, state);
     b.setInsertionPointToStart(overlap.elseBlock());
     restore(current);
     publishOutput();
+    releaseOutput();
     restore(upcoming);
     scf::YieldOp::create(b, loc, emptyPrologue());
   }

@@ -82,6 +82,18 @@ struct KernelConfig {
   int64_t tileGroupBytes = 0;
   static constexpr int64_t kMinGroupedQTiles = 16;
 
+  /// sm_90a: a persistent block with two Q buffers, or one and O in the K/V
+  /// ring, runs its tiles as one pipeline (the next tile's first Q·Kᵀ is
+  /// issued before this tile's O is stored).
+  bool pipelinesTiles() const {
+    return persistent && (qBuffers == 2 || outputInRing);
+  }
+  /// sm_90a, pipelined tiles: the warpgroup leader waits for the TMA store of
+  /// O to have read shared memory (and releases it) after the next tile's
+  /// first softmax instead of right after issuing the store, so that its
+  /// warp does not hold up the warpgroup there (the `store-wait` option).
+  bool deferStoreWait = false;
+
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.
   int64_t mTilesPerWarp() const { return blockQ / (16 * warps); }
