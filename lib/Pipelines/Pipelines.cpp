@@ -64,6 +64,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   schedule.blockQ = options.blockQ;
   schedule.blockKV = options.blockKV;
   schedule.warps = options.warps;
+  schedule.stages = options.stages;
   pm.addPass(createFlashSelectSchedule(schedule));
   pm.addPass(createFlashTile());
   FlashLowerToNVGPUOptions lower;

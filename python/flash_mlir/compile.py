@@ -44,6 +44,7 @@ class KernelSpec:
     block_q: int = 0      # 0: chosen by the target model
     block_kv: int = 0
     warps: int = 0
+    stages: int = 0       # K/V stages; 0: chosen by the target model
     persistent: str = "auto"  # sm_90a persistent grid: auto (the lowering's policy), yes, no
     ping_pong: str = "auto"   # sm_90a consumer ping-pong: auto (the lowering's policy), yes, no
     seq_len: int = REPRESENTATIVE_SEQ_LEN  # the N of the compiled shape (the model's input)
@@ -58,6 +59,8 @@ class KernelSpec:
             name += "_lse"
         if self.block_q or self.block_kv or self.warps:
             name += f"_bq{self.block_q}_bkv{self.block_kv}_w{self.warps}"
+        if self.stages:
+            name += f"_s{self.stages}"
         if self.persistent != "auto":
             name += "_persistent" if self.persistent == "yes" else "_nonpersistent"
         if self.ping_pong != "auto":
@@ -122,7 +125,8 @@ def compile_bundle(spec: KernelSpec, out_dir: str, flash_opt: str = DEFAULT_FLAS
     options = [f"arch={spec.arch}", f"bundle-dir={out_dir}"]
     if cubin_archs:
         options.append(f"cubin-archs={cubin_archs}")
-    for key, value in (("block-q", spec.block_q), ("block-kv", spec.block_kv), ("warps", spec.warps)):
+    for key, value in (("block-q", spec.block_q), ("block-kv", spec.block_kv), ("warps", spec.warps),
+                       ("stages", spec.stages)):
         if value:
             options.append(f"{key}={value}")
     if spec.persistent != "auto":
@@ -150,8 +154,9 @@ def main(argv=None) -> int:
     ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--lse", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--schedules", default="",
-                    help="extra schedules to compile besides the model's, as BQxBKVxWARPS,... "
-                         "(e.g. 128x64x4,64x64x4)")
+                    help="extra schedules to compile besides the model's, as BQxBKVxWARPS "
+                         "or BQxBKVxWARPSxSTAGES, comma-separated (e.g. 128x64x4,128x32x12x3; "
+                         "without STAGES the model picks them)")
     ap.add_argument("--persistent", default="auto", choices=["auto", "variants"],
                     help="sm_90a: 'auto' compiles the lowering's choice; 'variants' also "
                          "compiles the persistent and non-persistent forms as variants")
@@ -169,14 +174,22 @@ def main(argv=None) -> int:
         seq_lens = []
     if not seq_lens or min(seq_lens) < 1:
         ap.error(f"--seq-lens must be positive integer lengths, got {args.seq_lens!r}")
-    schedules = [(0, 0, 0)] + [tuple(int(x) for x in s.split("x"))
-                               for s in args.schedules.split(",") if s]
+    schedules = [(0, 0, 0, 0)]
+    for text in (s for s in args.schedules.split(",") if s):
+        try:
+            parts = [int(x) for x in text.split("x")]
+        except ValueError:
+            parts = []
+        if len(parts) not in (3, 4) or min(parts) < 1:
+            ap.error(f"--schedules entries must be BQxBKVxWARPS or BQxBKVxWARPSxSTAGES with "
+                     f"positive integers, got {text!r}")
+        schedules.append(tuple(parts + [0] * (4 - len(parts))))
     count = 0
     for dtype in args.dtypes.split(","):
         for d in (int(x) for x in args.head_dims.split(",")):
             for causal in _flags(args.causal):
                 for lse in _flags(args.lse):
-                    for bq, bkv, warps in schedules:
+                    for bq, bkv, warps, stages in schedules:
                         forms = [("auto", "auto")]
                         if args.persistent == "variants":
                             forms += [("yes", "auto"), ("no", "auto")]
@@ -185,9 +198,10 @@ def main(argv=None) -> int:
                             forms += [(p, pp) for p, _ in list(forms) for pp in ("yes", "no")]
                         for persistent, ping_pong in forms:
                             spec = KernelSpec(dtype, d, causal, lse, args.arch, bq, bkv, warps,
-                                              persistent, ping_pong)
+                                              stages=stages, persistent=persistent,
+                                              ping_pong=ping_pong)
                             specs = [spec]
-                            if (bq, bkv, warps) == (0, 0, 0):
+                            if (bq, bkv, warps, stages) == (0, 0, 0, 0):
                                 specs = model_specs(spec, seq_lens, args.flash_opt)
                             for one in specs:
                                 path = compile_bundle(one, args.out, args.flash_opt,

@@ -125,3 +125,24 @@ def test_bad_seq_lens_is_a_usage_error(tmp_path, bad, capsys):
     assert exit_info.value.code == 2
     assert "--seq-lens must be positive integer lengths" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("bad", ["128x64", "128x64x4x2x1", "128xax4", "128x64x0", "128x-64x4"])
+def test_bad_schedules_is_a_usage_error(tmp_path, bad, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        fcompile.main(["--out", str(tmp_path), "--schedules", bad])
+    assert exit_info.value.code == 2
+    assert "--schedules entries must be BQxBKVxWARPS or BQxBKVxWARPSxSTAGES" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+def test_schedule_with_stages_is_compiled_and_named_with_them(tmp_path):
+    # BQxBKVxWARPSxSTAGES: the bundle is a variant named _s<stages>, with those stages.
+    assert fcompile.main(["--out", str(tmp_path), "--arch", "sm_90a", "--dtypes", "bf16",
+                          "--head-dims", "64", "--causal", "no", "--lse", "no",
+                          "--seq-lens", "1024", "--schedules", "128x64x12x3"]) == 0
+    path = tmp_path / "flash_fwd_sm_90a_bf16_d64_bq128_bkv64_w12_s3.json"
+    meta = json.loads(path.read_text())
+    assert (meta["block_q"], meta["block_kv"], meta["stages"], meta["warps"]) == (128, 64, 3, 12)
+    assert KernelLibrary(str(tmp_path)).find("bf16", 64, False, False, 1024).name == \
+        "flash_fwd_sm_90a_bf16_d64"

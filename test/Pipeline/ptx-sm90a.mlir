@@ -35,6 +35,13 @@
 // JSON: "stack_frame": 0
 // JSON: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 128, block_kv = 128, stages = 2, warps = 12>",
 
+// The schedule's fields can be overridden from the pipeline, K/V stages
+// included (here three, where the model would take two).
+// RUN: flash-opt %s --flash-to-ptx="arch=sm_90a block-q=128 block-kv=64 warps=12 stages=3 bundle-dir=%t/three" -o /dev/null
+// RUN: FileCheck %s --check-prefix=STAGES < %t/three/attention.json
+// STAGES: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 128, block_kv = 64, stages = 3, warps = 12>",
+// STAGES: "stages": 3,
+
 // 24 configurations; where the model's choice changes with the length it
 // compiles one bundle per range (docs/gpu.md): D=64 causal 128x128 up to
 // N=1024 and 192x128 from 2048, non-causal D=128 128x128 up to 4096 and

@@ -44,6 +44,11 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
   PassOptions::Option<int64_t> warps{
       *this, "warps", llvm::cl::desc("Warps per block (0: chosen)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> stages{
+      *this, "stages",
+      llvm::cl::desc("K/V stages in shared memory (0: chosen by the target "
+                     "model)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> persistent{
       *this, "persistent",
       llvm::cl::desc("sm_90a: persistent grid (blocks drawing tiles from a "
