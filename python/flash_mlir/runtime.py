@@ -111,13 +111,13 @@ class Bundle:
     def key(self):
         return (self.dtype, self.head_dim, self.causal, self.writes_lse)
 
-    # Name parts compile.py appends for forms other than the model's (before
-    # any _n<len> range suffix).
+    # Name parts compile.py (and renamed A/B copies) append for forms other than
+    # the model's: bq<...> schedules and the persistent/ping-pong forms, before
+    # any _n<len> range suffix.
     _VARIANT_PARTS = {"persistent", "nonpersistent", "pingpong", "nopingpong"}
 
     def is_variant(self):
-        parts = self.name.split("_")
-        return "_bq" in self.name or any(p in self._VARIANT_PARTS for p in parts)
+        return any(p.startswith("bq") or p in self._VARIANT_PARTS for p in self.name.split("_"))
 
     def load(self):
         """Loads the cubin built for this device, or JITs the PTX."""

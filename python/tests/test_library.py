@@ -118,21 +118,16 @@ def test_source_uses_the_spec_length():
     assert "block_q = 128" in fcompile.model_schedule(spec)
 
 
-@pytest.mark.parametrize("bad", ["", "a", "512,0", "-4"])
-def test_bad_seq_lens_is_a_usage_error(tmp_path, bad, capsys):
+@pytest.mark.parametrize("option, bad, message", [
+    *(("--seq-lens", bad, "--seq-lens must be positive integer lengths")
+      for bad in ["", "a", "512,0", "-4"]),
+    *(("--schedules", bad, "--schedules entries must be BQxBKVxWARPS or BQxBKVxWARPSxSTAGES")
+      for bad in ["128x64", "128x64x4x2x1", "128xax4", "128x64x0", "128x-64x4"])])
+def test_bad_option_is_a_usage_error(tmp_path, option, bad, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        fcompile.main(["--out", str(tmp_path), "--seq-lens", bad])
+        fcompile.main(["--out", str(tmp_path), f"{option}={bad}"])
     assert exit_info.value.code == 2
-    assert "--seq-lens must be positive integer lengths" in capsys.readouterr().err
-    assert not list(tmp_path.iterdir())
-
-
-@pytest.mark.parametrize("bad", ["128x64", "128x64x4x2x1", "128xax4", "128x64x0", "128x-64x4"])
-def test_bad_schedules_is_a_usage_error(tmp_path, bad, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        fcompile.main(["--out", str(tmp_path), "--schedules", bad])
-    assert exit_info.value.code == 2
-    assert "--schedules entries must be BQxBKVxWARPS or BQxBKVxWARPSxSTAGES" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
 
 
