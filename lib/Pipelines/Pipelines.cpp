@@ -75,6 +75,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   lower.firstTileMask = options.firstTileMask;
   lower.tileOrder = options.tileOrder;
   lower.storeWait = options.storeWait;
+  lower.kvRange = options.kvRange;
   pm.addPass(createFlashLowerToNVGPU(lower));
 
   // Upstream NVGPU -> NVVM -> LLVM -> PTX. sm_100a needs PTX ISA 8.6.

@@ -15,7 +15,7 @@
 // The launch contract: a tile counter argument, the grid, two Q buffers.
 // AUTO-LABEL: args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:tensormap", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32", "counter:ptr"]
 // AUTO-SAME: grid = ["min(blocks_per_sm*SMs, ceildiv(Nq, block_q)*Hq*B)", "1", "1"]
-// AUTO-SAME: kernel = "plain", output_staging = "q_buffer", persistent = true
+// AUTO-SAME: kernel = "plain", kv_range = "block", output_staging = "q_buffer", persistent = true
 // AUTO-SAME: q_buffers = 2
 // AUTO: llvm.func @plain(
 // AUTO-SAME: %[[COUNTER:[^:]+]]: !llvm.ptr<1>)
@@ -100,9 +100,9 @@ func.func @plain(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %
 
 // Causal attention uses the same scheduler: tiles go out longest first
 // within a head, to whichever block asks first.
-// AUTO-LABEL: kernel = "causal", output_staging = "q_buffer", persistent = true
+// AUTO-LABEL: kernel = "causal", kv_range = "block", output_staging = "q_buffer", persistent = true
 // AUTO: llvm.atomicrmw add
-// NO-LABEL: kernel = "causal", output_staging = "q_buffer", persistent = false
+// NO-LABEL: kernel = "causal", kv_range = "block", output_staging = "q_buffer", persistent = false
 func.func @causal(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>) -> tensor<2x8x1000x128xbf16> {
   %o = flash.attention %q, %k, %v {causal, schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>}
       : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16> -> tensor<2x8x1000x128xbf16>
@@ -116,8 +116,8 @@ func.func @causal(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, 
 // is staged in the K/V ring: the slot after a tile's K/V tiles holds its O
 // (boxes 0-3 in the slot's K half, 4-7 in its V half), and Q is released
 // as soon as the tile's last Q·Kᵀ has completed.
-// AUTO-LABEL: kernel = "d256", output_staging = "q_buffer", persistent = false
-// YES-LABEL: kernel = "d256", output_staging = "kv_ring", persistent = true
+// AUTO-LABEL: kernel = "d256", kv_range = "block", output_staging = "q_buffer", persistent = false
+// YES-LABEL: kernel = "d256", kv_range = "block", output_staging = "kv_ring", persistent = true
 // YES-SAME: q_buffers = 1
 // YES: llvm.func @d256(
 // Q's empty barrier (the second) counts every consumer thread (2 × 128).

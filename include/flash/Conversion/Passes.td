@@ -89,7 +89,16 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "after issuing the store), deferred (after the next tile's first "
            "softmax, so that its warp does not hold up the warpgroup), or "
            "auto (deferred, except non-causal D = 64: measured on the H200). "
-           "A block of one tile always waits at the end">
+           "A block of one tile always waits at the end">,
+    Option<"kvRange", "kv-range", "std::string", /*default=*/"\"auto\"",
+           "sm_90a, causal, two or more consumer warpgroups: the K/V tiles "
+           "each consumer warpgroup visits: block (the block's range: the "
+           "first warpgroup also visits tiles past its rows' diagonal, all "
+           "masked), warpgroup (only the tiles its own 64 rows see; the "
+           "producer releases the rest for it, and it takes their ping-pong "
+           "turns without GEMMs), or auto (warpgroup for D = 256 "
+           "without a persistent grid, block otherwise: measured on the "
+           "H200)">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

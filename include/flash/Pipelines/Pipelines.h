@@ -82,6 +82,12 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
                      "the store, or after the next tile's first softmax "
                      "(deferred): auto, immediate or deferred"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> kvRange{
+      *this, "kv-range",
+      llvm::cl::desc("sm_90a, causal: each consumer warpgroup visits the "
+                     "block's K/V tiles, or only those its rows see "
+                     "(warpgroup): auto, block or warpgroup"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("If set, write each kernel's bundle (PTX, cubin, JSON) "

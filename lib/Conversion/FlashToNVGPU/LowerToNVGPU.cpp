@@ -128,13 +128,19 @@ FailureOr<KernelConfig> analyzeSM90(scf::ForallOp forall,
   return c;
 }
 
+/// The pass's choices between kernel forms (each "auto" or a named form).
+struct LoweringChoices {
+  StringRef persistent, pingPong, rescale, firstTileMask, tileOrder, storeWait,
+      kvRange;
+};
+
 /// Reads the kernel configuration off the L1 loop nest and checks it against
 /// what the target's lowering supports.
 FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
                                 const TargetModel &target,
-                                StringRef persistent, StringRef pingPong,
-                                StringRef rescale, StringRef firstTileMask,
-                                StringRef tileOrder, StringRef storeWait) {
+                                const LoweringChoices &choices) {
+  auto [persistent, pingPong, rescale, firstTileMask, tileOrder, storeWait,
+        kvRange] = choices;
   KernelConfig c;
   auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");
   if (!schedule)
@@ -263,6 +269,23 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
         sm90->pipelinesTiles() &&
         (storeWait == "deferred" ||
          (storeWait == "auto" && (sm90->causal || sm90->headDim != 64)));
+    // Only causal warpgroups of one block see different K/V tiles. auto:
+    // per warpgroup at D = 256 without a persistent grid, where K/V tiles of 64
+    // or 80 columns leave the first warpgroup one tile at the diagonal that
+    // it does not see; it measured 2-6% faster there, and 1-5% slower at
+    // D = 64 and 128, whose 128-column tiles leave it none (docs/
+    // benchmarks.md, eighth session). D = 256's persistent form spills with
+    // it (36-120 bytes).
+    bool rowsDiffer = sm90->causal && sm90->consumers >= 2;
+    if (kvRange == "warpgroup" && !rowsDiffer)
+      return mlir::emitError(forall.getLoc())
+             << "kv-range=warpgroup needs causal attention and two or more "
+                "consumer warpgroups (otherwise every warpgroup's rows see "
+                "the block's K/V tiles)";
+    sm90->warpgroupRanges =
+        kvRange == "warpgroup" ||
+        (kvRange == "auto" && rowsDiffer && sm90->headDim == 256 &&
+         !sm90->persistent);
     return sm90;
   }
   if (persistent == "yes")
@@ -283,6 +306,10 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
     return mlir::emitError(forall.getLoc())
            << "not supported yet: store-wait=deferred on " << target.arch
            << " (its output leaves by plain stores)";
+  if (kvRange == "warpgroup")
+    return mlir::emitError(forall.getLoc())
+           << "not supported yet: kv-range=warpgroup on " << target.arch
+           << " (its warps visit the block's K/V tiles)";
   if (rescale != "auto" && rescale != "eager")
     return mlir::emitError(forall.getLoc())
            << "not supported yet: rescale=" << rescale << " on " << target.arch
@@ -382,6 +409,10 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
     fields.push_back(b.getNamedAttr(
         "store_wait",
         b.getStringAttr(c.deferStoreWait ? "deferred" : "immediate")));
+    // Which K/V tiles each consumer warpgroup visits.
+    fields.push_back(b.getNamedAttr(
+        "kv_range",
+        b.getStringAttr(c.warpgroupRanges ? "warpgroup" : "block")));
     // Where O waits in shared memory for its TMA store.
     fields.push_back(b.getNamedAttr(
         "output_staging",
@@ -435,6 +466,7 @@ struct FlashLowerToNVGPUPass
           Choice{"first-tile-mask", firstTileMask, {"auto", "always", "branch"}},
           Choice{"tile-order", tileOrder, {"auto", "head", "grouped"}},
           Choice{"store-wait", storeWait, {"auto", "immediate", "deferred"}},
+          Choice{"kv-range", kvRange, {"auto", "block", "warpgroup"}},
           Choice{"rescale", rescale, {"auto", "eager", "lazy", "lazy-late"}}}) {
       if (llvm::is_contained(option.allowed, option.value))
         continue;
@@ -477,9 +509,10 @@ struct FlashLowerToNVGPUPass
     if (auto existing = module->getAttrOfType<ArrayAttr>("flash.kernels"))
       kernels.append(existing.begin(), existing.end());
     for (auto [func, forall] : work) {
-      FailureOr<KernelConfig> config =
-          analyze(func, forall, *target, persistent, pingPong, rescale,
-                  firstTileMask, tileOrder, storeWait);
+      FailureOr<KernelConfig> config = analyze(
+          func, forall, *target,
+          {persistent, pingPong, rescale, firstTileMask, tileOrder, storeWait,
+           kvRange});
       if (failed(config))
         return signalPassFailure();
       auto schedule = forall->getAttrOfType<ScheduleAttr>("flash.schedule");

@@ -207,6 +207,12 @@ private:
   /// No-ops without ping-pong.
   void beginTurn();
   void endTurn();
+  /// warpgroupRanges: how many of consumers 0..C-2 have no K/V tile j + 1
+  /// (`tiles` holds their tile counts).
+  Value skippersOf(Value j, ArrayRef<Value> tiles);
+  /// The K/V tiles rows [firstRow, firstRow + 64) see, at least tile 0 when
+  /// the block has any (so that every warpgroup runs the prologue).
+  KVRange rowsRange(Value firstRow);
   /// Keeps `values` alive until here (an empty asm that uses them), so that
   /// LLVM does not reuse P's registers while an async wgmma still reads them.
   void keepAlive(ArrayRef<Value> values);
@@ -315,6 +321,11 @@ private:
   Value tensorMapQ, tensorMapK, tensorMapV, tensorMapO, lsePtr, counterPtr;
   Value sharedBase, sharedBase32;
   KVRange range;
+  // warpgroupRanges: the tile counts of consumers 0..C-2's own rows (the
+  // last one's are the block's). `own`: the K/V range the calling consumer
+  // visits, the block's but (warpgroupRanges) for its own tile count.
+  SmallVector<Value> groupTiles;
+  KVRange own;
   // consumer-side
   Value consumer, descQ, warpInGroup, qBuffer;
   Value outputStage; // outputInRing: the K/V slot this tile's O is staged in
@@ -430,6 +441,25 @@ void SM90KernelBuilder::endTurn() {
   Value next = arith::RemUIOp::create(b, loc, km.add(consumer, km.i32(1)),
                                       km.i32(C));
   NVVM::BarrierArriveOp::create(b, loc, km.add(next, km.i32(1)), km.i32(256));
+}
+
+Value SM90KernelBuilder::skippersOf(Value j, ArrayRef<Value> tiles) {
+  Value count = km.i32(0);
+  for (Value t : tiles)
+    count = km.add(count, arith::ExtUIOp::create(
+                              b, loc, b.getI32Type(),
+                              km.cmp(arith::CmpIPredicate::sge, j, t)));
+  return count;
+}
+
+KVRange SM90KernelBuilder::rowsRange(Value firstRow) {
+  KVRange rows =
+      buildKVRange(km, firstRow, seqQ, seqKV, 64, Bc, config.causal);
+  Value blockHasTiles =
+      km.cmp(arith::CmpIPredicate::sgt, range.numTiles, km.i32(0));
+  rows.numTiles = arith::SelectOp::create(
+      b, loc, blockHasTiles, km.maxsi(rows.numTiles, km.i32(1)), km.i32(0));
+  return rows;
 }
 
 void SM90KernelBuilder::keepAlive(ArrayRef<Value> values) {
@@ -600,6 +630,12 @@ void SM90KernelBuilder::decodeTile(Value tile) {
   qStart = km.mul(q, km.i32(Br));
   // Producer and consumers compute the same K/V range.
   range = buildKVRange(km, qStart, seqQ, seqKV, Br, Bc, config.causal);
+  own = range;
+  groupTiles.clear();
+  if (config.warpgroupRanges)
+    for (int64_t c = 0; c + 1 < C; ++c)
+      groupTiles.push_back(
+          rowsRange(km.add(qStart, km.i32(64 * c))).numTiles);
 }
 
 Value SM90KernelBuilder::acquireQBuffer(Value iteration) {
@@ -666,6 +702,20 @@ void SM90KernelBuilder::buildProducer() {
       loadTile(map, fullBar,
                km.add(km.i32(base), km.mul(stage, km.i32(layout.kvBytes))), Bc,
                kvStart, headKV);
+      if (config.warpgroupRanges) {
+        // Release the tile for the warpgroups whose rows see none of it
+        // (j >= their tile count): the slot's previous use is released (the
+        // wait above), so these arrivals count towards this use.
+        Value skipping = skippersOf(j, groupTiles);
+        auto ifSkipped = scf::IfOp::create(
+            b, loc, km.cmp(P::sgt, skipping, km.i32(0)), false);
+        OpBuilder::InsertionGuard innermost(b);
+        b.setInsertionPoint(ifSkipped.thenBlock()->getTerminator());
+        NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(),
+                                       barrier(empty, stage),
+                                       km.mul(skipping, km.i32(128)),
+                                       NVVM::MemScopeKind::CTA, false);
+      }
     }
     b.setInsertionPointAfter(loop);
     if (config.outputInRing) {
@@ -731,6 +781,12 @@ void SM90KernelBuilder::beginConsumerTile(Value tileIteration) {
   // First row (in the sequence) of this warp's 16 rows.
   rowBase = km.add(qStart, km.add(km.mul(consumer, km.i32(64)),
                                   km.mul(warpInGroup, km.i32(16))));
+  // warpgroupRanges: this warpgroup's tile count. Its numUnmasked stays the
+  // block's (a later warpgroup's own is larger): one more live value in the
+  // K/V loops spilled at D = 256 (128x80: 44 bytes).
+  if (config.warpgroupRanges)
+    own.numTiles =
+        rowsRange(km.add(qStart, km.mul(consumer, km.i32(64)))).numTiles;
   auto [buffer, use] = qBufferOf(tileIteration);
   qBuffer = buffer;
   // (In a persistent grid the tile loop has already waited on this phase to
@@ -813,7 +869,7 @@ SmallVector<Value> SM90KernelBuilder::finishFirstScores(Fragment scores,
     return firstStep(/*masked=*/true);
   auto ifMasked = scf::IfOp::create(
       b, loc, prologueTypes(),
-      km.cmp(arith::CmpIPredicate::sle, range.numUnmasked, km.i32(0)), true);
+      km.cmp(arith::CmpIPredicate::sle, own.numUnmasked, km.i32(0)), true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifMasked.thenBlock());
   scf::YieldOp::create(b, loc, firstStep(/*masked=*/true));
@@ -839,7 +895,7 @@ SM90KernelBuilder::buildMainLoop(ArrayRef<Value> prologue, Value kvCount) {
   using P = arith::CmpIPredicate;
   Type f32 = b.getF32Type();
   Value zero = km.f32(0.0);
-  Value hasTiles = km.cmp(P::sgt, range.numTiles, km.i32(0));
+  Value hasTiles = km.cmp(P::sgt, own.numTiles, km.i32(0));
 
   // Steady state: issue S_j, then P_{j-1}·V_{j-1}; wait for S_j only and run
   // its softmax while the P·V wgmma is in flight; then rescale.
@@ -905,8 +961,8 @@ SM90KernelBuilder::buildMainLoop(ArrayRef<Value> prologue, Value kvCount) {
   llvm::append_range(state, prologue.drop_front(4));
   state.append(2, km.f32(1.0)); // α pending for the next P·V (lateRescale)
   Value one = km.i32(1);
-  state = buildLoop(one, range.numUnmasked, state, /*masked=*/false);
-  state = buildLoop(km.maxsi(range.numUnmasked, one), range.numTiles, state,
+  state = buildLoop(one, own.numUnmasked, state, /*masked=*/false);
+  state = buildLoop(km.maxsi(own.numUnmasked, one), own.numTiles, state,
                     /*masked=*/true);
   // Every Q·Kᵀ of the tile has completed: with O staged in the K/V ring, Q
   // is free for the next tile's load (one arrival per consumer thread).
@@ -927,7 +983,7 @@ SM90KernelBuilder::buildMainLoop(ArrayRef<Value> prologue, Value kvCount) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(drain.thenBlock());
     auto [stage, use] =
-        stageOf(km.sub(km.add(kvCount, range.numTiles), one));
+        stageOf(km.sub(km.add(kvCount, own.numTiles), one));
     beginTurn();
     waitBarrier(barrier(kFullV, stage), km.andi(use, km.i32(1)));
     Fragment drained = acc;
@@ -937,6 +993,18 @@ SM90KernelBuilder::buildMainLoop(ArrayRef<Value> prologue, Value kvCount) {
     accumulate(drained, lastProbs, stage);
     commit();
     endTurn();
+    if (config.warpgroupRanges && config.pingPong) {
+      // The turns of the block's tiles this warpgroup's rows do not see,
+      // taken with no GEMMs while its last P·V runs, so that every
+      // warpgroup takes as many turns as the last one: the order of turns
+      // is unchanged. (The producer releases their K/V for it.)
+      auto idle =
+          scf::ForOp::create(b, loc, own.numTiles, range.numTiles, one);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(idle.getBody()->getTerminator());
+      beginTurn();
+      endTurn();
+    }
     waitGroups(0);
     arriveBarrier(barrier(kEmptyV, stage));
     scf::YieldOp::create(b, loc, drained.regs);

@@ -93,6 +93,12 @@ struct KernelConfig {
   /// first softmax instead of right after issuing the store, so that its
   /// warp does not hold up the warpgroup there (the `store-wait` option).
   bool deferStoreWait = false;
+  /// sm_90a, causal, two or more consumer warpgroups: each warpgroup visits
+  /// only the K/V tiles its own 64 rows see, not the whole block's range;
+  /// the producer arrives on the empty barriers of the tiles a warpgroup
+  /// skips, and the warpgroup takes their ping-pong turns without GEMMs
+  /// (the `kv-range` option).
+  bool warpgroupRanges = false;
 
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.
