@@ -80,6 +80,52 @@ class _TensorMap:
             _TMA_OOB_ZERO), "cuTensorMapEncodeTiled")
 
 
+class _TensorMapCache:
+    """Encoded tensor maps, keyed by everything that goes into one.
+
+    A CUtensorMap is a pure function of the address, the shape (the tensor is
+    contiguous, so the strides follow), the element type, the box and the
+    swizzle: a hit is always the right map, even where the tensor it was first
+    made for has been freed and a tensor of the same shape reuses its memory.
+    (Addresses are unique across devices under unified addressing.) Encoding
+    costs tens of microseconds of Python and driver time per map, four maps a
+    call; the cache keeps the `capacity` most recently used.
+    """
+
+    def __init__(self, capacity: int = 256, encode=None):
+        from collections import OrderedDict
+        self.capacity = capacity
+        self._encode = encode or _TensorMap
+        self._maps = OrderedDict()
+
+    def get(self, tensor, dtype: str, box, swizzle: str):
+        key = (tensor.data_ptr(), tuple(tensor.shape), dtype, tuple(box), swizzle)
+        tensor_map = self._maps.get(key)
+        if tensor_map is None:
+            tensor_map = self._encode(tensor, dtype, box, swizzle)
+            self._maps[key] = tensor_map
+            if len(self._maps) > self.capacity:
+                self._maps.popitem(last=False)
+        else:
+            self._maps.move_to_end(key)
+        return tensor_map
+
+    def __len__(self):
+        return len(self._maps)
+
+
+_TENSOR_MAPS = _TensorMapCache()
+_SM_COUNTS: Dict[int, int] = {}
+
+
+def _sm_count(device) -> int:
+    index = device.index if device.index is not None else 0
+    if index not in _SM_COUNTS:
+        import torch
+        _SM_COUNTS[index] = torch.cuda.get_device_properties(device).multi_processor_count
+    return _SM_COUNTS[index]
+
+
 class Bundle:
     """One compiled kernel: its metadata and, once loaded, its CUfunction."""
 
@@ -163,8 +209,7 @@ class Bundle:
         grid = (math.ceil(seq_q / self.block_q), q_heads, batch)
         if self.meta.get("persistent"):
             # blocks_per_sm blocks per SM (at most), drawing Q tiles from the counter.
-            sms = torch.cuda.get_device_properties(q.device).multi_processor_count
-            sms *= self.meta.get("blocks_per_sm", 1)
+            sms = _sm_count(q.device) * self.meta.get("blocks_per_sm", 1)
             grid = (min(sms, grid[0] * grid[1] * grid[2]), 1, 1)
         # Arguments 0-3 are Q, K, V, O: raw pointers (sm_80), or CUtensorMaps
         # by value in their places (sm_90a, one per "tensor_maps" entry).
@@ -173,7 +218,8 @@ class Bundle:
         pointers = [ctypes.c_void_p(ctypes.addressof(x)) for x in storage]
         slots = {"q": 0, "k": 1, "v": 2, "o": 3}
         for spec in self.tensor_maps:
-            tensor_map = _TensorMap(tensors[spec["tensor"]], self.dtype, spec["box"], spec["swizzle"])
+            tensor_map = _TENSOR_MAPS.get(tensors[spec["tensor"]], self.dtype, spec["box"],
+                                          spec["swizzle"])
             storage.append(tensor_map)
             pointers[slots[spec["tensor"]]] = ctypes.c_void_p(tensor_map.address)
         scalars = [ctypes.c_uint64(lse.data_ptr() if lse is not None else 0),
