@@ -4,12 +4,14 @@ A bundle is what ``flash-opt --flash-to-ptx="... bundle-dir=DIR"`` writes for
 one kernel: ``NAME.ptx``, ``NAME.<arch>.cubin`` per requested ptxas target and
 ``NAME.json`` (the launch contract, see docs/gpu.md). Kernels take B, H and
 N at run time, so one bundle serves every shape with its element type, head
-dimension, causal flag and LSE output. Where the target model picks a
-different schedule for short and long sequences (it counts the work spent on
-partial tiles, which the causal diagonal makes large when N is short), one
-bundle is compiled per range of lengths: the model is asked (flash-opt
---flash-select-schedule, no code generated) at each length of --seq-lens,
-consecutive lengths with the same schedule form a range, and its bundle is
+dimension, causal flag and LSE output. Where the kernel differs between short
+and long sequences, one bundle is compiled per range of lengths: the target
+model may pick a different schedule (it counts the work spent on partial
+tiles, which the causal diagonal makes large when N is short), and the
+lowering may choose another form for the compiled length (sm_90a: the grouped
+order of causal Q tiles). The kernel's form is asked at each length of
+--seq-lens (flash-opt up to the lowering's kernel description, no PTX),
+consecutive lengths with the same form make a range, and its bundle is
 compiled at the range's first length and named ``..._n<first>``. The runtime
 library picks, per call, the bundle compiled for the largest length not above
 the call's (runtime.KernelLibrary.find).
@@ -93,22 +95,61 @@ def model_schedule(spec: KernelSpec, flash_opt: str = DEFAULT_FLASH_OPT) -> str:
     return match.group(0)
 
 
+def _lowering_options(spec: KernelSpec) -> List[str]:
+    options = []
+    if spec.persistent != "auto":
+        options.append(f"persistent={spec.persistent}")
+    if spec.ping_pong != "auto":
+        options.append(f"ping-pong={spec.ping_pong}")
+    return options
+
+
+def _kernel_descriptions(text: str) -> str:
+    """The module's flash.kernels array, as printed."""
+    start = text.find("flash.kernels = [")
+    if start < 0:
+        return ""
+    depth, i = 0, start + len("flash.kernels = ")
+    for i in range(i, len(text)):
+        depth += {"[": 1, "{": 1, "]": -1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            break
+    return text[start:i + 1]
+
+
+def kernel_form(spec: KernelSpec, flash_opt: str = DEFAULT_FLASH_OPT) -> str:
+    """What the compiled kernel for spec's shape is, but for its name and the
+    shape itself: the description the GPU lowering records (schedule, tile
+    order, persistence, ...). flash-opt runs up to the lowering, no PTX."""
+    options = " ".join([f"arch={spec.arch}"] + _lowering_options(spec))
+    cmd = [flash_opt, "-", f"--flash-select-schedule=arch={spec.arch}", "--flash-tile",
+           f"--flash-lower-to-nvgpu={options}"]
+    proc = subprocess.run(cmd, input=spec.source(), capture_output=True, text=True)
+    described = _kernel_descriptions(proc.stdout)
+    if proc.returncode != 0 or not described:
+        raise RuntimeError(f"flash-opt failed to lower {spec.name} at N={spec.seq_len}:\n"
+                           f"  {shlex.join(cmd)}\n{proc.stderr}")
+    described = re.sub(r'kernel = "[^"]*", ', "", described)
+    return re.sub(r"compiled_shape = \[[^\]]*\], ", "", described)
+
+
 def length_ranges(spec: KernelSpec, seq_lens: List[int],
                   flash_opt: str = DEFAULT_FLASH_OPT) -> List[Tuple[int, str]]:
-    """[(first length, schedule)] for consecutive lengths with one schedule."""
+    """[(first length, kernel form)] for consecutive lengths with one form
+    (kernel_form: the schedule and the lowering's choices)."""
     ranges: List[Tuple[int, str]] = []
     for n in sorted(seq_lens):
-        schedule = model_schedule(dataclasses.replace(spec, seq_len=n), flash_opt)
-        if not ranges or ranges[-1][1] != schedule:
-            ranges.append((n, schedule))
+        form = kernel_form(dataclasses.replace(spec, seq_len=n), flash_opt)
+        if not ranges or ranges[-1][1] != form:
+            ranges.append((n, form))
     return ranges
 
 
 def model_specs(spec: KernelSpec, seq_lens: List[int],
                 flash_opt: str = DEFAULT_FLASH_OPT) -> List[KernelSpec]:
     """The bundles to compile for spec with the model's schedule: one, at the
-    representative length, if the model picks one schedule for every length
-    of seq_lens; otherwise one per range, each at its first length."""
+    representative length, if the kernel has one form at every length of
+    seq_lens; otherwise one per range, each at its first length."""
     ranges = length_ranges(spec, seq_lens, flash_opt)
     if len(ranges) == 1:
         return [spec]
@@ -129,10 +170,7 @@ def compile_bundle(spec: KernelSpec, out_dir: str, flash_opt: str = DEFAULT_FLAS
                        ("stages", spec.stages)):
         if value:
             options.append(f"{key}={value}")
-    if spec.persistent != "auto":
-        options.append(f"persistent={spec.persistent}")
-    if spec.ping_pong != "auto":
-        options.append(f"ping-pong={spec.ping_pong}")
+    options += _lowering_options(spec)
     cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -164,8 +202,9 @@ def main(argv=None) -> int:
                     help="sm_90a: 'variants' also compiles the forms with and without "
                          "ping-pong between consumer warpgroups (schedules with two or more)")
     ap.add_argument("--seq-lens", default=DEFAULT_SEQ_LENS,
-                    help="lengths at which the model's schedule is asked; where it changes, "
-                         "one bundle per range of lengths is compiled")
+                    help="lengths at which the kernel's form (the model's schedule, the "
+                         "lowering's choices) is asked; where it changes, one bundle per "
+                         "range of lengths is compiled")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
     try:

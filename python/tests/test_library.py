@@ -86,19 +86,41 @@ def test_length_ranges_split_where_the_model_changes():
                      "flash_fwd_sm_90a_bf16_d64_causal_n2048"]
 
 
-@pytest.mark.parametrize("d, causal, starts, tiles", [
-    (128, False, [512, 8192], ["block_q = 128, block_kv = 128", "block_q = 192, block_kv = 80"]),
-    (256, False, [512, 1024], ["block_q = 128, block_kv = 64", "block_q = 128, block_kv = 80"]),
-    (256, True, [512, 4096], ["block_q = 128, block_kv = 64", "block_q = 128, block_kv = 80"]),
+@pytest.mark.parametrize("d, causal, starts, tiles, orders", [
+    (128, False, [512, 8192], ["block_q = 128, block_kv = 128", "block_q = 192, block_kv = 80"],
+     ["head", "head"]),
+    (256, False, [512, 1024], ["block_q = 128, block_kv = 64", "block_q = 128, block_kv = 80"],
+     ["head", "head"]),
+    # The model keeps 128x64 up to 4096; from 2048 (16 Q tiles) the lowering
+    # compiles the grouped order, a range of its own.
+    (256, True, [512, 2048, 4096], ["block_q = 128, block_kv = 64", "block_q = 128, block_kv = 64",
+                                    "block_q = 128, block_kv = 80"],
+     ["head", "grouped", "grouped"]),
 ])
-def test_sm90a_model_ranges(d, causal, starts, tiles):
-    # The sm_90a objective's work and softmax terms (TargetModel.cpp) make
-    # these choices, each measured faster on the H200 (docs/benchmarks.md).
+def test_sm90a_length_ranges(d, causal, starts, tiles, orders):
+    # The sm_90a objective's work and softmax terms (TargetModel.cpp) and the
+    # lowering's tile order make these choices, each measured faster on the
+    # H200 (docs/benchmarks.md).
     spec = fcompile.KernelSpec("bf16", d, causal, False, "sm_90a")
     ranges = fcompile.length_ranges(spec, [512, 1024, 2048, 4096, 8192, 16384])
     assert [n for n, _ in ranges] == starts
-    for (_, schedule), tile in zip(ranges, tiles):
-        assert tile in schedule
+    for (_, form), tile, order in zip(ranges, tiles, orders):
+        assert tile in form
+        assert f'tile_order = "{order}"' in form
+
+
+def test_kernel_form_leaves_out_the_name_and_the_shape():
+    one = fcompile.kernel_form(fcompile.KernelSpec("bf16", 64, False, False, "sm_90a", seq_len=512))
+    other = fcompile.kernel_form(fcompile.KernelSpec("bf16", 64, False, False, "sm_90a", seq_len=700))
+    assert one == other
+    assert "compiled_shape" not in one and "kernel = " not in one
+    assert one.startswith("flash.kernels = [{") and one.endswith("}]")
+    assert "tensor_maps = [{" in one  # nested brackets are kept whole
+
+
+def test_kernel_form_reports_a_failed_lowering():
+    with pytest.raises(RuntimeError, match="not supported yet"):
+        fcompile.kernel_form(fcompile.KernelSpec("bf16", 64, False, False, "sm_100a"))
 
 
 @pytest.mark.parametrize("arch, d, causal", [("sm_90a", 64, False), ("sm_90a", 128, True),

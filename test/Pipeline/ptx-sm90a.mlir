@@ -42,16 +42,18 @@
 // STAGES: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 128, block_kv = 64, stages = 3, warps = 12>",
 // STAGES: "stages": 3,
 
-// 24 configurations; where the model's choice changes with the length it
-// compiles one bundle per range (docs/gpu.md): D=64 causal 128x128 up to
-// N=1024 and 192x128 from 2048, non-causal D=128 128x128 up to 4096 and
-// 192x80 from 8192, non-causal D=256 128x64 at 512 and 128x80 from 1024,
-// causal D=256 128x64 up to 2048 and 128x80 from 4096: 40 bundles.
+// 24 configurations; where the kernel's form (the model's schedule, the
+// lowering's choices) changes with the length it compiles one bundle per range
+// (docs/gpu.md): D=64 causal 128x128 up to N=1024 and 192x128 from 2048,
+// non-causal D=128 128x128 up to 4096 and 192x80 from 8192, non-causal D=256
+// 128x64 at 512 and 128x80 from 1024, causal D=256 128x64 at 512 and 1024,
+// 128x64 in the grouped tile order at 2048, 128x80 (grouped) from 4096: 44
+// bundles.
 // RUN: %python -m flash_mlir.compile --out %t/shipped --arch sm_90a > %t/compile.log
-// RUN: %python -m flash_mlir.testing.check_bundles %t/shipped --expect 40 | FileCheck %s --check-prefix=SPILLS
+// RUN: %python -m flash_mlir.testing.check_bundles %t/shipped --expect 44 | FileCheck %s --check-prefix=SPILLS
 // RUN: FileCheck %s --check-prefix=RANGES < %t/compile.log
 // SPILLS-NOT: BAD
-// SPILLS: 40 bundles, 0 bad
+// SPILLS: 44 bundles, 0 bad
 // RANGES: flash_fwd_sm_90a_bf16_d64.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_lse.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_causal_n512.json
@@ -69,11 +71,13 @@
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d256_lse_n512.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d256_lse_n1024.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d256_causal_n512.json
+// RANGES-NEXT: flash_fwd_sm_90a_bf16_d256_causal_n2048.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d256_causal_n4096.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d256_causal_lse_n512.json
+// RANGES-NEXT: flash_fwd_sm_90a_bf16_d256_causal_lse_n2048.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d256_causal_lse_n4096.json
 // RANGES-NEXT: flash_fwd_sm_90a_f16_d64.json
-// RANGES: 40 bundles in
+// RANGES: 44 bundles in
 func.func @attention(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>) -> (tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>) {
   %o, %lse = flash.attention %q, %k, %v {causal}
       : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16> -> tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>
