@@ -77,16 +77,22 @@ def test_only_variants_still_serve_their_key(tmp_path):
 
 def test_length_ranges_split_where_the_model_changes():
     spec = fcompile.KernelSpec("bf16", 64, True, False, "sm_90a")
-    ranges = fcompile.length_ranges(spec, [512, 1024, 2048, 4096])
+    ranges = fcompile.length_ranges(spec, [512, 1024, 2048])
     assert [n for n, _ in ranges] == [512, 2048]
     assert "block_q = 128, block_kv = 128" in ranges[0][1]
     assert "block_q = 192, block_kv = 128" in ranges[1][1]
-    names = [s.name for s in fcompile.model_specs(spec, [512, 1024, 2048, 4096])]
+    names = [s.name for s in fcompile.model_specs(spec, [512, 1024, 2048])]
     assert names == ["flash_fwd_sm_90a_bf16_d64_causal_n512",
                      "flash_fwd_sm_90a_bf16_d64_causal_n2048"]
 
 
 @pytest.mark.parametrize("d, causal, starts, tiles, orders", [
+    # The model takes 192x128 from 2048; the lowering groups it from 16 Q
+    # tiles (3072), a range of its own from 4096.
+    (64, True, [512, 2048, 4096], ["block_q = 128, block_kv = 128", "block_q = 192, block_kv = 128",
+                                   "block_q = 192, block_kv = 128"],
+     ["head", "head", "grouped"]),
+    (128, True, [512], ["block_q = 128, block_kv = 128"], ["head"]),
     (128, False, [512, 8192], ["block_q = 128, block_kv = 128", "block_q = 192, block_kv = 80"],
      ["head", "head"]),
     (256, False, [512, 1024], ["block_q = 128, block_kv = 64", "block_q = 128, block_kv = 80"],

@@ -10,7 +10,7 @@
 //   G = numQTiles >= 16 ? min(max(16 MiB / ((D + Dv)·2 bytes) / Nk, 1), B·Hq) : 1
 // computed once at kernel entry; tile t is in group t / (G·numQTiles), q-major
 // within it, the last group as wide as the heads left. `auto`: grouped for
-// causal D = 256 compiled for 16 or more Q tiles per head.
+// causal D = 64 and 256 compiled for 16 or more Q tiles per head.
 
 // BAD: error: flash-lower-to-nvgpu: tile-order must be auto, head or grouped, got 'diagonal'
 // SM80: error: not supported yet: tile-order=grouped on sm_80 (its blocks take Q tiles head by head)
@@ -75,6 +75,30 @@ func.func @d256_causal_n1920(%q: tensor<1x2x1920x256xbf16>, %k: tensor<1x2x1920x
   %o = flash.attention %q, %k, %v {causal, schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 80, stages = 2, warps = 12>}
       : tensor<1x2x1920x256xbf16>, tensor<1x2x1920x256xbf16>, tensor<1x2x1920x256xbf16> -> tensor<1x2x1920x256xbf16>
   return %o : tensor<1x2x1920x256xbf16>
+}
+
+// -----
+
+// D = 64 with 192-row Q tiles: auto groups from 16 Q tiles (N = 3072), and
+// keeps the order by head at N = 2048 (11 tiles).
+// AUTO: kernel = "d64_causal_n4096"
+// AUTO-SAME: tile_group_bytes = 16777216 : i64, tile_order = "grouped"
+// HEAD: kernel = "d64_causal_n4096"
+// HEAD-SAME: tile_order = "head"
+func.func @d64_causal_n4096(%q: tensor<1x2x4096x64xbf16>, %k: tensor<1x2x4096x64xbf16>, %v: tensor<1x2x4096x64xbf16>) -> tensor<1x2x4096x64xbf16> {
+  %o = flash.attention %q, %k, %v {causal, schedule = #flash.schedule<arch = "sm_90a", block_q = 192, block_kv = 128, stages = 2, warps = 16>}
+      : tensor<1x2x4096x64xbf16>, tensor<1x2x4096x64xbf16>, tensor<1x2x4096x64xbf16> -> tensor<1x2x4096x64xbf16>
+  return %o : tensor<1x2x4096x64xbf16>
+}
+
+// -----
+
+// AUTO: kernel = "d64_causal_n2048"
+// AUTO-SAME: tile_order = "head"
+func.func @d64_causal_n2048(%q: tensor<1x2x2048x64xbf16>, %k: tensor<1x2x2048x64xbf16>, %v: tensor<1x2x2048x64xbf16>) -> tensor<1x2x2048x64xbf16> {
+  %o = flash.attention %q, %k, %v {causal, schedule = #flash.schedule<arch = "sm_90a", block_q = 192, block_kv = 128, stages = 2, warps = 16>}
+      : tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16> -> tensor<1x2x2048x64xbf16>
+  return %o : tensor<1x2x2048x64xbf16>
 }
 
 // -----

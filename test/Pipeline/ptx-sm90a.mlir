@@ -44,22 +44,25 @@
 
 // 24 configurations; where the kernel's form (the model's schedule, the
 // lowering's choices) changes with the length it compiles one bundle per range
-// (docs/gpu.md): D=64 causal 128x128 up to N=1024 and 192x128 from 2048,
+// (docs/gpu.md): D=64 causal 128x128 up to N=1024, 192x128 at 2048 and
+// 192x128 in the grouped tile order from 4096,
 // non-causal D=128 128x128 up to 4096 and 192x80 from 8192, non-causal D=256
 // 128x64 at 512 and 128x80 from 1024, causal D=256 128x64 at 512 and 1024,
-// 128x64 in the grouped tile order at 2048, 128x80 (grouped) from 4096: 44
+// 128x64 in the grouped tile order at 2048, 128x80 (grouped) from 4096: 48
 // bundles.
 // RUN: %python -m flash_mlir.compile --out %t/shipped --arch sm_90a > %t/compile.log
-// RUN: %python -m flash_mlir.testing.check_bundles %t/shipped --expect 44 | FileCheck %s --check-prefix=SPILLS
+// RUN: %python -m flash_mlir.testing.check_bundles %t/shipped --expect 48 | FileCheck %s --check-prefix=SPILLS
 // RUN: FileCheck %s --check-prefix=RANGES < %t/compile.log
 // SPILLS-NOT: BAD
-// SPILLS: 44 bundles, 0 bad
+// SPILLS: 48 bundles, 0 bad
 // RANGES: flash_fwd_sm_90a_bf16_d64.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_lse.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_causal_n512.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_causal_n2048.json
+// RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_causal_n4096.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_causal_lse_n512.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_causal_lse_n2048.json
+// RANGES-NEXT: flash_fwd_sm_90a_bf16_d64_causal_lse_n4096.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d128_n512.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d128_n8192.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d128_lse_n512.json
@@ -77,7 +80,7 @@
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d256_causal_lse_n2048.json
 // RANGES-NEXT: flash_fwd_sm_90a_bf16_d256_causal_lse_n4096.json
 // RANGES-NEXT: flash_fwd_sm_90a_f16_d64.json
-// RANGES: 44 bundles in
+// RANGES: 48 bundles in
 func.func @attention(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>) -> (tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>) {
   %o, %lse = flash.attention %q, %k, %v {causal}
       : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16> -> tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>

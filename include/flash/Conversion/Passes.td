@@ -79,9 +79,9 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "by head, each head's longest tile first), grouped (every head's "
            "longest tile first across a group of heads whose K/V fit in the "
            "target's tileGroupBytes, once a head has 16 or more Q tiles), or "
-           "auto (grouped for D = 256 kernels compiled for 16 or more Q tiles "
-           "per head, head otherwise: measured on the H200). Non-causal tiles "
-           "are all alike and keep the order by head">,
+           "auto (grouped for D = 64 and 256 kernels compiled for 16 or more "
+           "Q tiles per head, head otherwise: measured on the H200). Non-causal "
+           "tiles are all alike and keep the order by head">,
     Option<"storeWait", "store-wait", "std::string", /*default=*/"\"auto\"",
            "sm_90a, persistent grids whose tiles are pipelined: when the "
            "leader thread of a consumer warpgroup waits for the TMA store of "

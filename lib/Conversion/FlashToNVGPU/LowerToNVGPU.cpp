@@ -245,14 +245,17 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
     sm90->branchFirstTileMask =
         firstTileMask == "branch" ||
         (firstTileMask == "auto" && (sm90->causal || sm90->headDim == 64));
-    // auto: grouped for causal D = 256 compiled for 16 or more Q tiles per
-    // head, where it measured 2-7% faster on the H200; at D = 64 and 128 it
-    // measured within the noise or slower, and kernels compiled for short
-    // sequences lost up to 7% to the extra code even where it keeps the
-    // order by head (docs/benchmarks.md, sixth session).
+    // auto: grouped for causal D = 64 and 256 compiled for 16 or more Q
+    // tiles per head, where it measured 2-7% faster on the H200 (D = 64 from
+    // N = 4096, eighth session; D = 256, sixth and eighth); at D = 128 it
+    // measured -5 to +2%. Kernels compiled for short sequences lost up to 7%
+    // to the extra code even where it keeps the order by head (sixth
+    // session): flash_mlir.compile gives the grouped form a range of lengths
+    // of its own (docs/benchmarks.md).
     bool grouped =
         tileOrder == "grouped" ||
-        (tileOrder == "auto" && sm90->headDim == 256 &&
+        (tileOrder == "auto" &&
+         (sm90->headDim == 256 || sm90->headDim == 64) &&
          sm90->seqQ >= KernelConfig::kMinGroupedQTiles * sm90->blockQ);
     if (sm90->causal && grouped)
       sm90->tileGroupBytes = target.tileGroupBytes;
