@@ -32,4 +32,3 @@ def test_plain_cases_cover_odd_lengths_gqa_and_ragged_causal():
     assert any(nq % 2 for _, _, _, nq, _ in shapes)
     assert any(hq != hkv for _, hq, hkv, _, _ in shapes)
     assert any(nq < nk for _, _, _, nq, nk in shapes) and any(nq > nk for _, _, _, nq, nk in shapes)
-

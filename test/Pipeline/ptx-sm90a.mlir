@@ -45,11 +45,10 @@
 // 24 configurations; where the kernel's form (the model's schedule, the
 // lowering's choices) changes with the length it compiles one bundle per range
 // (docs/gpu.md): D=64 causal 128x128 up to N=1024, 192x128 at 2048 and
-// 192x128 in the grouped tile order from 4096,
-// non-causal D=128 128x128 up to 4096 and 192x80 from 8192, non-causal D=256
-// 128x64 at 512 and 128x80 from 1024, causal D=256 128x64 at 512 and 1024,
-// 128x64 in the grouped tile order at 2048, 128x80 (grouped) from 4096: 48
-// bundles.
+// 192x128 in the grouped tile order from 4096; non-causal D=128 128x128 up to
+// 4096 and 192x80 from 8192; non-causal D=256 128x64 at 512 and 128x80 from
+// 1024; causal D=256 128x64 at 512 and 1024, 128x64 in the grouped tile order
+// at 2048, 128x80 (grouped) from 4096: 48 bundles.
 // RUN: %python -m flash_mlir.compile --out %t/shipped --arch sm_90a > %t/compile.log
 // RUN: %python -m flash_mlir.testing.check_bundles %t/shipped --expect 48 | FileCheck %s --check-prefix=SPILLS
 // RUN: FileCheck %s --check-prefix=RANGES < %t/compile.log

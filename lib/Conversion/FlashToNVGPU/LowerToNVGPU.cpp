@@ -273,12 +273,12 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
         (storeWait == "deferred" ||
          (storeWait == "auto" && (sm90->causal || sm90->headDim != 64)));
     // Only causal warpgroups of one block see different K/V tiles. auto:
-    // per warpgroup at D = 256 without a persistent grid, where K/V tiles of 64
-    // or 80 columns leave the first warpgroup one tile at the diagonal that
-    // it does not see; it measured 2-6% faster there, and 1-5% slower at
-    // D = 64 and 128, whose 128-column tiles leave it none (docs/
-    // benchmarks.md, eighth session). D = 256's persistent form spills with
-    // it (36-120 bytes).
+    // per warpgroup at D = 256 without a persistent grid, where K/V tiles of
+    // 64 or 80 columns leave the first warpgroup one tile at the diagonal
+    // that it does not see; it measured 2-6% faster there (N = 512-8192;
+    // -0.5% at 16384), and 1-5% slower at D = 64 and 128, whose 128-column
+    // tiles leave it none (docs/benchmarks.md, eighth session). D = 256's
+    // persistent form spills with it (36-120 bytes).
     bool rowsDiffer = sm90->causal && sm90->consumers >= 2;
     if (kvRange == "warpgroup" && !rowsDiffer)
       return mlir::emitError(forall.getLoc())
@@ -297,22 +297,23 @@ FailureOr<KernelConfig> analyze(func::FuncOp func, scf::ForallOp forall,
   if (pingPong == "yes")
     return mlir::emitError(forall.getLoc())
            << "not supported yet: ping-pong on " << target.arch;
-  if (firstTileMask == "branch")
-    return mlir::emitError(forall.getLoc())
-           << "not supported yet: first-tile-mask=branch on " << target.arch
-           << " (it masks the first K/V tile always)";
-  if (tileOrder == "grouped")
-    return mlir::emitError(forall.getLoc())
-           << "not supported yet: tile-order=grouped on " << target.arch
-           << " (its blocks take Q tiles head by head)";
-  if (storeWait == "deferred")
-    return mlir::emitError(forall.getLoc())
-           << "not supported yet: store-wait=deferred on " << target.arch
-           << " (its output leaves by plain stores)";
-  if (kvRange == "warpgroup")
-    return mlir::emitError(forall.getLoc())
-           << "not supported yet: kv-range=warpgroup on " << target.arch
-           << " (its warps visit the block's K/V tiles)";
+  // sm_90a's other forms, each with what the sm_80 kernel does instead.
+  struct OnlySM90 {
+    StringRef option, form, chosen, instead;
+  };
+  for (const OnlySM90 &only :
+       {OnlySM90{"first-tile-mask", "branch", firstTileMask,
+                 "it masks the first K/V tile always"},
+        OnlySM90{"tile-order", "grouped", tileOrder,
+                 "its blocks take Q tiles head by head"},
+        OnlySM90{"store-wait", "deferred", storeWait,
+                 "its output leaves by plain stores"},
+        OnlySM90{"kv-range", "warpgroup", kvRange,
+                 "its warps visit the block's K/V tiles"}})
+    if (only.chosen == only.form)
+      return mlir::emitError(forall.getLoc())
+             << "not supported yet: " << only.option << "=" << only.form
+             << " on " << target.arch << " (" << only.instead << ")";
   if (rescale != "auto" && rescale != "eager")
     return mlir::emitError(forall.getLoc())
            << "not supported yet: rescale=" << rescale << " on " << target.arch

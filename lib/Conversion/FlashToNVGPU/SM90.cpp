@@ -207,12 +207,12 @@ private:
   /// No-ops without ping-pong.
   void beginTurn();
   void endTurn();
-  /// warpgroupRanges: how many of consumers 0..C-2 have no K/V tile j + 1
-  /// (`tiles` holds their tile counts).
+  /// warpgroupRanges: how many of consumers 0..C-2 skip K/V tile j, the
+  /// ones whose tile count (in `tiles`) is at most j.
   Value skippersOf(Value j, ArrayRef<Value> tiles);
-  /// The K/V tiles rows [firstRow, firstRow + 64) see, at least tile 0 when
-  /// the block has any (so that every warpgroup runs the prologue).
-  KVRange rowsRange(Value firstRow);
+  /// How many K/V tiles rows [firstRow, firstRow + 64) see, at least one
+  /// when the block has any (so that every warpgroup runs the prologue).
+  Value rowsTileCount(Value firstRow);
   /// Keeps `values` alive until here (an empty asm that uses them), so that
   /// LLVM does not reuse P's registers while an async wgmma still reads them.
   void keepAlive(ArrayRef<Value> values);
@@ -452,14 +452,12 @@ Value SM90KernelBuilder::skippersOf(Value j, ArrayRef<Value> tiles) {
   return count;
 }
 
-KVRange SM90KernelBuilder::rowsRange(Value firstRow) {
-  KVRange rows =
-      buildKVRange(km, firstRow, seqQ, seqKV, 64, Bc, config.causal);
+Value SM90KernelBuilder::rowsTileCount(Value firstRow) {
+  Value tiles =
+      buildKVRange(km, firstRow, seqQ, seqKV, 64, Bc, config.causal).numTiles;
   Value blockHasTiles =
       km.cmp(arith::CmpIPredicate::sgt, range.numTiles, km.i32(0));
-  rows.numTiles = arith::SelectOp::create(
-      b, loc, blockHasTiles, km.maxsi(rows.numTiles, km.i32(1)), km.i32(0));
-  return rows;
+  return km.select(blockHasTiles, km.maxsi(tiles, km.i32(1)), km.i32(0));
 }
 
 void SM90KernelBuilder::keepAlive(ArrayRef<Value> values) {
@@ -634,8 +632,7 @@ void SM90KernelBuilder::decodeTile(Value tile) {
   groupTiles.clear();
   if (config.warpgroupRanges)
     for (int64_t c = 0; c + 1 < C; ++c)
-      groupTiles.push_back(
-          rowsRange(km.add(qStart, km.i32(64 * c))).numTiles);
+      groupTiles.push_back(rowsTileCount(km.add(qStart, km.i32(64 * c))));
 }
 
 Value SM90KernelBuilder::acquireQBuffer(Value iteration) {
@@ -786,7 +783,7 @@ void SM90KernelBuilder::beginConsumerTile(Value tileIteration) {
   // K/V loops spilled at D = 256 (128x80: 44 bytes).
   if (config.warpgroupRanges)
     own.numTiles =
-        rowsRange(km.add(qStart, km.mul(consumer, km.i32(64)))).numTiles;
+        rowsTileCount(km.add(qStart, km.mul(consumer, km.i32(64))));
   auto [buffer, use] = qBufferOf(tileIteration);
   qBuffer = buffer;
   // (In a persistent grid the tile loop has already waited on this phase to
