@@ -67,15 +67,17 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   schedule.stages = options.stages;
   pm.addPass(createFlashSelectSchedule(schedule));
   pm.addPass(createFlashTile());
+  FlashSelectKernelFormOptions form;
+  form.persistent = options.persistent;
+  form.pingPong = options.pingPong;
+  form.rescale = options.rescale;
+  form.firstTileMask = options.firstTileMask;
+  form.tileOrder = options.tileOrder;
+  form.storeWait = options.storeWait;
+  form.kvRange = options.kvRange;
+  pm.addPass(createFlashSelectKernelForm(form));
   FlashLowerToNVGPUOptions lower;
   lower.arch = options.arch;
-  lower.persistent = options.persistent;
-  lower.pingPong = options.pingPong;
-  lower.rescale = options.rescale;
-  lower.firstTileMask = options.firstTileMask;
-  lower.tileOrder = options.tileOrder;
-  lower.storeWait = options.storeWait;
-  lower.kvRange = options.kvRange;
   pm.addPass(createFlashLowerToNVGPU(lower));
 
   // Upstream NVGPU -> NVVM -> LLVM -> PTX. sm_100a needs PTX ISA 8.6.

@@ -1,9 +1,9 @@
 // The sm_90a-only options of flash-lower-to-nvgpu are refused on sm_80 with
 // a located diagnostic, not ignored.
-// RUN: not flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_80 persistent=yes" 2>&1 | FileCheck %s --check-prefix=PERSISTENT
-// RUN: not flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_80 ping-pong=yes" 2>&1 | FileCheck %s --check-prefix=PINGPONG
-// RUN: not flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_80 store-wait=deferred" 2>&1 | FileCheck %s --check-prefix=STOREWAIT
-// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_80 persistent=no ping-pong=no store-wait=immediate" | FileCheck %s
+// RUN: not flash-opt %s --flash-tile --flash-select-kernel-form="persistent=yes" --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --check-prefix=PERSISTENT
+// RUN: not flash-opt %s --flash-tile --flash-select-kernel-form="ping-pong=yes" --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --check-prefix=PINGPONG
+// RUN: not flash-opt %s --flash-tile --flash-select-kernel-form="store-wait=deferred" --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --check-prefix=STOREWAIT
+// RUN: flash-opt %s --flash-tile --flash-select-kernel-form="persistent=no ping-pong=no store-wait=immediate" --flash-lower-to-nvgpu=arch=sm_80 | FileCheck %s
 
 // PERSISTENT: lower-to-nvgpu-sm80-options.mlir:[[@LINE+6]]:8: error: not supported yet: a persistent grid on sm_80
 // PINGPONG: lower-to-nvgpu-sm80-options.mlir:[[@LINE+5]]:8: error: not supported yet: ping-pong on sm_80

@@ -1,8 +1,8 @@
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no" | FileCheck %s --check-prefix=AUTO
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no first-tile-mask=branch" | FileCheck %s --check-prefix=BRANCH
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no first-tile-mask=always" | FileCheck %s --check-prefix=ALWAYS
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a first-tile-mask=never" 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_80 first-tile-mask=branch" 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=AUTO
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no first-tile-mask=branch" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=BRANCH
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no first-tile-mask=always" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=ALWAYS
+// RUN: not flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="first-tile-mask=never" --flash-lower-to-nvgpu=arch=sm_90a 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not flash-opt %s --split-input-file --flash-select-schedule="arch=sm_80 overwrite" --flash-tile --flash-select-kernel-form="first-tile-mask=branch" --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 
 // The mask of a Q tile's first K/V tile (sm_90a). `always`: the scores of
 // tile 0 go through the mask (a compare and a select per score) whether or
@@ -13,7 +13,7 @@
 // the thread's two rows, P as 32 packed words at Bc = 128). `auto` takes
 // the branch for causal attention and D = 64, where it measured faster.
 
-// BAD: error: flash-lower-to-nvgpu: first-tile-mask must be auto, always or branch, got 'never'
+// BAD: for the --first-tile-mask option: Cannot find option named 'never'!
 // SM80: error: not supported yet: first-tile-mask=branch on sm_80 (it masks the first K/V tile always)
 
 // BRANCH: first_tile_mask = "branch"

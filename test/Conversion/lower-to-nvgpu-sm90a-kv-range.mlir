@@ -1,10 +1,10 @@
 // RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=AUTO
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a kv-range=block" | FileCheck %s --check-prefix=BLOCK
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a kv-range=warpgroup ping-pong=no" | FileCheck %s --check-prefix=NOPP
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=yes" | FileCheck %s --check-prefix=PERS
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a kv-range=warpgroup" 2>&1 | FileCheck %s --check-prefix=NONCAUSAL
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a kv-range=rows" 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_80 kv-range=warpgroup" 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="kv-range=block" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=BLOCK
+// RUN: not flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="kv-range=warpgroup ping-pong=no" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=NOPP
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=yes" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=PERS
+// RUN: not flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="kv-range=warpgroup" --flash-lower-to-nvgpu=arch=sm_90a 2>&1 | FileCheck %s --check-prefix=NONCAUSAL
+// RUN: not flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="kv-range=rows" --flash-lower-to-nvgpu=arch=sm_90a 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not flash-opt %s --split-input-file --flash-select-schedule="arch=sm_80 overwrite" --flash-tile --flash-select-kernel-form="kv-range=warpgroup" --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 
 // Which K/V tiles each consumer warpgroup visits in a causal block. With
 // 128 query rows and K/V tiles of 64 keys, the block's last K/V tile lies
@@ -18,7 +18,7 @@
 // order of turns is unchanged. `auto`: warpgroup for D = 256 without a
 // persistent grid.
 
-// BAD: error: flash-lower-to-nvgpu: kv-range must be auto, block or warpgroup, got 'rows'
+// BAD: for the --kv-range option: Cannot find option named 'rows'!
 // SM80: error: not supported yet: kv-range=warpgroup on sm_80 (its warps visit the block's K/V tiles)
 
 // AUTO-LABEL: kernel = "causal256"

@@ -1,7 +1,7 @@
 // RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=AUTO
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no" | FileCheck %s --check-prefix=NO
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=yes" | FileCheck %s --check-prefix=YES
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=maybe" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=NO
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=yes" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=YES
+// RUN: not flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=maybe" --flash-lower-to-nvgpu=arch=sm_90a 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The persistent grid (sm_90a): at most blocks_per_sm blocks per SM, each
 // looping over tiles it draws from a global counter (a dynamic scheduler),
@@ -10,7 +10,7 @@
 // picks it for D <= 128 (measured faster on the H200, docs/benchmarks.md)
 // and not for D = 256, whose Q tile cannot be double-buffered.
 
-// BAD: error: flash-lower-to-nvgpu: persistent must be auto, yes or no, got 'maybe'
+// BAD: for the --persistent option: Cannot find option named 'maybe'!
 
 // The launch contract: a tile counter argument, the grid, two Q buffers.
 // AUTO-LABEL: args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:tensormap", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32", "counter:ptr"]

@@ -1,7 +1,7 @@
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no" | FileCheck %s
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no ping-pong=no" | FileCheck %s --check-prefix=OFF
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a ping-pong=often" 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a ping-pong=yes" 2>&1 | FileCheck %s --check-prefix=YES
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no ping-pong=no" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=OFF
+// RUN: not flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="ping-pong=often" --flash-lower-to-nvgpu=arch=sm_90a 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="ping-pong=yes" --flash-lower-to-nvgpu=arch=sm_90a 2>&1 | FileCheck %s --check-prefix=YES
 
 // Ping-pong (sm_90a): consumer warpgroup c waits on named barrier 1 + c for
 // its turn before it issues GEMMs and hands the turn to consumer c + 1
@@ -10,7 +10,7 @@
 // barrier counts 256 threads: the warpgroup that waits and the one that
 // arrives. `auto` turns it on with two or more consumer warpgroups.
 
-// BAD: error: flash-lower-to-nvgpu: ping-pong must be auto, yes or no, got 'often'
+// BAD: for the --ping-pong option: Cannot find option named 'often'!
 
 // CHECK-LABEL: kernel = "two_consumers"
 // CHECK-SAME: ping_pong = true

@@ -1,8 +1,8 @@
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no" | FileCheck %s --check-prefix=AUTO
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no rescale=eager" | FileCheck %s --check-prefix=EAGER
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no rescale=lazy" | FileCheck %s --check-prefix=LAZY
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a rescale=sometimes" 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_80 rescale=lazy" 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=AUTO
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no rescale=eager" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=EAGER
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no rescale=lazy" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=LAZY
+// RUN: not flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="rescale=sometimes" --flash-lower-to-nvgpu=arch=sm_90a 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not flash-opt %s --split-input-file --flash-select-schedule="arch=sm_80 overwrite" --flash-tile --flash-select-kernel-form="rescale=lazy" --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 
 // How the online softmax rescales the O accumulator (sm_90a). Eager: at
 // every K/V tile, acc *= α right after the P·V it follows has completed.
@@ -14,7 +14,7 @@
 // `auto` picks per D what measured fastest: lazy-late at D = 128, lazy at
 // D = 256 and non-causal D = 64, eager for causal D = 64.
 
-// BAD: error: flash-lower-to-nvgpu: rescale must be auto, eager, lazy or lazy-late, got 'sometimes'
+// BAD: for the --rescale option: Cannot find option named 'sometimes'!
 // SM80: error: not supported yet: rescale=lazy on sm_80 (it rescales eagerly)
 
 // D = 128, auto = lazy-late: in the steady-state loop the vote comes after

@@ -1,10 +1,10 @@
 // RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=AUTO
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a store-wait=immediate" | FileCheck %s --check-prefix=IMM
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a store-wait=deferred" | FileCheck %s --check-prefix=DEF
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no" | FileCheck %s --check-prefix=ONE
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no store-wait=deferred" 2>&1 | FileCheck %s --check-prefix=ONEDEF
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a store-wait=later" 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_80 store-wait=deferred" 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="store-wait=immediate" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=IMM
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="store-wait=deferred" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=DEF
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=ONE
+// RUN: not flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no store-wait=deferred" --flash-lower-to-nvgpu=arch=sm_90a 2>&1 | FileCheck %s --check-prefix=ONEDEF
+// RUN: not flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="store-wait=later" --flash-lower-to-nvgpu=arch=sm_90a 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not flash-opt %s --split-input-file --flash-select-schedule="arch=sm_80 overwrite" --flash-tile --flash-select-kernel-form="store-wait=deferred" --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 
 // When a consumer warpgroup's leader thread waits for the TMA store of O to
 // have read shared memory (cp.async.bulk.wait_group.read 0) and releases the
@@ -16,7 +16,7 @@
 // non-causal D = 64. The tile after the block's last one (no next tile)
 // waits at once either way, and so does a block of one tile.
 
-// BAD: error: flash-lower-to-nvgpu: store-wait must be auto, immediate or deferred, got 'later'
+// BAD: for the --store-wait option: Cannot find option named 'later'!
 // SM80: error: not supported yet: store-wait=deferred on sm_80 (its output leaves by plain stores)
 // ONEDEF: error: store-wait=deferred needs a persistent grid whose tiles are pipelined (a block of one tile has no next tile to overlap the wait with)
 

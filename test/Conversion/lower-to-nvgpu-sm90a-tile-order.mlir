@@ -1,8 +1,8 @@
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no" | FileCheck %s --check-prefix=AUTO
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no tile-order=grouped" | FileCheck %s --check-prefix=GROUPED
-// RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no tile-order=head" | FileCheck %s --check-prefix=HEAD
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a tile-order=diagonal" 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_80 tile-order=grouped" 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=AUTO
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no tile-order=grouped" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=GROUPED
+// RUN: flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="persistent=no tile-order=head" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=HEAD
+// RUN: not flash-opt %s --split-input-file --flash-tile --flash-select-kernel-form="tile-order=diagonal" --flash-lower-to-nvgpu=arch=sm_90a 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not flash-opt %s --split-input-file --flash-select-schedule="arch=sm_80 overwrite" --flash-tile --flash-select-kernel-form="tile-order=grouped" --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 
 // The order causal Q tiles are handed out in (sm_90a). `head`: tile t is Q
 // tile numQTiles - 1 - t % numQTiles of head t / numQTiles (each head's
@@ -12,7 +12,7 @@
 // within it, the last group as wide as the heads left. `auto`: grouped for
 // causal D = 64 and 256 compiled for 16 or more Q tiles per head.
 
-// BAD: error: flash-lower-to-nvgpu: tile-order must be auto, head or grouped, got 'diagonal'
+// BAD: for the --tile-order option: Cannot find option named 'diagonal'!
 // SM80: error: not supported yet: tile-order=grouped on sm_80 (its blocks take Q tiles head by head)
 
 // D = 256, bf16: 16 MiB / 1024 bytes per key = 16384 keys of K/V per group.

@@ -1,4 +1,4 @@
-// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no ping-pong=no" | FileCheck %s
+// RUN: flash-opt %s --flash-tile --flash-select-kernel-form="persistent=no ping-pong=no" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s
 // RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=NOSCORES
 
 // flash-lower-to-nvgpu (sm_90a): FlashAttention-3's design. A producer

@@ -14,6 +14,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include "flash/Conversion/FlashToNVGPU/KernelForm.h"
+#include "flash/Dialect/Flash/IR/Flash.h"
+
 namespace mlir {
 namespace flash {
 

@@ -14,8 +14,8 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
   let summary = "Lower tiled attention (L1) to a GPU kernel on nvgpu/nvvm ops (L2)";
   let description = [{
     Each `func.func` whose body is one tiled attention (the `scf.forall`
-    with a `flash.schedule` that `flash-tile` produced, over the function's
-    arguments) becomes a `gpu.module` of the same name holding one kernel
+    with a `#flash.kernel` descriptor that `flash-tile` produced, over the
+    function's arguments) becomes a `gpu.module` of the same name holding one kernel
     `gpu.func`; the host function is removed and the kernel's launch
     contract is recorded in the module attribute `flash.kernels` (grid,
     block, dynamic shared memory, argument list, schedule).
@@ -42,55 +42,86 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
     a global counter (an extra `counter:ptr` argument). The mask, softmax
     and epilogue math are the same code as sm_80.
 
+    The kernel is built from the `#flash.kernel` descriptor alone: its
+    shapes, flags, schedule and form. A descriptor without a form gets the
+    arch policy's `auto` form (as `flash-select-kernel-form` with its
+    defaults would choose); run `flash-select-kernel-form` first to choose
+    another.
+
     sm_100a says "not supported yet".
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
-           "Target: sm_80 or sm_90a (sm_100a is not supported yet)">,
-    Option<"persistent", "persistent", "std::string", /*default=*/"\"auto\"",
+           "Target: sm_80 or sm_90a (sm_100a is not supported yet); it must "
+           "be the arch of the descriptors' schedules">
+  ];
+  let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
+                           "NVVM::NVVMDialect", "LLVM::LLVMDialect",
+                           "arith::ArithDialect", "math::MathDialect",
+                           "memref::MemRefDialect", "scf::SCFDialect",
+                           "vector::VectorDialect"];
+}
+
+// The form options, declared once: flash-select-kernel-form and
+// flash-kernel-forms take them (and --flash-to-ptx forwards them). Their
+// values are the dialect's enums (KernelForm.h lists their spellings).
+defvar FlashFormChoiceOptions = [
+    Option<"persistent", "persistent", "::mlir::flash::Toggle",
+           /*default=*/"::mlir::flash::Toggle::Auto",
            "sm_90a: a persistent grid (blocks_per_sm blocks per SM drawing "
            "tiles from a global counter, Q double-buffered where shared "
            "memory allows, so that the next tile's loads overlap this one's "
            "end): yes, no, or auto (yes for D <= 128, where it measured "
            "faster on the H200; no for D = 256, where it measured slower and "
-           "the persistent form measured no faster and spills)">,
-    Option<"pingPong", "ping-pong", "std::string", /*default=*/"\"auto\"",
+           "the persistent form measured no faster and spills)",
+           "FLASH_TOGGLE_VALUES">,
+    Option<"pingPong", "ping-pong", "::mlir::flash::Toggle",
+           /*default=*/"::mlir::flash::Toggle::Auto",
            "sm_90a: the consumer warpgroups take turns issuing their GEMMs "
            "(named barriers), so that one's softmax and epilogue run while "
            "another's GEMMs use the tensor cores: yes, no, or auto (yes with "
-           "two or more consumer warpgroups; yes with one is an error)">,
-    Option<"rescale", "rescale", "std::string", /*default=*/"\"auto\"",
+           "two or more consumer warpgroups; yes with one is an error)",
+           "FLASH_TOGGLE_VALUES">,
+    Option<"rescale", "rescale", "::mlir::flash::Rescale",
+           /*default=*/"::mlir::flash::Rescale::Auto",
            "sm_90a: how the online softmax rescales the O accumulator: eager "
            "(at every new row max), lazy (a row keeps its max until a tile "
            "exceeds it by 2^8, and a warp whose rows kept theirs skips the "
            "rescale, after the P·V it follows), lazy-late (the same, the "
            "skip placed just before the next P·V), or auto (lazy for D = 256 "
            "and non-causal D = 64, lazy-late for D = 128, eager for causal "
-           "D = 64: the forms measured fastest on the H200)">,
-    Option<"firstTileMask", "first-tile-mask", "std::string",
-           /*default=*/"\"auto\"",
+           "D = 64: the forms measured fastest on the H200)",
+           "FLASH_RESCALE_VALUES">,
+    Option<"firstTileMask", "first-tile-mask", "::mlir::flash::FirstTileMask",
+           /*default=*/"::mlir::flash::FirstTileMask::Auto",
            "sm_90a: the mask of a Q tile's first K/V tile: always (a compare "
            "and a select per score, whether or not the tile is ragged or on "
            "the diagonal), branch (masked only when it is, with the first "
            "softmax under a uniform branch), or auto (branch for causal "
-           "attention and D = 64, always otherwise: measured on the H200)">,
-    Option<"tileOrder", "tile-order", "std::string", /*default=*/"\"auto\"",
+           "attention and D = 64, always otherwise: measured on the H200)",
+           "FLASH_FIRST_TILE_MASK_VALUES">,
+    Option<"tileOrder", "tile-order", "::mlir::flash::TileOrder",
+           /*default=*/"::mlir::flash::TileOrder::Auto",
            "sm_90a, causal: the order Q tiles are handed out in: head (head "
            "by head, each head's longest tile first), grouped (every head's "
            "longest tile first across a group of heads whose K/V fit in the "
            "target's tileGroupBytes, once a head has 16 or more Q tiles), or "
            "auto (grouped for D = 64 and 256 kernels compiled for 16 or more "
            "Q tiles per head, head otherwise: measured on the H200). Non-causal "
-           "tiles are all alike and keep the order by head">,
-    Option<"storeWait", "store-wait", "std::string", /*default=*/"\"auto\"",
+           "tiles are all alike and keep the order by head",
+           "FLASH_TILE_ORDER_VALUES">,
+    Option<"storeWait", "store-wait", "::mlir::flash::StoreWait",
+           /*default=*/"::mlir::flash::StoreWait::Auto",
            "sm_90a, persistent grids whose tiles are pipelined: when the "
            "leader thread of a consumer warpgroup waits for the TMA store of "
            "O to have read shared memory, and releases it: immediate (right "
            "after issuing the store), deferred (after the next tile's first "
            "softmax, so that its warp does not hold up the warpgroup), or "
            "auto (deferred, except non-causal D = 64: measured on the H200). "
-           "A block of one tile always waits at the end">,
-    Option<"kvRange", "kv-range", "std::string", /*default=*/"\"auto\"",
+           "A block of one tile always waits at the end",
+           "FLASH_STORE_WAIT_VALUES">,
+    Option<"kvRange", "kv-range", "::mlir::flash::KVRangeMode",
+           /*default=*/"::mlir::flash::KVRangeMode::Auto",
            "sm_90a, causal, two or more consumer warpgroups: the K/V tiles "
            "each consumer warpgroup visits: block (the block's range: the "
            "first warpgroup also visits tiles past its rows' diagonal, all "
@@ -98,13 +129,49 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "producer releases the rest for it, and it takes their ping-pong "
            "turns without GEMMs), or auto (warpgroup for D = 256 "
            "without a persistent grid, block otherwise: measured on the "
-           "H200)">
-  ];
-  let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
-                           "NVVM::NVVMDialect", "LLVM::LLVMDialect",
-                           "arith::ArithDialect", "math::MathDialect",
-                           "memref::MemRefDialect", "scf::SCFDialect",
-                           "vector::VectorDialect"];
+           "H200)",
+           "FLASH_KV_RANGE_VALUES">
+];
+
+def FlashSelectKernelForm : Pass<"flash-select-kernel-form"> {
+  let summary = "Choose each tiled attention's kernel form with its target's policy";
+  let description = [{
+    For every loop nest that `flash-tile` built (an op carrying a
+    `#flash.kernel` descriptor without a form), checks the kernel against
+    what the GPU lowering of its schedule's arch supports ("not supported
+    yet: ..." otherwise) and records the form the arch's policy chooses:
+    a `#flash.sm90_form` on sm_90a (persistent grid, ping-pong, rescale,
+    first-tile mask, tile order, store wait, K/V range per warpgroup); sm_80
+    kernels have one form and keep none. Each option is `auto` (the policy's
+    measured rule; lib/Conversion/FlashToNVGPU/SM90/FormPolicy.cpp) or a
+    named form; a form the kernel cannot take is an error.
+    `flash-lower-to-nvgpu` then reads only the descriptor.
+  }];
+  let options = !listconcat(FlashFormChoiceOptions, [
+    Option<"overwrite", "overwrite", "bool", /*default=*/"false",
+           "Choose again for descriptors that have a form">
+  ]);
+}
+
+def FlashKernelForms : Pass<"flash-kernel-forms", "ModuleOp"> {
+  let summary = "Report the ranges of sequence lengths over which each attention's kernel stays the same";
+  let description = [{
+    For every `flash.attention` (no schedule needed), evaluates the target
+    model's schedule and the arch's form policy at each length of `lengths`
+    (the op's Nq = Nk set to it) and writes JSON: per attention, the ranges
+    of consecutive lengths with one schedule and form
+    (`{"min_seq_len", "max_seq_len" (null: open), "schedule", "form"}`),
+    and the policies' constants. `flash_mlir.compile` builds one bundle per
+    range. The IR is not changed.
+  }];
+  let options = !listconcat([
+    Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"",
+           "Target: sm_80 or sm_90a">,
+    ListOption<"lengths", "lengths", "int64_t",
+               "Sequence lengths to evaluate (e.g. 512,1024,2048)">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write the JSON to ('-' is stdout)">
+  ], FlashFormChoiceOptions);
 }
 
 def FlashWriteBundle : Pass<"flash-write-bundle", "ModuleOp"> {

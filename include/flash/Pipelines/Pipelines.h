@@ -7,6 +7,7 @@
 #ifndef FLASH_PIPELINES_PIPELINES_H
 #define FLASH_PIPELINES_PIPELINES_H
 
+#include "flash/Conversion/FlashToNVGPU/KernelForm.h"
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
@@ -49,45 +50,45 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
       llvm::cl::desc("K/V stages in shared memory (0: chosen by the target "
                      "model)"),
       llvm::cl::init(0)};
-  PassOptions::Option<std::string> persistent{
+  PassOptions::Option<::mlir::flash::Toggle> persistent{
       *this, "persistent",
       llvm::cl::desc("sm_90a: persistent grid (blocks drawing tiles from a "
                      "global counter): auto, yes or no"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<std::string> pingPong{
+      llvm::cl::init(::mlir::flash::Toggle::Auto), FLASH_TOGGLE_VALUES};
+  PassOptions::Option<::mlir::flash::Toggle> pingPong{
       *this, "ping-pong",
       llvm::cl::desc("sm_90a: consumer warpgroups take turns issuing their "
                      "GEMMs (named barriers): auto, yes or no"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<std::string> rescale{
+      llvm::cl::init(::mlir::flash::Toggle::Auto), FLASH_TOGGLE_VALUES};
+  PassOptions::Option<::mlir::flash::Rescale> rescale{
       *this, "rescale",
       llvm::cl::desc("sm_90a: the accumulator's rescale in the online "
                      "softmax: auto, eager, lazy or lazy-late"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<std::string> firstTileMask{
+      llvm::cl::init(::mlir::flash::Rescale::Auto), FLASH_RESCALE_VALUES};
+  PassOptions::Option<::mlir::flash::FirstTileMask> firstTileMask{
       *this, "first-tile-mask",
       llvm::cl::desc("sm_90a: mask a Q tile's first K/V tile always, or "
                      "only when ragged or diagonal (branch): auto, always or "
                      "branch"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<std::string> tileOrder{
+      llvm::cl::init(::mlir::flash::FirstTileMask::Auto), FLASH_FIRST_TILE_MASK_VALUES};
+  PassOptions::Option<::mlir::flash::TileOrder> tileOrder{
       *this, "tile-order",
       llvm::cl::desc("sm_90a, causal: hand out Q tiles head by head, or "
                      "longest first across a group of heads (grouped): auto, "
                      "head or grouped"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<std::string> storeWait{
+      llvm::cl::init(::mlir::flash::TileOrder::Auto), FLASH_TILE_ORDER_VALUES};
+  PassOptions::Option<::mlir::flash::StoreWait> storeWait{
       *this, "store-wait",
       llvm::cl::desc("sm_90a, persistent: the O store's wait right after "
                      "the store, or after the next tile's first softmax "
                      "(deferred): auto, immediate or deferred"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<std::string> kvRange{
+      llvm::cl::init(::mlir::flash::StoreWait::Auto), FLASH_STORE_WAIT_VALUES};
+  PassOptions::Option<::mlir::flash::KVRangeMode> kvRange{
       *this, "kv-range",
       llvm::cl::desc("sm_90a, causal: each consumer warpgroup visits the "
                      "block's K/V tiles, or only those its rows see "
                      "(warpgroup): auto, block or warpgroup"),
-      llvm::cl::init("auto")};
+      llvm::cl::init(::mlir::flash::KVRangeMode::Auto), FLASH_KV_RANGE_VALUES};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("If set, write each kernel's bundle (PTX, cubin, JSON) "
@@ -100,7 +101,7 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
 };
 
 /// flash.attention -> gpu.binary holding PTX: select-schedule, tile,
-/// lower-to-nvgpu, upstream gpu-lower-to-nvvm-pipeline (format isa), and
+/// select-kernel-form, lower-to-nvgpu, upstream gpu-lower-to-nvvm-pipeline (format isa), and
 /// flash-write-bundle when bundle-dir is set.
 void buildToPTXPipeline(OpPassManager &pm, const ToPTXPipelineOptions &options);
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+#include "flash/Dialect/Flash/Transforms/VisibleKV.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -79,28 +80,28 @@ Value KernelMath::toIndex(Value v) {
 // Tile ranges and masking
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The i32 domain of the visible-range model (VisibleKV.h): run-time sizes.
+struct KernelI32Domain {
+  using Value = mlir::Value;
+  KernelMath &km;
+  Value constant(int64_t v) { return km.i32(v); }
+  Value add(Value x, Value y) { return km.add(x, y); }
+  Value sub(Value x, Value y) { return km.sub(x, y); }
+  Value min(Value x, Value y) { return km.minsi(x, y); }
+  Value max(Value x, Value y) { return km.maxsi(x, y); }
+  Value floorDiv(Value x, Value y) { return km.divu(x, y); }
+};
+} // namespace
+
 KVRange mlir::flash::buildKVRange(KernelMath &km, Value qStart, Value seqQ,
                                   Value seqKV, int64_t blockQ, int64_t blockKV,
                                   bool causal) {
-  Value bc = km.i32(blockKV);
-  Value fullTilesInSeq = km.divu(seqKV, bc);
-  if (!causal) {
-    Value numTiles = km.divu(km.add(seqKV, km.i32(blockKV - 1)), bc);
-    return {numTiles, fullTilesInSeq};
-  }
-  // The same bounds as flash-tile's K/V loop (Tile.cpp), with run-time sizes:
-  //   kvEnd    = clamp(min(qStart + Br, Nq) + Nk − Nq, 0, Nk)
-  //   unmasked = min((qStart + Nk − Nq + 1)⁺ / Bc, Nk / Bc, numTiles)
-  Value causalOffset = km.sub(seqKV, seqQ);
-  Value rowsEnd = km.minsi(km.add(qStart, km.i32(blockQ)), seqQ);
-  Value kvEnd = km.minsi(km.maxsi(km.add(rowsEnd, causalOffset), km.i32(0)),
-                         seqKV);
-  Value numTiles = km.divu(km.add(kvEnd, km.i32(blockKV - 1)), bc);
-  Value firstRowKeys = km.maxsi(
-      km.add(km.add(qStart, causalOffset), km.i32(1)), km.i32(0));
-  Value numUnmasked =
-      km.minsi(km.minsi(km.divu(firstRowKeys, bc), fullTilesInSeq), numTiles);
-  return {numTiles, numUnmasked};
+  // The bounds of flash-tile's K/V loop, from the one model of VisibleKV.h.
+  KernelI32Domain domain{km};
+  VisibleKVTiles<Value> tiles =
+      visibleKVTiles(domain, qStart, seqQ, seqKV, blockQ, blockKV, causal);
+  return {tiles.numTiles, tiles.numUnmasked};
 }
 
 void mlir::flash::buildFragmentMask(KernelMath &km, Fragment &scores,

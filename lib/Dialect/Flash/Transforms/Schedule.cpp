@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
+#include "flash/Dialect/Flash/Transforms/VisibleKV.h"
 #include "flash/Dialect/Flash/IR/Flash.h"
 
 #include <algorithm>
@@ -248,13 +249,11 @@ IOModel mlir::flash::computeIOModel(const AttentionShape &shape,
   // sees (the same bound flash-tile puts on its K/V loop).
   int64_t kvRows = 0, kvTiles = 0;
   for (int64_t t = 0; t < m.numQueryTiles; ++t) {
-    int64_t end = shape.seqKV;
-    if (shape.causal) {
-      int64_t lastRow = std::min(t * s.blockQ + s.blockQ, shape.seqQ) - 1;
-      end = std::clamp<int64_t>(lastRow + causalOffset + 1, 0, shape.seqKV);
-    }
-    kvRows += end;
-    kvTiles += ceilDiv(end, s.blockKV);
+    VisibleKVTiles<int64_t> visible =
+        visibleKVTiles(t * s.blockQ, shape.seqQ, shape.seqKV, s.blockQ,
+                       s.blockKV, shape.causal);
+    kvRows += visible.kvEnd;
+    kvTiles += visible.numTiles;
   }
   m.visitedKVTiles = heads * kvTiles;
   m.tiledBytesQ = heads * shape.seqQ * shape.headDim * e;
@@ -292,4 +291,16 @@ IOModel mlir::flash::computeIOModel(const AttentionShape &shape,
                     (shape.headDim + shape.valueDim);
   m.sharedBytes = sharedMemoryBytes(shape, s.blockQ, s.blockKV, s.stages);
   return m;
+}
+
+KernelAttr mlir::flash::getForwardKernelDescriptor(AttentionOp op,
+                                                   const AttentionShape &shape,
+                                                   ScheduleAttr schedule) {
+  MLIRContext *ctx = op.getContext();
+  return KernelAttr::get(
+      ctx, KernelKind::Forward, op.getQuery().getType().getElementType(),
+      shape.batch, shape.queryHeads, shape.kvHeads, shape.seqQ, shape.seqKV,
+      shape.headDim, shape.valueDim, shape.causal, shape.hasLse,
+      FloatAttr::get(Float32Type::get(ctx), op.getEffectiveScale()), schedule,
+      /*form=*/nullptr);
 }

@@ -24,6 +24,7 @@
 #include "flash/Dialect/Flash/Transforms/AttentionMath.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
+#include "flash/Dialect/Flash/Transforms/VisibleKV.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -51,8 +52,25 @@ struct IndexMath {
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
   Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
   Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
-  Value ceilDiv(Value x, Value y) {
-    return arith::CeilDivSIOp::create(b, loc, x, y);
+};
+
+/// The index domain of the visible-range model (VisibleKV.h). The op's sizes
+/// are static, so whatever does not depend on the Q tile folds to constants.
+struct IndexDomain {
+  using Value = mlir::Value;
+  OpBuilder &b;
+  Location loc;
+  Value constant(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return b.createOrFold<arith::AddIOp>(loc, x, y); }
+  Value sub(Value x, Value y) { return b.createOrFold<arith::SubIOp>(loc, x, y); }
+  Value min(Value x, Value y) {
+    return b.createOrFold<arith::MinSIOp>(loc, x, y);
+  }
+  Value max(Value x, Value y) {
+    return b.createOrFold<arith::MaxSIOp>(loc, x, y);
+  }
+  Value floorDiv(Value x, Value y) {
+    return b.createOrFold<arith::DivSIOp>(loc, x, y);
   }
 };
 
@@ -146,7 +164,9 @@ LogicalResult tileAttention(RewriterBase &rewriter, AttentionOp op) {
                                            rewriter.getIndexAttr(numQTiles)};
   auto forall = scf::ForallOp::create(rewriter, loc, upperBounds, outputs,
                                       /*mapping=*/std::nullopt);
-  forall->setAttr("flash.schedule", schedule);
+  // The typed contract with the GPU lowering: what this loop nest computes.
+  forall->setAttr(kKernelDescriptorAttrName,
+                  getForwardKernelDescriptor(op, s, schedule));
 
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(forall.getTerminator());
@@ -160,28 +180,13 @@ LogicalResult tileAttention(RewriterBase &rewriter, AttentionOp op) {
       rewriter, loc, RankedTensorType::get({blockQ, s.headDim}, elementType),
       op.getQuery(), batch, qHead, qStart);
 
-  // Which K/V tiles this Q tile visits, and which of them need no mask.
-  //   rowsEnd  = min(qStart + Br, Nq)             (one past the last real row)
-  //   kvEnd    = clamp(rowsEnd + (Nk − Nq), 0, Nk) (causal: keys the last row sees)
-  //   unmasked = tiles every row sees in full: below the first row's diagonal
-  //              (qStart + Nk − Nq + 1 keys) and inside the sequence (Nk / Bc).
-  Value numKV, numUnmasked;
-  Value blockKVc = im.c(blockKV);
-  Value fullTilesInSeq = im.c(s.seqKV / blockKV);
-  if (s.causal) {
-    int64_t causalOffset = s.seqKV - s.seqQ;
-    Value rowsEnd = im.min(im.add(qStart, im.c(blockQ)), im.c(s.seqQ));
-    Value kvEnd = im.min(im.max(im.add(rowsEnd, im.c(causalOffset)), im.c(0)),
-                         im.c(s.seqKV));
-    numKV = im.ceilDiv(kvEnd, blockKVc);
-    Value firstRowKeys =
-        im.max(im.add(qStart, im.c(causalOffset + 1)), im.c(0));
-    numUnmasked = im.min(im.min(im.div(firstRowKeys, blockKVc), fullTilesInSeq),
-                         numKV);
-  } else {
-    numKV = im.c((s.seqKV + blockKV - 1) / blockKV);
-    numUnmasked = fullTilesInSeq;
-  }
+  // Which K/V tiles this Q tile visits, and which of them need no mask:
+  // the visible-range model of VisibleKV.h on index values.
+  IndexDomain domain{rewriter, loc};
+  VisibleKVTiles<Value> visible =
+      visibleKVTiles(domain, qStart, im.c(s.seqQ), im.c(s.seqKV), blockQ,
+                     blockKV, s.causal);
+  Value numKV = visible.numTiles, numUnmasked = visible.numUnmasked;
 
   TileContext ctx{op, s, blockQ, blockKV, batch, kvHead, qStart, qTile};
   SoftmaxState init{

@@ -17,8 +17,17 @@
 
 #include "flash/Dialect/Flash/IR/FlashOpsDialect.h.inc"
 
+#include "flash/Dialect/Flash/IR/FlashEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "flash/Dialect/Flash/IR/FlashAttrs.h.inc"
+
+namespace mlir {
+namespace flash {
+/// The discardable attribute holding a loop nest's #flash.kernel descriptor.
+constexpr llvm::StringLiteral kKernelDescriptorAttrName = "flash.kernel";
+} // namespace flash
+} // namespace mlir
 
 #define GET_OP_CLASSES
 #include "flash/Dialect/Flash/IR/FlashOps.h.inc"

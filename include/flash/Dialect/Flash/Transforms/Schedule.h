@@ -18,6 +18,8 @@
 namespace mlir {
 namespace flash {
 class AttentionOp;
+class KernelAttr;
+class ScheduleAttr;
 
 /// The sizes of one attention problem, read off a flash.attention.
 struct AttentionShape {
@@ -58,6 +60,12 @@ int64_t registerBudgetPerThread(const TargetModel &target,
 /// nothing when no tile fits.
 std::optional<ScheduleChoice> chooseSchedule(const TargetModel &target,
                                              const AttentionShape &shape);
+
+/// The typed descriptor of the forward kernel that computes `op` with
+/// `schedule` (no form yet): what flash-tile attaches to its loop nest.
+KernelAttr getForwardKernelDescriptor(AttentionOp op,
+                                      const AttentionShape &shape,
+                                      ScheduleAttr schedule);
 
 /// The IO model of docs/io-model.md.
 struct IOModel {

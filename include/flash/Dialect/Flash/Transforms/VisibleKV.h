@@ -1,0 +1,90 @@
+//===- VisibleKV.h - which K/V tiles a block of query rows sees -*- C++ -*-===//
+//
+// The one model of the K/V range of a block of query rows, written once over
+// an arithmetic domain so that every user computes it with the same formula:
+// flash-tile builds it from index ops (its K/V loop bounds), the GPU kernels
+// from i32 ops on run-time sizes (KernelBuilder's buildKVRange, per Q tile and
+// per consumer warpgroup), and the IO model and schedule objective from plain
+// integers (Schedule.cpp). A new mask (sliding windows, say) is added here
+// once and reaches tiling, kernels and the IO report together.
+//
+// For rows [qStart, qStart + rows) of Nq query rows against Nk keys, with
+// causal attention aligned bottom-right (row i sees keys j <= i + Nk - Nq):
+//   rowsEnd     = min(qStart + rows, Nq)                  one past the last row
+//   kvEnd       = clamp(rowsEnd + (Nk - Nq), 0, Nk)       keys the last row sees
+//                 (Nk without causal)
+//   numTiles    = ceil(kvEnd / Bc)                        tiles visited
+//   numUnmasked = min(max(qStart + Nk - Nq + 1, 0) / Bc,  tiles every row sees
+//                     Nk / Bc, numTiles)                  whole, in-sequence
+// Tiles [0, numUnmasked) need no mask; [numUnmasked, numTiles) cross the
+// diagonal or the end of the sequence; tiles past numTiles are not visited.
+//
+// A domain provides: Value, constant(int64_t), add, sub, min, max (signed)
+// and floorDiv (of non-negative values). The order of the calls below is the
+// order of the ops the kernels emit; keep it when changing the formula.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_DIALECT_FLASH_TRANSFORMS_VISIBLEKV_H
+#define FLASH_DIALECT_FLASH_TRANSFORMS_VISIBLEKV_H
+
+#include <algorithm>
+#include <cstdint>
+
+namespace mlir {
+namespace flash {
+
+template <typename V>
+struct VisibleKVTiles {
+  V numTiles;    ///< K/V tiles the rows visit
+  V numUnmasked; ///< of which the first ones need no mask
+  V kvEnd;       ///< keys the last row sees (the K/V rows read)
+};
+
+template <typename Domain>
+VisibleKVTiles<typename Domain::Value>
+visibleKVTiles(Domain &d, typename Domain::Value qStart,
+               typename Domain::Value seqQ, typename Domain::Value seqKV,
+               int64_t rows, int64_t blockKV, bool causal) {
+  using V = typename Domain::Value;
+  V bc = d.constant(blockKV);
+  V fullTilesInSeq = d.floorDiv(seqKV, bc);
+  if (!causal) {
+    V numTiles = d.floorDiv(d.add(seqKV, d.constant(blockKV - 1)), bc);
+    return {numTiles, fullTilesInSeq, seqKV};
+  }
+  V causalOffset = d.sub(seqKV, seqQ);
+  V rowsEnd = d.min(d.add(qStart, d.constant(rows)), seqQ);
+  V kvEnd =
+      d.min(d.max(d.add(rowsEnd, causalOffset), d.constant(0)), seqKV);
+  V numTiles = d.floorDiv(d.add(kvEnd, d.constant(blockKV - 1)), bc);
+  V firstRowKeys =
+      d.max(d.add(d.add(qStart, causalOffset), d.constant(1)), d.constant(0));
+  V numUnmasked =
+      d.min(d.min(d.floorDiv(firstRowKeys, bc), fullTilesInSeq), numTiles);
+  return {numTiles, numUnmasked, kvEnd};
+}
+
+/// The domain of plain integers (the IO model, the schedule objective).
+struct IntegerDomain {
+  using Value = int64_t;
+  Value constant(int64_t v) { return v; }
+  Value add(Value x, Value y) { return x + y; }
+  Value sub(Value x, Value y) { return x - y; }
+  Value min(Value x, Value y) { return std::min(x, y); }
+  Value max(Value x, Value y) { return std::max(x, y); }
+  Value floorDiv(Value x, Value y) { return x / y; }
+};
+
+/// visibleKVTiles on integers.
+inline VisibleKVTiles<int64_t> visibleKVTiles(int64_t qStart, int64_t seqQ,
+                                              int64_t seqKV, int64_t rows,
+                                              int64_t blockKV, bool causal) {
+  IntegerDomain d;
+  return visibleKVTiles(d, qStart, seqQ, seqKV, rows, blockKV, causal);
+}
+
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_DIALECT_FLASH_TRANSFORMS_VISIBLEKV_H

@@ -1,0 +1,278 @@
+//===- KernelForm.cpp - from a #flash.kernel descriptor to a kernel config ===//
+//
+// The arch-independent half of choosing a kernel's form: the checks every
+// GPU lowering shares (16-bit operands, D = Dv in {64, 128, 256}, a positive
+// scale), the dispatch to the per-arch policy (SM90/FormPolicy.cpp,
+// SM80/FormPolicy.cpp), and two passes:
+//   flash-select-kernel-form  records the form in each loop nest's
+//                             #flash.kernel descriptor;
+//   flash-kernel-forms        reports, for each flash.attention, the ranges
+//                             of sequence lengths over which its schedule and
+//                             form stay the same (what flash_mlir.compile
+//                             asks to decide which bundles to build).
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Conversion/FlashToNVGPU/KernelForm.h"
+#include "flash/Conversion/Passes.h"
+#include "flash/Dialect/Flash/Transforms/Schedule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir {
+namespace flash {
+#define GEN_PASS_DEF_FLASHSELECTKERNELFORM
+#define GEN_PASS_DEF_FLASHKERNELFORMS
+#include "flash/Conversion/Passes.h.inc"
+} // namespace flash
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::flash;
+
+std::string mlir::flash::formOptionValue(Rescale r) {
+  return r == Rescale::LazyLate ? "lazy-late" : stringifyRescale(r).str();
+}
+
+namespace {
+/// The configuration fields every arch shares, read off the descriptor, and
+/// the checks every GPU lowering makes.
+FailureOr<KernelConfig> commonConfig(KernelAttr kernel, StringRef name,
+                                     const TargetModel &target, Location loc) {
+  KernelConfig c;
+  ScheduleAttr schedule = kernel.getSchedule();
+  c.name = name.str();
+  c.arch = target.arch.str();
+  c.elementType = kernel.getElementType();
+  c.blockQ = schedule.getBlockQ();
+  c.blockKV = schedule.getBlockKv();
+  c.warps = schedule.getWarps();
+  c.stages = schedule.getStages();
+  c.writesLse = kernel.getLse();
+  c.causal = kernel.getCausal();
+  c.batch = kernel.getBatch();
+  c.queryHeads = kernel.getQHeads();
+  c.kvHeads = kernel.getKvHeads();
+  c.seqQ = kernel.getSeqQ();
+  c.seqKV = kernel.getSeqKv();
+  c.headDim = kernel.getHeadDim();
+  c.scale = static_cast<float>(kernel.getScale().getValueAsDouble());
+  auto unsupported = [&](const Twine &what) -> FailureOr<KernelConfig> {
+    return mlir::emitError(loc)
+           << "not supported yet: " << what << " on " << target.arch;
+  };
+  if (kernel.getKind() != KernelKind::Forward)
+    return unsupported("kernel kind " + stringifyKernelKind(kernel.getKind()));
+  if (schedule.getArch() != target.arch)
+    return mlir::emitError(loc)
+           << "the kernel's schedule is for " << schedule.getArch()
+           << ", not " << target.arch << " (select the schedule for "
+           << target.arch << ")";
+  // What every GPU lowering needs: 16-bit operands, D = Dv in {64, 128, 256}
+  // (whole 128-byte rows of 64 columns), and a positive scale (the softmax
+  // folds it into exp2 after the row max).
+  if (!c.elementType.isF16() && !c.elementType.isBF16())
+    return unsupported(
+        "element type f32 (GPU kernels take f16 or bf16; f32 runs on the CPU)");
+  if (kernel.getValueDim() != c.headDim)
+    return unsupported("Dv = " + Twine(kernel.getValueDim()) +
+                       " != D = " + Twine(c.headDim));
+  if (c.headDim != 64 && c.headDim != 128 && c.headDim != 256)
+    return unsupported("head dimension " + Twine(c.headDim) +
+                       " (supported: 64, 128, 256)");
+  if (!(c.scale > 0.0f))
+    return unsupported("a negative scale");
+  if (target.arch != "sm_80" && target.arch != "sm_90a")
+    return mlir::emitError(loc)
+           << "not supported yet: arch " << target.arch
+           << " (GPU lowerings exist for sm_80 and sm_90a)";
+  return c;
+}
+} // namespace
+
+FailureOr<Attribute> mlir::flash::selectKernelForm(KernelAttr kernel,
+                                                   const TargetModel &target,
+                                                   const FormChoices &choices,
+                                                   Location loc) {
+  FailureOr<KernelConfig> common = commonConfig(kernel, "", target, loc);
+  if (failed(common))
+    return failure();
+  if (target.arch == "sm_90a") {
+    FailureOr<SM90FormAttr> form =
+        selectSM90Form(*common, target, choices, loc);
+    if (failed(form))
+      return failure();
+    return Attribute(*form);
+  }
+  if (failed(checkSM80Choices(choices, target, loc)) ||
+      failed(sm80ConfigFromSchedule(*common, target, loc)))
+    return failure();
+  return Attribute();
+}
+
+FailureOr<KernelConfig>
+mlir::flash::kernelConfigFromDescriptor(KernelAttr kernel, StringRef name,
+                                        const TargetModel &target,
+                                        Location loc) {
+  FailureOr<KernelConfig> common = commonConfig(kernel, name, target, loc);
+  if (failed(common))
+    return failure();
+  if (target.arch == "sm_90a") {
+    auto form = dyn_cast_or_null<SM90FormAttr>(kernel.getForm());
+    if (!form)
+      return mlir::emitError(loc)
+             << "the #flash.kernel descriptor has no sm_90a form; run "
+                "flash-select-kernel-form first";
+    return sm90ConfigFromForm(*common, form, target, loc);
+  }
+  if (kernel.getForm())
+    return mlir::emitError(loc) << "the sm_80 kernel has no form choices, got "
+                                << kernel.getForm();
+  return sm80ConfigFromSchedule(*common, target, loc);
+}
+
+namespace {
+// The form options of a pass (declared once in Passes.td).
+#define FLASH_FORM_CHOICES                                                     \
+  FormChoices {                                                                \
+    persistent, pingPong, rescale, firstTileMask, tileOrder, storeWait,        \
+        kvRange                                                                \
+  }
+
+struct FlashSelectKernelFormPass
+    : flash::impl::FlashSelectKernelFormBase<FlashSelectKernelFormPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    FormChoices choices = FLASH_FORM_CHOICES;
+    bool failedAny = false;
+    getOperation()->walk([&](Operation *op) {
+      auto kernel = op->getAttrOfType<KernelAttr>(kKernelDescriptorAttrName);
+      if (!kernel || (kernel.getForm() && !overwrite))
+        return;
+      StringRef arch = kernel.getSchedule().getArch();
+      const TargetModel *target = lookupTargetModel(arch);
+      if (!target) {
+        op->emitError() << "unknown arch '" << arch << "'";
+        failedAny = true;
+        return;
+      }
+      FailureOr<Attribute> form =
+          selectKernelForm(kernel, *target, choices, op->getLoc());
+      if (failed(form)) {
+        failedAny = true;
+        return;
+      }
+      op->setAttr(kKernelDescriptorAttrName, kernel.withForm(*form));
+    });
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+
+struct FlashKernelFormsPass
+    : flash::impl::FlashKernelFormsBase<FlashKernelFormsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    const TargetModel *target = lookupTargetModel(arch);
+    if (!target) {
+      mlir::emitError(getOperation().getLoc())
+          << "flash-kernel-forms: unknown arch '" << arch
+          << "'; expected one of " << llvm::join(knownArchs(), ", ");
+      return signalPassFailure();
+    }
+    SmallVector<int64_t> seqLens(lengths.begin(), lengths.end());
+    llvm::sort(seqLens);
+    if (seqLens.empty() || seqLens.front() < 1) {
+      mlir::emitError(getOperation().getLoc())
+          << "flash-kernel-forms: lengths must be positive, e.g. "
+             "lengths=512,1024";
+      return signalPassFailure();
+    }
+    FormChoices choices = FLASH_FORM_CHOICES;
+    llvm::json::Array kernels;
+    bool failedAny = false;
+    getOperation()->walk([&](AttentionOp op) {
+      FailureOr<AttentionShape> shape = getAttentionShape(op);
+      if (failed(shape)) {
+        failedAny = true;
+        return;
+      }
+      std::string name;
+      if (auto func = op->getParentOfType<FunctionOpInterface>())
+        name = func.getName().str();
+      llvm::json::Array ranges;
+      std::string previous;
+      for (int64_t n : seqLens) {
+        // The op's problem at length n (queries and keys).
+        AttentionShape at = *shape;
+        at.seqQ = at.seqKV = n;
+        std::optional<ScheduleChoice> choice = chooseSchedule(*target, at);
+        if (!choice) {
+          op.emitOpError() << "no schedule fits " << target->arch
+                           << " at length " << n;
+          failedAny = true;
+          return;
+        }
+        auto schedule = ScheduleAttr::get(
+            op.getContext(), target->arch, choice->blockQ, choice->blockKV,
+            choice->stages, choice->warps);
+        KernelAttr kernel = getForwardKernelDescriptor(op, at, schedule);
+        FailureOr<Attribute> form =
+            selectKernelForm(kernel, *target, choices, op.getLoc());
+        if (failed(form)) {
+          failedAny = true;
+          return;
+        }
+        std::string text, formText;
+        llvm::raw_string_ostream os(text), fos(formText);
+        os << schedule;
+        if (*form)
+          fos << *form;
+        std::string key = text + formText;
+        if (key == previous) {
+          auto *last = ranges.back().getAsObject();
+          (*last)["max_seq_len"] = nullptr;
+          continue;
+        }
+        if (!ranges.empty())
+          (*ranges.back().getAsObject())["max_seq_len"] = n - 1;
+        previous = key;
+        ranges.push_back(llvm::json::Object{{"min_seq_len", n},
+                                            {"max_seq_len", nullptr},
+                                            {"schedule", text},
+                                            {"form", formText}});
+      }
+      kernels.push_back(llvm::json::Object{{"function", name},
+                                           {"arch", target->arch},
+                                           {"ranges", std::move(ranges)}});
+    });
+    if (failedAny)
+      return signalPassFailure();
+    llvm::json::Object report{
+        {"kernels", std::move(kernels)},
+        // Constants of the policies and lowerings that tests reason with.
+        {"constants",
+         llvm::json::Object{
+             {"lazy_rescale_log2", KernelConfig::kLazyRescaleLog2},
+             {"min_grouped_q_tiles", KernelConfig::kMinGroupedQTiles},
+             {"tile_group_bytes", target->tileGroupBytes}}}};
+    std::error_code ec;
+    llvm::raw_fd_ostream file(output, ec, llvm::sys::fs::OF_Text);
+    if (ec) {
+      mlir::emitError(getOperation().getLoc())
+          << "flash-kernel-forms: cannot write '" << output
+          << "': " << ec.message();
+      return signalPassFailure();
+    }
+    file << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
+         << "\n";
+  }
+};
+} // namespace

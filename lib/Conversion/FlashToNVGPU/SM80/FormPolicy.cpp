@@ -1,0 +1,88 @@
+//===- FormPolicy.cpp - the sm_80 kernel's one form and its checks --------===//
+//
+// The sm_80 kernel (SM80.cpp, FlashAttention-2's design) has one form: one Q
+// tile per block, blocks taking tiles head by head, the first K/V tile always
+// masked, an eager rescale, plain stores of O. This file refuses the sm_90a
+// forms with what the sm_80 kernel does instead, and checks that the
+// schedule's tiles are ones its copies and MMAs can move.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Conversion/FlashToNVGPU/KernelForm.h"
+
+using namespace mlir;
+using namespace mlir::flash;
+
+LogicalResult mlir::flash::checkSM80Choices(const FormChoices &choices,
+                                            const TargetModel &target,
+                                            Location loc) {
+  if (choices.persistent == Toggle::Yes)
+    return mlir::emitError(loc)
+           << "not supported yet: a persistent grid on " << target.arch;
+  if (choices.pingPong == Toggle::Yes)
+    return mlir::emitError(loc)
+           << "not supported yet: ping-pong on " << target.arch;
+  // sm_90a's other forms, each with what the sm_80 kernel does instead.
+  struct OnlySM90 {
+    StringRef option, form;
+    bool chosen;
+    StringRef instead;
+  };
+  for (const OnlySM90 &only :
+       {OnlySM90{"first-tile-mask", "branch",
+                 choices.firstTileMask == FirstTileMask::Branch,
+                 "it masks the first K/V tile always"},
+        OnlySM90{"tile-order", "grouped",
+                 choices.tileOrder == TileOrder::Grouped,
+                 "its blocks take Q tiles head by head"},
+        OnlySM90{"store-wait", "deferred",
+                 choices.storeWait == StoreWait::Deferred,
+                 "its output leaves by plain stores"},
+        OnlySM90{"kv-range", "warpgroup",
+                 choices.kvRange == KVRangeMode::Warpgroup,
+                 "its warps visit the block's K/V tiles"}})
+    if (only.chosen)
+      return mlir::emitError(loc)
+             << "not supported yet: " << only.option << "=" << only.form
+             << " on " << target.arch << " (" << only.instead << ")";
+  if (choices.rescale != Rescale::Auto && choices.rescale != Rescale::Eager)
+    return mlir::emitError(loc)
+           << "not supported yet: rescale=" << formOptionValue(choices.rescale)
+           << " on " << target.arch << " (it rescales eagerly)";
+  return success();
+}
+
+FailureOr<KernelConfig>
+mlir::flash::sm80ConfigFromSchedule(KernelConfig c, const TargetModel &target,
+                                    Location loc) {
+  auto unsupported = [&](const Twine &what) -> FailureOr<KernelConfig> {
+    return mlir::emitError(loc)
+           << "not supported yet: " << what << " on " << target.arch;
+  };
+  if (c.warps < 1 || c.blockQ % (16 * c.warps) != 0)
+    return unsupported("block_q = " + Twine(c.blockQ) +
+                       " that is not a multiple of 16 rows per warp (" +
+                       Twine(c.warps) + " warps)");
+  if (c.blockKV % 16 != 0)
+    return unsupported("block_kv = " + Twine(c.blockKV) +
+                       " that is not a multiple of 16");
+  // Copies move 16-byte chunks in passes of threads/chunksPerRow rows; the
+  // swizzle phase of a pass must repeat within 8 rows.
+  int64_t chunksPerRow = c.headDim / 8;
+  int64_t rowsPerPass = c.threads() / chunksPerRow;
+  if (rowsPerPass < 1 || (c.blockQ * chunksPerRow) % c.threads() != 0 ||
+      (c.blockKV * chunksPerRow) % c.threads() != 0 ||
+      (rowsPerPass % 8 != 0 && 8 % rowsPerPass != 0))
+    return unsupported("tiles " + Twine(c.blockQ) + "x" + Twine(c.blockKV) +
+                       " that " + Twine(c.threads()) +
+                       " threads cannot copy in whole 16-byte passes of 8 rows");
+  if (c.stages != 2)
+    return unsupported(Twine(c.stages) +
+                       " K/V stages (the sm_80 kernel double-buffers)");
+  int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
+  c.sharedBytes = elementBytes * c.headDim * (c.blockQ + 4 * c.blockKV);
+  if (c.sharedBytes > target.sharedMemPerBlock)
+    return unsupported(Twine(c.sharedBytes) + " bytes of shared memory (" +
+                       Twine(target.sharedMemPerBlock) + " per block)");
+  return c;
+}
