@@ -1,11 +1,11 @@
 """Run one attention launch from a bundle directory (for profilers such as ncu).
 
-  python3 -m flash_mlir.run_once --bundles DIR --shape B,Hq,Hkv,N,D [--dtype bf16] [--causal]
+  python3 -m flash_mlir.tools.run_once --bundles DIR --shape B,Hq,Hkv,N,D [--dtype bf16] [--causal]
 
 ncu example (DRAM bytes of our kernel only):
   ncu --clock-control none --kernel-name regex:flash_fwd \\
       --metrics dram__bytes_read.sum,dram__bytes_write.sum \\
-      python3 -m flash_mlir.run_once --bundles DIR --shape 2,16,16,8192,128
+      python3 -m flash_mlir.tools.run_once --bundles DIR --shape 2,16,16,8192,128
 """
 import argparse
 import sys

@@ -2,6 +2,9 @@
 
   python3 -m flash_mlir.gpu_check --bundles bundles/ [--quick] [--json out.json]
 
+Kernels run through libflash_runtime.so (flash_mlir.runtime), the launcher
+that tools/flash-runtime-check also uses.
+
 For every case: fresh random inputs, output and LSE poisoned with NaN before
 the launch, reference = torch SDPA on the same inputs upcast to float32 with an
 explicit bottom-right causal mask and K/V repeated for GQA (rows that see no key
@@ -148,7 +151,7 @@ def main(argv=None):
                   f"rel_err={r['rel_err']:.2e} lse_err={r['lse_err']:.1e}{' NaN' if r['nan'] else ''}",
                   flush=True)
     # The torch custom op dispatches to the same kernels.
-    from flash_mlir.runtime import register_torch_op
+    from flash_mlir.torch import register_torch_op
     op = register_torch_op(lib)
     q = torch.randn(1, 4, 130, 64, device="cuda", dtype=torch.bfloat16)
     k = torch.randn(1, 2, 200, 64, device="cuda", dtype=torch.bfloat16)
@@ -160,7 +163,9 @@ def main(argv=None):
     results.append({"kernel": "torch.ops.flash_mlir.attention", "rel_err": err, "pass": ok})
     print(f"{'PASS' if ok else 'FAIL'} torch.ops.flash_mlir.attention (causal GQA 4/2, 130x200) rel_err={err:.2e}")
     failed = sum(not r["pass"] for r in results)
+    from flash_mlir.runtime import capi
     summary = {"device": torch.cuda.get_device_name(), "seed": args.seed,
+               "runtime": capi.lib().flash_version().decode(), "bundles": args.bundles,
                "passed": len(results) - failed, "failed": failed, "cases": results}
     if args.json:
         with open(args.json, "w") as f:

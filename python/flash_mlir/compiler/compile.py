@@ -2,7 +2,7 @@
 
 A bundle is what ``flash-opt --flash-to-ptx="... bundle-dir=DIR"`` writes for
 one kernel: ``NAME.ptx``, ``NAME.<arch>.cubin`` per requested ptxas target and
-``NAME.json`` (the launch contract, see docs/gpu.md). Kernels take B, H and
+``NAME.json`` (the launch plan, see docs/launch-plan.md). Kernels take B, H and
 N at run time, so one bundle serves every shape with its element type, head
 dimension, causal flag and LSE output. Where the kernel differs between short
 and long sequences, one bundle is compiled per range of lengths: the target
@@ -12,9 +12,11 @@ lowering may choose another form for the compiled length (sm_90a: the grouped
 order of causal Q tiles). The kernel's form is asked at each length of
 --seq-lens (flash-opt up to the lowering's kernel description, no PTX),
 consecutive lengths with the same form make a range, and its bundle is
-compiled at the range's first length and named ``..._n<first>``. The runtime
-library picks, per call, the bundle compiled for the largest length not above
-the call's (runtime.KernelLibrary.find).
+compiled at the range's first length and named ``..._n<first>``. Each plan
+records the lengths it is chosen for (``seq-range``: from its first length to
+the next range's first length - 1; the first range from 0, the last with no
+upper end), and forms other than the model's their ``variant`` name, so that
+the runtime selects by these keys, not by file names.
 
   python3 -m flash_mlir.compile --out bundles/ --arch sm_80 --cubin-archs sm_80,sm_90 \\
       --dtypes bf16,f16 --head-dims 64,128 --causal both --lse both
@@ -29,7 +31,7 @@ import subprocess
 import sys
 from typing import List, Optional, Tuple
 
-REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, os.pardir))
 DEFAULT_FLASH_OPT = os.path.join(REPO_ROOT, "build", "bin", "flash-opt")
 # The shape a single bundle is compiled at (kernels take N at run time).
 REPRESENTATIVE_SEQ_LEN = 1024
@@ -70,6 +72,14 @@ class KernelSpec:
         if self.range_suffix:
             name += f"_n{self.seq_len}"
         return name
+
+    @property
+    def variant(self) -> str:
+        """The launch plan's variant: "" for the model's form, else what
+        differs from it (the name's parts for the schedule and the forms)."""
+        base = dataclasses.replace(self, block_q=0, block_kv=0, warps=0, stages=0,
+                                   persistent="auto", ping_pong="auto", range_suffix=False)
+        return self.name.replace(f"_n{self.seq_len}", "")[len(base.name) + 1:]
 
     def source(self) -> str:
         """A function computing this attention on representative shapes."""
@@ -156,9 +166,20 @@ def model_specs(spec: KernelSpec, seq_lens: List[int],
     return [dataclasses.replace(spec, seq_len=n, range_suffix=True) for n, _ in ranges]
 
 
+def seq_ranges(specs: List[KernelSpec]) -> List[Tuple[int, Optional[int]]]:
+    """The lengths each of one key's bundles (by first length) is chosen for:
+    the first from 0, each up to the next one's first length - 1, the last
+    with no upper end."""
+    starts = [s.seq_len for s in specs]
+    return [(0 if i == 0 else n, starts[i + 1] - 1 if i + 1 < len(starts) else None)
+            for i, n in enumerate(starts)]
+
+
 def compile_bundle(spec: KernelSpec, out_dir: str, flash_opt: str = DEFAULT_FLASH_OPT,
-                   cubin_archs: Optional[str] = None) -> str:
-    """Compiles one kernel into out_dir; returns the path of its JSON."""
+                   cubin_archs: Optional[str] = None,
+                   seq_range: Optional[Tuple[int, Optional[int]]] = None) -> str:
+    """Compiles one kernel into out_dir; returns the path of its JSON.
+    seq_range: the lengths its launch plan is chosen for (default: all)."""
     os.makedirs(out_dir, exist_ok=True)
     src = os.path.join(out_dir, spec.name + ".mlir")
     with open(src, "w") as f:
@@ -166,6 +187,11 @@ def compile_bundle(spec: KernelSpec, out_dir: str, flash_opt: str = DEFAULT_FLAS
     options = [f"arch={spec.arch}", f"bundle-dir={out_dir}"]
     if cubin_archs:
         options.append(f"cubin-archs={cubin_archs}")
+    if seq_range is not None:
+        low, high = seq_range
+        options.append(f"seq-range={low}:{'' if high is None else high}")
+    if spec.variant:
+        options.append(f"variant={spec.variant}")
     for key, value in (("block-q", spec.block_q), ("block-kv", spec.block_kv), ("warps", spec.warps),
                        ("stages", spec.stages)):
         if value:
@@ -242,9 +268,9 @@ def main(argv=None) -> int:
                             specs = [spec]
                             if (bq, bkv, warps, stages) == (0, 0, 0, 0):
                                 specs = model_specs(spec, seq_lens, args.flash_opt)
-                            for one in specs:
+                            for one, seq_range in zip(specs, seq_ranges(specs)):
                                 path = compile_bundle(one, args.out, args.flash_opt,
-                                                      args.cubin_archs)
+                                                      args.cubin_archs, seq_range)
                                 print(path)
                                 count += 1
     print(f"{count} bundles in {args.out}")
