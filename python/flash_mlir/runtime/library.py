@@ -24,7 +24,8 @@ from flash_mlir.runtime import capi
 class Bundle:
     """One launch plan of a library: its keys, its JSON, and its launches."""
 
-    def __init__(self, handle: int):
+    def __init__(self, handle: int, library: "KernelLibrary"):
+        self._library = library  # owns the plan: keep it open while this bundle lives
         self._handle = ctypes.c_void_p(handle)
         info = capi.PlanInfo()
         capi.check(capi.lib().flash_plan_get_info(self._handle, ctypes.byref(info)))
@@ -108,10 +109,11 @@ class KernelLibrary:
             raise ValueError(message)
         self._handle = handle
         self.dir = bundle_dir
-        self.all = [Bundle(c.flash_library_plan(handle, i))
+        self.all = [Bundle(c.flash_library_plan(handle, i), self)
                     for i in range(c.flash_library_plan_count(handle))]
         self._by_name = {b.name: b for b in self.all}
         self._capabilities: Dict[int, int] = {}
+        self._chosen: Dict[Tuple, Bundle] = {}  # find()'s answers: selection is pure
 
     def __del__(self):
         handle = getattr(self, "_handle", None)
@@ -136,6 +138,10 @@ class KernelLibrary:
         is seq_len: the plan whose range of lengths holds it (without seq_len,
         the first range). compute_capability (e.g. 90) limits the choice to
         plans that run there; arch and variant ask for one."""
+        memo = (dtype, head_dim, causal, lse, seq_len, compute_capability, arch, variant)
+        chosen = self._chosen.get(memo)
+        if chosen is not None:
+            return chosen
         key = capi.Key(compute_capability=compute_capability,
                        arch=arch.encode() if arch else None,
                        dtype=capi.DTYPES.get(dtype, capi.DTYPE_NONE), head_dim=head_dim,
@@ -147,7 +153,10 @@ class KernelLibrary:
             raise ValueError(capi.lib().flash_last_error().decode())
         info = capi.PlanInfo()
         capi.check(capi.lib().flash_plan_get_info(plan, ctypes.byref(info)))
-        return self._by_name[info.name.decode()]
+        chosen = self._by_name[info.name.decode()]
+        if len(self._chosen) < 4096:
+            self._chosen[memo] = chosen
+        return chosen
 
     def _capability(self, device) -> int:
         index = device.index if device.index is not None else 0
