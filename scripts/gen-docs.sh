@@ -8,6 +8,6 @@ ninja -C "$root/build" mlir-doc >/dev/null
 mkdir -p "$root/docs/generated"
 cp "$root/build/docs/Flash/FlashDialect.md" "$root/build/docs/Flash/FlashOps.md" \
    "$root/build/docs/Flash/FlashAttrs.md" "$root/build/docs/FlashPasses.md" \
-   "$root/build/docs/FlashConversionPasses.md" \
+   "$root/build/docs/FlashConversionPasses.md" "$root/build/docs/FlashBundlePasses.md" \
    "$root/docs/generated/"
 echo "docs/generated updated"

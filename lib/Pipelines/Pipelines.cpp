@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Pipelines/Pipelines.h"
+#include "flash/Bundle/Passes.h"
 #include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 
@@ -92,6 +93,8 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
     FlashWriteBundleOptions bundle;
     bundle.dir = options.bundleDir;
     bundle.cubinArchs = options.cubinArchs;
+    bundle.seqRange = options.seqRange;
+    bundle.variant = options.variant;
     pm.addPass(createFlashWriteBundle(bundle));
   }
 }

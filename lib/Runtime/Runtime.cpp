@@ -1,146 +1,57 @@
-//===- Runtime.cpp - load kernel bundles and launch attention -------------===//
+//===- Runtime.cpp - the C ABI: bundles, selection, launches --------------===//
 //
-// The bundle JSON is flat enough (strings, numbers, booleans, arrays, nested
-// objects) that a small recursive-descent reader suffices; the runtime must
-// not depend on LLVM, since GPU machines have no LLVM installed.
+// flash_runtime.h's functions. A library is the launch plans of a directory;
+// selection is by the plans' keys (never by file names); a launch plans the
+// arguments (Plan.cpp), encodes tensor maps through a cache, supplies the
+// workspaces the caller did not, loads the kernel once per CUDA context and
+// calls cuLaunchKernel. Only launching needs the driver (Driver.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#include "flash/Runtime/Runtime.h"
+#include "Driver.h"
+#include "Plan.h"
+
+#include "flash/Runtime/flash_runtime.h"
+
+#include <dirent.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
-#include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <list>
 #include <memory>
 #include <sstream>
-#include <vector>
+#include <tuple>
+#include <unordered_map>
 
 using namespace flash::runtime;
 
+struct flash_plan {
+  Plan plan;
+};
+
+struct flash_library {
+  std::string dir;
+  std::vector<std::unique_ptr<flash_plan>> plans;
+};
+
 namespace {
-/// A JSON value: the subset bundles use.
-struct Json {
-  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
-  bool boolean = false;
-  double number = 0;
-  std::string string;
-  std::vector<Json> array;
-  std::map<std::string, Json> object;
+thread_local std::string lastError;
 
-  const Json *get(const std::string &key) const {
-    auto it = object.find(key);
-    return it == object.end() ? nullptr : &it->second;
-  }
-};
+int fail(const std::string &message) {
+  lastError = message;
+  return FLASH_ERROR_INVALID;
+}
 
-class JsonReader {
-public:
-  explicit JsonReader(const std::string &text) : s(text) {}
-  bool parse(Json &out, std::string &error) {
-    if (!value(out) || (skip(), pos != s.size())) {
-      error = "malformed JSON near byte " + std::to_string(pos);
-      return false;
-    }
-    return true;
-  }
+int failDriver(const std::string &message) {
+  lastError = message;
+  return FLASH_ERROR_DRIVER;
+}
 
-private:
-  void skip() {
-    while (pos < s.size() && std::isspace(static_cast<unsigned char>(s[pos])))
-      ++pos;
-  }
-  bool literal(const char *word) {
-    size_t n = std::char_traits<char>::length(word);
-    if (s.compare(pos, n, word) != 0)
-      return false;
-    pos += n;
-    return true;
-  }
-  bool str(std::string &out) {
-    if (s[pos] != '"')
-      return false;
-    ++pos;
-    while (pos < s.size() && s[pos] != '"') {
-      char c = s[pos++];
-      if (c == '\\' && pos < s.size()) {
-        char e = s[pos++];
-        switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'u': pos += 4; out += '?'; break; // not used by bundles
-        default: out += e;
-        }
-      } else {
-        out += c;
-      }
-    }
-    if (pos >= s.size())
-      return false;
-    ++pos;
-    return true;
-  }
-  bool value(Json &v) {
-    skip();
-    if (pos >= s.size())
-      return false;
-    char c = s[pos];
-    if (c == '{') {
-      v.kind = Json::Object;
-      ++pos;
-      skip();
-      if (s[pos] == '}') { ++pos; return true; }
-      while (true) {
-        skip();
-        std::string key;
-        if (!str(key))
-          return false;
-        skip();
-        if (s[pos++] != ':')
-          return false;
-        if (!value(v.object[key]))
-          return false;
-        skip();
-        if (s[pos] == ',') { ++pos; continue; }
-        if (s[pos] == '}') { ++pos; return true; }
-        return false;
-      }
-    }
-    if (c == '[') {
-      v.kind = Json::Array;
-      ++pos;
-      skip();
-      if (s[pos] == ']') { ++pos; return true; }
-      while (true) {
-        v.array.emplace_back();
-        if (!value(v.array.back()))
-          return false;
-        skip();
-        if (s[pos] == ',') { ++pos; continue; }
-        if (s[pos] == ']') { ++pos; return true; }
-        return false;
-      }
-    }
-    if (c == '"') {
-      v.kind = Json::String;
-      return str(v.string);
-    }
-    if (literal("true")) { v.kind = Json::Bool; v.boolean = true; return true; }
-    if (literal("false")) { v.kind = Json::Bool; return true; }
-    if (literal("null")) return true;
-    char *end = nullptr;
-    v.number = std::strtod(s.c_str() + pos, &end);
-    if (end == s.c_str() + pos)
-      return false;
-    v.kind = Json::Number;
-    pos = end - s.c_str();
-    return true;
-  }
-
-  const std::string &s;
-  size_t pos = 0;
-};
+template <size_t N> void copyName(char (&out)[N], const std::string &text) {
+  std::strncpy(out, text.c_str(), N - 1);
+  out[N - 1] = '\0';
+}
 
 bool readFile(const std::string &path, std::string &out) {
   std::ifstream in(path, std::ios::binary);
@@ -152,261 +63,544 @@ bool readFile(const std::string &path, std::string &out) {
   return true;
 }
 
-std::string cuError(CUresult r) {
-  const char *name = nullptr;
-  cuGetErrorName(r, &name);
-  return name ? name : ("CUresult " + std::to_string(r));
-}
-} // namespace
+//===-- tensor maps: encoded once per distinct input ----------------------===//
 
-bool Kernel::open(const std::string &jsonPath, std::string &error) {
-  std::string text;
-  if (!readFile(jsonPath, text)) {
-    error = "cannot read bundle " + jsonPath;
-    return false;
-  }
-  Json root;
-  if (!JsonReader(text).parse(root, error)) {
-    error = jsonPath + ": " + error;
-    return false;
-  }
-  auto field = [&](const char *key, Json::Kind kind) -> const Json * {
-    const Json *v = root.get(key);
-    if (!v || v->kind != kind) {
-      error = jsonPath + ": missing or mistyped field '" + key + "'";
-      return nullptr;
-    }
-    return v;
-  };
-  const Json *name = field("kernel", Json::String),
-             *arch = field("arch", Json::String),
-             *type = field("element_type", Json::String),
-             *ptx = field("ptx", Json::String),
-             *headDim = field("head_dim", Json::Number),
-             *valueDim = field("value_dim", Json::Number),
-             *blockQ = field("block_q", Json::Number),
-             *threads = field("threads", Json::Number),
-             *smem = field("dynamic_shared_memory", Json::Number),
-             *causal = field("causal", Json::Bool),
-             *lse = field("writes_lse", Json::Bool),
-             *cubins = field("cubins", Json::Object);
-  if (!name || !arch || !type || !ptx || !headDim || !valueDim || !blockQ ||
-      !threads || !smem || !causal || !lse || !cubins)
-    return false;
-  info_.name = name->string;
-  info_.arch = arch->string;
-  info_.elementType = type->string;
-  info_.ptxFile = ptx->string;
-  info_.headDim = static_cast<int>(headDim->number);
-  info_.valueDim = static_cast<int>(valueDim->number);
-  info_.blockQ = static_cast<int>(blockQ->number);
-  info_.threads = static_cast<int>(threads->number);
-  info_.sharedBytes = static_cast<int>(smem->number);
-  info_.causal = causal->boolean;
-  info_.writesLse = lse->boolean;
-  for (const auto &[cubinArch, entry] : cubins->object)
-    if (const Json *file = entry.get("file"))
-      info_.cubinFiles[cubinArch] = file->string;
-  if (const Json *persistent = root.get("persistent"))
-    info_.persistent = persistent->boolean;
-  if (const Json *blocks = root.get("blocks_per_sm"))
-    info_.blocksPerSM = unsigned(blocks->number);
-  if (const Json *args = root.get("args"))
-    for (const Json &arg : args->array)
-      info_.takesCounter |= arg.string == "counter:ptr";
-  if (const Json *maps = root.get("tensor_maps")) {
-    for (const Json &map : maps->array) {
-      KernelInfo::TensorMapSpec spec;
-      const Json *tensor = map.get("tensor"), *box = map.get("box"),
-                 *swizzle = map.get("swizzle");
-      if (!tensor || !box || !swizzle || box->array.size() != 3 ||
-          (tensor->string != "q" && tensor->string != "k" &&
-           tensor->string != "v" && tensor->string != "o") ||
-          info_.tensorMaps.size() >= 4) {
-        error = jsonPath + ": malformed tensor_maps entry";
-        return false;
-      }
-      spec.tensor = tensor->string;
-      for (int i = 0; i < 3; ++i)
-        spec.box[i] = static_cast<unsigned>(box->array[i].number);
-      spec.swizzle = swizzle->string;
-      info_.tensorMaps.push_back(spec);
-    }
-  }
-  size_t slash = jsonPath.find_last_of('/');
-  dir_ = slash == std::string::npos ? "." : jsonPath.substr(0, slash);
-  return true;
+int driverEncoder(void *map, int dtype, uint32_t rank, void *address,
+                  const uint64_t *dims, const uint64_t *strides,
+                  const uint32_t *box, const uint32_t *elementStrides,
+                  int interleave, int swizzle, int l2Promotion, int oobFill) {
+  std::string error;
+  const Driver *cu = Driver::get(error);
+  if (!cu)
+    return -1;
+  return int(cu->cuTensorMapEncodeTiled(
+      static_cast<CUtensorMap *>(map), CUtensorMapDataType(dtype), rank,
+      address, dims, strides, box, elementStrides,
+      CUtensorMapInterleave(interleave), CUtensorMapSwizzle(swizzle),
+      CUtensorMapL2promotion(l2Promotion), CUtensorMapFloatOOBfill(oobFill)));
 }
 
-bool Kernel::load(std::string &error) {
-  if (function_)
+/// A CUtensorMap is a pure function of what it is encoded from, so a hit is
+/// always the right map, even for a new tensor that reuses freed memory.
+/// Encoding costs microseconds of driver time, several maps a launch.
+class TensorMapCache {
+public:
+  bool get(const flash_arg_info &arg, void *out, std::string &error) {
+    std::string key(reinterpret_cast<const char *>(&arg.map_dtype),
+                    reinterpret_cast<const char *>(&arg.map_address + 1) -
+                        reinterpret_cast<const char *>(&arg.map_dtype));
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = index.find(key);
+    if (it != index.end()) {
+      ++stats.hits;
+      entries.splice(entries.begin(), entries, it->second);
+      std::memcpy(out, it->second->map, 128);
+      return true;
+    }
+    ++stats.misses;
+    Entry entry;
+    int r = (encoder ? encoder : driverEncoder)(
+        entry.map, arg.map_dtype, uint32_t(arg.map_rank),
+        reinterpret_cast<void *>(arg.map_address), arg.map_dims,
+        arg.map_strides, arg.map_box, arg.map_element_strides,
+        arg.map_interleave, arg.map_swizzle, arg.map_l2_promotion,
+        arg.map_oob_fill);
+    if (r != 0) {
+      std::string driverError;
+      const Driver *cu = encoder ? nullptr : Driver::get(driverError);
+      error = std::string("cuTensorMapEncodeTiled(") + arg.name + "): " +
+              (cu ? cu->errorName(CUresult(r))
+                  : driverError.empty() ? "error " + std::to_string(r)
+                                        : driverError);
+      return false;
+    }
+    entry.key = key;
+    entries.push_front(entry);
+    index[key] = entries.begin();
+    while (entries.size() > stats.capacity) {
+      index.erase(entries.back().key);
+      entries.pop_back();
+    }
+    stats.entries = entries.size();
+    std::memcpy(out, entries.front().map, 128);
     return true;
-  CUdevice device;
-  CUresult r = cuCtxGetDevice(&device);
-  if (r != CUDA_SUCCESS) {
-    error = "no current CUDA context (" + cuError(r) + ")";
-    return false;
   }
+  void reset(flash_tensor_map_encoder newEncoder, uint64_t capacity) {
+    std::lock_guard<std::mutex> lock(mutex);
+    encoder = newEncoder;
+    entries.clear();
+    index.clear();
+    stats = {0, 0, 0, capacity};
+  }
+  flash_tensor_map_cache_stats get() {
+    std::lock_guard<std::mutex> lock(mutex);
+    stats.entries = entries.size();
+    return stats;
+  }
+  flash_tensor_map_encoder currentEncoder() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return encoder;
+  }
+
+private:
+  struct Entry {
+    alignas(64) unsigned char map[128];
+    std::string key;
+  };
+  std::mutex mutex;
+  std::list<Entry> entries; // most recently used first
+  std::unordered_map<std::string, std::list<Entry>::iterator> index;
+  flash_tensor_map_encoder encoder = nullptr;
+  flash_tensor_map_cache_stats stats{0, 0, 0, 256};
+};
+
+TensorMapCache &tensorMaps() {
+  static TensorMapCache cache;
+  return cache;
+}
+
+//===-- the device: SM count, compute capability, workspaces --------------===//
+
+int currentDevice(const Driver *cu, CUdevice &device, std::string &error) {
+  CUcontext context = nullptr;
+  CUresult r = cu->cuCtxGetCurrent(&context);
+  if (r != CUDA_SUCCESS || !context) {
+    error = "no current CUDA context" +
+            (r != CUDA_SUCCESS ? " (" + cu->errorName(r) + ")" : std::string());
+    return 1;
+  }
+  r = cu->cuCtxGetDevice(&device);
+  if (r != CUDA_SUCCESS) {
+    error = "cuCtxGetDevice: " + cu->errorName(r);
+    return 1;
+  }
+  return 0;
+}
+
+int deviceAttribute(CUdevice_attribute attribute, std::string &error) {
+  const Driver *cu = Driver::get(error);
+  CUdevice device;
+  if (!cu || currentDevice(cu, device, error))
+    return 0;
+  int value = 0;
+  CUresult r = cu->cuDeviceGetAttribute(&value, attribute, device);
+  if (r != CUDA_SUCCESS) {
+    error = "cuDeviceGetAttribute: " + cu->errorName(r);
+    return 0;
+  }
+  return value;
+}
+
+int smCountOfDevice(std::string &error) {
+  return deviceAttribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, error);
+}
+
+/// Runtime-owned workspaces: one per (context, stream, name, size), zeroed
+/// when allocated. Launches on one stream are ordered, so they can share one
+/// whose kernels leave it as they found it; two streams may overlap, so each
+/// has its own. Kept for the life of the process.
+CUdeviceptr workspaceFor(const Driver *cu, CUstream stream,
+                         const WorkspaceSpec &spec, std::string &error) {
+  static std::mutex mutex;
+  static std::map<std::tuple<CUcontext, CUstream, std::string, uint64_t>,
+                  CUdeviceptr>
+      owned;
+  CUcontext context = nullptr;
+  cu->cuCtxGetCurrent(&context);
+  std::lock_guard<std::mutex> lock(mutex);
+  auto key = std::make_tuple(context, spec.perStream ? stream : nullptr,
+                             spec.name, spec.bytes);
+  auto it = owned.find(key);
+  CUdeviceptr pointer = 0;
+  if (it != owned.end()) {
+    pointer = it->second;
+  } else {
+    CUresult r = cu->cuMemAlloc(&pointer, std::max<uint64_t>(spec.bytes, 4));
+    if (r == CUDA_SUCCESS && spec.zeroInit)
+      r = cu->cuMemsetD8Async(pointer, 0, spec.bytes, stream);
+    if (r != CUDA_SUCCESS) {
+      error = "workspace " + spec.name + ": " + cu->errorName(r);
+      return 0;
+    }
+    owned[key] = pointer;
+    return pointer;
+  }
+  if (spec.zeroInit && !spec.kernelRestores) {
+    CUresult r = cu->cuMemsetD8Async(pointer, 0, spec.bytes, stream);
+    if (r != CUDA_SUCCESS) {
+      error = "workspace " + spec.name + ": " + cu->errorName(r);
+      return 0;
+    }
+  }
+  return pointer;
+}
+
+/// The kernel's function in the current context, loaded on first use: the
+/// cubin of the device's compute capability, or the PTX for the driver.
+CUfunction functionFor(const Driver *cu, const Plan &plan,
+                       const KernelSpec &kernel, std::string &error) {
+  CUcontext context = nullptr;
+  cu->cuCtxGetCurrent(&context);
+  std::lock_guard<std::mutex> lock(kernel.mutex);
+  auto it = kernel.functions.find(context);
+  if (it != kernel.functions.end())
+    return it->second;
+  CUdevice device;
+  if (currentDevice(cu, device, error))
+    return nullptr;
   int major = 0, minor = 0;
-  cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                       device);
-  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                       device);
-  std::string image, candidates[] = {
-                         "sm_" + std::to_string(major * 10 + minor) + "a",
-                         "sm_" + std::to_string(major * 10 + minor)};
-  for (const std::string &arch : candidates) {
-    auto it = info_.cubinFiles.find(arch);
-    if (it != info_.cubinFiles.end() && readFile(dir_ + "/" + it->second, image)) {
-      loadedFrom_ = arch;
+  cu->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
+  cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
+  std::string cc = std::to_string(major * 10 + minor), image, from;
+  for (const std::string &target : {"sm_" + cc + "a", "sm_" + cc}) {
+    auto file = kernel.cubins.find(target);
+    if (file != kernel.cubins.end() &&
+        readFile(plan.dir + "/" + file->second, image)) {
+      from = target;
       break;
     }
   }
-  if (loadedFrom_.empty()) {
-    // The same kernel's PTX, compiled by the driver for this device.
-    if (!readFile(dir_ + "/" + info_.ptxFile, image)) {
-      error = "bundle " + info_.name + " has no cubin for sm_" +
-              std::to_string(major * 10 + minor) + " and no readable PTX";
-      return false;
+  if (from.empty()) {
+    if (kernel.ptxFile.empty() || !readFile(plan.dir + "/" + kernel.ptxFile, image)) {
+      error = "plan " + plan.name + " has no cubin for sm_" + cc +
+              " and no readable PTX";
+      return nullptr;
     }
     image.push_back('\0');
-    loadedFrom_ = "ptx";
+    from = "ptx";
   }
-  if ((r = cuModuleLoadData(&module_, image.data())) != CUDA_SUCCESS) {
-    error = "cuModuleLoadData(" + info_.name + "): " + cuError(r);
-    return false;
-  }
-  if ((r = cuModuleGetFunction(&function_, module_, info_.name.c_str())) !=
-      CUDA_SUCCESS) {
-    error = "cuModuleGetFunction(" + info_.name + "): " + cuError(r);
-    return false;
-  }
-  if ((r = cuFuncSetAttribute(function_,
-                              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                              info_.sharedBytes)) != CUDA_SUCCESS) {
-    error = "cuFuncSetAttribute(max dynamic shared memory = " +
-            std::to_string(info_.sharedBytes) + "): " + cuError(r);
-    return false;
-  }
-  return true;
-}
-
-std::string Kernel::check(const AttentionProblem &p) const {
-  const KernelInfo &k = info_;
-  if (p.elementType != k.elementType)
-    return "element type " + p.elementType + " but kernel " + k.name +
-           " takes " + k.elementType;
-  if (p.headDim != k.headDim)
-    return "head dimension " + std::to_string(p.headDim) + " but kernel " +
-           k.name + " takes " + std::to_string(k.headDim);
-  if (p.causal != k.causal)
-    return std::string("causal = ") + (p.causal ? "true" : "false") +
-           " but kernel " + k.name + " is " + (k.causal ? "causal" : "not causal");
-  if (p.batch < 1 || p.queryHeads < 1 || p.kvHeads < 1 || p.seqQ < 0 ||
-      p.seqKV < 0)
-    return "sizes must be positive (B, Hq, Hkv) and non-negative (Nq, Nk)";
-  if (p.queryHeads % p.kvHeads != 0)
-    return "query heads " + std::to_string(p.queryHeads) +
-           " must be a multiple of key/value heads " + std::to_string(p.kvHeads);
-  long long qElems = 1LL * p.batch * p.queryHeads * p.seqQ * p.headDim;
-  long long kvElems = 1LL * p.batch * p.kvHeads * p.seqKV * p.headDim;
-  if (qElems >= (1LL << 31) || kvElems >= (1LL << 31))
-    return "tensors of 2^31 elements or more are not supported yet";
-  if (!p.q || !p.k || !p.v || !p.out)
-    return "q, k, v and out must be device pointers";
-  if (k.writesLse && !p.lse)
-    return "kernel " + k.name + " writes LSE: pass a B×Hq×Nq f32 buffer";
-  if (!k.writesLse && p.lse)
-    return "kernel " + k.name + " does not write LSE";
-  if (p.scale < 0 || !std::isfinite(p.scale))
-    return "scale must be finite and positive";
-  return "";
-}
-
-bool Kernel::launch(const AttentionProblem &p, CUstream stream,
-                    std::string &error) {
-  error = check(p);
-  if (!error.empty())
-    return false;
-  if (!load(error))
-    return false;
-  if (p.seqQ == 0)
-    return true;
-  float scale = p.scale > 0 ? p.scale : 1.0f / std::sqrt(float(p.headDim));
-  CUdeviceptr q = p.q, k = p.k, v = p.v, o = p.out, lse = p.lse;
-  int batch = p.batch, hq = p.queryHeads, hkv = p.kvHeads, nq = p.seqQ,
-      nk = p.seqKV;
-  CUdeviceptr counter = 0;
-  if (info_.takesCounter) {
-    auto it = counters_.find(stream);
-    if (it == counters_.end()) {
-      CUresult r = cuMemAlloc(&counter, sizeof(int));
-      if (r == CUDA_SUCCESS)
-        r = cuMemsetD32(counter, 0, 1);
-      if (r != CUDA_SUCCESS) {
-        error = "tile counter for " + info_.name + ": " + cuError(r);
-        return false;
-      }
-      it = counters_.emplace(stream, counter).first;
-    }
-    counter = it->second;
-  }
-  void *args[] = {&q,   &k,  &v,  &o,     &lse,    &batch,
-                  &hq,  &hkv, &nq, &nk,   &scale,  &counter};
-  // sm_90a kernels take Q, K, V, O as CUtensorMaps by value, in the
-  // arguments' places: rank 3 over (D, N, B·H), so a box never reaches the
-  // next head, loads past N read 0 and stores past N are dropped.
-  alignas(64) CUtensorMap maps[4];
-  for (size_t i = 0; i < info_.tensorMaps.size() && i < 4; ++i) {
-    const auto &spec = info_.tensorMaps[i];
-    int slot = spec.tensor == "q" ? 0 : spec.tensor == "k" ? 1
-               : spec.tensor == "v" ? 2 : 3;
-    bool isQ = slot == 0 || slot == 3; // O has Q's shape
-    CUdeviceptr base = slot == 0 ? q : slot == 1 ? k : slot == 2 ? v : o;
-    cuuint64_t rows = isQ ? p.seqQ : p.seqKV;
-    cuuint64_t heads = cuuint64_t(p.batch) * (isQ ? p.queryHeads : p.kvHeads);
-    cuuint64_t dims[3] = {cuuint64_t(p.headDim), rows, heads};
-    cuuint64_t strides[2] = {cuuint64_t(p.headDim) * 2, rows * p.headDim * 2};
-    cuuint32_t box[3] = {spec.box[0], spec.box[1], spec.box[2]};
-    cuuint32_t elementStrides[3] = {1, 1, 1};
-    CUtensorMapSwizzle swizzle = spec.swizzle == "128B"  ? CU_TENSOR_MAP_SWIZZLE_128B
-                                 : spec.swizzle == "64B" ? CU_TENSOR_MAP_SWIZZLE_64B
-                                 : spec.swizzle == "32B" ? CU_TENSOR_MAP_SWIZZLE_32B
-                                                         : CU_TENSOR_MAP_SWIZZLE_NONE;
-    CUresult r = cuTensorMapEncodeTiled(
-        &maps[i],
-        info_.elementType == "bf16" ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                    : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-        3, reinterpret_cast<void *>(base), dims, strides, box, elementStrides,
-        CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) {
-      error = "cuTensorMapEncodeTiled(" + spec.tensor + "): " + cuError(r);
-      return false;
-    }
-    args[slot] = &maps[i];
-  }
-  unsigned gridX = (p.seqQ + info_.blockQ - 1) / info_.blockQ;
-  unsigned gridY = p.queryHeads, gridZ = p.batch;
-  if (info_.persistent) {
-    // blocks_per_sm blocks per SM at most, each drawing tiles from the
-    // tile counter until none is left.
-    CUdevice device;
-    int sms = 0;
-    cuCtxGetDevice(&device);
-    cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                         device);
-    unsigned long long tiles = 1ULL * gridX * gridY * gridZ;
-    unsigned long long slots =
-        1ULL * std::max(sms, 1) * std::max(info_.blocksPerSM, 1u);
-    gridX = unsigned(std::min(slots, tiles));
-    gridY = gridZ = 1;
-  }
-  CUresult r = cuLaunchKernel(function_, gridX, gridY, gridZ, info_.threads, 1,
-                              1, info_.sharedBytes, stream, args, nullptr);
+  CUmodule module;
+  CUfunction function;
+  CUresult r = cu->cuModuleLoadData(&module, image.data());
   if (r != CUDA_SUCCESS) {
-    error = "cuLaunchKernel(" + info_.name + "): " + cuError(r);
-    return false;
+    error = "cuModuleLoadData(" + kernel.name + ", from " + from + "): " +
+            cu->errorName(r);
+    return nullptr;
+  }
+  if ((r = cu->cuModuleGetFunction(&function, module, kernel.name.c_str())) !=
+      CUDA_SUCCESS) {
+    error = "cuModuleGetFunction(" + kernel.name + "): " + cu->errorName(r);
+    return nullptr;
+  }
+  if ((r = cu->cuFuncSetAttribute(function,
+                                  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  int(kernel.sharedBytes))) != CUDA_SUCCESS) {
+    error = "cuFuncSetAttribute(max dynamic shared memory = " +
+            std::to_string(kernel.sharedBytes) + "): " + cu->errorName(r);
+    return nullptr;
+  }
+  kernel.loadedFrom = from;
+  kernel.functions[context] = function;
+  return function;
+}
+
+/// Writes the packed arguments of `info` into `buffer`.
+bool pack(const flash_launch_info &info, unsigned char *buffer,
+          std::string &error) {
+  std::memset(buffer, 0, info.args_bytes);
+  for (int i = 0; i < info.num_args; ++i) {
+    const flash_arg_info &arg = info.args[i];
+    unsigned char *slot = buffer + arg.offset;
+    switch (arg.kind) {
+    case FLASH_ARG_PTR:
+      std::memcpy(slot, &arg.pointer, 8);
+      break;
+    case FLASH_ARG_I32: {
+      int32_t v = int32_t(arg.int_value);
+      std::memcpy(slot, &v, 4);
+      break;
+    }
+    case FLASH_ARG_F32:
+      std::memcpy(slot, &arg.float_value, 4);
+      break;
+    case FLASH_ARG_TENSOR_MAP:
+      if (!tensorMaps().get(arg, slot, error))
+        return false;
+      break;
+    }
   }
   return true;
 }
+
+std::string keyText(const Plan &p) {
+  return std::string(dtypeName(p.dtype)) + "/D=" + std::to_string(p.headDim) +
+         (p.valueDim != p.headDim ? "/Dv=" + std::to_string(p.valueDim) : "") +
+         "/causal=" + (p.causal ? "true" : "false") +
+         "/lse=" + (p.lse ? "true" : "false") + "/" + p.arch +
+         (p.variant.empty() ? "" : "/variant=" + p.variant);
+}
+} // namespace
+
+//===-- the C ABI ----------------------------------------------------------===//
+
+extern "C" {
+
+int flash_abi_version(void) { return FLASH_RUNTIME_ABI_VERSION; }
+int flash_plan_format_version(void) { return FLASH_LAUNCH_PLAN_VERSION; }
+const char *flash_version(void) {
+  return "flash_runtime 1 (launch plan 1)";
+}
+const char *flash_last_error(void) { return lastError.c_str(); }
+
+int flash_library_open(const char *dir, flash_library **out) {
+  if (!dir || !out)
+    return fail("flash_library_open: null argument");
+  *out = nullptr;
+  DIR *handle = opendir(dir);
+  if (!handle)
+    return fail(std::string("cannot open bundle directory ") + dir);
+  std::vector<std::string> files;
+  while (dirent *entry = readdir(handle)) {
+    std::string file = entry->d_name;
+    if (file.size() > 5 && file.compare(file.size() - 5, 5, ".json") == 0)
+      files.push_back(file);
+  }
+  closedir(handle);
+  std::sort(files.begin(), files.end());
+  if (files.empty())
+    return fail(std::string("no launch plans (*.json) in ") + dir);
+  auto library = std::make_unique<flash_library>();
+  library->dir = dir;
+  for (const std::string &file : files) {
+    auto plan = std::make_unique<flash_plan>();
+    std::string error;
+    if (!plan->plan.read(std::string(dir) + "/" + file, error))
+      return fail(error);
+    library->plans.push_back(std::move(plan));
+  }
+  *out = library.release();
+  return 0;
+}
+
+void flash_library_close(flash_library *library) { delete library; }
+
+int flash_library_plan_count(const flash_library *library) {
+  return library ? int(library->plans.size()) : 0;
+}
+
+const flash_plan *flash_library_plan(const flash_library *library, int index) {
+  if (!library || index < 0 || size_t(index) >= library->plans.size()) {
+    fail("flash_library_plan: no plan " + std::to_string(index));
+    return nullptr;
+  }
+  return library->plans[index].get();
+}
+
+int flash_library_select(const flash_library *library, const flash_key *key,
+                         const flash_plan **out) {
+  if (!library || !key || !out)
+    return fail("flash_library_select: null argument");
+  *out = nullptr;
+  std::string arch = key->arch ? key->arch : "";
+  std::string variant = key->variant ? key->variant : "";
+  int valueDim = key->value_dim ? key->value_dim : key->head_dim;
+  int64_t length = std::max(key->seq_q, key->seq_kv);
+  // The plans of the key that can run on the device.
+  std::vector<const flash_plan *> candidates;
+  for (const auto &p : library->plans) {
+    const Plan &plan = p->plan;
+    if (plan.dtype == key->dtype && plan.headDim == key->head_dim &&
+        plan.valueDim == valueDim && plan.causal == bool(key->causal) &&
+        plan.lse == bool(key->lse) && (arch.empty() || plan.arch == arch) &&
+        (key->compute_capability <= 0 || plan.runsOn(key->compute_capability)))
+      candidates.push_back(p.get());
+  }
+  // The variant asked for; by default the model's form, or where a key has
+  // only variants, the first of them by name.
+  std::string form = variant;
+  if (form.empty()) {
+    bool anyDefault = std::any_of(candidates.begin(), candidates.end(),
+                                  [](const flash_plan *p) { return p->plan.variant.empty(); });
+    if (!anyDefault && !candidates.empty())
+      form = std::min_element(candidates.begin(), candidates.end(),
+                              [](const flash_plan *a, const flash_plan *b) {
+                                return a->plan.variant < b->plan.variant;
+                              })[0]
+                 ->plan.variant;
+  }
+  candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                  [&](const flash_plan *p) { return p->plan.variant != form; }),
+                   candidates.end());
+  // Without an arch: the newest arch that runs, from cubins before PTX.
+  if (arch.empty() && !candidates.empty()) {
+    auto rank = [&](const flash_plan *p) {
+      bool cubin = false;
+      if (key->compute_capability > 0)
+        p->plan.runsOn(key->compute_capability, &cubin);
+      return std::make_pair(int(cubin), computeCapabilityOf(p->plan.arch));
+    };
+    auto best = rank(*std::max_element(candidates.begin(), candidates.end(),
+                                       [&](const flash_plan *a, const flash_plan *b) {
+                                         return rank(a) < rank(b);
+                                       }));
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                    [&](const flash_plan *p) { return rank(p) != best; }),
+                     candidates.end());
+  }
+  if (candidates.empty()) {
+    std::string have;
+    for (const auto &p : library->plans)
+      have += (have.empty() ? "" : ", ") + keyText(p->plan);
+    return fail(std::string("no launch plan for ") + dtypeName(key->dtype) +
+                ", D=" + std::to_string(key->head_dim) +
+                (valueDim != key->head_dim ? ", Dv=" + std::to_string(valueDim) : "") +
+                ", causal=" + (key->causal ? "true" : "false") +
+                ", lse=" + (key->lse ? "true" : "false") +
+                (arch.empty() ? "" : ", arch " + arch) +
+                (variant.empty() ? "" : ", variant " + variant) +
+                (key->compute_capability > 0
+                     ? " on compute capability " + std::to_string(key->compute_capability)
+                     : "") +
+                " in " + library->dir + "; compiled: " + have);
+  }
+  // The range that holds the length; between or past ranges, the one that
+  // starts last at or below it; below every range, the first.
+  const flash_plan *pick = nullptr;
+  for (const flash_plan *p : candidates)
+    if (p->plan.seqMin <= length && (p->plan.seqMax < 0 || length <= p->plan.seqMax) &&
+        (!pick || p->plan.seqMin > pick->plan.seqMin))
+      pick = p;
+  if (!pick)
+    for (const flash_plan *p : candidates)
+      if (p->plan.seqMin <= length && (!pick || p->plan.seqMin > pick->plan.seqMin))
+        pick = p;
+  if (!pick)
+    for (const flash_plan *p : candidates)
+      if (!pick || p->plan.seqMin < pick->plan.seqMin)
+        pick = p;
+  *out = pick;
+  return 0;
+}
+
+int flash_plan_get_info(const flash_plan *p, flash_plan_info *out) {
+  if (!p || !out)
+    return fail("flash_plan_get_info: null argument");
+  const Plan &plan = p->plan;
+  std::memset(out, 0, sizeof(*out));
+  copyName(out->name, plan.name);
+  copyName(out->op, plan.op);
+  copyName(out->arch, plan.arch);
+  copyName(out->variant, plan.variant);
+  copyName(out->path, plan.path);
+  out->dtype = plan.dtype;
+  out->head_dim = plan.headDim;
+  out->value_dim = plan.valueDim;
+  out->causal = plan.causal;
+  out->lse = plan.lse;
+  out->seq_min = plan.seqMin;
+  out->seq_max = plan.seqMax;
+  out->kernel_count = int(plan.kernels.size());
+  out->workspace_count = int(plan.workspaces.size());
+  return 0;
+}
+
+int flash_plan_get_workspace(const flash_plan *p, int index,
+                             flash_workspace_info *out) {
+  if (!p || !out || index < 0 || size_t(index) >= p->plan.workspaces.size())
+    return fail("flash_plan_get_workspace: no workspace " + std::to_string(index));
+  const WorkspaceSpec &w = p->plan.workspaces[index];
+  std::memset(out, 0, sizeof(*out));
+  copyName(out->name, w.name);
+  out->bytes = w.bytes;
+  out->scope_stream = w.perStream;
+  out->zero_init = w.zeroInit;
+  out->kernel_restores = w.kernelRestores;
+  return 0;
+}
+
+int flash_plan_launch_info(const flash_plan *p, int kernel_index,
+                           const flash_attention_args *args, int sm_count,
+                           flash_launch_info *out) {
+  if (!p || !args || !out)
+    return fail("flash_plan_launch_info: null argument");
+  std::string error;
+  if (!p->plan.planLaunch(kernel_index, *args, sm_count, smCountOfDevice, *out, error))
+    return fail(error);
+  return 0;
+}
+
+int flash_plan_pack_args(const flash_plan *p, int kernel_index,
+                         const flash_attention_args *args, int sm_count,
+                         void *buffer, size_t buffer_size,
+                         flash_launch_info *out) {
+  if (flash_plan_launch_info(p, kernel_index, args, sm_count, out))
+    return 1;
+  if (!buffer || buffer_size < out->args_bytes ||
+      reinterpret_cast<uintptr_t>(buffer) % 64)
+    return fail("flash_plan_pack_args: the buffer must hold " +
+                std::to_string(out->args_bytes) + " bytes at a 64-byte boundary");
+  std::string error;
+  if (!pack(*out, static_cast<unsigned char *>(buffer), error))
+    return failDriver(error);
+  return 0;
+}
+
+int flash_plan_launch(const flash_plan *p, const flash_attention_args *args,
+                      void *stream) {
+  if (!p || !args)
+    return fail("flash_plan_launch: null argument");
+  const Plan &plan = p->plan;
+  std::string error;
+  // Check and plan every kernel before the driver is touched.
+  std::vector<flash_launch_info> infos(plan.kernels.size());
+  for (size_t i = 0; i < plan.kernels.size(); ++i)
+    if (!plan.planLaunch(int(i), *args, 0, smCountOfDevice, infos[i], error))
+      return fail(error);
+  const Driver *cu = Driver::get(error);
+  if (!cu)
+    return failDriver(error);
+  CUstream cuStream = static_cast<CUstream>(stream);
+  for (size_t i = 0; i < plan.kernels.size(); ++i) {
+    flash_launch_info &info = infos[i];
+    if (!info.grid[0] || !info.grid[1] || !info.grid[2])
+      continue; // nothing to compute (an empty batch, heads or queries)
+    // Workspaces the caller did not give.
+    for (int a = 0; a < info.num_args; ++a) {
+      flash_arg_info &arg = info.args[a];
+      if (arg.kind == FLASH_ARG_PTR && arg.workspace >= 0 && !arg.pointer) {
+        arg.pointer = workspaceFor(cu, cuStream, plan.workspaces[arg.workspace], error);
+        if (!arg.pointer)
+          return failDriver(error);
+      }
+    }
+    CUfunction function = functionFor(cu, plan, plan.kernels[i], error);
+    if (!function)
+      return failDriver(error);
+    alignas(64) unsigned char buffer[FLASH_MAX_KERNEL_ARGS * 128];
+    if (info.args_bytes > sizeof(buffer))
+      return failDriver("kernel " + plan.kernels[i].name + " has too many argument bytes");
+    if (!pack(info, buffer, error))
+      return failDriver(error);
+    void *params[FLASH_MAX_KERNEL_ARGS];
+    for (int a = 0; a < info.num_args; ++a)
+      params[a] = buffer + info.args[a].offset;
+    CUresult r = cu->cuLaunchKernel(function, info.grid[0], info.grid[1],
+                                    info.grid[2], info.block[0], info.block[1],
+                                    info.block[2], info.shared_bytes, cuStream,
+                                    params, nullptr);
+    if (r != CUDA_SUCCESS)
+      return failDriver("cuLaunchKernel(" + plan.kernels[i].name + "): " + cu->errorName(r));
+  }
+  return 0;
+}
+
+const char *flash_plan_loaded_from(const flash_plan *p) {
+  if (!p || p->plan.kernels.empty())
+    return "";
+  return p->plan.kernels[0].loadedFrom.c_str();
+}
+
+void flash_set_tensor_map_encoder(flash_tensor_map_encoder encoder) {
+  tensorMaps().reset(encoder, tensorMaps().get().capacity);
+}
+
+void flash_tensor_map_cache_stats_get(flash_tensor_map_cache_stats *out) {
+  if (out)
+    *out = tensorMaps().get();
+}
+
+void flash_tensor_map_cache_configure(uint64_t capacity) {
+  tensorMaps().reset(tensorMaps().currentEncoder(), capacity ? capacity : 1);
+}
+
+} // extern "C"

@@ -10,6 +10,7 @@ GENERATED = {
     "FlashAttrs.md": "build/docs/Flash/FlashAttrs.md",
     "FlashPasses.md": "build/docs/FlashPasses.md",
     "FlashConversionPasses.md": "build/docs/FlashConversionPasses.md",
+    "FlashBundlePasses.md": "build/docs/FlashBundlePasses.md",
 }
 
 

@@ -1,7 +1,7 @@
 """The GPU check's case list (pure Python; the check itself runs on the GPU machine)."""
 import math
 
-from flash_mlir import gpu_check
+from flash_mlir.tools import gpu_check
 
 from cpp_constants import LAZY_THRESHOLD_LOG2, SM90_KV_TILES
 

@@ -1,50 +1,77 @@
-"""Bundle selection by sequence length (no GPU: metadata only) and the
-compile step that decides which lengths get their own bundle (it runs
-build/bin/flash-opt; a missing flash-opt is a failure, not a skip)."""
+"""Bundle selection by the launch plans' keys (no GPU: libflash_runtime.so's
+flash_library_select through ctypes, on plans alone) and the compile step that
+decides which lengths get their own bundle (it runs build/bin/flash-opt; a
+missing flash-opt is a failure, not a skip)."""
 
 import json
 import os
 
 import pytest
 
-from flash_mlir import compile as fcompile
+from flash_mlir.compiler import compile as fcompile
 from flash_mlir.runtime import KernelLibrary
 
 
-
-def _write_bundle(directory, name, seq_len, causal=True, lse=False, block_q=128):
-    meta = {"kernel": name, "element_type": "bf16", "head_dim": 64, "causal": causal,
-            "writes_lse": lse, "block_q": block_q, "threads": 384,
-            "dynamic_shared_memory": 1024, "args": [],
-            "compiled_shape": [1, 1, 1, seq_len, seq_len]}
+def _write_plan(directory, name, seq_range, causal=True, lse=False, variant="", arch="sm_90a",
+                cubins=None, d=64, dtype="bf16"):
+    """A minimal launch plan: the keys that selection reads, one kernel."""
+    cubins = {arch: {"file": name + "." + arch + ".cubin"}} if cubins is None else cubins
+    plan = {
+        "format": "flash-launch-plan", "version": 1, "name": name, "op": "attention_forward",
+        "select": {"arch": arch, "element_type": dtype, "head_dim": d, "value_dim": d,
+                   "causal": causal, "lse": lse, "seq_range": list(seq_range),
+                   "variant": variant},
+        "constants": {"D": d, "Dv": d}, "tensors": [], "scalars": [], "constraints": [],
+        "workspaces": [],
+        "kernels": [{"name": name, "files": {"ptx": name + ".ptx", "ptx_target": arch,
+                                             "cubins": {k: dict(v) for k, v in cubins.items()}},
+                     "grid": {"kind": "tiles", "x": ["ceildiv", "Nq", 128], "y": "Hq", "z": "B"},
+                     "block": [384, 1, 1], "dynamic_shared_memory": 1024, "args": []}]}
     with open(os.path.join(directory, name + ".json"), "w") as f:
-        json.dump(meta, f)
+        json.dump(plan, f)
+
+
+BASE = "flash_fwd_sm_90a_bf16_d64_causal"
 
 
 @pytest.fixture
 def library(tmp_path):
-    base = "flash_fwd_sm_90a_bf16_d64_causal"
-    _write_bundle(tmp_path, base + "_n512", 512)
-    _write_bundle(tmp_path, base + "_n2048", 2048, block_q=192)
-    # A schedule variant compiled for a shorter length is never a default.
-    _write_bundle(tmp_path, base + "_bq64_bkv128_w8", 256, block_q=64)
-    _write_bundle(tmp_path, "flash_fwd_sm_90a_bf16_d64", 1024, causal=False)
+    _write_plan(tmp_path, BASE + "_n512", (0, 2047))
+    _write_plan(tmp_path, BASE + "_n2048", (2048, None))
+    # A schedule variant is never a default, whatever its range.
+    _write_plan(tmp_path, BASE + "_bq64_bkv128_w8", (0, None), variant="bq64_bkv128_w8")
+    _write_plan(tmp_path, "flash_fwd_sm_90a_bf16_d64", (0, None), causal=False)
     return KernelLibrary(str(tmp_path))
 
 
 @pytest.mark.parametrize("seq_len, expected", [
     (1, "_n512"), (511, "_n512"), (512, "_n512"), (2047, "_n512"),
     (2048, "_n2048"), (4097, "_n2048"), (1 << 20, "_n2048"), (None, "_n512")])
-def test_find_picks_largest_compiled_length_not_above(library, seq_len, expected):
+def test_find_picks_the_range_that_holds_the_length(library, seq_len, expected):
     bundle = library.find("bf16", 64, True, False, seq_len)
-    assert bundle.name == "flash_fwd_sm_90a_bf16_d64_causal" + expected
+    assert bundle.name == BASE + expected
+
+
+def test_ranges_not_names_decide(tmp_path):
+    # Names that say nothing: the plans' seq_range alone selects.
+    _write_plan(tmp_path, "b_long", (1000, 4999))
+    _write_plan(tmp_path, "a_short", (0, 999))
+    lib = KernelLibrary(str(tmp_path))
+    assert lib.find("bf16", 64, True, False, 999).name == "a_short"
+    assert lib.find("bf16", 64, True, False, 1000).name == "b_long"
+    # Past the last range (or in a gap): the one that starts last below the length.
+    _write_plan(tmp_path, "c_last", (5000, 6000))
+    lib = KernelLibrary(str(tmp_path))
+    assert lib.find("bf16", 64, True, False, 5500).name == "c_last"
+    assert lib.find("bf16", 64, True, False, 7000).name == "c_last"
 
 
 def test_defaults_are_sorted_and_exclude_variants(library):
     names = [b.name for b in library.defaults("bf16", 64, True, False)]
-    assert names == ["flash_fwd_sm_90a_bf16_d64_causal_n512",
-                     "flash_fwd_sm_90a_bf16_d64_causal_n2048"]
+    assert names == [BASE + "_n512", BASE + "_n2048"]
     assert len(library.all) == 4
+    assert [b.seq_range for b in library.defaults("bf16", 64, True, False)] == [(0, 2047),
+                                                                                (2048, None)]
 
 
 def test_single_bundle_serves_every_length(library):
@@ -53,26 +80,43 @@ def test_single_bundle_serves_every_length(library):
 
 
 def test_missing_key_names_what_was_compiled(library):
-    with pytest.raises(ValueError, match=r"no kernel bundle for bf16, D=128.*compiled: "
-                                         r"bf16/D=64/causal=False/lse=False"):
+    with pytest.raises(ValueError, match=r"no launch plan for bf16, D=128.*compiled: .*"
+                                         r"bf16/D=64/causal=false/lse=false/sm_90a"):
         library.find("bf16", 128, False, False, 1024)
 
 
-def test_persistent_and_ping_pong_forms_are_variants_with_a_range_suffix(library, tmp_path):
-    # compile --persistent/--ping-pong variants name them ..._persistent_n512:
-    # they must not become a default of their length.
+def test_variants_with_a_range_are_not_defaults(library, tmp_path):
+    # compile --persistent/--ping-pong variants give each range's bundle a variant.
     for form in ("persistent", "nonpersistent", "pingpong", "nopingpong"):
-        _write_bundle(tmp_path, f"flash_fwd_sm_90a_bf16_d64_causal_{form}_n512", 512)
+        _write_plan(tmp_path, f"{BASE}_{form}_n512", (0, 2047), variant=form)
     lib = KernelLibrary(str(tmp_path))
-    assert lib.find("bf16", 64, True, False, 512).name == "flash_fwd_sm_90a_bf16_d64_causal_n512"
-    assert [b.name for b in lib.defaults("bf16", 64, True, False)] == [
-        "flash_fwd_sm_90a_bf16_d64_causal_n512", "flash_fwd_sm_90a_bf16_d64_causal_n2048"]
+    assert lib.find("bf16", 64, True, False, 512).name == BASE + "_n512"
+    assert [b.name for b in lib.defaults("bf16", 64, True, False)] == [BASE + "_n512",
+                                                                      BASE + "_n2048"]
+    # Asked for by name, a variant is chosen.
+    assert lib.find("bf16", 64, True, False, 512, variant="pingpong").name == BASE + "_pingpong_n512"
 
 
 def test_only_variants_still_serve_their_key(tmp_path):
-    _write_bundle(tmp_path, "flash_fwd_sm_90a_bf16_d64_causal_bq64_bkv128_w8", 1024)
+    _write_plan(tmp_path, BASE + "_bq64_bkv128_w8", (0, None), variant="bq64_bkv128_w8")
     lib = KernelLibrary(str(tmp_path))
     assert lib.find("bf16", 64, True, False, 4096).name.endswith("_bq64_bkv128_w8")
+
+
+def test_arch_and_compute_capability(tmp_path):
+    # sm_80 kernels assembled for sm_80 and sm_90 next to sm_90a kernels.
+    _write_plan(tmp_path, "ampere", (0, None), arch="sm_80",
+                cubins={"sm_80": {"file": "a.cubin"}, "sm_90": {"file": "b.cubin"}})
+    _write_plan(tmp_path, "hopper", (0, None), arch="sm_90a")
+    lib = KernelLibrary(str(tmp_path))
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=90).name == "hopper"
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=80).name == "ampere"
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=90, arch="sm_80").name == \
+        "ampere"
+    # sm_89: no cubin; the sm_80 PTX is compiled by the driver, sm_90a's cannot be.
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=89).name == "ampere"
+    with pytest.raises(ValueError, match="on compute capability 75"):
+        lib.find("bf16", 64, True, False, 100, compute_capability=75)
 
 
 def test_length_ranges_split_where_the_model_changes():
@@ -165,7 +209,28 @@ def test_schedule_with_stages_is_compiled_and_named_with_them(tmp_path):
                           "--head-dims", "64", "--causal", "no", "--lse", "no",
                           "--seq-lens", "1024", "--schedules", "128x64x12x3"]) == 0
     path = tmp_path / "flash_fwd_sm_90a_bf16_d64_bq128_bkv64_w12_s3.json"
-    meta = json.loads(path.read_text())
+    plan = json.loads(path.read_text())
+    meta = plan["kernels"][0]["description"]
     assert (meta["block_q"], meta["block_kv"], meta["stages"], meta["warps"]) == (128, 64, 3, 12)
-    assert KernelLibrary(str(tmp_path)).find("bf16", 64, False, False, 1024).name == \
-        "flash_fwd_sm_90a_bf16_d64"
+    assert plan["select"]["variant"] == "bq128_bkv64_w12_s3"
+    lib = KernelLibrary(str(tmp_path))
+    assert lib.find("bf16", 64, False, False, 1024).name == "flash_fwd_sm_90a_bf16_d64"
+    assert lib.find("bf16", 64, False, False, 1024, variant="bq128_bkv64_w12_s3").name == \
+        "flash_fwd_sm_90a_bf16_d64_bq128_bkv64_w12_s3"
+
+
+def test_compile_gives_each_range_its_lengths(tmp_path):
+    # Where the form changes (D=64 causal at 2048 on sm_90a), the plans say
+    # which lengths each is for: [0, 2047] and [2048, no end].
+    assert fcompile.main(["--out", str(tmp_path), "--arch", "sm_90a", "--dtypes", "bf16",
+                          "--head-dims", "64", "--causal", "yes", "--lse", "no",
+                          "--seq-lens", "512,2048"]) == 0
+    ranges = {p.name: json.loads(p.read_text())["select"]["seq_range"]
+              for p in tmp_path.glob("*.json")}
+    assert ranges == {"flash_fwd_sm_90a_bf16_d64_causal_n512.json": [0, 2047],
+                      "flash_fwd_sm_90a_bf16_d64_causal_n2048.json": [2048, None]}
+    lib = KernelLibrary(str(tmp_path))
+    assert lib.find("bf16", 64, True, False, 3000).name == "flash_fwd_sm_90a_bf16_d64_causal_n2048"
+    assert fcompile.seq_ranges([fcompile.KernelSpec("bf16", 64, True, False, seq_len=n)
+                                for n in (512, 2048, 4096)]) == [(0, 2047), (2048, 4095),
+                                                                  (4096, None)]

@@ -12,7 +12,7 @@ import itertools
 import random
 
 from cpp_constants import MIN_GROUPED_Q_TILES, SM90_TILE_GROUP_BYTES
-from flash_mlir import gpu_check
+from flash_mlir.tools import gpu_check
 
 
 def group_size(num_q_tiles, heads, seq_kv, row_bytes):

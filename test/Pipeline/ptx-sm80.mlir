@@ -21,16 +21,45 @@
 // PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX: shfl.sync.bfly.b32
 // PTX: ex2.approx
-// JSON: "cubins": {
-// JSON: "sm_80": {
-// JSON: "spill_loads": 0,
-// JSON: "spill_stores": 0,
-// JSON: "stack_frame": 0
+// The launch plan (docs/launch-plan.md): the grid as a formula, the arguments
+// in the kernel's order with what fills each, the files with ptxas's report.
+// JSON: "format": "flash-launch-plan",
+// JSON: "kernels": [
+// JSON: "args": [
+// JSON: "name": "q",
+// JSON-NEXT: "tensor": "q",
+// JSON-NEXT: "type": "ptr"
+// JSON: "name": "scale",
+// JSON-NEXT: "type": "f32",
+// JSON-NEXT: "value": "scale"
 // JSON: "dynamic_shared_memory": 49152,
-// JSON: "kernel": "attention",
+// JSON: "cubins": {
+// JSON-NEXT: "sm_80": {
+// JSON-NEXT: "file": "attention.sm_80.cubin",
+// JSON-NEXT: "registers": {{[0-9]+}},
+// JSON-NEXT: "spill_loads": 0,
+// JSON-NEXT: "spill_stores": 0,
+// JSON-NEXT: "stack_frame": 0
+// JSON: "grid": {
+// JSON-NEXT: "kind": "tiles",
+// JSON-NEXT: "x": [
+// JSON-NEXT: "ceildiv",
+// JSON-NEXT: "Nq",
+// JSON-NEXT: 128
+// JSON: "y": "Hq",
+// JSON-NEXT: "z": "B"
+// JSON: "select": {
+// JSON-NEXT: "arch": "sm_80",
+// JSON-NEXT: "causal": true,
+// JSON-NEXT: "element_type": "bf16",
+// JSON-NEXT: "head_dim": 64,
+// JSON-NEXT: "lse": true,
+// JSON-NEXT: "seq_range": [
+// JSON-NEXT: 0,
+// JSON-NEXT: null
 
 // RUN: %python -m flash_mlir.compile --out %t/shipped --arch sm_80 > %t/compile.log
-// RUN: %python -m flash_mlir.testing.check_bundles %t/shipped --expect 24 | FileCheck %s --check-prefix=SPILLS
+// RUN: %python -m flash_mlir.tools.check_bundles %t/shipped --expect 24 | FileCheck %s --check-prefix=SPILLS
 // SPILLS-NOT: BAD
 // SPILLS: 24 bundles, 0 bad
 func.func @attention(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>) -> (tensor<2x8x1000x64xbf16>, tensor<2x8x1000xf32>) {

@@ -29,11 +29,49 @@
 // PTX-DAG: fence.proxy.async.shared::cta
 // PTX-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 // PTX-DAG: cp.async.bulk.wait_group.read 0
+// The launch plan: Q's tensor map (rank 3 over (D, Nq, B·Hq), 128-byte
+// swizzle, a box of 64 columns by block_q rows), the tile counter from a
+// workspace that the kernel leaves zeroed, the persistent grid's formula.
+// JSON: "args": [
+// JSON: "name": "q",
+// JSON-NEXT: "tensor": "q",
+// JSON-NEXT: "tensor_map": {
+// JSON-NEXT: "box": [
+// JSON-NEXT: 64,
+// JSON-NEXT: 128,
+// JSON-NEXT: 1
+// JSON: "dims": [
+// JSON-NEXT: "D",
+// JSON-NEXT: "Nq",
+// JSON-NEXT: [
+// JSON-NEXT: "mul",
+// JSON-NEXT: "B",
+// JSON-NEXT: "Hq"
+// JSON: "swizzle": "128B"
+// JSON: "type": "tensormap"
+// JSON: "name": "counter",
+// JSON-NEXT: "type": "ptr",
+// JSON-NEXT: "workspace": "tile_counter"
+// JSON: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 128, block_kv = 128, stages = 2, warps = 12>",
 // JSON: "sm_90a": {
 // JSON: "spill_loads": 0,
 // JSON: "spill_stores": 0,
 // JSON: "stack_frame": 0
-// JSON: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 128, block_kv = 128, stages = 2, warps = 12>",
+// JSON: "grid": {
+// JSON-NEXT: "kind": "persistent",
+// JSON-NEXT: "x": [
+// JSON-NEXT: "min",
+// JSON: "SMs"
+// JSON: "ceildiv",
+// JSON-NEXT: "Nq",
+// JSON-NEXT: 128
+// JSON: "workspaces": [
+// JSON-NEXT: {
+// JSON-NEXT: "bytes": 4,
+// JSON-NEXT: "init": "zero",
+// JSON-NEXT: "kernel_restores": true,
+// JSON-NEXT: "name": "tile_counter",
+// JSON-NEXT: "scope": "stream"
 
 // The schedule's fields can be overridden from the pipeline, K/V stages
 // included (here three, where the model would take two).
@@ -50,7 +88,7 @@
 // 1024; causal D=256 128x64 at 512 and 1024, 128x64 in the grouped tile order
 // at 2048, 128x80 (grouped) from 4096: 48 bundles.
 // RUN: %python -m flash_mlir.compile --out %t/shipped --arch sm_90a > %t/compile.log
-// RUN: %python -m flash_mlir.testing.check_bundles %t/shipped --expect 48 | FileCheck %s --check-prefix=SPILLS
+// RUN: %python -m flash_mlir.tools.check_bundles %t/shipped --expect 48 | FileCheck %s --check-prefix=SPILLS
 // RUN: FileCheck %s --check-prefix=RANGES < %t/compile.log
 // SPILLS-NOT: BAD
 // SPILLS: 48 bundles, 0 bad

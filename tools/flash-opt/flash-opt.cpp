@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "flash/Bundle/Passes.h"
 #include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/IR/Flash.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::flash::registerFlashPasses();
   mlir::flash::registerFlashConversionPasses();
+  mlir::flash::registerFlashBundlePasses();
   mlir::flash::registerFlashPipelines();
 
   mlir::DialectRegistry registry;

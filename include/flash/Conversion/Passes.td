@@ -1,7 +1,8 @@
 //===- Passes.td - flash -> GPU conversion passes -----------*- tablegen -*-===//
 //
-// L1 -> L2: the tiled loops into one GPU kernel per attention, per arch; and
-// the kernel bundle (PTX, cubin, JSON) the runtime loads.
+// L1 -> L2: the tiled loops into one GPU kernel per attention, per arch.
+// (The kernel bundle the runtime loads is written by flash-write-bundle,
+// include/flash/Bundle/Passes.td.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -172,27 +173,6 @@ def FlashKernelForms : Pass<"flash-kernel-forms", "ModuleOp"> {
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "File to write the JSON to ('-' is stdout)">
   ], FlashFormChoiceOptions);
-}
-
-def FlashWriteBundle : Pass<"flash-write-bundle", "ModuleOp"> {
-  let summary = "Write each compiled kernel as a bundle: PTX, cubin(s) and JSON metadata";
-  let description = [{
-    After `gpu-module-to-binary` (format `isa`), writes for every kernel of
-    the module attribute `flash.kernels` into `dir`:
-    `<kernel>.ptx`, `<kernel>.<arch>.cubin` for each arch of `cubin-archs`
-    (assembled by `ptxas -v`; its register and spill report goes into the
-    metadata), and `<kernel>.json` with the launch contract. The IR is not
-    changed.
-  }];
-  let options = [
-    Option<"dir", "dir", "std::string", /*default=*/"\".\"",
-           "Directory to write the bundles into (created if missing)">,
-    Option<"cubinArchs", "cubin-archs", "std::string", /*default=*/"\"\"",
-           "Comma-separated ptxas targets (default: the kernel's arch); e.g. "
-           "sm_80,sm_90 to also run sm_80 PTX on an H100/H200">,
-    Option<"ptxas", "ptxas", "std::string",
-           /*default=*/"\"/usr/local/cuda/bin/ptxas\"", "ptxas to run">
-  ];
 }
 
 #endif // FLASH_CONVERSION_PASSES_TD

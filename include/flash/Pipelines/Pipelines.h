@@ -98,6 +98,16 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
       *this, "cubin-archs",
       llvm::cl::desc("ptxas targets of the bundle's cubins (default: arch)"),
       llvm::cl::init("")};
+  PassOptions::Option<std::string> seqRange{
+      *this, "seq-range",
+      llvm::cl::desc("The lengths max(Nq, Nk) the bundle's launch plan is "
+                     "chosen for: MIN:MAX or MIN: (default: every length)"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> variant{
+      *this, "variant",
+      llvm::cl::desc("The launch plan's variant name (default: none, the "
+                     "model's form, which the runtime chooses by default)"),
+      llvm::cl::init("")};
 };
 
 /// flash.attention -> gpu.binary holding PTX: select-schedule, tile,

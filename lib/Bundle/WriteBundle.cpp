@@ -3,14 +3,16 @@
 // A bundle is what the runtime needs to launch a kernel without MLIR:
 //   <kernel>.ptx            the PTX that gpu-module-to-binary produced
 //   <kernel>.<arch>.cubin   ptxas output for each requested arch
-//   <kernel>.json           the launch contract (module attribute
-//                           flash.kernels) plus ptxas's resource report
+//   <kernel>.json           the launch plan (docs/launch-plan.md), built from
+//                           the module attribute flash.kernels by
+//                           buildLaunchPlan, with ptxas's resource report
 // ptxas runs with -v; registers, spills and stack are recorded so that tests
 // and users can see a kernel that spills.
 //
 //===----------------------------------------------------------------------===//
 
-#include "flash/Conversion/Passes.h"
+#include "flash/Bundle/LaunchPlan.h"
+#include "flash/Bundle/Passes.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -24,7 +26,7 @@
 namespace mlir {
 namespace flash {
 #define GEN_PASS_DEF_FLASHWRITEBUNDLE
-#include "flash/Conversion/Passes.h.inc"
+#include "flash/Bundle/Passes.h.inc"
 } // namespace flash
 } // namespace mlir
 
@@ -32,35 +34,6 @@ using namespace mlir;
 using namespace mlir::flash;
 
 namespace {
-/// Attribute -> JSON value, for the launch contract.
-llvm::json::Value toJSON(Attribute attr) {
-  if (auto s = dyn_cast<StringAttr>(attr))
-    return s.getValue().str();
-  if (auto b = dyn_cast<BoolAttr>(attr))
-    return b.getValue();
-  if (auto i = dyn_cast<IntegerAttr>(attr))
-    return i.getInt();
-  if (auto f = dyn_cast<FloatAttr>(attr))
-    return f.getValueAsDouble();
-  if (auto array = dyn_cast<ArrayAttr>(attr)) {
-    llvm::json::Array out;
-    for (Attribute a : array)
-      out.push_back(toJSON(a));
-    return out;
-  }
-  if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
-    llvm::json::Object out;
-    for (NamedAttribute field : dict)
-      out[field.getName().getValue()] = toJSON(field.getValue());
-    return out;
-  }
-  // Other attributes (#flash.schedule) as their textual form.
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  attr.print(os);
-  return text;
-}
-
 /// Runs ptxas; returns its -v report or a failure message.
 FailureOr<std::string> assemble(StringRef ptxas, StringRef arch,
                                 StringRef ptxPath, StringRef cubinPath,
@@ -121,6 +94,13 @@ struct FlashWriteBundlePass
              "module (run flash-lower-to-nvgpu first)";
       return signalPassFailure();
     }
+    LaunchPlanOptions planOptions;
+    planOptions.variant = variant;
+    if (llvm::Error e = parseSeqRange(seqRange, planOptions)) {
+      mlir::emitError(module.getLoc())
+          << "flash-write-bundle: " << llvm::toString(std::move(e));
+      return signalPassFailure();
+    }
     if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
       mlir::emitError(module.getLoc()) << "flash-write-bundle: cannot create '"
                                        << dir << "': " << ec.message();
@@ -149,10 +129,6 @@ struct FlashWriteBundlePass
       if (failed(writeFile(ptxPath, object.getObject().getValue())))
         return signalPassFailure();
 
-      llvm::json::Object json;
-      for (NamedAttribute field : info)
-        json[field.getName().getValue()] = toJSON(field.getValue());
-      json["ptx"] = (name + ".ptx").str();
       llvm::json::Object cubins;
       SmallVector<StringRef> archs;
       StringRef(cubinArchs).split(archs, ',', -1, /*KeepEmpty=*/false);
@@ -174,12 +150,21 @@ struct FlashWriteBundlePass
         cubin["file"] = file;
         cubins[cubinArch] = std::move(cubin);
       }
-      json["cubins"] = std::move(cubins);
+      LaunchPlanOptions kernelOptions = planOptions;
+      kernelOptions.ptxFile = (name + ".ptx").str();
+      kernelOptions.cubins = std::move(cubins);
+      llvm::Expected<llvm::json::Object> json =
+          buildLaunchPlan(info, kernelOptions);
+      if (!json) {
+        mlir::emitError(module.getLoc())
+            << "flash-write-bundle: " << llvm::toString(json.takeError());
+        return signalPassFailure();
+      }
       SmallString<128> jsonPath(dir);
       llvm::sys::path::append(jsonPath, name + ".json");
       std::string text;
       llvm::raw_string_ostream os(text);
-      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(json))) << "\n";
+      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*json))) << "\n";
       if (failed(writeFile(jsonPath, text)))
         return signalPassFailure();
     }

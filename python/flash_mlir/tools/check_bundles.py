@@ -1,8 +1,9 @@
 """Checks a directory of kernel bundles: every cubin assembled without spills.
 
-  python3 -m flash_mlir.testing.check_bundles DIR [--expect N]
+  python3 -m flash_mlir.tools.check_bundles DIR [--expect N]
 
-Prints one line per cubin (kernel, arch, registers, spill stores/loads, stack)
+Prints one line per cubin of every launch plan's kernels (kernel, arch,
+registers, spill stores/loads, stack)
 and exits 1 if any cubin spills or has a stack frame, or if fewer than N
 bundles are present.
 """
@@ -23,13 +24,14 @@ def main(argv=None):
     for path in paths:
         with open(path) as f:
             meta = json.load(f)
-        for arch, c in sorted(meta["cubins"].items()):
-            spills = c.get("spill_stores", -1) + c.get("spill_loads", -1)
-            ok = spills == 0 and c.get("stack_frame", -1) == 0
-            bad += not ok
-            print(f"{'OK  ' if ok else 'BAD '}{meta['kernel']} {arch} registers={c.get('registers')} "
-                  f"spill_stores={c.get('spill_stores')} spill_loads={c.get('spill_loads')} "
-                  f"stack={c.get('stack_frame')}")
+        for kernel in meta["kernels"]:
+            for arch, c in sorted(kernel["files"]["cubins"].items()):
+                spills = c.get("spill_stores", -1) + c.get("spill_loads", -1)
+                ok = spills == 0 and c.get("stack_frame", -1) == 0
+                bad += not ok
+                print(f"{'OK  ' if ok else 'BAD '}{kernel['name']} {arch} "
+                      f"registers={c.get('registers')} spill_stores={c.get('spill_stores')} "
+                      f"spill_loads={c.get('spill_loads')} stack={c.get('stack_frame')}")
     if len(paths) < args.expect:
         print(f"BAD only {len(paths)} bundles, expected {args.expect}")
         bad += 1

@@ -1,0 +1,407 @@
+//===- LaunchPlan.cpp - a kernel description as a launch plan -------------===//
+//
+// One `flash.kernels` dictionary -> one launch plan (docs/launch-plan.md).
+// The lowering writes its grid as formulas in text ("ceildiv(Nq, block_q)")
+// and its arguments as "name:type"; here they become structured formulas
+// (["ceildiv", "Nq", 128]) and arguments that say what fills them (a tensor,
+// a tensor map of a tensor, a size, the scale, a workspace), so that a runtime
+// interprets the plan without knowing the kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Bundle/LaunchPlan.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::flash;
+using llvm::json::Array;
+using llvm::json::Object;
+using JValue = llvm::json::Value;
+
+namespace {
+llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Formulas of the lowering's text ("min(blocks_per_sm*SMs, ceildiv(Nq,
+/// block_q)*Hq*B)"): products of terms, a term a number, a name, or a
+/// call min/max/ceildiv. Names found in `constants` become numbers; names
+/// in `rename` are renamed (the "N" of a tensor map is Nq or Nk); the rest
+/// stay symbols that the runtime binds.
+class FormulaParser {
+public:
+  FormulaParser(StringRef text, const llvm::StringMap<int64_t> &constants,
+                const llvm::StringMap<JValue> &rename)
+      : text(text), constants(constants), rename(rename) {}
+
+  llvm::Expected<JValue> parse() {
+    auto value = product();
+    if (!value)
+      return value.takeError();
+    skip();
+    if (pos != text.size())
+      return error("unexpected '" + text.substr(pos) + "' in formula '" +
+                   text + "'");
+    return value;
+  }
+
+private:
+  void skip() {
+    while (pos < text.size() && text[pos] == ' ')
+      ++pos;
+  }
+  llvm::Expected<JValue> product() {
+    Array factors;
+    while (true) {
+      auto factor = term();
+      if (!factor)
+        return factor.takeError();
+      factors.push_back(std::move(*factor));
+      skip();
+      if (pos < text.size() && text[pos] == '*') {
+        ++pos;
+        continue;
+      }
+      break;
+    }
+    if (factors.size() == 1)
+      return std::move(factors[0]);
+    Array mul{"mul"};
+    for (JValue &f : factors)
+      mul.push_back(std::move(f));
+    return JValue(std::move(mul));
+  }
+  llvm::Expected<JValue> term() {
+    skip();
+    size_t start = pos;
+    while (pos < text.size() &&
+           (llvm::isAlnum(text[pos]) || text[pos] == '_'))
+      ++pos;
+    StringRef word = text.slice(start, pos);
+    if (word.empty())
+      return error("expected a number or a name at '" + text.substr(start) +
+                   "' in formula '" + text + "'");
+    int64_t number;
+    if (!word.getAsInteger(10, number))
+      return JValue(number);
+    skip();
+    if (pos < text.size() && text[pos] == '(') {
+      if (word != "min" && word != "max" && word != "ceildiv")
+        return error("unknown function '" + word + "' in formula '" + text +
+                     "'");
+      ++pos;
+      Array call{word.str()};
+      while (true) {
+        auto argument = product();
+        if (!argument)
+          return argument.takeError();
+        call.push_back(std::move(*argument));
+        skip();
+        if (pos < text.size() && text[pos] == ',') {
+          ++pos;
+          continue;
+        }
+        if (pos < text.size() && text[pos] == ')') {
+          ++pos;
+          break;
+        }
+        return error("expected ',' or ')' in formula '" + text + "'");
+      }
+      return JValue(std::move(call));
+    }
+    auto constant = constants.find(word);
+    if (constant != constants.end())
+      return JValue(constant->second);
+    auto renamed = rename.find(word);
+    if (renamed != rename.end())
+      return renamed->second;
+    return JValue(word.str());
+  }
+
+  StringRef text;
+  size_t pos = 0;
+  const llvm::StringMap<int64_t> &constants;
+  const llvm::StringMap<JValue> &rename;
+};
+
+llvm::Expected<JValue> formula(StringRef text,
+                              const llvm::StringMap<int64_t> &constants,
+                              const llvm::StringMap<JValue> &rename = {}) {
+  return FormulaParser(text, constants, rename).parse();
+}
+
+JValue call(std::initializer_list<JValue> parts) { return JValue(Array(parts)); }
+
+/// The symbols of a forward attention's tensors (B×H×N×D, PyTorch's layout).
+struct TensorSymbols {
+  StringRef heads, rows, cols;
+};
+TensorSymbols symbolsOf(StringRef tensor) {
+  if (tensor == "q")
+    return {"Hq", "Nq", "D"};
+  if (tensor == "o")
+    return {"Hq", "Nq", "Dv"};
+  if (tensor == "k")
+    return {"Hkv", "Nk", "D"};
+  return {"Hkv", "Nk", "Dv"}; // v
+}
+
+Object tensor(StringRef name, Array shape, StringRef elementType,
+              bool output, bool required) {
+  return Object{{"name", name.str()},
+                {"shape", std::move(shape)},
+                {"element_type", elementType.str()},
+                {"layout", "contiguous"},
+                {"output", output},
+                {"required", required}};
+}
+} // namespace
+
+llvm::json::Value mlir::flash::attributeToJSON(Attribute attr) {
+  if (auto s = dyn_cast<StringAttr>(attr))
+    return s.getValue().str();
+  if (auto b = dyn_cast<BoolAttr>(attr))
+    return b.getValue();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getInt();
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto array = dyn_cast<ArrayAttr>(attr)) {
+    Array out;
+    for (Attribute a : array)
+      out.push_back(attributeToJSON(a));
+    return out;
+  }
+  if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
+    Object out;
+    for (NamedAttribute field : dict)
+      out[field.getName().getValue()] = attributeToJSON(field.getValue());
+    return out;
+  }
+  // Other attributes (#flash.schedule) as their textual form.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attr.print(os);
+  return text;
+}
+
+llvm::Error mlir::flash::parseSeqRange(StringRef text,
+                                       LaunchPlanOptions &options) {
+  options.seqMin = 0;
+  options.seqMax.reset();
+  if (text.empty())
+    return llvm::Error::success();
+  auto [low, high] = text.split(':');
+  int64_t min = 0, max = 0;
+  if (!text.contains(':') || low.getAsInteger(10, min) || min < 0 ||
+      (!high.empty() && (high.getAsInteger(10, max) || max < min)))
+    return error("seq-range must be MIN:MAX or MIN: with 0 <= MIN <= MAX, "
+                 "got '" + text + "'");
+  options.seqMin = min;
+  if (!high.empty())
+    options.seqMax = max;
+  return llvm::Error::success();
+}
+
+llvm::Expected<Object>
+mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
+                             const LaunchPlanOptions &options) {
+  // The fields of the description the plan needs; everything else is kept
+  // under "description" for people and tools, not read by the runtime.
+  auto string = [&](StringRef key) -> llvm::Expected<std::string> {
+    if (auto s = kernel.getAs<StringAttr>(key))
+      return s.getValue().str();
+    return error("kernel description has no string '" + key + "'");
+  };
+  auto integer = [&](StringRef key) -> llvm::Expected<int64_t> {
+    if (auto i = kernel.getAs<IntegerAttr>(key))
+      return i.getInt();
+    return error("kernel description has no integer '" + key + "'");
+  };
+  auto boolean = [&](StringRef key) -> bool {
+    auto b = kernel.getAs<BoolAttr>(key);
+    return b && b.getValue();
+  };
+  auto strings = [&](StringRef key) -> llvm::Expected<SmallVector<StringRef>> {
+    auto array = kernel.getAs<ArrayAttr>(key);
+    SmallVector<StringRef> out;
+    for (Attribute a : array ? array : ArrayAttr())
+      if (auto s = dyn_cast<StringAttr>(a))
+        out.push_back(s.getValue());
+    if (!array || out.size() != array.size())
+      return error("kernel description has no string array '" + key + "'");
+    return out;
+  };
+  auto name = string("kernel"), arch = string("arch"),
+       elementType = string("element_type");
+  auto headDim = integer("head_dim"), valueDim = integer("value_dim"),
+       threads = integer("threads"), shared = integer("dynamic_shared_memory");
+  auto grid = strings("grid"), args = strings("args");
+  if (!name || !arch || !elementType || !headDim || !valueDim || !threads ||
+      !shared || !grid || !args) {
+    llvm::Error all = llvm::joinErrors(
+        llvm::joinErrors(
+            llvm::joinErrors(name.takeError(), arch.takeError()),
+            llvm::joinErrors(elementType.takeError(), headDim.takeError())),
+        llvm::joinErrors(
+            llvm::joinErrors(valueDim.takeError(), threads.takeError()),
+            llvm::joinErrors(shared.takeError(),
+                             llvm::joinErrors(grid.takeError(),
+                                              args.takeError()))));
+    return std::move(all);
+  }
+  if (*elementType != "bf16" && *elementType != "f16")
+    return error("kernel '" + *name + "': element type '" + *elementType +
+                 "' has no launch plan (bf16 or f16)");
+  const int64_t elementBytes = 2;
+  const bool causal = boolean("causal"), writesLse = boolean("writes_lse");
+
+  // Integer fields the formulas may name (block_q, blocks_per_sm, ...).
+  llvm::StringMap<int64_t> constants;
+  for (NamedAttribute field : kernel)
+    if (auto i = dyn_cast<IntegerAttr>(field.getValue()))
+      constants[field.getName().getValue()] = i.getInt();
+
+  Object plan;
+  plan["format"] = "flash-launch-plan";
+  plan["version"] = kLaunchPlanVersion;
+  plan["name"] = *name;
+  plan["op"] = "attention_forward";
+  JValue seqMax = options.seqMax ? JValue(*options.seqMax) : JValue(nullptr);
+  plan["select"] = Object{{"arch", *arch},
+                          {"element_type", *elementType},
+                          {"head_dim", *headDim},
+                          {"value_dim", *valueDim},
+                          {"causal", causal},
+                          {"lse", writesLse},
+                          {"seq_range", Array{options.seqMin, seqMax}},
+                          {"variant", options.variant}};
+  plan["constants"] = Object{{"D", *headDim}, {"Dv", *valueDim}};
+  plan["tensors"] = Array{
+      tensor("q", Array{"B", "Hq", "Nq", "D"}, *elementType, false, true),
+      tensor("k", Array{"B", "Hkv", "Nk", "D"}, *elementType, false, true),
+      tensor("v", Array{"B", "Hkv", "Nk", "Dv"}, *elementType, false, true),
+      tensor("o", Array{"B", "Hq", "Nq", "Dv"}, *elementType, true, true),
+      tensor("lse", Array{"B", "Hq", "Nq"}, "f32", true, writesLse)};
+  plan["scalars"] = Array{Object{
+      {"name", "scale"}, {"type", "f32"}, {"default", call({"rsqrt", "D"})}}};
+  const int64_t elementLimit = int64_t(1) << 31;
+  plan["constraints"] = Array{
+      Object{{"check", call({"ge", "B", 1})}, {"message", "batch must be at least 1"}},
+      Object{{"check", call({"ge", "Hkv", 1})},
+             {"message", "key/value heads must be at least 1"}},
+      Object{{"check", call({"eq", call({"mod", "Hq", "Hkv"}), 0})},
+             {"message", "query heads must be a multiple of key/value heads"}},
+      Object{{"check", call({"lt", call({"mul", "B", "Hq", "Nq", "D"}), elementLimit})},
+             {"message", "tensors of 2^31 elements or more are not supported yet"}},
+      Object{{"check", call({"lt", call({"mul", "B", "Hkv", "Nk", "D"}), elementLimit})},
+             {"message", "tensors of 2^31 elements or more are not supported yet"}},
+      Object{{"check", call({"gt", "scale", 0})},
+             {"message", "scale must be finite and positive"}}};
+
+  // Arguments, in the kernel's order, each with what fills it.
+  llvm::StringMap<DictionaryAttr> tensorMaps;
+  if (auto maps = kernel.getAs<ArrayAttr>("tensor_maps"))
+    for (Attribute m : maps)
+      if (auto map = dyn_cast<DictionaryAttr>(m))
+        if (auto t = map.getAs<StringAttr>("tensor"))
+          tensorMaps[t.getValue()] = map;
+  Array workspaces, arguments;
+  for (StringRef arg : *args) {
+    auto [argName, type] = arg.split(':');
+    Object out{{"name", argName.str()}, {"type", type.str()}};
+    bool isTensor = llvm::is_contained({"q", "k", "v", "o", "lse"}, argName);
+    bool isSize = llvm::is_contained({"B", "Hq", "Hkv", "Nq", "Nk"}, argName);
+    if (type == "tensormap" && isTensor && argName != "lse") {
+      DictionaryAttr map = tensorMaps.lookup(argName);
+      auto box = map ? map.getAs<ArrayAttr>("box") : ArrayAttr();
+      auto dims = map ? map.getAs<ArrayAttr>("dims") : ArrayAttr();
+      auto swizzle = map ? map.getAs<StringAttr>("swizzle") : StringAttr();
+      if (!box || box.size() != 3 || !dims || dims.size() != 3 || !swizzle)
+        return error("kernel '" + *name + "': argument '" + arg +
+                     "' has no tensor_maps entry with box, dims and swizzle");
+      // The lowering writes the dims of a B×H×N×D tensor as (D, N, B*H).
+      TensorSymbols symbols = symbolsOf(argName);
+      llvm::StringMap<JValue> rename{{"N", JValue(symbols.rows.str())},
+                                    {"H", JValue(symbols.heads.str())},
+                                    {"D", JValue(symbols.cols.str())}};
+      Array dimFormulas;
+      for (Attribute d : dims) {
+        auto text = dyn_cast<StringAttr>(d);
+        if (!text)
+          return error("kernel '" + *name + "': tensor map dims of '" +
+                       argName + "' must be strings");
+        auto f = formula(text.getValue(), {}, rename);
+        if (!f)
+          return f.takeError();
+        dimFormulas.push_back(std::move(*f));
+      }
+      // A contiguous tensor's strides of dims 1 and 2, in bytes.
+      Array strides{call({"mul", dimFormulas[0], elementBytes}),
+                    call({"mul", dimFormulas[0], dimFormulas[1], elementBytes})};
+      out["tensor"] = argName.str();
+      out["tensor_map"] = Object{
+          {"element_type", *elementType},
+          {"dims", std::move(dimFormulas)},
+          {"strides", std::move(strides)},
+          {"box", attributeToJSON(box)},
+          {"element_strides", Array{1, 1, 1}},
+          {"swizzle", swizzle.getValue().str()},
+          {"interleave", "none"},
+          {"l2_promotion", "256B"},
+          {"oob_fill", "none"}};
+    } else if (type == "ptr" && isTensor) {
+      out["tensor"] = argName.str();
+    } else if (type == "i32" && isSize) {
+      out["value"] = argName.str();
+    } else if (type == "f32" && argName == "scale") {
+      out["value"] = "scale";
+    } else if (type == "ptr" && argName == "counter") {
+      // The persistent grid's tile counter: an i32 that is 0 before the
+      // first launch and that the kernel leaves 0 (the last draw resets it),
+      // so one zeroed counter per stream serves every launch on it.
+      out["workspace"] = "tile_counter";
+      workspaces.push_back(Object{{"name", "tile_counter"},
+                                  {"bytes", 4},
+                                  {"scope", "stream"},
+                                  {"init", "zero"},
+                                  {"kernel_restores", true}});
+    } else {
+      return error("kernel '" + *name + "': argument '" + arg +
+                   "' has no known source (tensors q k v o lse, sizes B Hq "
+                   "Hkv Nq Nk, scale, counter)");
+    }
+    arguments.push_back(std::move(out));
+  }
+  plan["workspaces"] = std::move(workspaces);
+
+  Object gridFormula{{"kind", boolean("persistent") ? "persistent" : "tiles"}};
+  static const char *const axes[] = {"x", "y", "z"};
+  if (grid->size() != 3)
+    return error("kernel '" + *name + "': grid must have three formulas");
+  for (int axis = 0; axis < 3; ++axis) {
+    auto f = formula((*grid)[axis], constants);
+    if (!f)
+      return f.takeError();
+    gridFormula[axes[axis]] = std::move(*f);
+  }
+
+  Object files{{"ptx", options.ptxFile},
+               {"ptx_target", *arch},
+               {"cubins", Object(options.cubins)}};
+  Object description;
+  for (NamedAttribute field : kernel)
+    description[field.getName().getValue()] =
+        attributeToJSON(field.getValue());
+  plan["kernels"] = Array{Object{{"name", *name},
+                                 {"files", std::move(files)},
+                                 {"grid", std::move(gridFormula)},
+                                 {"block", Array{*threads, 1, 1}},
+                                 {"dynamic_shared_memory", *shared},
+                                 {"args", std::move(arguments)},
+                                 {"description", std::move(description)}}};
+  return plan;
+}

@@ -1,0 +1,50 @@
+//===- Driver.h - the CUDA driver, loaded on first use ----------*- C++ -*-===//
+//
+// libflash_runtime.so does not link libcuda: the calls it makes go through
+// this table, filled by dlopen("libcuda.so.1") the first time a call needs
+// the GPU. Opening bundles, selecting and planning never touch it, so they
+// run on machines without a driver (CI).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_RUNTIME_DRIVER_H
+#define FLASH_RUNTIME_DRIVER_H
+
+#include <cuda.h>
+
+#include <string>
+
+namespace flash {
+namespace runtime {
+
+struct Driver {
+  // Members take the names cuda.h's macros give them (cuMemAlloc is
+  // cuMemAlloc_v2), which are also the names libcuda exports.
+#define FLASH_DRIVER_FUNCTIONS(X)                                              \
+  X(cuInit)                                                                    \
+  X(cuGetErrorName)                                                            \
+  X(cuCtxGetCurrent)                                                           \
+  X(cuCtxGetDevice)                                                            \
+  X(cuDeviceGetAttribute)                                                      \
+  X(cuModuleLoadData)                                                          \
+  X(cuModuleGetFunction)                                                       \
+  X(cuFuncSetAttribute)                                                        \
+  X(cuLaunchKernel)                                                            \
+  X(cuMemAlloc)                                                                \
+  X(cuMemsetD8Async)                                                           \
+  X(cuStreamSynchronize)                                                       \
+  X(cuTensorMapEncodeTiled)
+#define FLASH_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
+  FLASH_DRIVER_FUNCTIONS(FLASH_DRIVER_MEMBER)
+#undef FLASH_DRIVER_MEMBER
+
+  /// The loaded driver, or null with `error` set.
+  static const Driver *get(std::string &error);
+  /// "CUDA_ERROR_..." for `result`.
+  std::string errorName(CUresult result) const;
+};
+
+} // namespace runtime
+} // namespace flash
+
+#endif // FLASH_RUNTIME_DRIVER_H

@@ -1,0 +1,124 @@
+//===- Plan.h - launch plans, read and planned ------------------*- C++ -*-===//
+//
+// A launch plan (docs/launch-plan.md) as the runtime holds it, and the
+// planning of one launch: bind the symbols of the plan's tensor shapes to a
+// call's tensors, check the constraints, evaluate the grid formulas and lay
+// the arguments out. No GPU is needed for any of it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_RUNTIME_PLAN_H
+#define FLASH_RUNTIME_PLAN_H
+
+#include "Json.h"
+#include "flash/Runtime/flash_runtime.h"
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace flash {
+namespace runtime {
+
+/// Symbol values of one call (B, Hq, Nq, D, scale, SMs, ...).
+using Env = std::map<std::string, double>;
+
+/// Evaluates a formula: a number, a symbol, or [op, operands...] with op one
+/// of add sub mul ceildiv min max mod eq ne lt le gt ge rsqrt.
+bool evaluate(const Json &formula, const Env &env, double &out,
+              std::string &error);
+/// Whether `formula` names `symbol`.
+bool mentions(const Json &formula, const std::string &symbol);
+
+struct TensorSpec {
+  std::string name;
+  std::vector<Json> shape; ///< symbols or numbers, outermost first
+  int dtype = FLASH_DTYPE_NONE;
+  bool output = false, required = true;
+};
+
+struct TensorMapSpec {
+  int dtype = 0; ///< CUtensorMapDataType
+  std::vector<Json> dims, strides;
+  std::vector<uint32_t> box, elementStrides;
+  int interleave = 0, swizzle = 0, l2Promotion = 0, oobFill = 0;
+};
+
+struct ArgSpec {
+  std::string name;
+  int kind = 0; ///< flash_arg_kind
+  std::string tensor;
+  int workspace = -1;
+  Json value; ///< I32/F32 formula
+  TensorMapSpec map;
+};
+
+struct KernelSpec {
+  std::string name, ptxFile, ptxTarget;
+  std::map<std::string, std::string> cubins; ///< ptxas target -> file
+  Json grid[3];
+  bool persistent = false;
+  unsigned block[3] = {1, 1, 1};
+  unsigned sharedBytes = 0;
+  std::vector<ArgSpec> args;
+
+  /// Loaded per CUDA context (once).
+  mutable std::mutex mutex;
+  mutable std::map<CUcontext, CUfunction> functions;
+  mutable std::string loadedFrom;
+};
+
+struct WorkspaceSpec {
+  std::string name;
+  uint64_t bytes = 0;
+  bool perStream = true, zeroInit = true, kernelRestores = false;
+};
+
+struct ScalarSpec {
+  std::string name;
+  Json defaultValue;
+};
+
+struct Constraint {
+  Json check;
+  std::string message;
+};
+
+struct Plan {
+  std::string path, dir, name, op, arch, variant;
+  int dtype = FLASH_DTYPE_NONE;
+  int headDim = 0, valueDim = 0;
+  bool causal = false, lse = false;
+  int64_t seqMin = 0, seqMax = -1; ///< -1: no upper end
+  Env constants;
+  std::vector<TensorSpec> tensors;
+  std::vector<ScalarSpec> scalars;
+  std::vector<Constraint> constraints;
+  std::vector<WorkspaceSpec> workspaces;
+  std::vector<KernelSpec> kernels;
+
+  /// Reads a plan file; false with `error` naming the file and field.
+  bool read(const std::string &jsonPath, std::string &error);
+  /// Whether a device of compute capability `cc` can run every kernel, and
+  /// whether it does so from cubins (not PTX compiled by the driver).
+  bool runsOn(int cc, bool *fromCubin = nullptr) const;
+  /// Plans kernel `index` for `args` (smCount <= 0: `smCountOfDevice` is
+  /// asked, when the grid needs it).
+  bool planLaunch(int index, const flash_attention_args &args, int smCount,
+                  int (*smCountOfDevice)(std::string &),
+                  flash_launch_info &out, std::string &error) const;
+};
+
+/// "sm_90a" -> 90; 0 if not of that form.
+int computeCapabilityOf(const std::string &arch);
+int dtypeOf(const std::string &name);
+const char *dtypeName(int dtype);
+
+} // namespace runtime
+} // namespace flash
+
+#endif // FLASH_RUNTIME_PLAN_H

@@ -1,0 +1,281 @@
+"""Compile attention kernel bundles with flash-opt (on the build machine).
+
+A bundle is what ``flash-opt --flash-to-ptx="... bundle-dir=DIR"`` writes for
+one kernel: ``NAME.ptx``, ``NAME.<arch>.cubin`` per requested ptxas target and
+``NAME.json`` (the launch plan, see docs/launch-plan.md). Kernels take B, H and
+N at run time, so one bundle serves every shape with its element type, head
+dimension, causal flag and LSE output. Where the kernel differs between short
+and long sequences, one bundle is compiled per range of lengths: the target
+model may pick a different schedule (it counts the work spent on partial
+tiles, which the causal diagonal makes large when N is short), and the
+lowering may choose another form for the compiled length (sm_90a: the grouped
+order of causal Q tiles). The kernel's form is asked at each length of
+--seq-lens (flash-opt up to the lowering's kernel description, no PTX),
+consecutive lengths with the same form make a range, and its bundle is
+compiled at the range's first length and named ``..._n<first>``. Each plan
+records the lengths it is chosen for (``seq-range``: from its first length to
+the next range's first length - 1; the first range from 0, the last with no
+upper end), and forms other than the model's their ``variant`` name, so that
+the runtime selects by these keys, not by file names.
+
+  python3 -m flash_mlir.compile --out bundles/ --arch sm_80 --cubin-archs sm_80,sm_90 \\
+      --dtypes bf16,f16 --head-dims 64,128 --causal both --lse both
+"""
+
+import argparse
+import dataclasses
+import os
+import re
+import shlex
+import subprocess
+import sys
+from typing import List, Optional, Tuple
+
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, os.pardir))
+DEFAULT_FLASH_OPT = os.path.join(REPO_ROOT, "build", "bin", "flash-opt")
+# The shape a single bundle is compiled at (kernels take N at run time).
+REPRESENTATIVE_SEQ_LEN = 1024
+DEFAULT_SEQ_LENS = "512,1024,2048,4096,8192,16384"
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelSpec:
+    dtype: str            # "bf16" or "f16"
+    head_dim: int
+    causal: bool
+    lse: bool
+    arch: str = "sm_80"
+    block_q: int = 0      # 0: chosen by the target model
+    block_kv: int = 0
+    warps: int = 0
+    stages: int = 0       # K/V stages; 0: chosen by the target model
+    persistent: str = "auto"  # sm_90a persistent grid: auto (the lowering's policy), yes, no
+    ping_pong: str = "auto"   # sm_90a consumer ping-pong: auto (the lowering's policy), yes, no
+    seq_len: int = REPRESENTATIVE_SEQ_LEN  # the N of the compiled shape (the model's input)
+    range_suffix: bool = False  # one of several per-length bundles: name it _n<seq_len>
+
+    @property
+    def name(self) -> str:
+        name = f"flash_fwd_{self.arch}_{self.dtype}_d{self.head_dim}"
+        if self.causal:
+            name += "_causal"
+        if self.lse:
+            name += "_lse"
+        if self.block_q or self.block_kv or self.warps:
+            name += f"_bq{self.block_q}_bkv{self.block_kv}_w{self.warps}"
+        if self.stages:
+            name += f"_s{self.stages}"
+        if self.persistent != "auto":
+            name += "_persistent" if self.persistent == "yes" else "_nonpersistent"
+        if self.ping_pong != "auto":
+            name += "_pingpong" if self.ping_pong == "yes" else "_nopingpong"
+        if self.range_suffix:
+            name += f"_n{self.seq_len}"
+        return name
+
+    @property
+    def variant(self) -> str:
+        """The launch plan's variant: "" for the model's form, else what
+        differs from it (the name's parts for the schedule and the forms)."""
+        base = dataclasses.replace(self, block_q=0, block_kv=0, warps=0, stages=0,
+                                   persistent="auto", ping_pong="auto", range_suffix=False)
+        return self.name.replace(f"_n{self.seq_len}", "")[len(base.name) + 1:]
+
+    def source(self) -> str:
+        """A function computing this attention on representative shapes."""
+        d, n = self.head_dim, self.seq_len
+        t = f"tensor<1x1x{n}x{d}x{self.dtype}>"
+        attrs = "{causal}" if self.causal else ""
+        results = t + (f", tensor<1x1x{n}xf32>" if self.lse else "")
+        lhs = "%o, %lse" if self.lse else "%o"
+        ret = "%o, %lse" if self.lse else "%o"
+        return (f"func.func @{self.name}(%q: {t}, %k: {t}, %v: {t}) -> ({results}) {{\n"
+                f"  {lhs} = flash.attention %q, %k, %v {attrs} : {t}, {t}, {t} -> {results}\n"
+                f"  return {ret} : {results}\n}}\n")
+
+
+def model_schedule(spec: KernelSpec, flash_opt: str = DEFAULT_FLASH_OPT) -> str:
+    """The schedule the target model picks for spec's shape (no code generated)."""
+    cmd = [flash_opt, "-", f"--flash-select-schedule=arch={spec.arch}"]
+    proc = subprocess.run(cmd, input=spec.source(), capture_output=True, text=True)
+    match = re.search(r"#flash\.schedule<[^>]*>", proc.stdout)
+    if proc.returncode != 0 or not match:
+        raise RuntimeError(f"flash-opt failed to pick a schedule for {spec.name} at "
+                           f"N={spec.seq_len}:\n  {shlex.join(cmd)}\n{proc.stderr}")
+    return match.group(0)
+
+
+def _lowering_options(spec: KernelSpec) -> List[str]:
+    options = []
+    if spec.persistent != "auto":
+        options.append(f"persistent={spec.persistent}")
+    if spec.ping_pong != "auto":
+        options.append(f"ping-pong={spec.ping_pong}")
+    return options
+
+
+def _kernel_descriptions(text: str) -> str:
+    """The module's flash.kernels array, as printed."""
+    start = text.find("flash.kernels = [")
+    if start < 0:
+        return ""
+    depth, i = 0, start + len("flash.kernels = ")
+    for i in range(i, len(text)):
+        depth += {"[": 1, "{": 1, "]": -1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            break
+    return text[start:i + 1]
+
+
+def kernel_form(spec: KernelSpec, flash_opt: str = DEFAULT_FLASH_OPT) -> str:
+    """What the compiled kernel for spec's shape is, but for its name and the
+    shape itself: the description the GPU lowering records (schedule, tile
+    order, persistence, ...). flash-opt runs up to the lowering, no PTX."""
+    options = " ".join([f"arch={spec.arch}"] + _lowering_options(spec))
+    cmd = [flash_opt, "-", f"--flash-select-schedule=arch={spec.arch}", "--flash-tile",
+           f"--flash-lower-to-nvgpu={options}"]
+    proc = subprocess.run(cmd, input=spec.source(), capture_output=True, text=True)
+    described = _kernel_descriptions(proc.stdout)
+    if proc.returncode != 0 or not described:
+        raise RuntimeError(f"flash-opt failed to lower {spec.name} at N={spec.seq_len}:\n"
+                           f"  {shlex.join(cmd)}\n{proc.stderr}")
+    described = re.sub(r'kernel = "[^"]*", ', "", described)
+    return re.sub(r"compiled_shape = \[[^\]]*\], ", "", described)
+
+
+def length_ranges(spec: KernelSpec, seq_lens: List[int],
+                  flash_opt: str = DEFAULT_FLASH_OPT) -> List[Tuple[int, str]]:
+    """[(first length, kernel form)] for consecutive lengths with one form
+    (kernel_form: the schedule and the lowering's choices)."""
+    ranges: List[Tuple[int, str]] = []
+    for n in sorted(seq_lens):
+        form = kernel_form(dataclasses.replace(spec, seq_len=n), flash_opt)
+        if not ranges or ranges[-1][1] != form:
+            ranges.append((n, form))
+    return ranges
+
+
+def model_specs(spec: KernelSpec, seq_lens: List[int],
+                flash_opt: str = DEFAULT_FLASH_OPT) -> List[KernelSpec]:
+    """The bundles to compile for spec with the model's schedule: one, at the
+    representative length, if the kernel has one form at every length of
+    seq_lens; otherwise one per range, each at its first length."""
+    ranges = length_ranges(spec, seq_lens, flash_opt)
+    if len(ranges) == 1:
+        return [spec]
+    return [dataclasses.replace(spec, seq_len=n, range_suffix=True) for n, _ in ranges]
+
+
+def seq_ranges(specs: List[KernelSpec]) -> List[Tuple[int, Optional[int]]]:
+    """The lengths each of one key's bundles (by first length) is chosen for:
+    the first from 0, each up to the next one's first length - 1, the last
+    with no upper end."""
+    starts = [s.seq_len for s in specs]
+    return [(0 if i == 0 else n, starts[i + 1] - 1 if i + 1 < len(starts) else None)
+            for i, n in enumerate(starts)]
+
+
+def compile_bundle(spec: KernelSpec, out_dir: str, flash_opt: str = DEFAULT_FLASH_OPT,
+                   cubin_archs: Optional[str] = None,
+                   seq_range: Optional[Tuple[int, Optional[int]]] = None) -> str:
+    """Compiles one kernel into out_dir; returns the path of its JSON.
+    seq_range: the lengths its launch plan is chosen for (default: all)."""
+    os.makedirs(out_dir, exist_ok=True)
+    src = os.path.join(out_dir, spec.name + ".mlir")
+    with open(src, "w") as f:
+        f.write(spec.source())
+    options = [f"arch={spec.arch}", f"bundle-dir={out_dir}"]
+    if cubin_archs:
+        options.append(f"cubin-archs={cubin_archs}")
+    if seq_range is not None:
+        low, high = seq_range
+        options.append(f"seq-range={low}:{'' if high is None else high}")
+    if spec.variant:
+        options.append(f"variant={spec.variant}")
+    for key, value in (("block-q", spec.block_q), ("block-kv", spec.block_kv), ("warps", spec.warps),
+                       ("stages", spec.stages)):
+        if value:
+            options.append(f"{key}={value}")
+    options += _lowering_options(spec)
+    cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"flash-opt failed for {spec.name}:\n  {shlex.join(cmd)}\n{proc.stderr}")
+    return os.path.join(out_dir, spec.name + ".json")
+
+
+def _flags(text: str) -> List[bool]:
+    return {"both": [False, True], "yes": [True], "no": [False]}[text]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True, help="bundle directory")
+    ap.add_argument("--arch", default="sm_80")
+    ap.add_argument("--cubin-archs", default=None, help="ptxas targets, e.g. sm_80,sm_90")
+    ap.add_argument("--dtypes", default="bf16,f16")
+    ap.add_argument("--head-dims", default="64,128,256")
+    ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
+    ap.add_argument("--lse", default="both", choices=["both", "yes", "no"])
+    ap.add_argument("--schedules", default="",
+                    help="extra schedules to compile besides the model's, as BQxBKVxWARPS "
+                         "or BQxBKVxWARPSxSTAGES, comma-separated (e.g. 128x64x4,128x32x12x3; "
+                         "without STAGES the model picks them)")
+    ap.add_argument("--persistent", default="auto", choices=["auto", "variants"],
+                    help="sm_90a: 'auto' compiles the lowering's choice; 'variants' also "
+                         "compiles the persistent and non-persistent forms as variants")
+    ap.add_argument("--ping-pong", default="auto", choices=["auto", "variants"],
+                    help="sm_90a: 'variants' also compiles the forms with and without "
+                         "ping-pong between consumer warpgroups (schedules with two or more)")
+    ap.add_argument("--seq-lens", default=DEFAULT_SEQ_LENS,
+                    help="lengths at which the kernel's form (the model's schedule, the "
+                         "lowering's choices) is asked; where it changes, one bundle per "
+                         "range of lengths is compiled")
+    ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
+    args = ap.parse_args(argv)
+    try:
+        seq_lens = [int(x) for x in args.seq_lens.split(",") if x]
+    except ValueError:
+        seq_lens = []
+    if not seq_lens or min(seq_lens) < 1:
+        ap.error(f"--seq-lens must be positive integer lengths, got {args.seq_lens!r}")
+    schedules = [(0, 0, 0, 0)]
+    for text in (s for s in args.schedules.split(",") if s):
+        try:
+            parts = [int(x) for x in text.split("x")]
+        except ValueError:
+            parts = []
+        if len(parts) not in (3, 4) or min(parts) < 1:
+            ap.error(f"--schedules entries must be BQxBKVxWARPS or BQxBKVxWARPSxSTAGES with "
+                     f"positive integers, got {text!r}")
+        schedules.append(tuple(parts + [0] * (4 - len(parts))))
+    count = 0
+    for dtype in args.dtypes.split(","):
+        for d in (int(x) for x in args.head_dims.split(",")):
+            for causal in _flags(args.causal):
+                for lse in _flags(args.lse):
+                    for bq, bkv, warps, stages in schedules:
+                        forms = [("auto", "auto")]
+                        if args.persistent == "variants":
+                            forms += [("yes", "auto"), ("no", "auto")]
+                        # Ping-pong needs two consumer warpgroups (block_q >= 128).
+                        if args.ping_pong == "variants" and (bq == 0 or bq >= 128):
+                            forms += [(p, pp) for p, _ in list(forms) for pp in ("yes", "no")]
+                        for persistent, ping_pong in forms:
+                            spec = KernelSpec(dtype, d, causal, lse, args.arch, bq, bkv, warps,
+                                              stages=stages, persistent=persistent,
+                                              ping_pong=ping_pong)
+                            specs = [spec]
+                            if (bq, bkv, warps, stages) == (0, 0, 0, 0):
+                                specs = model_specs(spec, seq_lens, args.flash_opt)
+                            for one, seq_range in zip(specs, seq_ranges(specs)):
+                                path = compile_bundle(one, args.out, args.flash_opt,
+                                                      args.cubin_archs, seq_range)
+                                print(path)
+                                count += 1
+    print(f"{count} bundles in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

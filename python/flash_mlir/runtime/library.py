@@ -1,0 +1,226 @@
+"""Load FlashMLIR kernel bundles and run attention on torch tensors (GPU machine).
+
+A thin layer over libflash_runtime.so (flash_mlir.runtime.capi): the runtime
+reads the launch plans, selects one by key (element type, D, causal, LSE,
+the call's length, the device's compute capability), plans the grid and the
+arguments (tensor maps included, cached), supplies the persistent grid's tile
+counter and launches. This module only checks torch tensors and describes them
+to it. Anything that no bundle supports is an error, never a silent fallback
+to another implementation.
+
+  lib = KernelLibrary("bundles/")
+  o = lib.attention(q, k, v, causal=True)              # q: B×Hq×Nq×D, k/v: B×Hkv×Nk×D
+  o, lse = lib.attention(q, k, v, return_lse=True)
+"""
+
+import ctypes
+import json
+import math
+from typing import Dict, List, Optional, Tuple
+
+from flash_mlir.runtime import capi
+
+
+class Bundle:
+    """One launch plan of a library: its keys, its JSON, and its launches."""
+
+    def __init__(self, handle: int, library: "KernelLibrary"):
+        self._library = library  # owns the plan: keep it open while this bundle lives
+        self._handle = ctypes.c_void_p(handle)
+        info = capi.PlanInfo()
+        capi.check(capi.lib().flash_plan_get_info(self._handle, ctypes.byref(info)))
+        self.name = info.name.decode()
+        self.path = info.path.decode()
+        self.arch = info.arch.decode()
+        self.variant = info.variant.decode()
+        self.dtype = capi.DTYPE_NAMES[info.dtype]
+        self.head_dim = info.head_dim
+        self.value_dim = info.value_dim
+        self.causal = bool(info.causal)
+        self.writes_lse = bool(info.lse)
+        self.seq_range = (info.seq_min, None if info.seq_max < 0 else info.seq_max)
+        self.kernel_count = info.kernel_count
+        self._plan = None
+
+    @property
+    def plan(self) -> dict:
+        """The launch plan as JSON (docs/launch-plan.md)."""
+        if self._plan is None:
+            with open(self.path) as f:
+                self._plan = json.load(f)
+        return self._plan
+
+    @property
+    def meta(self) -> dict:
+        """The lowering's description of the (first) kernel: schedule, tile
+        sizes, persistent, ... (informational; the runtime reads the plan)."""
+        return self.plan["kernels"][0]["description"]
+
+    def key(self):
+        return (self.dtype, self.head_dim, self.causal, self.writes_lse)
+
+    def is_variant(self) -> bool:
+        return bool(self.variant)
+
+    @property
+    def loaded_from(self) -> str:
+        return capi.lib().flash_plan_loaded_from(self._handle).decode()
+
+    def args(self, q, k, v, o, lse, scale: float) -> capi.AttentionArgs:
+        """The runtime's description of one call's tensors (torch tensors)."""
+        a = capi.AttentionArgs()
+        for name, t in (("q", q), ("k", k), ("v", v), ("o", o)):
+            setattr(a, name, capi.tensor(t.data_ptr(), self.dtype, tuple(t.shape), t.stride()))
+        if lse is not None:
+            a.lse = capi.tensor(lse.data_ptr(), "f32", tuple(lse.shape), lse.stride())
+        a.scale = scale
+        return a
+
+    def launch_info(self, args: capi.AttentionArgs, sm_count: int = 0,
+                    kernel: int = 0) -> capi.LaunchInfo:
+        """The planned launch (grid, block, shared memory, arguments); no GPU
+        needed when sm_count is given."""
+        info = capi.LaunchInfo()
+        capi.check(capi.lib().flash_plan_launch_info(self._handle, kernel, ctypes.byref(args),
+                                                      sm_count, ctypes.byref(info)), self.name)
+        return info
+
+    def launch(self, q, k, v, o, lse, scale: float):
+        """Launches on tensors already checked by KernelLibrary.attention, on
+        torch's current stream of q's device."""
+        import torch
+        args = self.args(q, k, v, o, lse, scale)
+        stream = torch.cuda.current_stream(q.device).cuda_stream
+        capi.check(capi.lib().flash_plan_launch(self._handle, ctypes.byref(args),
+                                                ctypes.c_void_p(stream)), self.name)
+
+
+class KernelLibrary:
+    """All launch plans of a directory, selected by key."""
+
+    def __init__(self, bundle_dir: str):
+        c = capi.lib()
+        handle = ctypes.c_void_p()
+        result = c.flash_library_open(bundle_dir.encode(), ctypes.byref(handle))
+        if result != 0:
+            message = c.flash_last_error().decode()
+            if message.startswith("no launch plans"):
+                raise FileNotFoundError(message)
+            raise ValueError(message)
+        self._handle = handle
+        self.dir = bundle_dir
+        self.all = [Bundle(c.flash_library_plan(handle, i), self)
+                    for i in range(c.flash_library_plan_count(handle))]
+        self._by_name = {b.name: b for b in self.all}
+        self._capabilities: Dict[int, int] = {}
+        self._chosen: Dict[Tuple, Bundle] = {}  # find()'s answers: selection is pure
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle and capi._LIB is not None:
+            capi._LIB.flash_library_close(handle)
+            self._handle = None
+
+    def defaults(self, dtype: str, head_dim: int, causal: bool, lse: bool) -> List[Bundle]:
+        """The key's bundles of the model's form (the first variant's where the
+        key has no other), by range of lengths."""
+        key = (dtype, head_dim, causal, lse)
+        mine = [b for b in self.all if b.key() == key]
+        if not mine:
+            self.find(dtype, head_dim, causal, lse)  # raises, naming what was compiled
+        form = "" if any(not b.is_variant() for b in mine) else min(b.variant for b in mine)
+        return sorted((b for b in mine if b.variant == form), key=lambda b: b.seq_range[0])
+
+    def find(self, dtype: str, head_dim: int, causal: bool, lse: bool,
+             seq_len: Optional[int] = None, compute_capability: int = 0,
+             arch: Optional[str] = None, variant: Optional[str] = None) -> Bundle:
+        """The runtime's choice for a call whose longer sequence (max(Nq, Nk))
+        is seq_len: the plan whose range of lengths holds it (without seq_len,
+        the first range). compute_capability (e.g. 90) limits the choice to
+        plans that run there; arch and variant ask for one."""
+        memo = (dtype, head_dim, causal, lse, seq_len, compute_capability, arch, variant)
+        chosen = self._chosen.get(memo)
+        if chosen is not None:
+            return chosen
+        key = capi.Key(compute_capability=compute_capability,
+                       arch=arch.encode() if arch else None,
+                       dtype=capi.DTYPES.get(dtype, capi.DTYPE_NONE), head_dim=head_dim,
+                       value_dim=head_dim, causal=int(causal), lse=int(lse),
+                       seq_q=seq_len or 0, seq_kv=seq_len or 0,
+                       variant=variant.encode() if variant else None)
+        plan = ctypes.c_void_p()
+        if capi.lib().flash_library_select(self._handle, ctypes.byref(key), ctypes.byref(plan)):
+            raise ValueError(capi.lib().flash_last_error().decode())
+        info = capi.PlanInfo()
+        capi.check(capi.lib().flash_plan_get_info(plan, ctypes.byref(info)))
+        chosen = self._by_name[info.name.decode()]
+        if len(self._chosen) < 4096:
+            self._chosen[memo] = chosen
+        return chosen
+
+    def _capability(self, device) -> int:
+        index = device.index if device.index is not None else 0
+        if index not in self._capabilities:
+            import torch
+            major, minor = torch.cuda.get_device_capability(device)
+            self._capabilities[index] = major * 10 + minor
+        return self._capabilities[index]
+
+    def attention(self, q, k, v, causal: bool = False, scale: Optional[float] = None,
+                  return_lse: bool = False, out=None, lse_out=None, bundle: Optional[Bundle] = None):
+        """softmax(scale·Q·Kᵀ + mask)·V for q: B×Hq×Nq×D, k, v: B×Hkv×Nk×D (contiguous CUDA).
+
+        `causal` aligns the diagonal bottom-right. `out`/`lse_out` may be given
+        (e.g. poisoned buffers in tests); otherwise they are allocated.
+        """
+        import torch
+        for name, t in (("q", q), ("k", k), ("v", v)):
+            if not isinstance(t, torch.Tensor):
+                raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+            if not t.is_cuda:
+                raise ValueError(f"{name} must be on a CUDA device, got {t.device}")
+            if t.dim() != 4:
+                raise ValueError(f"{name} must be 4-D (B×H×N×D), got shape {tuple(t.shape)}")
+            if not t.is_contiguous():
+                raise ValueError(f"{name} must be contiguous (B×H×N×D row-major)")
+        if not (q.dtype == k.dtype == v.dtype):
+            raise TypeError(f"q, k, v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
+        dtype = {torch.bfloat16: "bf16", torch.float16: "f16"}.get(q.dtype)
+        if dtype is None:
+            raise TypeError(f"dtype {q.dtype} not supported on the GPU (bf16 or f16)")
+        if not (q.device == k.device == v.device):
+            raise ValueError("q, k, v must be on the same device")
+        b, hq, nq, d = q.shape
+        nk = k.shape[2]
+        if v.shape[3] != d or k.shape[3] != d:
+            raise ValueError(f"head dimensions differ: q {d}, k {k.shape[3]}, v {v.shape[3]} "
+                             "(kernels need D = Dv)")
+        bundle = bundle or self.find(dtype, d, causal, return_lse, max(nq, nk),
+                                     compute_capability=self._capability(q.device))
+        if scale is None:
+            scale = 1.0 / math.sqrt(d)
+        if not (scale > 0 and math.isfinite(scale)):
+            raise ValueError(f"scale must be finite and positive on the GPU, got {scale}")
+        if out is None:
+            out = torch.empty_like(q)
+        elif out.shape != q.shape or out.dtype != q.dtype or not out.is_contiguous():
+            raise ValueError("out must be a contiguous tensor like q")
+        lse = None
+        if bundle.writes_lse:
+            lse = lse_out if lse_out is not None else torch.empty(
+                (b, hq, nq), device=q.device, dtype=torch.float32)
+        # Shapes (batch, heads, lengths), GQA and the size limit are the
+        # plan's constraints, checked by the runtime.
+        try:
+            bundle.launch(q, k, v, out, lse, scale)
+        except capi.FlashRuntimeError as e:
+            if e.code == capi.ERROR_INVALID:
+                raise ValueError(str(e)) from None
+            raise
+        return (out, lse) if return_lse else out
+
+
+def register_torch_op(library: "KernelLibrary"):
+    """See flash_mlir.torch.register_torch_op (kept here for older callers)."""
+    from flash_mlir.torch import register_torch_op as register
+    return register(library)

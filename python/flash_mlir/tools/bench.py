@@ -1,0 +1,149 @@
+"""Benchmark FlashMLIR kernels against torch SDPA's FlashAttention-2 and cuDNN backends.
+
+  python3 -m flash_mlir.bench --bundles bundles/ --json bench.json --plot bench.png
+
+Rows: bf16, B·N = 16k tokens, H·D = 2048, N from 512 to 16k, D 64 and 128,
+causal and not (Nq = Nk, so causal is the same mask for every implementation).
+All implementations run on the same inputs in one process. A row times every
+implementation once per round, the order rotated from round to round, for
+--rounds rounds; its time is the median over the rounds of
+triton.testing.do_bench's median (which flushes L2 between runs, after
+warm-up). Timing each implementation in one block instead, one after the
+other, measured identical kernels up to 4% apart on the H200, by their place
+in the order (docs/benchmarks.md, seventh session).
+TFLOP/s = 4·B·H·N²·D / time, halved for causal (DESIGN.md). Every row also
+records our output's error against SDPA's, so a fast wrong kernel cannot hide.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import statistics
+import sys
+
+
+def flops(b, h, n, d, causal):
+    f = 4.0 * b * h * n * n * d
+    return f / 2 if causal else f
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bundles", required=True)
+    ap.add_argument("--json", default="bench.json")
+    ap.add_argument("--plot", default=None)
+    ap.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
+    ap.add_argument("--head-dims", default="64,128")
+    ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
+    ap.add_argument("--variants", action="store_true", help="also time non-default schedules")
+    ap.add_argument("--rep-ms", type=int, default=100, help="do_bench's time per measurement")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="measurements per implementation and row, interleaved (median)")
+    args = ap.parse_args(argv)
+
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from triton.testing import do_bench
+    from flash_mlir.runtime import KernelLibrary
+
+    lib = KernelLibrary(args.bundles)
+    causals = {"both": [False, True], "yes": [True], "no": [False]}[args.causal]
+    rows = []
+    for d in (int(x) for x in args.head_dims.split(",")):
+        for causal in causals:
+            for n in (int(x) for x in args.seqlens.split(",")):
+                b, h = max(1, 16384 // n), 2048 // d
+                q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+                row = {"D": d, "causal": causal, "N": n, "B": b, "H": h}
+                work = flops(b, h, n, d, causal)
+                sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+                def backend(kind):
+                    def run():
+                        with sdpa_kernel(kind):
+                            return sdpa()
+                    return run
+
+                timed = {"sdpa_fa2": backend(SDPBackend.FLASH_ATTENTION)}
+                ref = timed["sdpa_fa2"]()
+                try:
+                    timed["sdpa_cudnn"] = backend(SDPBackend.CUDNN_ATTENTION)
+                    timed["sdpa_cudnn"]()
+                except RuntimeError as e:  # cuDNN may refuse a shape
+                    del timed["sdpa_cudnn"]
+                    row["sdpa_cudnn_error"] = str(e).splitlines()[0]
+                candidates = [lib.find("bf16", d, causal, False, seq_len=n)]
+                if args.variants:
+                    # Everything else compiled for this key: schedule variants,
+                    # and the model's bundles for other ranges of lengths.
+                    candidates += [bb for bb in lib.all
+                                   if bb.key() == ("bf16", d, causal, False)
+                                   and bb.name != candidates[0].name]
+                row["ours"] = {}
+                for bundle in candidates:
+                    out = torch.empty_like(q)
+                    run = lambda bundle=bundle, out=out: lib.attention(q, k, v, causal=causal, out=out,
+                                                                        bundle=bundle)
+                    run()
+                    torch.cuda.synchronize()
+                    err = float((out.float() - ref.float()).norm() / ref.float().norm())
+                    row["ours"][bundle.name] = {"rel_err_vs_fa2": err, "schedule": bundle.meta["schedule"]}
+                    timed[bundle.name] = run
+                # Rounds: every implementation once per round, the order rotated.
+                names = list(timed)
+                ms = {name: [] for name in names}
+                for r in range(args.rounds):
+                    shift = r % len(names)
+                    for name in names[shift:] + names[:shift]:
+                        ms[name].append(do_bench(timed[name], warmup=25, rep=args.rep_ms,
+                                                 return_mode="median"))
+                tflops = {name: work / (statistics.median(v) * 1e-3) / 1e12 for name, v in ms.items()}
+                row["round_ms"] = ms
+                row["sdpa_fa2_tflops"] = tflops["sdpa_fa2"]
+                row["sdpa_cudnn_tflops"] = tflops.get("sdpa_cudnn")
+                for bundle in candidates:
+                    row["ours"][bundle.name].update(tflops=tflops[bundle.name],
+                                                    ms=statistics.median(ms[bundle.name]))
+                default = candidates[0].name
+                row["arch"] = candidates[0].meta["arch"]
+                row["flashmlir_tflops"] = row["ours"][default]["tflops"]
+                row["best_variant"] = max(row["ours"], key=lambda k_: row["ours"][k_]["tflops"])
+                rows.append(row)
+                best = row["ours"][row["best_variant"]]["tflops"]
+                cudnn = row["sdpa_cudnn_tflops"]
+                print(f"D={d:<3} causal={int(causal)} N={n:<5} B={b:<2} H={h:<2} "
+                      f"ours={row['flashmlir_tflops']:6.1f} best_variant={best:6.1f} "
+                      f"FA2={row['sdpa_fa2_tflops']:6.1f} cuDNN={cudnn if cudnn is None else round(cudnn, 1)} "
+                      f"err={row['ours'][default]['rel_err_vs_fa2']:.1e}", flush=True)
+                del q, k, v, ref
+    result = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
+              "torch": torch.__version__, "rounds": args.rounds, "rep_ms": args.rep_ms, "rows": rows}
+    with open(args.json, "w") as f:
+        json.dump(result, f, indent=1)
+    if args.plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, axes = plt.subplots(1, 4, figsize=(18, 4), sharey=True)
+        panels = [(d, c) for d in sorted({r["D"] for r in rows}) for c in sorted({r["causal"] for r in rows})]
+        for ax, (d, c) in zip(axes, panels):
+            sel = [r for r in rows if r["D"] == d and r["causal"] == c]
+            ns = [r["N"] for r in sel]
+            arch = sel[0].get("arch", "") if sel else ""
+            for key, label in (("flashmlir_tflops", f"FlashMLIR {arch}"), ("sdpa_fa2_tflops", "SDPA FA2"),
+                               ("sdpa_cudnn_tflops", "SDPA cuDNN")):
+                ax.plot(ns, [r[key] or 0 for r in sel], marker="o", label=label)
+            ax.set_xscale("log", base=2)
+            ax.set_title(f"bf16 D={d} {'causal' if c else 'non-causal'}")
+            ax.set_xlabel("N (B·N = 16k)")
+        axes[0].set_ylabel("TFLOP/s")
+        axes[0].legend()
+        fig.suptitle(f"{result['device']} {result['date']}")
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=100)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

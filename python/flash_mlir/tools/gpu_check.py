@@ -1,0 +1,178 @@
+"""GPU correctness check of FlashMLIR kernels against torch SDPA in float32.
+
+  python3 -m flash_mlir.gpu_check --bundles bundles/ [--quick] [--json out.json]
+
+Kernels run through libflash_runtime.so (flash_mlir.runtime), the launcher
+that tools/flash-runtime-check also uses.
+
+For every case: fresh random inputs, output and LSE poisoned with NaN before
+the launch, reference = torch SDPA on the same inputs upcast to float32 with an
+explicit bottom-right causal mask and K/V repeated for GQA (rows that see no key
+are 0 by definition; SDPA gives NaN there, so they are set to 0). Passes when
+||out - ref|| / ||ref|| <= 2e-3 (f16) or 1e-2 (bf16), no NaN anywhere, and the LSE
+matches (to 1e-3 relative on finite rows, -inf exactly where a row sees no key).
+
+Besides standard-normal inputs, "rising" cases add a score that grows along the
+keys by `rise` per 64 keys (a shared direction in Q and K), so that a row's
+maximum keeps growing from one K/V tile to the next: by more than the sm_90a
+kernels' lazy-rescale threshold per tile (rise 16) and by less (rise 1.5),
+where a row's stale maximum is kept over several tiles.
+"""
+
+import argparse
+import json
+import math
+import sys
+import time
+
+TOLERANCE = {"f16": 2e-3, "bf16": 1e-2}
+
+
+def cases(quick: bool, dtypes=("bf16", "f16"), head_dims=(64, 128, 256), causals=(False, True)):
+    """(B, Hq, Hkv, Nq, Nk) shapes: odd lengths, GQA 32/8, causal Nq != Nk."""
+    shapes = [
+        (2, 4, 4, 1, 1),
+        (1, 4, 4, 77, 77),
+        (1, 8, 2, 1000, 1000),
+        (1, 2, 1, 4097, 4097),
+        (1, 32, 8, 333, 333),
+        (2, 4, 2, 100, 1000),     # Nq < Nk: bottom-right diagonal
+        (1, 4, 4, 1, 4097),       # one query row (decode-like)
+        (1, 4, 2, 1000, 100),     # Nq > Nk: the first 900 rows see no key when causal
+        (1, 5, 1, 2500, 4097),    # sm_90a grouped tile order: 3 heads a group at D=256, the last partial
+    ]
+    # 1.5 per 64 keys is 2.7-4.3 per K/V tile of 80-128 keys in the exp2 domain
+    # (below the threshold of 8: a row keeps a stale max over tiles); 16 is
+    # 23-46 (above it: a row's max grows at every tile).
+    rising = [((1, 4, 2, 1000, 1000), 1.5), ((1, 4, 2, 1000, 1000), 16.0)]
+    if quick:
+        shapes = [(1, 4, 2, 77, 77), (1, 4, 2, 100, 300), (1, 4, 2, 300, 100)]
+        rising = [((1, 4, 2, 300, 300), 16.0)]
+    for dtype in dtypes:
+        for d in head_dims:
+            for causal in causals:
+                for shape in shapes:
+                    yield dtype, d, causal, shape, 0.0
+                for shape, rise in rising:
+                    yield dtype, d, causal, shape, rise
+
+
+def reference(q, k, v, causal, scale):
+    import torch
+    qf, kf, vf = q.float(), k.float(), v.float()
+    group = q.shape[1] // k.shape[1]
+    kf = kf.repeat_interleave(group, dim=1)
+    vf = vf.repeat_interleave(group, dim=1)
+    nq, nk = q.shape[2], k.shape[2]
+    mask = None
+    if causal:
+        mask = torch.ones(nq, nk, dtype=torch.bool, device=q.device).tril(diagonal=nk - nq)
+    out = torch.nn.functional.scaled_dot_product_attention(qf, kf, vf, attn_mask=mask, scale=scale)
+    scores = torch.matmul(qf, kf.transpose(-1, -2)) * scale
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+        empty = ~mask.any(dim=-1)               # rows that see no key
+        out[..., empty, :] = 0.0
+    lse = torch.logsumexp(scores, dim=-1)
+    return out, lse
+
+
+def check_case(lib, dtype, d, causal, shape, seed, bundle=None, rise=0.0):
+    import torch
+    b, hq, hkv, nq, nk = shape
+    torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    q = torch.randn(b, hq, nq, d, device="cuda", dtype=torch_dtype, generator=gen)
+    k = torch.randn(b, hkv, nk, d, device="cuda", dtype=torch_dtype, generator=gen)
+    v = torch.randn(b, hkv, nk, d, device="cuda", dtype=torch_dtype, generator=gen)
+    scale = 1.0 / math.sqrt(d)
+    if rise:
+        # q·u = 4 for a unit u; key j gets (rise·j/64)·sqrt(d)/4 along u, so
+        # its score (times scale) grows by rise per 64 keys.
+        u = torch.randn(d, device="cuda", generator=gen)
+        u = u / u.norm()
+        ramp = torch.arange(nk, device="cuda", dtype=torch.float32) * (rise / 64) * math.sqrt(d) / 4
+        q = (q.float() + 4 * u).to(torch_dtype)
+        k = (k.float() + ramp[:, None] * u).to(torch_dtype)
+    out = torch.full_like(q, float("nan"))
+    lse = torch.full((b, hq, nq), float("nan"), device="cuda", dtype=torch.float32)
+    lib.attention(q, k, v, causal=causal, scale=scale, return_lse=True, out=out, lse_out=lse,
+                  bundle=bundle)
+    torch.cuda.synchronize()
+    ref, ref_lse = reference(q, k, v, causal, scale)
+    result = {"dtype": dtype, "D": d, "causal": causal, "shape": list(shape), "rise": rise,
+              "kernel": (bundle or lib.find(dtype, d, causal, True, max(nq, nk))).name}
+    nan = bool(torch.isnan(out).any()) or bool(torch.isnan(lse).any())
+    ref_norm = float(ref.norm())
+    err = float((out.float() - ref).norm()) / ref_norm if ref_norm > 0 else float((out.float()).norm())
+    finite = torch.isfinite(ref_lse)
+    lse_ok = bool(torch.equal(torch.isneginf(lse), torch.isneginf(ref_lse)))
+    lse_err = 0.0
+    if bool(finite.any()):
+        lse_err = float(((lse[finite] - ref_lse[finite]).abs() / (1 + ref_lse[finite].abs())).max())
+    result.update(rel_err=err, lse_err=lse_err, nan=nan)
+    result["pass"] = (not nan) and err <= TOLERANCE[dtype] and lse_ok and lse_err <= 1e-3
+    return result
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bundles", required=True)
+    ap.add_argument("--quick", action="store_true", help="a few small cases (for compute-sanitizer)")
+    ap.add_argument("--variants", action="store_true",
+                    help="also check every non-default schedule in the bundle directory")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--dtypes", default="bf16,f16")
+    ap.add_argument("--head-dims", default="64,128,256")
+    ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
+    ap.add_argument("--seed", type=int, default=int(time.time()) % 100000)
+    args = ap.parse_args(argv)
+    import torch
+    from flash_mlir.runtime import KernelLibrary
+    lib = KernelLibrary(args.bundles)
+    results = []
+    seed = args.seed
+    causals = {"both": (False, True), "yes": (True,), "no": (False,)}[args.causal]
+    for dtype, d, causal, shape, rise in cases(args.quick, args.dtypes.split(","),
+                                               [int(x) for x in args.head_dims.split(",")],
+                                               causals):
+        # Every bundle with the model's schedule for this key (one per range
+        # of lengths where the model's choice changes), on every shape.
+        bundles = list(lib.defaults(dtype, d, causal, True))
+        if args.variants:
+            bundles += [bb for bb in lib.all if bb.key() == (dtype, d, causal, True)
+                        and bb.is_variant() and bb.name not in {x.name for x in bundles}]
+        for bundle in bundles:
+            seed += 1
+            r = check_case(lib, dtype, d, causal, shape, seed, bundle, rise)
+            results.append(r)
+            print(f"{'PASS' if r['pass'] else 'FAIL'} {r['kernel']:<48} B,Hq,Hkv,Nq,Nk={r['shape']} "
+                  f"{f'rise={rise:g} ' if rise else ''}"
+                  f"rel_err={r['rel_err']:.2e} lse_err={r['lse_err']:.1e}{' NaN' if r['nan'] else ''}",
+                  flush=True)
+    # The torch custom op dispatches to the same kernels.
+    from flash_mlir.torch import register_torch_op
+    op = register_torch_op(lib)
+    q = torch.randn(1, 4, 130, 64, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(1, 2, 200, 64, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(1, 2, 200, 64, device="cuda", dtype=torch.bfloat16)
+    ref, _ = reference(q, k, v, True, 0.125)
+    got = op(q, k, v, True, 0.125)
+    err = float((got.float() - ref).norm() / ref.norm())
+    ok = err <= TOLERANCE["bf16"] and not bool(torch.isnan(got).any())
+    results.append({"kernel": "torch.ops.flash_mlir.attention", "rel_err": err, "pass": ok})
+    print(f"{'PASS' if ok else 'FAIL'} torch.ops.flash_mlir.attention (causal GQA 4/2, 130x200) rel_err={err:.2e}")
+    failed = sum(not r["pass"] for r in results)
+    from flash_mlir.runtime import capi
+    summary = {"device": torch.cuda.get_device_name(), "seed": args.seed,
+               "runtime": capi.lib().flash_version().decode(), "bundles": args.bundles,
+               "passed": len(results) - failed, "failed": failed, "cases": results}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(summary, f, indent=1)
+    print(f"{len(results) - failed} passed, {failed} failed (seed {args.seed})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
