@@ -1,24 +1,30 @@
-"""Constants read from the C++ sources, so that the Python tests follow them."""
+"""Constants of the C++ policies and target models, as flash-opt reports them
+(``--flash-kernel-forms``), so that the Python tests follow the compiler
+without reading its source text."""
+import json
+import os
 import pathlib
-import re
+import subprocess
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+FLASH_OPT = os.environ.get("FLASH_OPT", str(ROOT / "build" / "bin" / "flash-opt"))
+
+_SOURCE = """func.func @f(%q: tensor<1x1x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %v: tensor<1x1x64x64xbf16>) -> tensor<1x1x64x64xbf16> {
+  %o = flash.attention %q, %k, %v : tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16> -> tensor<1x1x64x64xbf16>
+  return %o : tensor<1x1x64x64xbf16>
+}
+"""
 
 
-def _source(path, pattern):
-    """The first group of `pattern` in the C++ file `path` (which must match)."""
-    match = re.search(pattern, (ROOT / path).read_text(), re.S)
-    assert match, f"{pattern!r} not found in {path}"
-    return match.group(1)
+def _constants(arch):
+    proc = subprocess.run([FLASH_OPT, "-", f"--flash-kernel-forms=arch={arch} lengths=64",
+                           "-o", os.devnull], input=_SOURCE, capture_output=True, text=True,
+                          check=True)
+    return json.loads(proc.stdout)["constants"]
 
 
-LAZY_THRESHOLD_LOG2 = float(_source("include/flash/Conversion/FlashToNVGPU/KernelBuilder.h",
-                                    r"kLazyRescaleLog2 = ([0-9.]+);"))
-MIN_GROUPED_Q_TILES = int(_source("include/flash/Conversion/FlashToNVGPU/KernelBuilder.h",
-                                  r"kMinGroupedQTiles = ([0-9]+);"))
-SM90_TILE_GROUP_BYTES = (lambda m: int(m[0]) << int(m[1]))(_source(
-    "lib/Target/TargetModel.cpp",
-    r"/\*tileGroupBytes=\*/([0-9]+ << [0-9]+),\n};\n\nstatic const TargetModel kSM100a").split(" << "))
-SM90_KV_TILES = tuple(int(x) for x in _source(
-    "lib/Dialect/Flash/Transforms/Schedule.cpp",
-    r"case MmaKind::WarpgroupMma:.*?blockKVs = \{([0-9, ]+)\};").split(","))
+_SM90 = _constants("sm_90a")
+LAZY_THRESHOLD_LOG2 = float(_SM90["lazy_rescale_log2"])
+MIN_GROUPED_Q_TILES = int(_SM90["min_grouped_q_tiles"])
+SM90_TILE_GROUP_BYTES = int(_SM90["tile_group_bytes"])
+SM90_KV_TILES = tuple(int(x) for x in _SM90["block_kv_candidates"])

@@ -4,6 +4,11 @@
 // RUN: not flash-opt %s --flash-tile --flash-select-kernel-form="ping-pong=yes" --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --check-prefix=PINGPONG
 // RUN: not flash-opt %s --flash-tile --flash-select-kernel-form="store-wait=deferred" --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --check-prefix=STOREWAIT
 // RUN: flash-opt %s --flash-tile --flash-select-kernel-form="persistent=no ping-pong=no store-wait=immediate" --flash-lower-to-nvgpu=arch=sm_80 | FileCheck %s
+// RUN: flash-opt %s --flash-tile --flash-select-kernel-form | FileCheck %s --check-prefix=NOFORM
+
+// sm_80 kernels have one form: flash-select-kernel-form leaves the descriptor
+// without one.
+// NOFORM: flash.kernel = #flash.kernel<{{.*}}schedule = <arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>>}
 
 // PERSISTENT: lower-to-nvgpu-sm80-options.mlir:[[@LINE+6]]:8: error: not supported yet: a persistent grid on sm_80
 // PINGPONG: lower-to-nvgpu-sm80-options.mlir:[[@LINE+5]]:8: error: not supported yet: ping-pong on sm_80

@@ -262,7 +262,10 @@ struct FlashKernelFormsPass
          llvm::json::Object{
              {"lazy_rescale_log2", KernelConfig::kLazyRescaleLog2},
              {"min_grouped_q_tiles", KernelConfig::kMinGroupedQTiles},
-             {"tile_group_bytes", target->tileGroupBytes}}}};
+             {"tile_group_bytes", target->tileGroupBytes},
+             {"block_kv_candidates",
+              llvm::json::Array(
+                  ArrayRef<int64_t>(scheduleCandidates(*target).blockKVs))}}}};
     std::error_code ec;
     llvm::raw_fd_ostream file(output, ec, llvm::sys::fs::OF_Text);
     if (ec) {

@@ -9,9 +9,9 @@ and long sequences, one bundle is compiled per range of lengths: the target
 model may pick a different schedule (it counts the work spent on partial
 tiles, which the causal diagonal makes large when N is short), and the
 lowering may choose another form for the compiled length (sm_90a: the grouped
-order of causal Q tiles). The kernel's form is asked at each length of
---seq-lens (flash-opt up to the lowering's kernel description, no PTX),
-consecutive lengths with the same form make a range, and its bundle is
+order of causal Q tiles). flash-opt reports the kernel's schedule and form
+at each length of --seq-lens in one call (``--flash-kernel-forms``, JSON;
+no lowering, no PTX), consecutive lengths with the same kernel make a range, and its bundle is
 compiled at the range's first length and named ``..._n<first>``. Each plan
 records the lengths it is chosen for (``seq-range``: from its first length to
 the next range's first length - 1; the first range from 0, the last with no
@@ -24,6 +24,7 @@ the runtime selects by these keys, not by file names.
 
 import argparse
 import dataclasses
+import json
 import os
 import re
 import shlex
@@ -114,45 +115,37 @@ def _lowering_options(spec: KernelSpec) -> List[str]:
     return options
 
 
-def _kernel_descriptions(text: str) -> str:
-    """The module's flash.kernels array, as printed."""
-    start = text.find("flash.kernels = [")
-    if start < 0:
-        return ""
-    depth, i = 0, start + len("flash.kernels = ")
-    for i in range(i, len(text)):
-        depth += {"[": 1, "{": 1, "]": -1, "}": -1}.get(text[i], 0)
-        if depth == 0:
-            break
-    return text[start:i + 1]
-
-
-def kernel_form(spec: KernelSpec, flash_opt: str = DEFAULT_FLASH_OPT) -> str:
-    """What the compiled kernel for spec's shape is, but for its name and the
-    shape itself: the description the GPU lowering records (schedule, tile
-    order, persistence, ...). flash-opt runs up to the lowering, no PTX."""
-    options = " ".join([f"arch={spec.arch}"] + _lowering_options(spec))
-    cmd = [flash_opt, "-", f"--flash-select-schedule=arch={spec.arch}", "--flash-tile",
-           f"--flash-lower-to-nvgpu={options}"]
+def kernel_forms(spec: KernelSpec, seq_lens: List[int],
+                 flash_opt: str = DEFAULT_FLASH_OPT) -> dict:
+    """flash-opt's report of spec's kernel at each length of seq_lens: the
+    target model's schedule and the arch policy's form (flash-kernel-forms,
+    one call, JSON; no lowering, no PTX)."""
+    lengths = ",".join(str(n) for n in sorted(seq_lens))
+    options = " ".join([f"arch={spec.arch}", f"lengths={lengths}"] + _lowering_options(spec))
+    cmd = [flash_opt, "-", f"--flash-kernel-forms={options}", "-o", os.devnull]
     proc = subprocess.run(cmd, input=spec.source(), capture_output=True, text=True)
-    described = _kernel_descriptions(proc.stdout)
-    if proc.returncode != 0 or not described:
-        raise RuntimeError(f"flash-opt failed to lower {spec.name} at N={spec.seq_len}:\n"
+    try:
+        report = json.loads(proc.stdout) if proc.returncode == 0 else None
+    except json.JSONDecodeError:
+        report = None
+    if not report or len(report.get("kernels", [])) != 1:
+        raise RuntimeError(f"flash-opt failed to choose the kernel of {spec.name}:\n"
                            f"  {shlex.join(cmd)}\n{proc.stderr}")
-    described = re.sub(r'kernel = "[^"]*", ', "", described)
-    return re.sub(r"compiled_shape = \[[^\]]*\], ", "", described)
+    return report
 
 
 def length_ranges(spec: KernelSpec, seq_lens: List[int],
                   flash_opt: str = DEFAULT_FLASH_OPT) -> List[Tuple[int, str]]:
-    """[(first length, kernel form)] for consecutive lengths with one form
-    (kernel_form: the schedule and the lowering's choices)."""
-    ranges: List[Tuple[int, str]] = []
-    for n in sorted(seq_lens):
-        form = kernel_form(dataclasses.replace(spec, seq_len=n), flash_opt)
-        if not ranges or ranges[-1][1] != form:
-            ranges.append((n, form))
-    return ranges
+    """[(first length, kernel form)] for consecutive lengths of seq_lens with
+    one kernel (its schedule and form), as flash-kernel-forms reports them."""
+    ranges = kernel_forms(spec, seq_lens, flash_opt)["kernels"][0]["ranges"]
+    return [(r["min_seq_len"], f'{r["schedule"]} {r["form"]}'.strip()) for r in ranges]
+
+
+def kernel_form(spec: KernelSpec, flash_opt: str = DEFAULT_FLASH_OPT) -> str:
+    """The kernel for spec's length (its schedule and form), without its name
+    or shape."""
+    return length_ranges(spec, [spec.seq_len], flash_opt)[0][1]
 
 
 def model_specs(spec: KernelSpec, seq_lens: List[int],

@@ -118,11 +118,10 @@ int64_t mlir::flash::registerBudgetPerThread(const TargetModel &target,
   return std::min<int64_t>(perConsumer, 240);
 }
 
-std::optional<ScheduleChoice>
-mlir::flash::chooseSchedule(const TargetModel &target,
-                            const AttentionShape &shape) {
-  SmallVector<int64_t> blockQs, blockKVs;
-  int64_t maxStages = 2, minStages = 1;
+ScheduleCandidates mlir::flash::scheduleCandidates(const TargetModel &target) {
+  ScheduleCandidates c;
+  SmallVector<int64_t> &blockQs = c.blockQs, &blockKVs = c.blockKVs;
+  int64_t &maxStages = c.maxStages, &minStages = c.minStages;
   switch (target.mmaKind) {
   case MmaKind::WarpMma:
     // Each warp owns 16·k query rows of the tile (mma.sync m16).
@@ -151,6 +150,16 @@ mlir::flash::chooseSchedule(const TargetModel &target,
     minStages = 2;
     break;
   }
+  return c;
+}
+
+std::optional<ScheduleChoice>
+mlir::flash::chooseSchedule(const TargetModel &target,
+                            const AttentionShape &shape) {
+  ScheduleCandidates candidates = scheduleCandidates(target);
+  ArrayRef<int64_t> blockQs = candidates.blockQs,
+                    blockKVs = candidates.blockKVs;
+  int64_t maxStages = candidates.maxStages, minStages = candidates.minStages;
 
   // Objective: Br·Bc / (Br + Bc). HBM traffic for K/V falls as 1/Br, and the
   // fixed cost per K/V step (barriers, the softmax's row reductions) as 1/Bc;

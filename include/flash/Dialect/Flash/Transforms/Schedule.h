@@ -12,6 +12,7 @@
 #include "flash/Target/TargetModel.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 
@@ -53,6 +54,13 @@ int64_t estimateRegistersPerThread(const TargetModel &target,
                                    const ScheduleChoice &choice);
 int64_t registerBudgetPerThread(const TargetModel &target,
                                 const ScheduleChoice &choice);
+
+/// The tiles and stage counts the model chooses among on `target`.
+struct ScheduleCandidates {
+  SmallVector<int64_t> blockQs, blockKVs;
+  int64_t maxStages = 2, minStages = 1;
+};
+ScheduleCandidates scheduleCandidates(const TargetModel &target);
 
 /// Picks, among the tiles that fit shared memory (with the most stages up to
 /// the target's preference) and registers, the one with the best balance of

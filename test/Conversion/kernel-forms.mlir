@@ -1,0 +1,43 @@
+// RUN: flash-opt %s --flash-kernel-forms="arch=sm_90a lengths=4096,512,1024,2048" -o /dev/null | FileCheck %s
+// RUN: flash-opt %s --flash-kernel-forms="arch=sm_90a lengths=512,16384 persistent=no" -o /dev/null | FileCheck %s --check-prefix=CHOICE
+// RUN: not flash-opt %s --flash-kernel-forms="arch=sm_100a lengths=512" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM100
+// RUN: not flash-opt %s --flash-kernel-forms="arch=sm_90a" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOLENGTHS
+
+// flash-kernel-forms: the ranges of lengths over which a kernel keeps one
+// schedule and form, as flash_mlir.compile asks for them (one call per
+// kernel; the lengths are sorted). Causal D=64 on sm_90a: the model moves to
+// 192-row tiles at 2048 and the policy groups the tiles from 16 per head
+// (3072, so from 4096 among these lengths).
+
+// CHECK: "constants": {
+// CHECK: "block_kv_candidates": [
+// CHECK-NEXT: 64,
+// CHECK-NEXT: 80,
+// CHECK-NEXT: 128
+// CHECK: "lazy_rescale_log2": 8,
+// CHECK: "min_grouped_q_tiles": 16,
+// CHECK: "tile_group_bytes": 16777216
+// CHECK: "function": "causal64",
+// CHECK: "form": "#flash.sm90_form<{{.*}}tile_order = head, tile_group_bytes = 0,
+// CHECK-NEXT: "max_seq_len": 2047,
+// CHECK-NEXT: "min_seq_len": 512,
+// CHECK-NEXT: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 128, block_kv = 128, stages = 2, warps = 12>"
+// CHECK: "form": "#flash.sm90_form<{{.*}}tile_order = head, tile_group_bytes = 0,
+// CHECK-NEXT: "max_seq_len": 4095,
+// CHECK-NEXT: "min_seq_len": 2048,
+// CHECK-NEXT: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 192, block_kv = 128, stages = 2, warps = 16>"
+// CHECK: "form": "#flash.sm90_form<{{.*}}tile_order = grouped, tile_group_bytes = 16777216,
+// CHECK-NEXT: "max_seq_len": null,
+// CHECK-NEXT: "min_seq_len": 4096,
+
+// The form options are the same as flash-select-kernel-form's.
+// CHOICE: "form": "#flash.sm90_form<persistent = false, q_buffers = 1,
+// CHOICE-NOT: persistent = true
+
+// SM100: error: not supported yet: arch sm_100a (GPU lowerings exist for sm_80 and sm_90a)
+// NOLENGTHS: error: flash-kernel-forms: lengths must be positive, e.g. lengths=512,1024
+
+func.func @causal64(%q: tensor<1x1x1024x64xbf16>, %k: tensor<1x1x1024x64xbf16>, %v: tensor<1x1x1024x64xbf16>) -> tensor<1x1x1024x64xbf16> {
+  %o = flash.attention %q, %k, %v {causal} : tensor<1x1x1024x64xbf16>, tensor<1x1x1024x64xbf16>, tensor<1x1x1024x64xbf16> -> tensor<1x1x1024x64xbf16>
+  return %o : tensor<1x1x1024x64xbf16>
+}
