@@ -18,12 +18,18 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+namespace mlir::flash {
+/// Test-only passes (test/lib).
+void registerTestKernelMathPass();
+} // namespace mlir::flash
+
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::flash::registerFlashPasses();
   mlir::flash::registerFlashConversionPasses();
   mlir::flash::registerFlashBundlePasses();
   mlir::flash::registerFlashPipelines();
+  mlir::flash::registerTestKernelMathPass();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -2,7 +2,10 @@
 //
 // Arch-independent pieces of the GPU kernels, on the accumulator fragment
 // layout described in KernelBuilder.h: K/V tile ranges, masking, the online
-// softmax, packing P, the epilogue. sm_80 and sm_90a both call these.
+// softmax, packing P, the epilogue. sm_80 and sm_90a both call these, and
+// so does the CPU harness of the kernel math (flash-test-kernel-math), with
+// KernelMath in host-lanes mode: every warp-level operation below goes
+// through KernelMath, so the same code runs a whole warp on the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,14 +30,31 @@ using namespace mlir::flash;
 // KernelMath
 //===----------------------------------------------------------------------===//
 
+Type KernelMath::laneType(Type scalar) {
+  if (!onHost())
+    return scalar;
+  return VectorType::get({hostLanes}, scalar);
+}
+
+/// A constant: the scalar on the GPU, splat over the lanes on the host.
+static Value laneConstant(KernelMath &km, TypedAttr scalar) {
+  if (!km.onHost())
+    return arith::ConstantOp::create(km.b, km.loc, scalar);
+  auto type = cast<VectorType>(km.laneType(scalar.getType()));
+  return arith::ConstantOp::create(km.b, km.loc,
+                                   DenseElementsAttr::get(type, scalar));
+}
+
 Value KernelMath::i32(int64_t v) {
-  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  return laneConstant(*this, b.getI32IntegerAttr(v));
 }
 Value KernelMath::index(int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
+  if (!onHost())
+    return arith::ConstantIndexOp::create(b, loc, v);
+  return laneConstant(*this, b.getIndexAttr(v));
 }
 Value KernelMath::f32(double v) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  return laneConstant(*this, b.getF32FloatAttr(v));
 }
 Value KernelMath::add(Value x, Value y) {
   return arith::AddIOp::create(b, loc, x, y);
@@ -73,7 +93,117 @@ Value KernelMath::select(Value c, Value x, Value y) {
   return arith::SelectOp::create(b, loc, c, x, y);
 }
 Value KernelMath::toIndex(Value v) {
-  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+  return arith::IndexCastUIOp::create(b, loc, laneType(b.getIndexType()), v);
+}
+
+// Transcendentals go straight to the NVPTX intrinsics of single PTX
+// instructions (fma.rn.f32, ex2.approx.ftz.f32, lg2.approx.ftz.f32): the math
+// dialect would lower them to libdevice calls, which gpu-module-to-binary
+// links only when it finds a CUDA toolkit through the environment, and which
+// are slower. Flushing denormals is harmless here: P and l are sums of
+// exponentials of non-positive numbers. On the host, the LLVM intrinsics
+// (correctly rounded up to libm; ex2.approx is within 2 ulp of them).
+Value KernelMath::fma(Value a, Value bValue, Value c) {
+  return LLVM::FMAOp::create(b, loc, a, bValue, c);
+}
+
+Value KernelMath::exp2(Value x) {
+  if (onHost())
+    return LLVM::Exp2Op::create(b, loc, x);
+  return LLVM::CallIntrinsicOp::create(b, loc, x.getType(),
+                                       b.getStringAttr(
+                                           "llvm.nvvm.ex2.approx.ftz.f"),
+                                       ValueRange{x})
+      .getResult(0);
+}
+
+Value KernelMath::log2(Value x) {
+  if (onHost())
+    return LLVM::Log2Op::create(b, loc, x);
+  return LLVM::CallIntrinsicOp::create(b, loc, x.getType(),
+                                       b.getStringAttr(
+                                           "llvm.nvvm.lg2.approx.ftz.f"),
+                                       ValueRange{x})
+      .getResult(0);
+}
+
+Value KernelMath::shuffleXor(Value v, int64_t offset) {
+  if (onHost()) {
+    SmallVector<int64_t> lanes;
+    for (int64_t l = 0; l < hostLanes; ++l)
+      lanes.push_back(l ^ offset);
+    return vector::ShuffleOp::create(b, loc, v, v, lanes);
+  }
+  auto shuffle = gpu::ShuffleOp::create(b, loc, v, i32(offset), i32(32),
+                                        gpu::ShuffleMode::XOR);
+  return shuffle.getShuffleResult();
+}
+
+Value KernelMath::warpAny(Value predicate) {
+  if (onHost())
+    return vector::ReductionOp::create(b, loc, vector::CombiningKind::OR,
+                                       predicate);
+  return NVVM::VoteSyncOp::create(b, loc, b.getI1Type(), i32(-1), predicate,
+                                  NVVM::VoteSyncKind::any);
+}
+
+Value KernelMath::packPair(Value x, Value y, Type elementType) {
+  if (onHost()) {
+    // Interleave the lanes' pairs: x0 y0 x1 y1 ...
+    SmallVector<int64_t> pairs;
+    for (int64_t l = 0; l < hostLanes; ++l)
+      pairs.append({l, hostLanes + l});
+    Value pair = vector::ShuffleOp::create(b, loc, x, y, pairs);
+    return arith::TruncFOp::create(
+        b, loc, VectorType::get({2 * hostLanes}, elementType), pair);
+  }
+  auto f32x2 = VectorType::get({2}, b.getF32Type());
+  Value pair = vector::FromElementsOp::create(b, loc, f32x2,
+                                              ValueRange{x, y});
+  return arith::TruncFOp::create(b, loc,
+                                 VectorType::get({2}, elementType), pair);
+}
+
+Value KernelMath::pairWord(Value pair) {
+  if (onHost())
+    return vector::BitCastOp::create(
+        b, loc, VectorType::get({hostLanes}, b.getI32Type()), pair);
+  Value word = vector::BitCastOp::create(
+      b, loc, VectorType::get({1}, b.getI32Type()), pair);
+  return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+}
+
+void KernelMath::ifLanes(Value condition, function_ref<void()> body) {
+  if (onHost()) {
+    Value mask = laneMasks.empty()
+                     ? condition
+                     : arith::AndIOp::create(b, loc, laneMasks.back(),
+                                             condition);
+    laneMasks.push_back(mask);
+    body();
+    laneMasks.pop_back();
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body();
+}
+
+void KernelMath::store(Value value, Value memref, Value index) {
+  if (!onHost()) {
+    memref::StoreOp::create(b, loc, value, memref, ValueRange{index});
+    return;
+  }
+  Value mask = laneMasks.empty() ? Value() : laneMasks.back();
+  if (!mask) {
+    auto maskType = VectorType::get({hostLanes}, b.getI1Type());
+    mask = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(maskType, b.getBoolAttr(true)));
+  }
+  Value base = arith::ConstantIndexOp::create(b, loc, 0);
+  vector::ScatterOp::create(b, loc, /*resultType=*/Type(), memref,
+                            ValueRange{base}, index, mask, value);
 }
 
 //===----------------------------------------------------------------------===//
@@ -142,57 +272,29 @@ void mlir::flash::buildFragmentMask(KernelMath &km, Fragment &scores,
 // Online softmax on fragments
 //===----------------------------------------------------------------------===//
 
-// Transcendentals go straight to the NVPTX intrinsics of single PTX
-// instructions (fma.rn.f32, ex2.approx.ftz.f32, lg2.approx.ftz.f32): the math
-// dialect would lower them to libdevice calls, which gpu-module-to-binary
-// links only when it finds a CUDA toolkit through the environment, and which
-// are slower. Flushing denormals is harmless here: P and l are sums of
-// exponentials of non-positive numbers.
 Value mlir::flash::buildFma(KernelMath &km, Value a, Value b, Value c) {
-  return LLVM::FMAOp::create(km.b, km.loc, a, b, c);
+  return km.fma(a, b, c);
 }
 
-Value mlir::flash::buildExp2(KernelMath &km, Value x) {
-  return LLVM::CallIntrinsicOp::create(km.b, km.loc, x.getType(),
-                                       km.b.getStringAttr(
-                                           "llvm.nvvm.ex2.approx.ftz.f"),
-                                       ValueRange{x})
-      .getResult(0);
-}
+Value mlir::flash::buildExp2(KernelMath &km, Value x) { return km.exp2(x); }
 
-Value mlir::flash::buildLog2(KernelMath &km, Value x) {
-  return LLVM::CallIntrinsicOp::create(km.b, km.loc, x.getType(),
-                                       km.b.getStringAttr(
-                                           "llvm.nvvm.lg2.approx.ftz.f"),
-                                       ValueRange{x})
-      .getResult(0);
-}
-
-static Value shuffleXor(KernelMath &km, Value v, int64_t offset) {
-  auto shuffle = gpu::ShuffleOp::create(km.b, km.loc, v, km.i32(offset),
-                                        km.i32(32), gpu::ShuffleMode::XOR);
-  return shuffle.getShuffleResult();
-}
+Value mlir::flash::buildLog2(KernelMath &km, Value x) { return km.log2(x); }
 
 Value mlir::flash::buildQuadSum(KernelMath &km, Value v) {
   for (int64_t offset : {1, 2})
-    v = arith::AddFOp::create(km.b, km.loc, v, shuffleXor(km, v, offset));
+    v = arith::AddFOp::create(km.b, km.loc, v, km.shuffleXor(v, offset));
   return v;
 }
 
 Value mlir::flash::buildQuadMax(KernelMath &km, Value v) {
   for (int64_t offset : {1, 2})
-    v = arith::MaxNumFOp::create(km.b, km.loc, v, shuffleXor(km, v, offset));
+    v = arith::MaxNumFOp::create(km.b, km.loc, v, km.shuffleXor(v, offset));
   return v;
 }
 
 Value mlir::flash::buildPackPair(KernelMath &km, Value x, Value y,
                                  Type elementType) {
-  auto f32x2 = VectorType::get({2}, km.b.getF32Type());
-  Value pair = vector::FromElementsOp::create(km.b, km.loc, f32x2,
-                                              ValueRange{x, y});
-  return arith::TruncFOp::create(km.b, km.loc,
-                                 VectorType::get({2}, elementType), pair);
+  return km.packPair(x, y, elementType);
 }
 
 SoftmaxStep mlir::flash::buildOnlineSoftmax(KernelMath &km, Fragment &scores,
@@ -288,10 +390,8 @@ void mlir::flash::buildRescaleIfNeeded(KernelMath &km, Fragment &acc,
                                           alpha, km.f32(1.0));
     needed = needed ? arith::OrIOp::create(b, loc, needed, differs) : differs;
   }
-  Value anyLane = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(),
-                                           km.i32(-1), needed,
-                                           NVVM::VoteSyncKind::any);
-  SmallVector<Type> types(acc.regs.size(), b.getF32Type());
+  Value anyLane = km.warpAny(needed);
+  SmallVector<Type> types(acc.regs.size(), km.laneType(b.getF32Type()));
   auto ifOp = scf::IfOp::create(b, loc, types, anyLane, true);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -368,9 +468,7 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
             arith::MulFOp::create(b, loc, acc.at(mt, nt, 2 * half + 1), inverse);
         Value pair = buildPackPair(km, x, y, config.elementType);
         // One 32-bit store per pair.
-        Value word = vector::BitCastOp::create(
-            b, loc, VectorType::get({1}, b.getI32Type()), pair);
-        return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+        return km.pairWord(pair);
       };
       // Words for a staging buffer go out for every row: whoever copies the
       // buffer to global memory clips the rows past Nq (sm_90a's TMA store).
@@ -379,41 +477,36 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
           storeWord(row, nt, wordOf(nt));
       if (storeWord && !lseMemref)
         continue;
-      auto inRange = scf::IfOp::create(b, loc, km.cmp(P::slt, row, seqQ),
-                                       /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(inRange.thenBlock()->getTerminator());
-      if (!storeWord) {
-        // Element offset of this lane's first column pair in the row.
-        Value rowOffset = arith::AddIOp::create(
-            b, loc, outBase,
-            km.toIndex(km.add(km.mul(row, km.i32(headDim)),
-                              km.mul(lane.quadLane, km.i32(2)))));
-        for (int64_t nt = 0; nt < acc.nTiles; ++nt) {
-          Value word = wordOf(nt);
-          Value wordIndex = arith::ShRUIOp::create(
-              b, loc,
-              arith::AddIOp::create(b, loc, rowOffset, km.index(nt * 8)),
-              km.index(1));
-          memref::StoreOp::create(b, loc, word, outMemref,
-                                  ValueRange{wordIndex});
+      km.ifLanes(km.cmp(P::slt, row, seqQ), [&] {
+        if (!storeWord) {
+          // Element offset of this lane's first column pair in the row.
+          Value rowOffset = arith::AddIOp::create(
+              b, loc, outBase,
+              km.toIndex(km.add(km.mul(row, km.i32(headDim)),
+                                km.mul(lane.quadLane, km.i32(2)))));
+          for (int64_t nt = 0; nt < acc.nTiles; ++nt) {
+            Value word = wordOf(nt);
+            Value wordIndex = arith::ShRUIOp::create(
+                b, loc,
+                arith::AddIOp::create(b, loc, rowOffset, km.index(nt * 8)),
+                km.index(1));
+            km.store(word, outMemref, wordIndex);
+          }
         }
-      }
-      if (lseMemref) {
+        if (!lseMemref)
+          return;
         // LSE = m·scale + ln(l) in natural-log units (-inf for empty rows),
         // written by the first lane of the quad.
-        auto firstLane = scf::IfOp::create(
-            b, loc, km.cmp(P::eq, lane.quadLane, km.i32(0)), false);
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPoint(firstLane.thenBlock()->getTerminator());
-        Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
-                                          km.f32(M_LN2));
-        Value lse = buildFma(km, runningMax[r], scale, log);
-        lse = km.select(empty, negInf, lse);
-        Value index =
-            arith::AddIOp::create(b, loc, lseBase, km.toIndex(row));
-        memref::StoreOp::create(b, loc, lse, lseMemref, ValueRange{index});
-      }
+        km.ifLanes(km.cmp(P::eq, lane.quadLane, km.i32(0)), [&] {
+          Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
+                                            km.f32(M_LN2));
+          Value lse = buildFma(km, runningMax[r], scale, log);
+          lse = km.select(empty, negInf, lse);
+          Value index =
+              arith::AddIOp::create(b, loc, lseBase, km.toIndex(row));
+          km.store(lse, lseMemref, index);
+        });
+      });
     }
   }
 }

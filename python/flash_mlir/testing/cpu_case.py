@@ -1,15 +1,18 @@
 """Generate, run and check one CPU numerical case of ``flash.attention``.
 
-A case is a random (seeded) set of float32 inputs q, k, v baked into an MLIR
-module as ``arith.constant dense<...>`` tensors, one ``flash.attention`` op in
-the dialect's textual form, and ``printMemrefF32`` calls that print O (and
-LSE).  The expected values come from :mod:`flash_mlir.oracle` in float64 on
-the same float32 inputs.
+A case is a random (seeded) set of inputs q, k, v (f32, f16 or bf16) baked
+into an MLIR module as ``arith.constant dense<...>`` tensors, one
+``flash.attention`` op in the dialect's textual form, and ``printMemrefF32``
+calls that print O (widened to f32 for 16-bit types) and LSE.  The expected
+values come from :mod:`flash_mlir.oracle` in float64 on the same (rounded)
+inputs.  f32 cases are checked to atol = rtol = 1e-5; 16-bit cases to the
+per-element bound :func:`rounding_tolerance` derives from the rounding the
+kernels do (P to 16 bits before P·V, O to 16 bits), docs/testing.md.
 
 Command line (with ``PYTHONPATH=python``)::
 
   python3 -m flash_mlir.testing.cpu_case gen --seed 1 --batch 1 --hq 4 --hkv 2 \\
-      --nq 7 --nk 9 --d 16 --dv 8 [--causal] [--scale 0.125] [--lse] \\
+      --nq 7 --nk 9 --d 16 --dv 8 [--causal] [--scale 0.125] [--lse] [--dtype bf16] \\
       --mlir case.mlir --expected case.npz
   flash-opt case.mlir --flash-cpu-pipeline | mlir-runner -e main \\
       -entry-point-result=void -O3 -shared-libs=...c_runner_utils.so,...runner_utils.so > case.out
@@ -75,8 +78,11 @@ class CaseConfig:
     causal: bool = False
     scale: Optional[float] = None
     lse: bool = False
+    dtype: str = "f32"            # element type of q, k, v and O
 
     def __post_init__(self):
+        if self.dtype not in UNIT_ROUNDOFF:
+            raise ValueError("dtype must be one of %s" % ", ".join(UNIT_ROUNDOFF))
         for f in ("batch", "hq", "hkv", "nq", "nk", "d", "dv"):
             if getattr(self, f) < 0:
                 raise ValueError("%s must be >= 0" % f)
@@ -121,6 +127,8 @@ class CaseConfig:
             argv += ["--scale", repr(float(self.scale))]
         if self.lse:
             argv.append("--lse")
+        if self.dtype != "f32":
+            argv += ["--dtype", self.dtype]
         return argv
 
     def short_id(self) -> str:
@@ -133,6 +141,8 @@ class CaseConfig:
             parts.append("scale%g" % self.scale)
         if self.lse:
             parts.append("lse")
+        if self.dtype != "f32":
+            parts.append(self.dtype)
         return "-".join(parts)
 
     def to_json(self) -> str:
@@ -148,8 +158,85 @@ class CaseConfig:
 # Inputs, oracle, MLIR text
 # --------------------------------------------------------------------------
 
+# Unit roundoff (round to nearest) of each element type: 2^-p for p
+# significand bits, the implicit one included.
+UNIT_ROUNDOFF = {"f32": 2.0 ** -24, "f16": 2.0 ** -11, "bf16": 2.0 ** -8}
+
+
+def round_to_dtype(x, dtype: str) -> np.ndarray:
+    """float32 array of ``x`` rounded to nearest-even in ``dtype``."""
+    x = np.asarray(x, dtype=np.float32)
+    if dtype == "f32":
+        return x.copy()
+    if dtype == "f16":
+        return x.astype(np.float16).astype(np.float32)
+    if dtype == "bf16":
+        bits = np.ascontiguousarray(x).view(np.uint32).astype(np.uint64)
+        rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+        return rounded.astype(np.uint32).view(np.float32).reshape(x.shape)
+    raise ValueError("unknown dtype %r" % dtype)
+
+
+def rounding_tolerance(q, k, v, causal: bool, scale: float, dtype: str):
+    """Per-element error bounds ``(o_bound, lse_bound)`` of a kernel on
+    these inputs (already in ``dtype``) against the float64 oracle.
+
+    With u the unit roundoff of ``dtype`` (2^-8 bf16, 2^-11 f16, 0 for f32
+    where nothing is rounded to 16 bits), w_j the softmax weights of a row and
+    W = Σ_j w_j·|v_j| (per output column):
+      * P rounded to 16 bits before P·V while l sums the unrounded P: each
+        term of O = Σ_j P_j·v_j / l moves by at most u·w_j·|v_j|: u·W;
+      * f32 arithmetic, η = 2·γ_Nk + 2·ε_S + 2^-18 relative to W, where
+        γ_n = (n + 2)·2^-24 bounds the sums of l and of P·V over Nk keys,
+        ε_S = scale·γ_D·max_j Σ_d |q_d·k_jd| bounds the f32 error of a
+        score (which moves P_j by that factor), and 2^-18 covers ex2.approx
+        (2 ulp), the f32 exponent arguments and 1/l;
+      * O rounded to 16 bits: u·|O|.
+    o_bound = (u + η)·W + u·(|O| + (u + η)·W).  The LSE (m·scale + ln l,
+    in f32): γ_Nk + ε_S + 2^-18 + 2^-23·|LSE|.  A fully masked row has O = 0
+    and LSE = -inf exactly (bound 0).
+    """
+    q = np.asarray(q, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    b, hq, nq, d = q.shape
+    hkv, nk, dv = k.shape[1], k.shape[2], v.shape[3]
+    u = UNIT_ROUNDOFF[dtype] if dtype != "f32" else 0.0
+    gamma_n = (nk + 2) * 2.0 ** -24
+    gamma_d = (d + 2) * 2.0 ** -24
+    o_bound = np.zeros((b, hq, nq, dv))
+    lse_bound = np.zeros((b, hq, nq))
+    if nq == 0 or nk == 0:
+        return o_bound, lse_bound
+    from flash_mlir.oracle import causal_visible_mask
+    visible = causal_visible_mask(nq, nk, causal)
+    group = hq // hkv
+    for h in range(hq):
+        kh, vh = k[:, h // group], v[:, h // group]
+        s = scale * np.matmul(q[:, h], np.swapaxes(kh, -1, -2))
+        s = np.where(visible[None], s, -np.inf)
+        m = np.max(s, axis=-1, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0.0)
+        p = np.exp(s - m)
+        l = p.sum(axis=-1, keepdims=True)
+        w = p / np.where(l > 0, l, 1.0)
+        big_w = np.matmul(w, np.abs(vh))                               # W
+        o = np.matmul(w, vh)
+        absdot = np.matmul(np.abs(q[:, h]), np.swapaxes(np.abs(kh), -1, -2))
+        eps_s = scale * gamma_d * np.max(np.where(visible[None], absdot, 0.0),
+                                         axis=-1, keepdims=True)
+        eta = 2 * gamma_n + 2 * eps_s + 2.0 ** -18
+        o_bound[:, h] = (u + eta) * big_w + u * (np.abs(o) + (u + eta) * big_w)
+        lse = (m + np.log(np.where(l > 0, l, 1.0)))[..., 0]
+        lse_bound[:, h] = np.where(l[..., 0] > 0,
+                                   gamma_n + eps_s[..., 0] + 2.0 ** -18
+                                   + 2.0 ** -23 * np.abs(lse), 0.0)
+    return o_bound, lse_bound
+
+
 def make_inputs(cfg: CaseConfig):
-    """float32 q, k, v drawn from ``default_rng(seed)``.
+    """float32 q, k, v drawn from ``default_rng(seed)``, rounded to
+    ``cfg.dtype``.
 
     q and k are standard normal, so with the default scale 1/sqrt(D) the
     scores have unit spread (softmax neither flat nor one-hot); v is uniform
@@ -159,6 +246,8 @@ def make_inputs(cfg: CaseConfig):
     q = rng.standard_normal(cfg.q_shape).astype(np.float32)
     k = rng.standard_normal(cfg.k_shape).astype(np.float32)
     v = rng.uniform(-1.0, 1.0, cfg.v_shape).astype(np.float32)
+    if cfg.dtype != "f32":
+        q, k, v = (round_to_dtype(x, cfg.dtype) for x in (q, k, v))
     return q, k, v
 
 
@@ -167,8 +256,8 @@ def expected_outputs(cfg: CaseConfig, q, k, v):
     return attention_reference(q, k, v, causal=cfg.causal, scale=cfg.scale_f32)
 
 
-def tensor_type(shape) -> str:
-    return "tensor<%sxf32>" % "x".join(str(s) for s in shape)
+def tensor_type(shape, dtype: str = "f32") -> str:
+    return "tensor<%sx%s>" % ("x".join(str(s) for s in shape), dtype)
 
 
 def memref_type(shape) -> str:
@@ -221,8 +310,10 @@ def attention_attr_dict(cfg: CaseConfig) -> str:
 
 
 def render_module(cfg: CaseConfig, q, k, v) -> str:
-    qt, kt, vt = tensor_type(cfg.q_shape), tensor_type(cfg.k_shape), tensor_type(cfg.v_shape)
-    ot, lt = tensor_type(cfg.o_shape), tensor_type(cfg.lse_shape)
+    et = cfg.dtype
+    qt, kt, vt = (tensor_type(cfg.q_shape, et), tensor_type(cfg.k_shape, et),
+                  tensor_type(cfg.v_shape, et))
+    ot, lt = tensor_type(cfg.o_shape, et), tensor_type(cfg.lse_shape)
     lines = [
         "// Generated by flash_mlir.testing.cpu_case gen %s" % " ".join(cfg.gen_argv()),
         "module {",
@@ -242,6 +333,21 @@ def render_module(cfg: CaseConfig, q, k, v) -> str:
         lines.append("    %%o = flash.attention %%q, %%k, %%v%s" % attrs)
         lines.append("        : %s, %s, %s -> %s" % (qt, kt, vt, ot))
         printed = [("o", cfg.o_shape)]
+    if et != "f32":
+        # O widened to f32 (exactly) for printMemrefF32.
+        rank = len(cfg.o_shape)
+        ident = "affine_map<(%s) -> (%s)>" % ((", ".join("d%d" % i for i in range(rank)),) * 2)
+        lines += [
+            "    %%o_init = tensor.empty() : %s" % tensor_type(cfg.o_shape),
+            "    %%o_f32 = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]}"
+            % (ident, ident, ", ".join(['"parallel"'] * rank)),
+            "        ins(%%o : %s) outs(%%o_init : %s) {" % (ot, tensor_type(cfg.o_shape)),
+            "    ^bb0(%%x: %s, %%unused: f32):" % et,
+            "      %%wide = arith.extf %%x : %s to f32" % et,
+            "      linalg.yield %wide : f32",
+            "    } -> %s" % tensor_type(cfg.o_shape),
+        ]
+        printed[0] = ("o_f32", cfg.o_shape)
     for name, shape in printed:
         tt, mt = tensor_type(shape), memref_type(shape)
         lines += [
@@ -254,16 +360,21 @@ def render_module(cfg: CaseConfig, q, k, v) -> str:
 
 
 def generate(cfg: CaseConfig, mlir_path: str, expected_path: str):
-    """Write the MLIR module and the expected outputs (.npz or .json)."""
+    """Write the MLIR module and the expected outputs (.npz or .json); for
+    16-bit cases the .npz also holds the per-element bounds."""
     q, k, v = make_inputs(cfg)
     o, lse = expected_outputs(cfg, q, k, v)
     with open(mlir_path, "w") as f:
         f.write(render_module(cfg, q, k, v))
-    save_expected(expected_path, cfg, o, lse if cfg.lse else None)
+    bounds = None
+    if cfg.dtype != "f32":
+        scale = cfg.scale_f32 if cfg.scale is not None else (1.0 / math.sqrt(cfg.d) if cfg.d else 1.0)
+        bounds = rounding_tolerance(q, k, v, cfg.causal, scale, cfg.dtype)
+    save_expected(expected_path, cfg, o, lse if cfg.lse else None, bounds)
     return o, lse
 
 
-def save_expected(path: str, cfg: CaseConfig, o, lse):
+def save_expected(path: str, cfg: CaseConfig, o, lse, bounds=None):
     if path.endswith(".json"):
         doc = {"config": dataclasses.asdict(cfg),
                "o": {"shape": list(o.shape), "data": [_json_float(x) for x in o.ravel()]}}
@@ -275,6 +386,12 @@ def save_expected(path: str, cfg: CaseConfig, o, lse):
     arrays = {"config": np.array(cfg.to_json()), "o": np.asarray(o, dtype=np.float64)}
     if lse is not None:
         arrays["lse"] = np.asarray(lse, dtype=np.float64)
+    if bounds is not None:
+        if path.endswith(".json"):
+            raise ValueError("per-element bounds need an .npz file")
+        arrays["o_bound"] = np.asarray(bounds[0], dtype=np.float64)
+        if lse is not None:
+            arrays["lse_bound"] = np.asarray(bounds[1], dtype=np.float64)
     # np.savez appends .npz to names without it; write through a file object
     # so the name is exactly what the caller asked for.
     with open(path, "wb") as f:
@@ -306,6 +423,15 @@ def load_expected(path: str):
             if name in z.files:
                 out.append((name, np.array(z[name], dtype=np.float64)))
     return out
+
+
+def load_bounds(path: str):
+    """Per-element bounds saved with 16-bit cases: {name: array}, or {}."""
+    if path.endswith(".json"):
+        return {}
+    with np.load(path, allow_pickle=False) as z:
+        return {name[:-len("_bound")]: np.array(z[name], dtype=np.float64)
+                for name in z.files if name.endswith("_bound")}
 
 
 # --------------------------------------------------------------------------
@@ -387,13 +513,13 @@ def print_rounding_bound(out: np.ndarray, digits: int = PRINT_DIGITS) -> np.ndar
 
 
 def compare(name: str, out: np.ndarray, ref: np.ndarray, atol: float, rtol: float,
-            print_digits: int = PRINT_DIGITS):
+            print_digits: int = PRINT_DIGITS, bound: Optional[np.ndarray] = None):
     """Return ``(ok, message, stats)`` for one tensor.
 
     Rules: any NaN in ``out`` fails; an infinity must match the reference's
     infinity exactly (LSE of a fully masked row is -inf); every finite
-    element must satisfy |out - ref| <= atol + rtol*|ref| (+ the printing
-    rounding bound of ``out``).
+    element must satisfy |out - ref| <= atol + rtol*|ref| (+ ``bound``, a
+    per-element bound, + the printing rounding bound of ``out``).
     """
     stats = {"name": name, "max_abs_err": 0.0, "worst_ratio": 0.0}
     if out.shape != ref.shape:
@@ -417,6 +543,10 @@ def compare(name: str, out: np.ndarray, ref: np.ndarray, atol: float, rtol: floa
     fin = ~ref_inf
     err = np.where(fin, np.abs(out - np.where(fin, ref, 0.0)), 0.0)
     tol = atol + rtol * np.abs(np.where(fin, ref, 0.0)) + print_rounding_bound(out, print_digits)
+    if bound is not None:
+        tol = tol + np.broadcast_to(np.asarray(bound, dtype=np.float64), tol.shape)
+    # An element whose tolerance is 0 (a fully masked row's O) must be exact.
+    tol = np.where(tol > 0, tol, np.finfo(np.float64).tiny)
     ratio = err / tol
     worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     worst = tuple(int(i) for i in worst)
@@ -434,10 +564,18 @@ def compare(name: str, out: np.ndarray, ref: np.ndarray, atol: float, rtol: floa
 
 def check_output(expected: Union[str, Sequence[Tuple[str, np.ndarray]]], output_text: str,
                  atol: float = DEFAULT_ATOL, rtol: float = DEFAULT_RTOL,
-                 print_digits: int = PRINT_DIGITS):
-    """Compare runner stdout with the expected tensors.  Returns ``(ok, message)``."""
+                 print_digits: int = PRINT_DIGITS, bounds=None):
+    """Compare runner stdout with the expected tensors.  Returns ``(ok, message)``.
+
+    ``bounds`` ({name: per-element bound}) is read from the expected file
+    when that is a path (16-bit cases); a tensor with a bound is checked to
+    it alone (atol = rtol = 0).
+    """
     if isinstance(expected, str):
+        if bounds is None:
+            bounds = load_bounds(expected)
         expected = load_expected(expected)
+    bounds = bounds or {}
     try:
         blocks = parse_memref_prints(output_text)
     except ValueError as e:
@@ -447,7 +585,11 @@ def check_output(expected: Union[str, Sequence[Tuple[str, np.ndarray]]], output_
                        % (len(expected), ", ".join(n for n, _ in expected), len(blocks)))
     msgs = []
     for blk, (name, ref) in zip(blocks, expected):
-        ok, msg, _ = compare(name, blk.values, ref, atol, rtol, print_digits)
+        if name in bounds:
+            ok, msg, _ = compare(name, blk.values, ref, 0.0, 0.0, print_digits,
+                                 bound=bounds[name])
+        else:
+            ok, msg, _ = compare(name, blk.values, ref, atol, rtol, print_digits)
         if not ok:
             return False, "FAIL " + msg
         msgs.append(msg)
@@ -567,12 +709,14 @@ def _add_config_args(p):
     p.add_argument("--causal", action="store_true")
     p.add_argument("--scale", type=float, default=None, help="omit for the op's default 1/sqrt(D)")
     p.add_argument("--lse", action="store_true", help="also return and print the LSE")
+    p.add_argument("--dtype", default="f32", choices=sorted(UNIT_ROUNDOFF),
+                   help="element type of q, k, v and O (16-bit: checked to rounding_tolerance)")
 
 
 def _config_from_args(a) -> CaseConfig:
     return CaseConfig(seed=a.seed, batch=a.batch, hq=a.hq, hkv=a.hkv, nq=a.nq, nk=a.nk,
                       d=a.d, dv=a.d if a.dv is None else a.dv, causal=a.causal,
-                      scale=a.scale, lse=a.lse)
+                      scale=a.scale, lse=a.lse, dtype=a.dtype)
 
 
 def main(argv=None) -> int:

@@ -106,9 +106,27 @@ struct KernelConfig {
 };
 
 /// Scalar arithmetic on one builder and location (i32 unless named).
+///
+/// Two modes. On the GPU (hostLanes = 0) a value is one thread's scalar.
+/// In host-lanes mode (hostLanes = 32, the CPU harness of the kernel math,
+/// test/lib/TestKernelMath.cpp) every per-thread value is a
+/// vector<32 x T>, element l holding lane l's value, so that the builder
+/// functions below run one whole warp under mlir-runner: arith ops work
+/// elementwise unchanged, and the few warp-level operations (xor shuffles,
+/// the vote, ex2/lg2, the predicated stores) are the members below, which
+/// emit the GPU op or its host equivalent. In GPU mode they emit exactly
+/// the ops the kernels always had (the shipped PTX is pinned).
 struct KernelMath {
   OpBuilder &b;
   Location loc;
+  /// 0 on the GPU; otherwise the lanes of the simulated warp (32).
+  int64_t hostLanes = 0;
+  /// Host lanes: the lane masks of the enclosing ifLanes regions.
+  SmallVector<Value, 2> laneMasks = {};
+
+  bool onHost() const { return hostLanes != 0; }
+  /// `scalar` on the GPU, vector<hostLanes x scalar> on the host.
+  Type laneType(Type scalar);
 
   Value i32(int64_t v);
   Value index(int64_t v);
@@ -126,6 +144,30 @@ struct KernelMath {
   Value cmp(arith::CmpIPredicate p, Value x, Value y);
   Value select(Value c, Value x, Value y);
   Value toIndex(Value i32Value); ///< unsigned i32 -> index
+
+  /// f32 a·b + c, 2^x, log2(x): single PTX instructions on the GPU
+  /// (fma.rn.f32, ex2.approx.ftz.f32, lg2.approx.ftz.f32), the LLVM
+  /// intrinsics on host vectors.
+  Value fma(Value a, Value bValue, Value c);
+  Value exp2(Value x);
+  Value log2(Value x);
+  /// The value of lane (lane ^ offset) of the warp (gpu.shuffle xor on the
+  /// GPU, a vector.shuffle of the lanes on the host).
+  Value shuffleXor(Value v, int64_t offset);
+  /// Whether `predicate` holds on any lane of the warp, as a uniform i1
+  /// (vote.sync.any on the GPU, an or-reduction over the lanes on the host).
+  Value warpAny(Value predicate);
+  /// Two f32 -> one 16-bit pair: vector<2 x elementType> on the GPU,
+  /// vector<2·lanes x elementType> (lane l's pair at 2l, 2l + 1) on the host.
+  Value packPair(Value x, Value y, Type elementType);
+  /// A pair as the 32-bit word that holds it (element 0 in the low half).
+  Value pairWord(Value pair);
+  /// Runs `body` for the lanes where `condition` holds: an scf.if on the
+  /// GPU; on the host the body runs for the whole warp and the stores in it
+  /// (store below) are masked to those lanes.
+  void ifLanes(Value condition, function_ref<void()> body);
+  /// memref[index] = value (a masked vector.scatter on the host).
+  void store(Value value, Value memref, Value index);
 };
 
 /// Accumulator registers in the layout above: [mTiles][nTiles][4] f32.
@@ -196,7 +238,8 @@ void buildRescale(KernelMath &km, Fragment &acc, ArrayRef<Value> rescale);
 void buildRescaleIfNeeded(KernelMath &km, Fragment &acc,
                           ArrayRef<Value> rescale);
 
-/// f32 a·b + c, 2^x, log2(x) as single PTX instructions (no libdevice).
+/// f32 a·b + c, 2^x, log2(x) as single PTX instructions (no libdevice);
+/// KernelMath::fma, exp2, log2.
 Value buildFma(KernelMath &km, Value a, Value b, Value c);
 Value buildExp2(KernelMath &km, Value x);
 Value buildLog2(KernelMath &km, Value x);
@@ -205,7 +248,8 @@ Value buildLog2(KernelMath &km, Value x);
 Value buildQuadSum(KernelMath &km, Value v);
 Value buildQuadMax(KernelMath &km, Value v);
 
-/// Two f32 -> vector<2 x elementType>.
+/// Two f32 -> vector<2 x elementType> (KernelMath::packPair): P is rounded
+/// to 16 bits here, before P·V.
 Value buildPackPair(KernelMath &km, Value x, Value y, Type elementType);
 
 /// Global tensors seen as flat memrefs over the raw kernel pointers.
