@@ -1,7 +1,7 @@
-// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no rescale=eager" | FileCheck %s --check-prefixes=CHECK,EAGER
-// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=yes rescale=eager" | FileCheck %s --check-prefixes=CHECK,PIPE
-// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no rescale=lazy" | FileCheck %s --check-prefixes=CHECK,LAZY
-// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu="arch=sm_90a persistent=no rescale=lazy-late" | FileCheck %s --check-prefixes=CHECK,LATE
+// RUN: flash-opt %s --flash-tile --flash-select-kernel-form="persistent=no rescale=eager" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefixes=CHECK,EAGER
+// RUN: flash-opt %s --flash-tile --flash-select-kernel-form="persistent=yes rescale=eager" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefixes=CHECK,PIPE
+// RUN: flash-opt %s --flash-tile --flash-select-kernel-form="persistent=no rescale=lazy" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefixes=CHECK,LAZY
+// RUN: flash-opt %s --flash-tile --flash-select-kernel-form="persistent=no rescale=lazy-late" --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefixes=CHECK,LATE
 
 // The constants and data flow of the sm_90a kernel's math on every rescale
 // path: eager (one tile per block), eager in the persistent grid whose
