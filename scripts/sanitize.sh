@@ -7,7 +7,7 @@
 # where a test expects a non-zero exit (`not flash-opt ...`), which would
 # otherwise hide it. Ends with one line "sanitize: clean" or "sanitize: N reports".
 #
-# FLASH_JOBS: build jobs (2). FLASH_SANITIZE_MUTANTS: fuzz mutants (300).
+# FLASH_JOBS: build jobs (2). FLASH_SANITIZE_MUTANTS: fuzz inputs (150).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -45,7 +45,7 @@ echo "== lit on $build/bin/flash-opt"
 
 echo "== fuzzer corpus on $build/bin/flash-opt"
 PYTHONPATH="$root/python" /usr/bin/python3 -m flash_mlir.testing.fuzz \
-  --flash-opt "$build/bin/flash-opt" --mutants "${FLASH_SANITIZE_MUTANTS:-300}" \
+  --flash-opt "$build/bin/flash-opt" --mutants "${FLASH_SANITIZE_MUTANTS:-150}" \
   --timeout 60 --jobs "${FLASH_JOBS:-2}" || status=1
 
 if [ -x "$build/bin/flash-runtime-check" ]; then

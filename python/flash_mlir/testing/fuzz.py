@@ -25,7 +25,7 @@ form, the IO report, decompose, the reference lowering, lower-to-nvgpu, and
 - crashes: a signal, an exit code other than 0 or 1, an LLVM stack dump, "PLEASE
   submit a bug report", "LLVM ERROR", or a sanitizer report;
 - hangs: runs past ``timeout`` seconds (20);
-- prints ``<<NULL TYPE>>`` (a dangling value in a diagnostic);
+- prints ``<<NULL TYPE>>`` or "operand is unlinked" (a dangling value);
 - exits 1 without an ``error:``;
 - exits 0 with output that is not lowered as far as the pipeline promises
   (:data:`LEFT_OVER`), or (pipeline "none") output that does not parse again.
@@ -59,10 +59,6 @@ DEFAULT_SEED = 21
 
 # ---------------------------------------------------------------------------
 # Pipelines: name -> (arguments drawn from rng, what success must have removed).
-
-
-def _on_off(rng):
-    return rng.choice(["auto", "auto", "yes", "no"])
 
 
 def _ptx_options(rng, arch):
@@ -188,6 +184,11 @@ def classify(pipeline: str, returncode: Optional[int], stdout: str, stderr: str)
         return "crash", f"exit {returncode}"
     if "<<NULL TYPE>>" in stderr or "<<NULL TYPE>>" in stdout:
         return "null-type", "'<<NULL TYPE>>' printed"
+    # A verifier error no parser input can cause: a pass erased an op whose
+    # result is still used (the dangling value of issue 21, which a sanitized
+    # build reports this way instead of crashing).
+    if "operand is unlinked" in stderr:
+        return "null-type", "a dangling operand ('operand is unlinked')"
     if returncode == 1:
         return None if "error:" in stderr else ("silent-error", "exit 1 without 'error:'")
     left = left_over_ops(pipeline, stdout)
@@ -493,6 +494,7 @@ class Report:
     seconds: float = 0.0
     findings: List[Finding] = dataclasses.field(default_factory=list)
     stopped_early: bool = False
+    succeeded: Dict[str, int] = dataclasses.field(default_factory=dict)  # exit 0 per pipeline
 
     def counts(self) -> Dict[str, int]:
         kinds = ["crash", "hang", "null-type", "silent-error", "half-lowered", "round-trip"]
@@ -504,7 +506,9 @@ class Report:
                 f"{self.seconds:.0f} s: crashes {c['crash']}, hangs {c['hang']}, null types "
                 f"{c['null-type']}, silent errors {c['silent-error']}, half-lowered "
                 f"{c['half-lowered']}, round trips {c['round-trip']}"
-                + (" (stopped at the time budget)" if self.stopped_early else ""))
+                + (" (stopped at the time budget)" if self.stopped_early else "")
+                + "\nexit 0 per pipeline: "
+                + ", ".join(f"{k} {v}" for k, v in sorted(self.succeeded.items())))
 
 
 def fuzz(count: int, seed: int = DEFAULT_SEED, flash_opt: str = DEFAULT_FLASH_OPT, jobs: int = 2,
@@ -521,7 +525,7 @@ def fuzz(count: int, seed: int = DEFAULT_SEED, flash_opt: str = DEFAULT_FLASH_OP
     def check(index_and_input):
         index, (name, source) = index_and_input
         rng = random.Random(seed * 7919 + index)
-        out = []
+        out, ok = [], []
         for pipeline in names:
             args = PIPELINES[pipeline](rng)
             with tempfile.TemporaryDirectory() as workdir:
@@ -529,11 +533,13 @@ def fuzz(count: int, seed: int = DEFAULT_SEED, flash_opt: str = DEFAULT_FLASH_OP
             if rc == 0 and stderr.startswith("round-trip: "):
                 out.append(Finding("round-trip", pipeline, args, stderr[-1500:], source, name))
                 continue
+            if rc == 0:
+                ok.append(pipeline)
             verdict = classify(pipeline, rc, stdout, stderr)
             if verdict:
                 out.append(Finding(verdict[0], pipeline, args,
                                    f"{verdict[1]}\n{stderr[-1500:]}", source, name))
-        return len(names), out
+        return len(names), out, ok
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         pending = set()
@@ -554,7 +560,9 @@ def fuzz(count: int, seed: int = DEFAULT_SEED, flash_opt: str = DEFAULT_FLASH_OP
                 break
             done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
             for fut in done:
-                runs, found = fut.result()
+                runs, found, ok = fut.result()
+                for pipeline in ok:
+                    report.succeeded[pipeline] = report.succeeded.get(pipeline, 0) + 1
                 report.inputs += 1
                 report.runs += runs
                 report.findings += found
@@ -563,6 +571,8 @@ def fuzz(count: int, seed: int = DEFAULT_SEED, flash_opt: str = DEFAULT_FLASH_OP
                         log(f"{f.kind}: {f.name} through {f.pipeline} {' '.join(f.args)}: "
                             f"{f.detail.splitlines()[0]}")
     report.seconds = time.monotonic() - start
+    for pipeline in names:
+        report.succeeded.setdefault(pipeline, 0)
     return report
 
 
