@@ -4,7 +4,7 @@ test inputs and grammar cases: nested builtin.modules, gpu.module/gpu.func, seve
 attentions or none, well- and ill-formed shapes, dtypes, causal, scale, LSE,
 schedules, pass options) through its twelve pipelines, bounded for CI.
 
-FLASH_FUZZ_INPUTS (100) inputs from FLASH_TEST_SEED (21), stopping early after
+FLASH_FUZZ_INPUTS (240) inputs from FLASH_TEST_SEED (21), stopping early after
 FLASH_FUZZ_SECONDS (150); FLASH_FUZZ_JOBS (2) runs at a time. The oracle itself is
 checked on known-bad outputs below, so that a broken oracle fails too.
 """
@@ -17,7 +17,7 @@ from flash_mlir.testing import fuzz
 
 FLASH_OPT = os.environ.get("FLASH_OPT", fuzz.DEFAULT_FLASH_OPT)
 SEED = int(os.environ.get("FLASH_TEST_SEED", str(fuzz.DEFAULT_SEED)))
-INPUTS = int(os.environ.get("FLASH_FUZZ_INPUTS", "100"))
+INPUTS = int(os.environ.get("FLASH_FUZZ_INPUTS", "240"))
 SECONDS = float(os.environ.get("FLASH_FUZZ_SECONDS", "150"))
 JOBS = int(os.environ.get("FLASH_FUZZ_JOBS", "2"))
 
