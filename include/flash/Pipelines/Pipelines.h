@@ -111,12 +111,16 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
 };
 
 /// flash.attention -> gpu.binary holding PTX: select-schedule, tile,
-/// select-kernel-form, lower-to-nvgpu, upstream gpu-lower-to-nvvm-pipeline (format isa), and
+/// select-kernel-form, lower-to-nvgpu, upstream gpu-lower-to-nvvm-pipeline
+/// (format isa), a check that no flash op or gpu.module is left, and
 /// flash-write-bundle when bundle-dir is set.
 void buildToPTXPipeline(OpPassManager &pm, const ToPTXPipelineOptions &options);
 
 /// flash.attention on tensors -> LLVM dialect that mlir-runner executes:
-/// (select-schedule, tile, decompose | reference), bufferize, loops, LLVM.
+/// a check that tensors sit only in func.func ops of builtin.modules (others
+/// are refused as "not supported yet"), (select-schedule, tile, decompose |
+/// reference), then bufferize, loops and LLVM on each builtin.module,
+/// innermost first, and a check that nothing but the LLVM dialect is left.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
 /// The L0 -> L1 stage shared by every target: schedule and tile.

@@ -174,6 +174,46 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
   return b.getDictionaryAttr(fields);
 }
 
+/// Where an attention can be lowered (issue 21): flash-tile's scf.forall in a
+/// func.func of the top-level module, whose gpu.module the kernel joins. A
+/// tiled attention anywhere else (a gpu.func, a function of a nested module,
+/// whose kernels could collide by name at the top) and an L1 op outside a
+/// tiled attention are refused, located, before anything changes.
+static LogicalResult refuseUnsupportedPlacement(ModuleOp module) {
+  bool refused = false;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<scf::ForallOp>(op) && op->hasAttr("flash.schedule")) {
+      Operation *function = op->getParentOfType<FunctionOpInterface>();
+      if (!isa_and_nonnull<func::FuncOp>(function) ||
+          function->getParentOp() != module.getOperation()) {
+        InFlightDiagnostic diag = mlir::emitError(op->getLoc())
+                                  << "not supported yet: a tiled attention ";
+        if (!function)
+          diag << "outside a function";
+        else if (!isa<func::FuncOp>(function))
+          diag << "in a '" << function->getName() << "'";
+        else
+          diag << "in a func.func inside a '"
+               << function->getParentOp()->getName() << "'";
+        diag << " (flash-lower-to-nvgpu lowers func.func ops of the "
+                "top-level module)";
+        refused = true;
+      }
+      return WalkResult::skip();
+    }
+    if (isa_and_nonnull<FlashDialect>(op->getDialect()) &&
+        !isa<AttentionOp>(op)) {
+      mlir::emitError(op->getLoc())
+          << "not supported yet: '" << op->getName()
+          << "' outside a tiled attention (flash-lower-to-nvgpu lowers the "
+             "loops that flash-tile makes)";
+      refused = true;
+    }
+    return WalkResult::advance();
+  });
+  return failure(refused);
+}
+
 struct FlashLowerToNVGPUPass
     : flash::impl::FlashLowerToNVGPUBase<FlashLowerToNVGPUPass> {
   using Base::Base;
@@ -193,6 +233,9 @@ struct FlashLowerToNVGPUPass
           << " (GPU lowerings exist for sm_80 and sm_90a)";
       return signalPassFailure();
     }
+
+    if (failed(refuseUnsupportedPlacement(module)))
+      return signalPassFailure();
 
     SmallVector<std::pair<func::FuncOp, scf::ForallOp>> work;
     bool failedAny = false;
