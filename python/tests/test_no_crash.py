@@ -2,7 +2,7 @@
 half-lowered IR: the fuzzer of flash_mlir.testing.fuzz (mutants of the repository's
 test inputs and grammar cases: nested builtin.modules, gpu.module/gpu.func, several
 attentions or none, well- and ill-formed shapes, dtypes, causal, scale, LSE,
-schedules, pass options) through its twelve pipelines, bounded for CI.
+schedules, pass options) through its fourteen pipelines, bounded for CI.
 
 FLASH_FUZZ_INPUTS (240) inputs from FLASH_TEST_SEED (21), stopping early after
 FLASH_FUZZ_SECONDS (150); FLASH_FUZZ_JOBS (2) runs at a time. The oracle itself is

@@ -9,10 +9,10 @@
 // Each attention becomes a scheduled scf.forall in its own function.
 // TILE-LABEL: gpu.func @in_gpu_func(
 // TILE: scf.forall {{.*}} shared_outs
-// TILE: flash.schedule = #flash.schedule<arch = "sm_80"
+// TILE: flash.kernel = #flash.kernel<{{.*}}schedule = <arch = "sm_80"
 // TILE: gpu.return
 // TILE-LABEL: func.func @two_in_nested(
-// TILE-COUNT-2: flash.schedule = #flash.schedule<arch = "sm_80"
+// TILE-COUNT-2: flash.kernel = #flash.kernel<{{.*}}schedule = <arch = "sm_80"
 // TILE-NOT: flash.attention
 
 // DECOMPOSE-NOT: {{= flash\.}}

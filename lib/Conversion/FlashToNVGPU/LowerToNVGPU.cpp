@@ -182,7 +182,7 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
 static LogicalResult refuseUnsupportedPlacement(ModuleOp module) {
   bool refused = false;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isa<scf::ForallOp>(op) && op->hasAttr("flash.schedule")) {
+    if (isa<scf::ForallOp>(op) && op->hasAttr(kKernelDescriptorAttrName)) {
       Operation *function = op->getParentOfType<FunctionOpInterface>();
       if (!isa_and_nonnull<func::FuncOp>(function) ||
           function->getParentOp() != module.getOperation()) {

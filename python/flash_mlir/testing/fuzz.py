@@ -16,9 +16,10 @@ Inputs (all from fixed seeds, so a run is reproducible by its seed and index):
   ``main`` with constants and ``printMemrefF32`` or as a function of its
   arguments, placed at the top level, in nested modules, or in a ``gpu.module``.
 
-Each input runs through every pipeline of :data:`PIPELINES` (twelve: none,
+Each input runs through every pipeline of :data:`PIPELINES` (fourteen: none,
 schedule+tile per arch, the CPU pipeline with random options and its reference
-form, the IO report, decompose, the reference lowering, lower-to-nvgpu, and
+form, the IO report, decompose, the reference lowering, select-kernel-form with
+random form options, the kernel-forms report, lower-to-nvgpu, and
 ``--flash-to-ptx`` for sm_80 and sm_90a with random options). A run is a
 *finding* (:func:`classify`) when flash-opt
 
@@ -35,7 +36,7 @@ Command line::
   PYTHONPATH=python python3 -m flash_mlir.testing.fuzz --mutants 400 --seed 21 \\
       [--jobs 2] [--timeout 20] [--time-budget 0] [--save build/fuzz-findings]
 
-prints one line ``fuzz: M inputs x 12 pipelines = R runs in T s: crashes C, hangs H,
+prints one line ``fuzz: M inputs x 14 pipelines = R runs in T s: crashes C, hangs H,
 null types N, silent errors S, half-lowered L, round trips P`` and exits 1 on any
 finding (each saved with its command under ``--save``).
 """
@@ -61,6 +62,21 @@ DEFAULT_SEED = 21
 # Pipelines: name -> (arguments drawn from rng, what success must have removed).
 
 
+# The form options and their values (flash-select-kernel-form, flash-kernel-forms
+# and --flash-to-ptx take them).
+FORM_OPTIONS = [("persistent", ["auto", "yes", "no"]),
+                ("ping-pong", ["auto", "yes", "no"]),
+                ("rescale", ["auto", "eager", "lazy", "lazy-late"]),
+                ("first-tile-mask", ["auto", "always", "branch"]),
+                ("tile-order", ["auto", "head", "grouped"]),
+                ("store-wait", ["auto", "immediate", "deferred"]),
+                ("kv-range", ["auto", "block", "warpgroup"])]
+
+
+def _form_options(rng, p=0.15):
+    return [f"{name}={rng.choice(values)}" for name, values in FORM_OPTIONS if rng.random() < p]
+
+
 def _ptx_options(rng, arch):
     opts = [f"arch={arch}"]
     if rng.random() < 0.5:
@@ -72,15 +88,7 @@ def _ptx_options(rng, arch):
     if rng.random() < 0.2:
         opts.append(f"warps={rng.choice([0, 4, 8, 12])}")
     if arch == "sm_90a":
-        for name, values in [("persistent", ["auto", "yes", "no"]),
-                             ("ping-pong", ["auto", "yes", "no"]),
-                             ("rescale", ["auto", "eager", "lazy", "lazy-late"]),
-                             ("first-tile-mask", ["auto", "always", "branch"]),
-                             ("tile-order", ["auto", "head", "grouped"]),
-                             ("store-wait", ["auto", "immediate", "deferred"]),
-                             ("kv-range", ["auto", "block", "warpgroup"])]:
-            if rng.random() < 0.15:
-                opts.append(f"{name}={rng.choice(values)}")
+        opts += _form_options(rng)
     return ["--flash-to-ptx=" + " ".join(opts)]
 
 
@@ -99,6 +107,20 @@ def _nvgpu(rng):
             f"--flash-lower-to-nvgpu=arch={arch}"]
 
 
+def _form(rng):
+    arch = rng.choice(["sm_80", "sm_90a"])
+    opts = _form_options(rng, 0.3 if arch == "sm_90a" else 0.05)
+    return [f"--flash-select-schedule=arch={arch}", "--flash-tile",
+            "--flash-select-kernel-form" + ("=" + " ".join(opts) if opts else "")]
+
+
+def _kernel_forms(rng):
+    arch = rng.choice(["sm_80", "sm_90a", "sm_100a"])
+    lengths = ",".join(str(rng.choice([1, 7, 64, 512, 1000, 4096])) for _ in range(rng.randint(1, 3)))
+    opts = [f"arch={arch}", f"lengths={lengths}"] + _form_options(rng)
+    return ["--flash-kernel-forms=" + " ".join(opts)]
+
+
 PIPELINES: Dict[str, Callable[[random.Random], List[str]]] = {
     "none": lambda rng: [],
     "tile-sm80": lambda rng: ["--flash-select-schedule=arch=sm_80", "--flash-tile"],
@@ -110,6 +132,8 @@ PIPELINES: Dict[str, Callable[[random.Random], List[str]]] = {
                               "--flash-io-report"],
     "decompose": lambda rng: ["--flash-select-schedule=arch=sm_80", "--flash-tile", "--flash-decompose"],
     "reference": lambda rng: ["--flash-lower-to-reference"],
+    "form": _form,
+    "kernel-forms": _kernel_forms,
     "nvgpu": _nvgpu,
     "ptx-sm80": lambda rng: _ptx_options(rng, "sm_80"),
     "ptx-sm90a": lambda rng: _ptx_options(rng, "sm_90a"),
@@ -118,6 +142,7 @@ PIPELINES: Dict[str, Callable[[random.Random], List[str]]] = {
 # Op-name prefixes that must not survive a successful run of each pipeline. The
 # CPU pipelines promise the LLVM dialect only (checked by the allowed set below).
 LEFT_OVER: Dict[str, Tuple[str, ...]] = {
+    "form": ("flash.attention",),
     "tile-sm80": ("flash.attention",),
     "tile-sm90a": ("flash.attention",),
     "tile-sm100a": ("flash.attention",),
