@@ -14,9 +14,14 @@
 #       a passing RUN line of test/Conversion/*.mlir, and a matrix of the
 #       sm_90a lowering options (persistent, ping-pong, rescale,
 #       first-tile-mask, tile-order, store-wait, kv-range) over the shapes of
-#       test/Conversion/lower-to-nvgpu-sm90a-*.mlir, lowered to the
-#       gpu.module IR (whose op order decides the PTX). `record` writes
-#       them (run it on the commit before the change), `compare` diffs them.
+#       test/Conversion/lower-to-nvgpu-sm90a-*.mlir: the lowered gpu.module
+#       IR (NAME.mlir) and its PTX through the upstream NVVM pipeline as
+#       --flash-to-ptx runs it (NAME.ptx.mlir, the PTX inline in
+#       gpu.binary). `record` writes them (run it on the commit before the
+#       change); `compare` fails on any PTX difference and lists IR that
+#       differs with the same PTX (e.g. constants created in another order)
+#       as "ir only"; IR without PTX (sm_80's printed IR does not parse
+#       back) must be identical itself.
 #
 # Both print one line per difference and end with "N identical, N different".
 # FLASH_OPT overrides build/bin/flash-opt.
@@ -25,7 +30,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 flash_opt=${FLASH_OPT:-$root/build/bin/flash-opt}
 export PATH=/usr/lib/llvm-22/bin:$PATH
 
-usage() { sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '4,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] || usage
 
 same=0 different=0
@@ -64,6 +69,12 @@ variants)
   mode=$2 dir=${3:?variants needs a directory}
   tmp=$(mktemp -d /tmp/ptx-variants.XXXXXX)
   trap 'rm -rf "$tmp"' EXIT
+  # NAME.mlir (lowered IR) -> NAME.ptx.mlir, unless the lowering failed.
+  to_ptx() {
+    grep -q "gpu.module" "$1" || return 0
+    "$flash_opt" "$1" --split-input-file --gpu-lower-to-nvvm-pipeline="cubin-chip=$2 cubin-features=+ptx80 cubin-format=isa opt-level=3" \
+      >"${1%.mlir}.ptx.mlir" 2>&1 || true
+  }
   # The lit RUN lines that pass: the flash-opt part of each, %s substituted.
   for test in "$root"/test/Conversion/*.mlir; do
     n=0
@@ -75,6 +86,8 @@ variants)
       cmd=${cmd//%s/$test}
       cmd=${cmd/flash-opt/$flash_opt}
       eval "$cmd" >"$tmp/$(basename "$test" .mlir).run$n.mlir" 2>&1 || true
+      case "$cmd" in *sm_80*) chip=sm_80 ;; *) chip=sm_90a ;; esac
+      to_ptx "$tmp/$(basename "$test" .mlir).run$n.mlir" $chip
     done < <(grep -h "// RUN: " "$test")
   done
   # The option matrix over the sm_90a test inputs (errors are recorded too).
@@ -91,6 +104,7 @@ variants)
         "$flash_opt" "$test" --split-input-file --flash-tile \
           --flash-lower-to-nvgpu="arch=sm_90a persistent=$persistent $opts" \
           >"$tmp/$(basename "$test" .mlir).matrix$i.mlir" 2>&1 || true
+        to_ptx "$tmp/$(basename "$test" .mlir).matrix$i.mlir" sm_90a
       done
     done
   done
@@ -101,11 +115,28 @@ variants)
     ;;
   compare)
     for f in "$dir"/*.mlir; do
-      if cmp -s "$f" "$tmp/$(basename "$f")"; then
-        same=$((same + 1))
-      else
-        echo "DIFFERENT: $(basename "$f")"; different=$((different + 1))
-      fi
+      name=$(basename "$f")
+      case "$name" in
+      *.ptx.mlir)
+        if cmp -s "$f" "$tmp/$name"; then
+          same=$((same + 1))
+        else
+          echo "DIFFERENT: $name"; different=$((different + 1))
+        fi ;;
+      *)
+        cmp -s "$f" "$tmp/$name" && continue
+        # IR whose PTX could not be made (an error, or IR that does not
+        # parse back, as sm_80's printed nvgpu.device_async_create_group)
+        # must itself be identical.
+        if grep -qs "gpu.binary" "$dir/${name%.mlir}.ptx.mlir"; then
+          echo "ir only: $name"
+        else
+          echo "DIFFERENT: $name"; different=$((different + 1))
+        fi ;;
+      esac
+    done
+    for f in "$tmp"/*.ptx.mlir; do
+      [ -e "$dir/$(basename "$f")" ] || { echo "NEW: $(basename "$f")"; different=$((different + 1)); }
     done
     verdict
     ;;
