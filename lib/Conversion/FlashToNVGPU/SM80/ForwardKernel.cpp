@@ -1,4 +1,4 @@
-//===- SM80.cpp - the Ampere attention kernel (cp.async, ldmatrix, mma.sync) =//
+//===- ForwardKernel.cpp - the sm_80 attention kernel (mma.sync) ----------===//
 //
 // A FlashAttention-2 forward kernel for sm_80, built op by op:
 // - one thread block per Q tile of Br rows of one (batch, q-head); warp w
