@@ -33,6 +33,19 @@ Value MBarrierRing::address(KernelMath &km, const SharedBase &smem,
   return smem.at(km, byteOffset);
 }
 
+void MBarrierRing::waitComplete(KernelMath &km, const SharedBase &smem,
+                                RingSlot at) const {
+  // The parity first, then the address: the order the kernels have always
+  // emitted these in.
+  Value parity = phaseParity(km, at.use);
+  mbarrierWait(km, address(km, smem, at.slot), parity);
+}
+
+void MBarrierRing::arrive(KernelMath &km, const SharedBase &smem,
+                          Value slot) const {
+  mbarrierArrive(km, address(km, smem, slot));
+}
+
 Value sm90::phaseParity(KernelMath &km, Value use) {
   return km.andi(use, km.i32(1));
 }

@@ -196,8 +196,7 @@ private:
 
 Value ForwardKernel::readTileIndex(Value iteration) {
   auto [buffer, use] = layout.qFull.slotOf(km, iteration);
-  mbarrierWait(km, layout.qFull.address(km, smem, buffer),
-               phaseParity(km, use));
+  layout.qFull.waitComplete(km, smem, {buffer, use});
   return readPublishedTile(km, layout.tileSlot(km, smem, buffer));
 }
 
@@ -347,8 +346,8 @@ void ForwardKernel::buildProducer() {
         mbarrierWait(km, layout.vEmpty.address(km, smem, stage),
                      previousParity);
       }
-      mbarrierArrive(km, layout.kFull.address(km, smem, stage));
-      mbarrierArrive(km, layout.vFull.address(km, smem, stage));
+      layout.kFull.arrive(km, smem, stage);
+      layout.vFull.arrive(km, smem, stage);
     }
     smem = outer;
     return ringAfterTile(kvCount);
@@ -371,7 +370,7 @@ void ForwardKernel::buildProducer() {
   // published like a tile's.
   Value buffer = acquireQBuffer(iterations);
   publishTile(km, layout.tileSlot(km, smem, buffer), total);
-  mbarrierArrive(km, layout.qFull.address(km, smem, buffer));
+  layout.qFull.arrive(km, smem, buffer);
 }
 
 void ForwardKernel::buildConsumer() {
@@ -427,8 +426,7 @@ void ForwardKernel::beginConsumerTile(Value tileIteration) {
   tile.qBuffer = buffer;
   // (In a persistent grid the tile loop has already waited on this phase to
   // read the tile index; the second wait returns at once.)
-  mbarrierWait(km, layout.qFull.address(km, smem, tile.qBuffer),
-               phaseParity(km, use));
+  layout.qFull.waitComplete(km, smem, {tile.qBuffer, use});
   // This consumer's 64 rows of Q within each column block.
   tile.descQ = wgmmaDescriptor(
       km, smem,
@@ -470,8 +468,7 @@ SmallVector<Value> ForwardKernel::emptyPrologue() {
 Fragment ForwardKernel::issueFirstScores(Value kvCount) {
   auto [stage0, use0] = layout.kFull.slotOf(km, kvCount);
   pingPong.beginTurn(km);
-  mbarrierWait(km, layout.kFull.address(km, smem, stage0),
-               phaseParity(km, use0));
+  layout.kFull.waitComplete(km, smem, {stage0, use0});
   wgmmaFence(km);
   Fragment scores = scoresOf(stage0);
   wgmmaCommit(km);
@@ -490,7 +487,7 @@ SmallVector<Value> ForwardKernel::finishFirstScores(Fragment scores,
   auto [stage0, use0] = layout.kFull.slotOf(km, kvCount);
   wgmmaWait(km, 0);
   // K empty: every consumer thread arrives once its S wgmma has read K.
-  mbarrierArrive(km, layout.kEmpty.address(km, smem, stage0));
+  layout.kEmpty.arrive(km, smem, stage0);
   auto firstStep = [&](bool masked) {
     Fragment s = scores;
     if (masked)
@@ -557,13 +554,11 @@ Finished ForwardKernel::buildMainLoop(ArrayRef<Value> prologue,
     auto [prevStage, prevUse] =
         layout.kFull.slotOf(km, km.sub(ring, km.i32(1)));
     pingPong.beginTurn(km);
-    mbarrierWait(km, layout.kFull.address(km, smem, stage),
-                 phaseParity(km, use));
+    layout.kFull.waitComplete(km, smem, {stage, use});
     wgmmaFence(km);
     Fragment scores = scoresOf(stage);
     wgmmaCommit(km);
-    mbarrierWait(km, layout.vFull.address(km, smem, prevStage),
-                 phaseParity(km, prevUse));
+    layout.vFull.waitComplete(km, smem, {prevStage, prevUse});
     if (lateRescale())
       buildRescaleIfNeeded(km, acc, pending);
     wgmmaFence(km);
@@ -571,7 +566,7 @@ Finished ForwardKernel::buildMainLoop(ArrayRef<Value> prologue,
     wgmmaCommit(km);
     pingPong.endTurn(km);
     wgmmaWait(km, 1); // S_j is ready; P_{j-1}·V_{j-1} may still run
-    mbarrierArrive(km, layout.kEmpty.address(km, smem, stage));
+    layout.kEmpty.arrive(km, smem, stage);
     if (masked)
       buildFragmentMask(km, scores, coords, km.mul(j, km.i32(Bc)), seqQ, seqKV,
                         tile.rowBase, config.causal);
@@ -582,7 +577,7 @@ Finished ForwardKernel::buildMainLoop(ArrayRef<Value> prologue,
     wgmmaWait(km, 0);
     keepAlive(km, probs);
     // V empty: every consumer thread, once P_{j-1}·V_{j-1} has completed.
-    mbarrierArrive(km, layout.vEmpty.address(km, smem, prevStage));
+    layout.vEmpty.arrive(km, smem, prevStage);
     // Rescale acc by this tile's α now that P_{j-1}·V_{j-1} has landed, or
     // (lateRescale) carry α to just before the next P·V.
     if (config.rescale == KernelConfig::Rescale::Lazy)
@@ -611,7 +606,7 @@ Finished ForwardKernel::buildMainLoop(ArrayRef<Value> prologue,
   // Every Q·Kᵀ of the tile has completed: with O staged in the K/V ring, Q
   // is free for the next tile's load (one arrival per consumer thread).
   if (config.outputInRing)
-    mbarrierArrive(km, layout.qEmpty.address(km, smem, tile.qBuffer));
+    layout.qEmpty.arrive(km, smem, tile.qBuffer);
 
   // Drain: the last P·V.
   Finished out;
@@ -629,8 +624,7 @@ Finished ForwardKernel::buildMainLoop(ArrayRef<Value> prologue,
     auto [stage, use] = layout.kFull.slotOf(
         km, km.sub(km.add(kvCount, tile.own.numTiles), one));
     pingPong.beginTurn(km);
-    mbarrierWait(km, layout.vFull.address(km, smem, stage),
-                 phaseParity(km, use));
+    layout.vFull.waitComplete(km, smem, {stage, use});
     Fragment drained = acc;
     if (lateRescale())
       buildRescaleIfNeeded(km, drained, lastPending);
@@ -651,7 +645,7 @@ Finished ForwardKernel::buildMainLoop(ArrayRef<Value> prologue,
       pingPong.endTurn(km);
     }
     wgmmaWait(km, 0);
-    mbarrierArrive(km, layout.vEmpty.address(km, smem, stage));
+    layout.vEmpty.arrive(km, smem, stage);
     scf::YieldOp::create(b, loc, drained.regs);
     b.setInsertionPointToStart(drain.elseBlock());
     scf::YieldOp::create(b, loc, acc.regs);
@@ -713,8 +707,7 @@ void ForwardKernel::stageOutput(ArrayRef<OutputWord> words, Value slot) {
   if (config.outputInRing) {
     auto [stage, use] = layout.kFull.slotOf(km, slot);
     tile.outputStage = stage;
-    mbarrierWait(km, layout.kFull.address(km, smem, stage),
-                 phaseParity(km, use));
+    layout.kFull.waitComplete(km, smem, {stage, use});
   }
   SmallVector<Value> boxes;
   for (int64_t block = 0; block < D / kAtomColumns; ++block)
@@ -743,7 +736,7 @@ void ForwardKernel::releaseOutput() {
                             km.i32(128));
     } else {
       // One arrival per consumer warpgroup (emptyQ counts C).
-      mbarrierArrive(km, layout.qEmpty.address(km, smem, tile.qBuffer));
+      layout.qEmpty.arrive(km, smem, tile.qBuffer);
     }
   });
 }

@@ -38,6 +38,12 @@ struct MBarrierRing {
   RingSlot slotOf(KernelMath &km, Value position) const;
   /// The barrier of `slot` (i32).
   Value address(KernelMath &km, const SharedBase &smem, Value slot) const;
+  /// Waits until use `at.use` of slot `at.slot` has completed (parity
+  /// use & 1): for a full ring, until the tile has landed; for an empty
+  /// ring, until its consumers have released it.
+  void waitComplete(KernelMath &km, const SharedBase &smem, RingSlot at) const;
+  /// One arrival on the barrier of `slot`.
+  void arrive(KernelMath &km, const SharedBase &smem, Value slot) const;
 };
 
 /// The parity with which a wait returns once use `use` of a slot is
