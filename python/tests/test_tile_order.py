@@ -1,7 +1,7 @@
 """The grouped order of causal Q tiles (sm_90a, `tile-order=grouped`), as a formula.
 
-SM90.cpp's prepareTileOrder and decodeTile compute it at run time in the kernel;
-test/Conversion/lower-to-nvgpu-sm90a-tile-order.mlir pins the ops they emit, one
+SM90/TileScheduler.cpp's makeTileScheduler and TileScheduler::decode compute it at
+run time in the kernel; test/Conversion/lower-to-nvgpu-sm90a-tile-order.mlir pins the ops they emit, one
 by one, to the formula below. Here the formula itself is checked on many sizes:
 every tile of a launch is handed out exactly once, longest first within a group,
 and a group's K/V fits in the target's tileGroupBytes. (The GPU check runs the

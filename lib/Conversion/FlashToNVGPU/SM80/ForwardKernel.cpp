@@ -1,4 +1,4 @@
-//===- SM80.cpp - the Ampere attention kernel (cp.async, ldmatrix, mma.sync) =//
+//===- ForwardKernel.cpp - the sm_80 attention kernel (mma.sync) ----------===//
 //
 // A FlashAttention-2 forward kernel for sm_80, built op by op:
 // - one thread block per Q tile of Br rows of one (batch, q-head); warp w
@@ -10,7 +10,8 @@
 // - S = Q·Kᵀ and O += P·V on mma.sync m16n8k16 (f32 accumulators) fed by
 //   ldmatrix (transposed for V); P never leaves registers: the accumulator
 //   layout of S, packed to 16-bit pairs, is the A-operand layout of P·V;
-// - the online softmax, mask and epilogue come from KernelBuilder.cpp.
+// - the online softmax, mask and epilogue come from KernelBuilder.cpp; the
+//   copies from AsyncCopy.cpp and the MMAs from MMA.cpp (this folder).
 //
 // Pipeline per K/V tile j (groups are cp.async commit groups):
 //   wait K_j; barrier; prefetch K_{j+1}; S = Q·K_jᵀ; [mask]; softmax;
@@ -19,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+#include "flash/Conversion/FlashToNVGPU/SM80/AsyncCopy.h"
+#include "flash/Conversion/FlashToNVGPU/SM80/MMA.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -36,8 +39,9 @@
 using namespace mlir;
 using namespace mlir::flash;
 
+using namespace mlir::flash::sm80;
+
 namespace {
-using Pairs = SmallVector<Value, 4>; // vector<2 x elementType> registers
 
 class SM80KernelBuilder {
 public:
@@ -55,41 +59,13 @@ private:
                                b.getContext(), gpu::AddressSpace::Workgroup));
   }
 
-  /// Copies R rows of D elements starting at global row `row0` of the head
-  /// at element offset `globalBase` (rows >= `validRows` read as zeros) into
-  /// `shared` at element offset `sharedOffset`, 16 bytes per thread per copy.
-  /// With `fullTileFastPath`, a tile that lies wholly inside the sequence
-  /// (the common case) is copied without per-row predicates.
-  void copyTile(Value global, Value globalBase, Value row0, Value validRows,
-                Value shared, Value sharedOffset, int64_t rows,
-                bool fullTileFastPath = false);
-  Value copyDstFor(int64_t rowOffset, int64_t rowsPerPass) {
-    return copyDst.size() == 1 ? copyDst[0]
-                               : copyDst[(rowOffset % 8) / rowsPerPass];
+  void waitGroups(int64_t pending) { waitCopies(km, firstGroup, pending); }
+  Pairs loadMatrix(Value shared, Value offset, bool transpose) {
+    return loadMatrixX4(km, et, shared, offset, transpose);
   }
-  Value commitGroup() {
-    return nvgpu::DeviceAsyncCreateGroupOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
-        ValueRange{});
-  }
-  void waitGroups(int64_t pending) {
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, firstGroup,
-                                     b.getI32IntegerAttr(pending));
-  }
-  /// ldmatrix x4 at element offset `offset` -> four 16-bit pairs.
-  Pairs loadMatrix(Value shared, Value offset, bool transpose);
-  /// c (4 f32) += a (4 pairs) · b (2 pairs), m16n8k16.
-  SmallVector<Value, 4> mma(ArrayRef<Value> a, ArrayRef<Value> bPairs,
-                            ArrayRef<Value> c);
-  /// The 16×8 tile (mt, nt) of `acc` += a · b, in place.
   void mmaInto(Fragment &acc, int64_t mt, int64_t nt, ArrayRef<Value> a,
                ArrayRef<Value> bPairs) {
-    SmallVector<Value> c;
-    for (int64_t i = 0; i < 4; ++i)
-      c.push_back(acc.at(mt, nt, i));
-    SmallVector<Value, 4> d = mma(a, bPairs, c);
-    for (int64_t i = 0; i < 4; ++i)
-      acc.at(mt, nt, i) = d[i];
+    mmaSyncInto(km, et, acc, mt, nt, a, bPairs);
   }
   /// Element offset of 16-byte chunk `chunk` of a swizzled row, for a lane
   /// whose swizzle term is `x`.
@@ -120,113 +96,10 @@ private:
   Value globalK, globalV, kvBase, qStart, rowBase, numTiles;
   Value sharedQ, sharedK, sharedV, firstGroup;
   Value qRowOffset, qSwizzle, kRowOffset, kSwizzle, vRowOffset, vSwizzle;
-  // Per-thread element offsets of copyTile: the source chunk, and the
-  // swizzled destination chunk for each phase (row & 7 of a pass's rows
-  // repeats every 8 / rowsPerPass passes when a pass covers fewer than 8 rows).
-  SmallVector<Value> copyDst;
-  Value copySrc;
+  TileCopier copier;
   SmallVector<SmallVector<Pairs>> queryInRegisters;
 };
 } // namespace
-
-void SM80KernelBuilder::copyTile(Value global, Value globalBase, Value row0,
-                                 Value validRows, Value shared,
-                                 Value sharedOffset, int64_t rows,
-                                 bool fullTileFastPath) {
-  using P = arith::CmpIPredicate;
-  const int64_t chunksPerRow = D / 8;
-  const int64_t rowsPerPass = threads / chunksPerRow;
-  const int64_t passes = rows * chunksPerRow / threads;
-  Value chunkRow = km.shru(tid, km.i32(llvm::Log2_64(chunksPerRow)));
-  Value base = arith::AddIOp::create(
-      b, loc, globalBase, km.toIndex(km.add(km.mul(row0, km.i32(D)), copySrc)));
-  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-  OpBuilder::InsertionGuard guard(b);
-  if (fullTileFastPath) {
-    // if (row0 + R <= validRows): every row exists; the addresses differ by
-    // constants only, so the copies need no compare or select.
-    auto full = scf::IfOp::create(
-        b, loc, km.cmp(P::sle, km.add(row0, km.i32(rows)), validRows),
-        /*withElseRegion=*/true);
-    b.setInsertionPoint(full.thenBlock()->getTerminator());
-    for (int64_t p = 0; p < passes; ++p) {
-      int64_t r = p * rowsPerPass;
-      Value src = arith::AddIOp::create(b, loc, base, km.index(r * D));
-      Value dst = km.toIndex(km.add(
-          sharedOffset, km.add(copyDstFor(r, rowsPerPass), km.i32(r * D))));
-      nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
-                                       ValueRange{dst}, global, ValueRange{src},
-                                       b.getIndexAttr(8), Value(),
-                                       b.getUnitAttr());
-    }
-    b.setInsertionPoint(full.elseBlock()->getTerminator());
-  }
-  for (int64_t p = 0; p < passes; ++p) {
-    int64_t r = p * rowsPerPass;
-    Value row = km.add(km.add(row0, chunkRow), km.i32(r));
-    Value inRange = km.cmp(P::slt, row, validRows);
-    // Rows past the end copy 0 source elements (the 16 bytes are zeroed)
-    // from a clamped, in-bounds address.
-    Value srcElements = km.select(inRange, km.index(8), km.index(0));
-    Value src = km.select(
-        inRange, arith::AddIOp::create(b, loc, base, km.index(r * D)),
-        globalBase);
-    Value dst = km.toIndex(km.add(
-        sharedOffset, km.add(copyDstFor(r, rowsPerPass), km.i32(r * D))));
-    nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
-                                     ValueRange{dst}, global, ValueRange{src},
-                                     b.getIndexAttr(8), srcElements,
-                                     b.getUnitAttr());
-  }
-}
-
-Pairs SM80KernelBuilder::loadMatrix(Value shared, Value offset,
-                                    bool transpose) {
-  auto type = VectorType::get({4, 2}, et);
-  Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, shared,
-                                          ValueRange{km.toIndex(offset)},
-                                          transpose, /*numTiles=*/4);
-  Pairs pairs;
-  for (int64_t i = 0; i < 4; ++i)
-    pairs.push_back(
-        vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i}));
-  return pairs;
-}
-
-SmallVector<Value, 4> SM80KernelBuilder::mma(ArrayRef<Value> a,
-                                             ArrayRef<Value> bPairs,
-                                             ArrayRef<Value> c) {
-  MLIRContext *ctx = b.getContext();
-  Type f32 = b.getF32Type();
-  auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-  // bf16 operands travel as i32 words (TOOLCHAIN.md: nvgpu.mma.sync cannot
-  // take bf16); f16 as vector<2xf16>, as NVVM expects.
-  auto asOperand = [&](Value pair) -> Value {
-    if (et.isF16())
-      return pair;
-    Value word = vector::BitCastOp::create(
-        b, loc, VectorType::get({1}, b.getI32Type()), pair);
-    return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
-  };
-  SmallVector<Value> aOps, bOps;
-  for (Value v : a)
-    aOps.push_back(asOperand(v));
-  for (Value v : bPairs)
-    bOps.push_back(asOperand(v));
-  NVVM::MMATypes ptxType = et.isF16() ? NVVM::MMATypes::f16
-                                      : NVVM::MMATypes::bf16;
-  auto op = NVVM::MmaOp::create(
-      b, loc, resultType, aOps, bOps, c, ArrayRef<int64_t>{16, 8, 16},
-      std::nullopt, std::nullopt,
-      std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                     NVVM::MMALayout::col});
-  SmallVector<Value, 4> d;
-  for (int64_t i = 0; i < 4; ++i)
-    d.push_back(LLVM::ExtractValueOp::create(b, loc, op.getResult(),
-                                             ArrayRef<int64_t>{i}));
-  return d;
-}
 
 std::tuple<SmallVector<Value>, SmallVector<Value>, Fragment>
 SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
@@ -259,10 +132,10 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
-        copyTile(global, kvBase, nextStart, seqKV, shared, otherStageOffset,
-                 Bc, /*fullTileFastPath=*/true);
+        copier.copy(km, global, kvBase, nextStart, seqKV, shared,
+                    otherStageOffset, Bc, /*fullTileFastPath=*/true);
       }
-      commitGroup();
+      commitCopies(km);
     };
 
     // K_j has landed (V_j may be in flight); the barrier also retires every
@@ -411,30 +284,15 @@ void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
   KVRange range = buildKVRange(km, qStart, seqQ, seqKV, Br, Bc, config.causal);
   numTiles = range.numTiles;
 
-  // Per-thread chunk of the tile copies, swizzled: chunk c of row r lands at
-  // chunk c ^ (r & 7). A pass covers rowsPerPass rows; when that is a
-  // multiple of 8 the swizzle term is the same on every pass, otherwise
-  // (D = 256: 4 rows per pass) it cycles through 8 / rowsPerPass phases.
-  int64_t chunksPerRow = D / 8;
-  int64_t rowsPerPass = threads / chunksPerRow;
-  int64_t phases = rowsPerPass >= 8 ? 1 : 8 / rowsPerPass;
-  Value chunk = km.andi(tid, km.i32(chunksPerRow - 1));
-  Value chunkRow = km.shru(tid, km.i32(llvm::Log2_64(chunksPerRow)));
-  for (int64_t phase = 0; phase < phases; ++phase) {
-    Value rowBits =
-        km.andi(km.add(chunkRow, km.i32(phase * rowsPerPass)), km.i32(7));
-    Value swizzledChunk = km.xori(chunk, rowBits);
-    copyDst.push_back(km.add(km.mul(chunkRow, km.i32(D)),
-                             km.mul(swizzledChunk, km.i32(8))));
-  }
-  copySrc = km.add(km.mul(chunkRow, km.i32(D)), km.mul(chunk, km.i32(8)));
+  // Per-thread chunk of the tile copies, swizzled (AsyncCopy.h).
+  copier = makeTileCopier(km, tid, D, threads);
 
   // Prologue: group 0 = Q + K_0, group 1 = V_0.
-  copyTile(globalQ, qBase, qStart, seqQ, sharedQ, km.i32(0), Br);
-  copyTile(globalK, kvBase, km.i32(0), seqKV, sharedK, km.i32(0), Bc);
-  firstGroup = commitGroup();
-  copyTile(globalV, kvBase, km.i32(0), seqKV, sharedV, km.i32(0), Bc);
-  commitGroup();
+  copier.copy(km, globalQ, qBase, qStart, seqQ, sharedQ, km.i32(0), Br);
+  copier.copy(km, globalK, kvBase, km.i32(0), seqKV, sharedK, km.i32(0), Bc);
+  firstGroup = commitCopies(km);
+  copier.copy(km, globalV, kvBase, km.i32(0), seqKV, sharedV, km.i32(0), Bc);
+  commitCopies(km);
 
   // ldmatrix lane addresses. Q (A, x4): lanes 0-15 rows 0-15 of chunk 2kk,
   // lanes 16-31 the same rows at chunk 2kk+1. K (B, x4): lanes 0-7 keys 0-7

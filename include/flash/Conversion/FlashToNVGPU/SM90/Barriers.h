@@ -1,0 +1,72 @@
+//===- Barriers.h - sm_90a mbarrier rings ----------------------*- C++ -*-===//
+//
+// The mbarriers through which TMA producers and wgmma consumers hand tiles
+// over. A ring of `slots` barriers (8 bytes each, consecutive) guards a ring
+// of shared-memory slots: the tile at position p of a stream goes to slot
+// p mod slots, and it is that slot's use number p / slots. An mbarrier's
+// phase flips each time its expected arrivals (and transaction bytes) are
+// complete, so use n of a slot has completed when a wait with parity
+// n & 1 returns (phaseParity); a producer that refills the slot waits for
+// the release of use n - 1, parity (n + 1) & 1 (releasedParity). The
+// functions take explicit barrier addresses and parities; which thread
+// arrives, and how often, is the caller's protocol, stated where it inits.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_CONVERSION_FLASHTONVGPU_SM90_BARRIERS_H
+#define FLASH_CONVERSION_FLASHTONVGPU_SM90_BARRIERS_H
+
+#include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+
+namespace mlir {
+namespace flash {
+namespace sm90 {
+
+struct SharedBase;
+
+/// Where position p of a ring stream lands: slot p mod slots, use p / slots.
+struct RingSlot {
+  Value slot, use;
+};
+
+/// `slots` mbarriers, 8 bytes apart from byte `offset` of the aligned base.
+struct MBarrierRing {
+  int64_t offset = 0;
+  int64_t slots = 1;
+  /// (slot, use) of stream position `position` (i32); a ring of one slot
+  /// is (0, position), a power of two takes a mask and a shift.
+  RingSlot slotOf(KernelMath &km, Value position) const;
+  /// The barrier of `slot` (i32).
+  Value address(KernelMath &km, const SharedBase &smem, Value slot) const;
+  /// Waits until use `at.use` of slot `at.slot` has completed (parity
+  /// use & 1): for a full ring, until the tile has landed; for an empty
+  /// ring, until its consumers have released it.
+  void waitComplete(KernelMath &km, const SharedBase &smem, RingSlot at) const;
+  /// One arrival on the barrier of `slot`.
+  void arrive(KernelMath &km, const SharedBase &smem, Value slot) const;
+};
+
+/// The parity with which a wait returns once use `use` of a slot is
+/// complete: use & 1.
+Value phaseParity(KernelMath &km, Value use);
+/// The parity of use - 1's completion, for a producer about to refill a
+/// slot whose previous use its consumers release: (use + 1) & 1.
+Value releasedParity(KernelMath &km, Value use);
+
+/// mbarrier.init with `count` expected arrivals per phase.
+void mbarrierInit(KernelMath &km, Value barrier, Value count);
+/// mbarrier.try_wait.parity in a loop until the phase of `parity` is done.
+void mbarrierWait(KernelMath &km, Value barrier, Value parity);
+/// mbarrier.arrive (one arrival), CTA scope.
+void mbarrierArrive(KernelMath &km, Value barrier);
+/// mbarrier.arrive with `count` arrivals at once, CTA scope.
+void mbarrierArriveCount(KernelMath &km, Value barrier, Value count);
+/// mbarrier.arrive.expect_tx: one arrival, and `bytes` more transaction
+/// bytes (the TMA loads completing on this barrier) for this phase.
+void mbarrierExpectTx(KernelMath &km, Value barrier, int64_t bytes);
+
+} // namespace sm90
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_CONVERSION_FLASHTONVGPU_SM90_BARRIERS_H

@@ -1,0 +1,65 @@
+//===- TMA.h - sm_90a tensor-memory-accelerator tiles ----------*- C++ -*-===//
+//
+// Tiles move between global and shared memory as TMA boxes. The tensor maps
+// (built by the runtime, passed as __grid_constant__ CUtensorMap) are rank
+// 3 over (columns, rows, heads) of 16-bit elements with 64-column boxes and
+// 128-byte swizzle, so a box never reads the next head's rows and the TMA
+// unit zero-fills rows past the end of a sequence on loads and clips them
+// on stores. A tile of R rows × C columns is C/64 boxes of R rows × 128
+// bytes, box b at byte b·R·128 of the tile: the layout wgmma descriptors
+// with 128-byte swizzle read.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_CONVERSION_FLASHTONVGPU_SM90_TMA_H
+#define FLASH_CONVERSION_FLASHTONVGPU_SM90_TMA_H
+
+#include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+
+namespace mlir {
+namespace flash {
+namespace sm90 {
+
+struct SharedBase;
+
+constexpr int64_t kSwizzleBytes = 128; ///< one box row / swizzle atom row
+constexpr int64_t kAtomColumns = 64;   ///< 16-bit elements per 128 bytes
+constexpr int64_t kOutputBoxBytes = 64 * kSwizzleBytes; ///< 64 rows of O
+
+/// A tile of `rows` rows × `columns` 16-bit elements of `tensorMap`.
+struct TmaBox {
+  Value tensorMap;
+  int64_t rows = 0, columns = 0;
+  int64_t boxes() const { return columns / kAtomColumns; }
+  /// Bytes of the whole tile (what its loads complete on a barrier).
+  int64_t bytes() const { return rows * columns * 2; }
+};
+
+/// Loads `tile` at (row0, head) into shared memory at `byteOffset`, one
+/// cp.async.bulk.tensor per box, each completing its bytes on `barrier`
+/// (arm it with mbarrierExpectTx(tile.bytes()) first). Issued by one thread.
+void tmaLoadTile(KernelMath &km, const SharedBase &smem, const TmaBox &tile,
+                 Value barrier, Value byteOffset, Value row0, Value head);
+
+/// Stores box b of a tile of `columns` columns, whose shared-memory byte
+/// offset `boxOffset(b)` gives, at (row0, head), one bulk tensor store per
+/// box, and commits them as one bulk async-group. Issued by one thread,
+/// after the writes to the boxes are fenced for the async proxy
+/// (fenceAsyncShared) and the writers synchronised.
+void tmaStoreBoxes(KernelMath &km, const SharedBase &smem, Value tensorMap,
+                   int64_t columns, function_ref<Value(int64_t)> boxOffset,
+                   Value row0, Value head);
+
+/// fence.proxy.async.shared::cta: this thread's generic-proxy writes to
+/// shared memory become visible to the async proxy (TMA).
+void fenceAsyncShared(KernelMath &km);
+
+/// cp.async.bulk.wait_group.read 0: the calling thread's committed bulk
+/// stores have read their shared-memory sources (which may then be reused).
+void tmaWaitStoresRead(KernelMath &km);
+
+} // namespace sm90
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_CONVERSION_FLASHTONVGPU_SM90_TMA_H

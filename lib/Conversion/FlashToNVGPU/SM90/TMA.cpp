@@ -1,0 +1,64 @@
+//===- TMA.cpp - sm_90a tensor-memory-accelerator tiles -------------------===//
+//
+// TMA loads of whole tiles (one box per 64 columns, completing on an
+// mbarrier), TMA stores of staged boxes, and the proxy fence and bulk-group
+// wait around the stores (TMA.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Conversion/FlashToNVGPU/SM90/TMA.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/SharedLayout.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::flash;
+using namespace mlir::flash::sm90;
+
+void sm90::tmaLoadTile(KernelMath &km, const SharedBase &smem,
+                       const TmaBox &tile, Value barrier, Value byteOffset,
+                       Value row0, Value head) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  for (int64_t block = 0; block < tile.boxes(); ++block) {
+    Value dst = LLVM::AddrSpaceCastOp::create(
+        b, loc, clusterPtr,
+        smem.at(km, km.add(byteOffset,
+                           km.i32(block * tile.rows * kSwizzleBytes))));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, dst, tile.tensorMap,
+        ValueRange{km.i32(block * kAtomColumns), row0, head}, barrier,
+        ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+        /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+  }
+}
+
+void sm90::tmaStoreBoxes(KernelMath &km, const SharedBase &smem,
+                         Value tensorMap, int64_t columns,
+                         function_ref<Value(int64_t)> boxOffset, Value row0,
+                         Value head) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  for (int64_t block = 0; block < columns / kAtomColumns; ++block) {
+    Value src = smem.at(km, boxOffset(block));
+    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+        b, loc, tensorMap, src,
+        ValueRange{km.i32(block * kAtomColumns), row0, head}, Value(),
+        NVVM::TMAStoreMode::TILE, Value());
+  }
+  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+}
+
+void sm90::fenceAsyncShared(KernelMath &km) {
+  NVVM::FenceProxyOp::create(
+      km.b, km.loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(km.b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
+
+void sm90::tmaWaitStoresRead(KernelMath &km) {
+  // The bulk async-group is the calling thread's own: it issued the stores.
+  NVVM::CpAsyncBulkWaitGroupOp::create(km.b, km.loc, 0, km.b.getUnitAttr());
+}
