@@ -104,7 +104,8 @@ variants)
         "kv-range=warpgroup ping-pong=no" "rescale=lazy tile-order=grouped store-wait=deferred"; do
         i=$((i + 1))
         "$flash_opt" "$test" --split-input-file --flash-tile \
-          --flash-lower-to-nvgpu="arch=sm_90a persistent=$persistent $opts" \
+          --flash-select-kernel-form="persistent=$persistent $opts" \
+          --flash-lower-to-nvgpu=arch=sm_90a \
           >"$tmp/$(basename "$test" .mlir).matrix$i.mlir" 2>&1 || true
         to_ptx "$tmp/$(basename "$test" .mlir).matrix$i.mlir" sm_90a
       done
