@@ -87,7 +87,9 @@ variants)
       cmd=${cmd%%|*}
       cmd=${cmd//%s/$test}
       cmd=${cmd/flash-opt/$flash_opt}
-      eval "$cmd" >"$tmp/$(basename "$test" .mlir).run$n.mlir" 2>&1 || true
+      # Diagnostics name the file: drop the checkout's path, so that a
+      # recording compares across worktrees.
+      eval "$cmd" 2>&1 | sed "s|$root/||g" >"$tmp/$(basename "$test" .mlir).run$n.mlir" || true
       case "$cmd" in *sm_80*) chip=sm_80 ;; *) chip=sm_90a ;; esac
       to_ptx "$tmp/$(basename "$test" .mlir).run$n.mlir" $chip
     done < <(grep -h "// RUN: " "$test")
@@ -105,8 +107,8 @@ variants)
         i=$((i + 1))
         "$flash_opt" "$test" --split-input-file --flash-tile \
           --flash-select-kernel-form="persistent=$persistent $opts" \
-          --flash-lower-to-nvgpu=arch=sm_90a \
-          >"$tmp/$(basename "$test" .mlir).matrix$i.mlir" 2>&1 || true
+          --flash-lower-to-nvgpu=arch=sm_90a 2>&1 | sed "s|$root/||g" \
+          >"$tmp/$(basename "$test" .mlir).matrix$i.mlir" || true
         to_ptx "$tmp/$(basename "$test" .mlir).matrix$i.mlir" sm_90a
       done
     done

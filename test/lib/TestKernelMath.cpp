@@ -419,7 +419,7 @@ void KernelMathHarness::warpTile(Value rowBase, Value numTiles,
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(prologue.thenBlock());
-      if (config.branchFirstTileMask) {
+      if (config.sm90.branchFirstTileMask) {
         auto ifMasked = scf::IfOp::create(
             b, loc, prologueTypes,
             arith::CmpIOp::create(b, loc, P::sle, numUnmasked, ci32(0)), true);
@@ -671,7 +671,7 @@ void TestKernelMathPass::runOnOperation() {
     return fail("sm80 rescales eagerly");
   if (firstTileMask != "always" && firstTileMask != "branch")
     return fail("first-tile-mask must be always or branch");
-  config.branchFirstTileMask = firstTileMask == "branch";
+  config.sm90.branchFirstTileMask = firstTileMask == "branch";
   if (output != "direct" && output != "staged")
     return fail("output must be direct or staged");
   if (headDim <= 0 || headDim % 16 || blockKV <= 0 || blockKV % 16 ||

@@ -261,7 +261,7 @@ struct FlashKernelFormsPass
         {"constants",
          llvm::json::Object{
              {"lazy_rescale_log2", KernelConfig::kLazyRescaleLog2},
-             {"min_grouped_q_tiles", KernelConfig::kMinGroupedQTiles},
+             {"min_grouped_q_tiles", SM90Config::kMinGroupedQTiles},
              {"tile_group_bytes", target->tileGroupBytes},
              {"block_kv_candidates",
               llvm::json::Array(

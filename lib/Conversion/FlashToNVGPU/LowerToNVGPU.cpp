@@ -95,12 +95,12 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
       b.getNamedAttr("warps", i64(c.warps)),
       b.getNamedAttr("threads", i64(c.threads())),
       b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
-      b.getNamedAttr("persistent", b.getBoolAttr(c.persistent)),
+      b.getNamedAttr("persistent", b.getBoolAttr(c.sm90.persistent)),
       b.getNamedAttr("blocks_per_sm", i64(c.blocksPerSM)),
-      b.getNamedAttr("ping_pong", b.getBoolAttr(c.pingPong)),
-      b.getNamedAttr("q_buffers", i64(c.qBuffers)),
+      b.getNamedAttr("ping_pong", b.getBoolAttr(c.sm90.pingPong)),
+      b.getNamedAttr("q_buffers", i64(c.sm90.qBuffers)),
       b.getNamedAttr("grid",
-                     c.persistent
+                     c.sm90.persistent
                          ? b.getStrArrayAttr({"min(blocks_per_sm*SMs, ceildiv(Nq, block_q)*Hq*B)",
                                               "1", "1"})
                          : b.getStrArrayAttr({"ceildiv(Nq, block_q)", "Hq", "B"})),
@@ -121,7 +121,7 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
                                    "o:tensormap", "lse:ptr",     "B:i32",
                                    "Hq:i32",      "Hkv:i32",     "Nq:i32",
                                    "Nk:i32",      "scale:f32"};
-    if (c.persistent)
+    if (c.sm90.persistent)
       args.push_back("counter:ptr");
     fields.push_back(b.getNamedAttr("args", b.getStrArrayAttr(args)));
     static constexpr const char *kRescaleNames[] = {"eager", "lazy",
@@ -130,25 +130,25 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
         "rescale", b.getStringAttr(kRescaleNames[int(c.rescale)])));
     fields.push_back(b.getNamedAttr(
         "first_tile_mask",
-        b.getStringAttr(c.branchFirstTileMask ? "branch" : "always")));
+        b.getStringAttr(c.sm90.branchFirstTileMask ? "branch" : "always")));
     fields.push_back(b.getNamedAttr(
         "tile_order",
-        b.getStringAttr(c.tileGroupBytes > 0 ? "grouped" : "head")));
-    if (c.tileGroupBytes > 0)
+        b.getStringAttr(c.sm90.tileGroupBytes > 0 ? "grouped" : "head")));
+    if (c.sm90.tileGroupBytes > 0)
       fields.push_back(b.getNamedAttr(
-          "tile_group_bytes", b.getI64IntegerAttr(c.tileGroupBytes)));
+          "tile_group_bytes", b.getI64IntegerAttr(c.sm90.tileGroupBytes)));
     // When the leader waits for O's TMA store to have read shared memory.
     fields.push_back(b.getNamedAttr(
         "store_wait",
-        b.getStringAttr(c.deferStoreWait ? "deferred" : "immediate")));
+        b.getStringAttr(c.sm90.deferStoreWait ? "deferred" : "immediate")));
     // Which K/V tiles each consumer warpgroup visits.
     fields.push_back(b.getNamedAttr(
         "kv_range",
-        b.getStringAttr(c.warpgroupRanges ? "warpgroup" : "block")));
+        b.getStringAttr(c.sm90.warpgroupRanges ? "warpgroup" : "block")));
     // Where O waits in shared memory for its TMA store.
     fields.push_back(b.getNamedAttr(
         "output_staging",
-        b.getStringAttr(c.outputInRing ? "kv_ring" : "q_buffer")));
+        b.getStringAttr(c.sm90.outputInRing ? "kv_ring" : "q_buffer")));
     auto map = [&](StringRef tensor, int64_t rows) {
       return b.getDictionaryAttr(
           {b.getNamedAttr("tensor", b.getStringAttr(tensor)),
@@ -160,11 +160,11 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
         "tensor_maps",
         b.getArrayAttr({map("q", c.blockQ), map("k", c.blockKV),
                         map("v", c.blockKV), map("o", 64)})));
-    fields.push_back(b.getNamedAttr("consumer_warpgroups", i64(c.consumers)));
+    fields.push_back(b.getNamedAttr("consumer_warpgroups", i64(c.sm90.consumers)));
     fields.push_back(
-        b.getNamedAttr("producer_registers", i64(c.producerRegisters)));
+        b.getNamedAttr("producer_registers", i64(c.sm90.producerRegisters)));
     fields.push_back(
-        b.getNamedAttr("consumer_registers", i64(c.consumerRegisters)));
+        b.getNamedAttr("consumer_registers", i64(c.sm90.consumerRegisters)));
   } else {
     fields.push_back(b.getNamedAttr(
         "args", b.getStrArrayAttr({"q:ptr", "k:ptr", "v:ptr", "o:ptr",

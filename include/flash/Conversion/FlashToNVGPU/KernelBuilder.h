@@ -25,7 +25,55 @@
 namespace mlir {
 namespace flash {
 
-/// What one attention kernel computes, read off the L1 loop nest.
+/// The sm_90a part of a kernel's configuration: its form (#flash.sm90_form)
+/// and the resources that form takes (SM90/FormPolicy.cpp fills it).
+struct SM90Config {
+  /// Consumer warpgroups (64 rows each) and the register split of
+  /// setmaxnreg between the producer warpgroup and the consumers.
+  int64_t consumers = 0, producerRegisters = 0, consumerRegisters = 0;
+  /// One block per SM looping over tiles (grid from the runtime).
+  bool persistent = false;
+  /// Consumer warpgroups issue their GEMMs in turn (named barriers).
+  bool pingPong = false;
+  /// Q tiles in shared memory; with 2, a persistent block loads the next
+  /// tile's Q while it computes this one.
+  int64_t qBuffers = 1;
+  /// Persistent with one Q buffer: O is staged in a slot of the K/V ring
+  /// instead of over Q, so that the next tile's Q loads as soon as this
+  /// tile's last Q·Kᵀ has completed (SM90/ForwardKernel.cpp, "O in the K/V
+  /// ring").
+  bool outputInRing = false;
+  /// Tile 0 of a Q tile is masked only when it is ragged or crosses the
+  /// diagonal (a uniform branch over the mask and the first softmax);
+  /// otherwise it is always masked (the `first-tile-mask` option).
+  bool branchFirstTileMask = false;
+  /// Causal: Q tiles are handed out longest first across groups of heads
+  /// whose K/V take at most this many bytes, once a head has at least
+  /// kMinGroupedQTiles Q tiles (the `tile-order` option; 0: head by head).
+  int64_t tileGroupBytes = 0;
+  static constexpr int64_t kMinGroupedQTiles = 16;
+  /// A persistent block with two Q buffers, or one and O in the K/V ring,
+  /// runs its tiles as one pipeline (the next tile's first Q·Kᵀ is issued
+  /// before this tile's O is stored).
+  bool pipelinesTiles() const {
+    return persistent && (qBuffers == 2 || outputInRing);
+  }
+  /// Pipelined tiles: the warpgroup leader waits for the TMA store of O to
+  /// have read shared memory (and releases it) after the next tile's first
+  /// softmax instead of right after issuing the store, so that its warp does
+  /// not hold up the warpgroup there (the `store-wait` option).
+  bool deferStoreWait = false;
+  /// Causal, two or more consumer warpgroups: each warpgroup visits only the
+  /// K/V tiles its own 64 rows see, not the whole block's range; the
+  /// producer arrives on the empty barriers of the tiles a warpgroup skips,
+  /// and the warpgroup takes their ping-pong turns without GEMMs (the
+  /// `kv-range` option).
+  bool warpgroupRanges = false;
+};
+
+/// What one attention kernel computes and how, from its #flash.kernel
+/// descriptor (kernelConfigFromDescriptor, KernelForm.h): the part every
+/// arch shares, and each arch's own part.
 struct KernelConfig {
   std::string name;       ///< gpu.func symbol
   std::string arch;       ///< sm_80, ...
@@ -41,25 +89,11 @@ struct KernelConfig {
   int64_t sharedBytes = 0;
   /// The shapes the op had (the kernel takes B, H, N at run time).
   int64_t batch = 0, queryHeads = 0, kvHeads = 0, seqQ = 0, seqKV = 0;
-  /// sm_90a: consumer warpgroups (64 rows each) and the register split of
-  /// setmaxnreg between the producer warpgroup and the consumers.
-  int64_t consumers = 0, producerRegisters = 0, consumerRegisters = 0;
   /// Blocks resident per SM (nvvm.minctasm): 2 where shared memory and the
   /// register file hold two, so one block's prologue and epilogue overlap
   /// the other's main loop.
   int64_t blocksPerSM = 1;
-  /// sm_90a: one block per SM looping over tiles (grid from the runtime).
-  bool persistent = false;
-  /// sm_90a: consumer warpgroups issue their GEMMs in turn (named barriers).
-  bool pingPong = false;
-  /// sm_90a: Q tiles in shared memory; with 2, a persistent block loads the
-  /// next tile's Q while it computes this one.
-  int64_t qBuffers = 1;
-  /// sm_90a, persistent with one Q buffer: O is staged in a slot of the K/V
-  /// ring instead of over Q, so that the next tile's Q loads as soon as this
-  /// tile's last Q·Kᵀ has completed (SM90.cpp, "O in the K/V ring").
-  bool outputInRing = false;
-  /// sm_90a: how the O accumulator is rescaled (the `rescale` option):
+  /// How the O accumulator is rescaled (the `rescale` form; sm_80: Eager):
   /// Eager at every new row max; Lazy and LazyLate keep a row's max until a
   /// tile exceeds it by kLazyRescaleLog2 (buildOnlineSoftmax) and skip the
   /// rescale in warps that need none, after the P·V that precedes it or
@@ -70,35 +104,9 @@ struct KernelConfig {
   double lazyThreshold() const {
     return rescale == Rescale::Eager ? -1.0 : kLazyRescaleLog2;
   }
-
-  /// sm_90a: tile 0 of a Q tile is masked only when it is ragged or crosses
-  /// the diagonal (a uniform branch over the mask and the first softmax);
-  /// otherwise it is always masked (the `first-tile-mask` option).
-  bool branchFirstTileMask = false;
-
-  /// sm_90a, causal: Q tiles are handed out longest first across groups of
-  /// heads whose K/V take at most this many bytes, once a head has at least
-  /// kMinGroupedQTiles Q tiles (the `tile-order` option; 0: head by head).
-  int64_t tileGroupBytes = 0;
-  static constexpr int64_t kMinGroupedQTiles = 16;
-
-  /// sm_90a: a persistent block with two Q buffers, or one and O in the K/V
-  /// ring, runs its tiles as one pipeline (the next tile's first Q·Kᵀ is
-  /// issued before this tile's O is stored).
-  bool pipelinesTiles() const {
-    return persistent && (qBuffers == 2 || outputInRing);
-  }
-  /// sm_90a, pipelined tiles: the warpgroup leader waits for the TMA store of
-  /// O to have read shared memory (and releases it) after the next tile's
-  /// first softmax instead of right after issuing the store, so that its
-  /// warp does not hold up the warpgroup there (the `store-wait` option).
-  bool deferStoreWait = false;
-  /// sm_90a, causal, two or more consumer warpgroups: each warpgroup visits
-  /// only the K/V tiles its own 64 rows see, not the whole block's range;
-  /// the producer arrives on the empty barriers of the tiles a warpgroup
-  /// skips, and the warpgroup takes their ping-pong turns without GEMMs
-  /// (the `kv-range` option).
-  bool warpgroupRanges = false;
+  /// The sm_90a kernel's own part (its #flash.sm90_form and the resources it
+  /// implies); default-initialised on other arches.
+  SM90Config sm90;
 
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.

@@ -1,10 +1,10 @@
 //===- FormPolicy.cpp - the sm_80 kernel's one form and its checks --------===//
 //
-// The sm_80 kernel (SM80.cpp, FlashAttention-2's design) has one form: one Q
-// tile per block, blocks taking tiles head by head, the first K/V tile always
-// masked, an eager rescale, plain stores of O. This file refuses the sm_90a
-// forms with what the sm_80 kernel does instead, and checks that the
-// schedule's tiles are ones its copies and MMAs can move.
+// The sm_80 kernel (SM80/ForwardKernel.cpp, FlashAttention-2's design) has
+// one form: one Q tile per block, blocks taking tiles head by head, the first
+// K/V tile always masked, an eager rescale, plain stores of O. This file
+// refuses the sm_90a forms with what the sm_80 kernel does instead, and checks
+// that the schedule's tiles are ones its copies and MMAs can move.
 //
 //===----------------------------------------------------------------------===//
 

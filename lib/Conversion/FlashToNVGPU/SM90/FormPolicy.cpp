@@ -1,6 +1,6 @@
 //===- FormPolicy.cpp - the sm_90a kernel's form and its policy -----------===//
 //
-// What the sm_90a forward kernel (SM90.cpp) supports, the resources a form
+// What the sm_90a forward kernel (SM90/ForwardKernel.cpp) supports, the resources a form
 // takes (shared memory, blocks per SM, the setmaxnreg split), and the rules
 // by which `auto` picks each form. Every rule was measured on the H200; the
 // comment over each says where (docs/benchmarks.md). A policy change here
@@ -14,7 +14,7 @@ using namespace mlir;
 using namespace mlir::flash;
 
 namespace {
-/// The resources of an sm_90a kernel with `c.persistent` set: consumer
+/// The resources of an sm_90a kernel with `c.sm90.persistent` set: consumer
 /// warpgroups of 64 rows, one producer warpgroup, TMA boxes of 64 columns
 /// and at most 256 rows, wgmma N a multiple of 16 up to 256. With `form`,
 /// its Q buffers, output staging and blocks per SM are checked; without, they
@@ -29,11 +29,11 @@ FailureOr<KernelConfig> sm90Resources(KernelConfig c, const TargetModel &target,
   if (c.blockQ % 64 != 0 || c.blockQ < 64 || c.blockQ > 192)
     return unsupported("block_q = " + Twine(c.blockQ) +
                        " (one to three consumer warpgroups of 64 rows)");
-  c.consumers = c.blockQ / 64;
-  if (c.warps != 4 * (c.consumers + 1))
-    return unsupported(Twine(c.warps) + " warps for " + Twine(c.consumers) +
+  c.sm90.consumers = c.blockQ / 64;
+  if (c.warps != 4 * (c.sm90.consumers + 1))
+    return unsupported(Twine(c.warps) + " warps for " + Twine(c.sm90.consumers) +
                        " consumer warpgroups (expected " +
-                       Twine(4 * (c.consumers + 1)) + ")");
+                       Twine(4 * (c.sm90.consumers + 1)) + ")");
   if (c.blockKV % 16 != 0 || c.blockKV < 16 || c.blockKV > 256)
     return unsupported("block_kv = " + Twine(c.blockKV) +
                        " (a multiple of 16 up to 256)");
@@ -41,14 +41,14 @@ FailureOr<KernelConfig> sm90Resources(KernelConfig c, const TargetModel &target,
     return unsupported(Twine(c.stages) +
                        " K/V stage (the producer/consumer pipeline needs two)");
   if (form) {
-    c.qBuffers = form.getQBuffers();
+    c.sm90.qBuffers = form.getQBuffers();
     c.sharedBytes = sm90SharedBytes(c);
   } else {
     // A persistent block double-buffers Q where shared memory allows.
-    c.qBuffers = c.persistent ? 2 : 1;
+    c.sm90.qBuffers = c.sm90.persistent ? 2 : 1;
     c.sharedBytes = sm90SharedBytes(c);
-    if (c.qBuffers == 2 && c.sharedBytes > target.sharedMemPerBlock) {
-      c.qBuffers = 1;
+    if (c.sm90.qBuffers == 2 && c.sharedBytes > target.sharedMemPerBlock) {
+      c.sm90.qBuffers = 1;
       c.sharedBytes = sm90SharedBytes(c);
     }
   }
@@ -57,21 +57,21 @@ FailureOr<KernelConfig> sm90Resources(KernelConfig c, const TargetModel &target,
                        Twine(target.sharedMemPerBlock) + " per block)");
   // With one Q buffer, a persistent block stages O in one K/V slot (its K
   // and V halves) where O's 64-row boxes fit there.
-  bool ringFits = c.persistent && c.qBuffers == 1 && sm90OutputFitsInRing(c);
+  bool ringFits = c.sm90.persistent && c.sm90.qBuffers == 1 && sm90OutputFitsInRing(c);
   if (form) {
-    c.outputInRing = form.getOutputStaging() == OutputStaging::KVRing;
-    if (c.outputInRing && !ringFits)
+    c.sm90.outputInRing = form.getOutputStaging() == OutputStaging::KVRing;
+    if (c.sm90.outputInRing && !ringFits)
       return unsupported("output_staging = kv_ring where O's boxes do not fit "
                          "a K/V slot");
   } else {
-    c.outputInRing = ringFits;
+    c.sm90.outputInRing = ringFits;
   }
   // Two blocks per SM where both fit: one consumer warpgroup, twice the
   // shared memory plus the 1 KB the hardware reserves per block, and D ≤ 128:
   // ptxas allocates the whole kernel under the launch cap (128 registers per
   // thread for two blocks of 256 threads), and the m64n256 P·V wgmma of
   // D = 256 alone needs 158 ("Insufficient registers", C7602).
-  int64_t fitBlocks = c.consumers == 1 && c.headDim <= 128 &&
+  int64_t fitBlocks = c.sm90.consumers == 1 && c.headDim <= 128 &&
                               2 * (c.sharedBytes + 1024) <= target.sharedMemPerSM
                           ? 2
                           : 1;
@@ -82,12 +82,12 @@ FailureOr<KernelConfig> sm90Resources(KernelConfig c, const TargetModel &target,
   // setmaxnreg: each block launches with its share of the register file
   // (a multiple of 8 per thread, at most 255); the producer drops to 24
   // (32 with three consumers) and the consumers split the rest in steps of 8.
-  int64_t threads = 128 * (c.consumers + 1);
+  int64_t threads = 128 * (c.sm90.consumers + 1);
   int64_t perThread = std::min<int64_t>(
       target.registersPerSM / (c.blocksPerSM * threads) / 8 * 8, 248);
-  c.producerRegisters = c.consumers <= 2 ? 24 : 32;
-  c.consumerRegisters = std::min<int64_t>(
-      (perThread * threads - 128 * c.producerRegisters) / (128 * c.consumers) /
+  c.sm90.producerRegisters = c.sm90.consumers <= 2 ? 24 : 32;
+  c.sm90.consumerRegisters = std::min<int64_t>(
+      (perThread * threads - 128 * c.sm90.producerRegisters) / (128 * c.sm90.consumers) /
           8 * 8,
       240);
   return c;
@@ -97,16 +97,16 @@ FailureOr<KernelConfig> sm90Resources(KernelConfig c, const TargetModel &target,
 LogicalResult checkChoices(const KernelConfig &c, bool pingPong,
                            bool deferStoreWait, bool warpgroupRanges,
                            Location loc) {
-  if (pingPong && c.consumers < 2)
+  if (pingPong && c.sm90.consumers < 2)
     return mlir::emitError(loc)
            << "not supported yet: ping-pong with one consumer warpgroup "
               "(block_q = 64); it needs two or more";
-  if (deferStoreWait && !c.pipelinesTiles())
+  if (deferStoreWait && !c.sm90.pipelinesTiles())
     return mlir::emitError(loc)
            << "store-wait=deferred needs a persistent grid whose tiles are "
               "pipelined (a block of one tile has no next tile to overlap "
               "the wait with)";
-  if (warpgroupRanges && !(c.causal && c.consumers >= 2))
+  if (warpgroupRanges && !(c.causal && c.sm90.consumers >= 2))
     return mlir::emitError(loc)
            << "kv-range=warpgroup needs causal attention and two or more "
               "consumer warpgroups (otherwise every warpgroup's rows see "
@@ -121,18 +121,18 @@ mlir::flash::selectSM90Form(const KernelConfig &common,
                             const FormChoices &choices, Location loc) {
   KernelConfig c = common;
   // auto: persistent where it measured faster (docs/benchmarks.md).
-  c.persistent = choices.persistent == Toggle::Yes ||
+  c.sm90.persistent = choices.persistent == Toggle::Yes ||
                  (choices.persistent == Toggle::Auto && c.headDim <= 128);
   FailureOr<KernelConfig> sm90 = sm90Resources(c, target, loc);
   if (failed(sm90))
     return failure();
-  if (choices.pingPong == Toggle::Yes && sm90->consumers < 2)
+  if (choices.pingPong == Toggle::Yes && sm90->sm90.consumers < 2)
     return mlir::emitError(loc)
            << "not supported yet: ping-pong with one consumer warpgroup "
               "(block_q = 64); it needs two or more";
   // auto: on with two or more consumers (measured, docs/benchmarks.md).
   bool pingPong = choices.pingPong == Toggle::Yes ||
-                  (choices.pingPong == Toggle::Auto && sm90->consumers >= 2);
+                  (choices.pingPong == Toggle::Auto && sm90->sm90.consumers >= 2);
   // auto: the form measured fastest per D (docs/benchmarks.md, fourth
   // session): the lazy rescale saves D/2 multiplies per thread and K/V
   // tile, which pays at D >= 128 and non-causal D = 64; causal D = 64 (the
@@ -163,7 +163,7 @@ mlir::flash::selectSM90Form(const KernelConfig &common,
       choices.tileOrder == TileOrder::Grouped ||
       (choices.tileOrder == TileOrder::Auto &&
        (sm90->headDim == 256 || sm90->headDim == 64) &&
-       sm90->seqQ >= KernelConfig::kMinGroupedQTiles * sm90->blockQ);
+       sm90->seqQ >= SM90Config::kMinGroupedQTiles * sm90->blockQ);
   int64_t tileGroupBytes =
       sm90->causal && grouped ? target.tileGroupBytes : 0;
   TileOrder tileOrder = tileGroupBytes > 0 ? TileOrder::Grouped
@@ -172,13 +172,13 @@ mlir::flash::selectSM90Form(const KernelConfig &common,
   // where it measured 2-4% slower from N = 1024 on the H200; elsewhere it
   // measured 0-4% faster, 3% at D = 64 causal N <= 1024 (docs/benchmarks.md,
   // seventh session).
-  if (choices.storeWait == StoreWait::Deferred && !sm90->pipelinesTiles())
+  if (choices.storeWait == StoreWait::Deferred && !sm90->sm90.pipelinesTiles())
     return mlir::emitError(loc)
            << "store-wait=deferred needs a persistent grid whose tiles are "
               "pipelined (a block of one tile has no next tile to overlap "
               "the wait with)";
   bool deferStoreWait =
-      sm90->pipelinesTiles() &&
+      sm90->sm90.pipelinesTiles() &&
       (choices.storeWait == StoreWait::Deferred ||
        (choices.storeWait == StoreWait::Auto &&
         (sm90->causal || sm90->headDim != 64)));
@@ -189,7 +189,7 @@ mlir::flash::selectSM90Form(const KernelConfig &common,
   // -0.5% at 16384), and 1-5% slower at D = 64 and 128, whose 128-column
   // tiles leave it none (docs/benchmarks.md, eighth session). D = 256's
   // persistent form spills with it (36-120 bytes).
-  bool rowsDiffer = sm90->causal && sm90->consumers >= 2;
+  bool rowsDiffer = sm90->causal && sm90->sm90.consumers >= 2;
   if (choices.kvRange == KVRangeMode::Warpgroup && !rowsDiffer)
     return mlir::emitError(loc)
            << "kv-range=warpgroup needs causal attention and two or more "
@@ -198,10 +198,10 @@ mlir::flash::selectSM90Form(const KernelConfig &common,
   bool warpgroupRanges =
       choices.kvRange == KVRangeMode::Warpgroup ||
       (choices.kvRange == KVRangeMode::Auto && rowsDiffer &&
-       sm90->headDim == 256 && !sm90->persistent);
+       sm90->headDim == 256 && !sm90->sm90.persistent);
   return SM90FormAttr::get(
-      loc.getContext(), sm90->persistent, sm90->qBuffers,
-      sm90->outputInRing ? OutputStaging::KVRing : OutputStaging::QBuffer,
+      loc.getContext(), sm90->sm90.persistent, sm90->sm90.qBuffers,
+      sm90->sm90.outputInRing ? OutputStaging::KVRing : OutputStaging::QBuffer,
       sm90->blocksPerSM, pingPong, rescale, firstTileMask, tileOrder,
       tileGroupBytes,
       deferStoreWait ? StoreWait::Deferred : StoreWait::Immediate,
@@ -211,11 +211,11 @@ mlir::flash::selectSM90Form(const KernelConfig &common,
 FailureOr<KernelConfig>
 mlir::flash::sm90ConfigFromForm(KernelConfig c, SM90FormAttr form,
                                 const TargetModel &target, Location loc) {
-  c.persistent = form.getPersistent();
+  c.sm90.persistent = form.getPersistent();
   FailureOr<KernelConfig> sm90 = sm90Resources(c, target, loc, form);
   if (failed(sm90))
     return failure();
-  sm90->pingPong = form.getPingPong();
+  sm90->sm90.pingPong = form.getPingPong();
   using R = KernelConfig::Rescale;
   switch (form.getRescale()) {
   case Rescale::Lazy:
@@ -228,14 +228,14 @@ mlir::flash::sm90ConfigFromForm(KernelConfig c, SM90FormAttr form,
     sm90->rescale = R::Eager;
     break;
   }
-  sm90->branchFirstTileMask =
+  sm90->sm90.branchFirstTileMask =
       form.getFirstTileMask() == FirstTileMask::Branch;
   // The grouped order only changes causal kernels.
-  sm90->tileGroupBytes = sm90->causal ? form.getTileGroupBytes() : 0;
-  sm90->deferStoreWait = form.getStoreWait() == StoreWait::Deferred;
-  sm90->warpgroupRanges = form.getKvRange() == KVRangeMode::Warpgroup;
-  if (failed(checkChoices(*sm90, sm90->pingPong, sm90->deferStoreWait,
-                          sm90->warpgroupRanges, loc)))
+  sm90->sm90.tileGroupBytes = sm90->causal ? form.getTileGroupBytes() : 0;
+  sm90->sm90.deferStoreWait = form.getStoreWait() == StoreWait::Deferred;
+  sm90->sm90.warpgroupRanges = form.getKvRange() == KVRangeMode::Warpgroup;
+  if (failed(checkChoices(*sm90, sm90->sm90.pingPong, sm90->sm90.deferStoreWait,
+                          sm90->sm90.warpgroupRanges, loc)))
     return failure();
   return sm90;
 }

@@ -83,7 +83,7 @@ public:
   ForwardKernel(OpBuilder &b, Location loc, const KernelConfig &config)
       : b(b), loc(loc), km{b, loc}, config(config), layout(config),
         et(config.elementType), D(config.headDim), Br(config.blockQ),
-        Bc(config.blockKV), S(config.stages), C(config.consumers) {}
+        Bc(config.blockKV), S(config.stages), C(config.sm90.consumers) {}
 
   void build(LLVM::LLVMFuncOp func);
 
@@ -113,7 +113,7 @@ private:
   /// the O slot with outputInRing.
   Value ringAfterTile(Value kvCount) {
     Value next = outputSlot(kvCount);
-    return config.outputInRing ? km.add(next, km.i32(1)) : next;
+    return config.sm90.outputInRing ? km.add(next, km.i32(1)) : next;
   }
 
   // --- roles ----------------------------------------------------------------
@@ -242,7 +242,7 @@ void ForwardKernel::decodeTile(Value tileNumber) {
                             config.causal);
   tile.own = tile.range;
   tile.groupTiles.clear();
-  if (config.warpgroupRanges)
+  if (config.sm90.warpgroupRanges)
     for (int64_t c = 0; c + 1 < C; ++c)
       tile.groupTiles.push_back(
           rowsTileCount(km.add(tile.at.qStart, km.i32(64 * c))));
@@ -265,7 +265,7 @@ Value ForwardKernel::acquireQBuffer(Value iteration) {
 
 void ForwardKernel::buildProducer() {
   using P = arith::CmpIPredicate;
-  setRegisterBudget(km, config.producerRegisters, /*increase=*/false);
+  setRegisterBudget(km, config.sm90.producerRegisters, /*increase=*/false);
   auto firstThread =
       scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
   OpBuilder::InsertionGuard guard(b);
@@ -275,11 +275,11 @@ void ForwardKernel::buildProducer() {
     // otherwise hoists Q's TMA destination addresses out of the tile loop,
     // and the producer's 24 registers spill (D=256: 8 bytes).
     SharedBase outer = smem;
-    if (config.persistent && config.qBuffers == 1)
+    if (config.sm90.persistent && config.sm90.qBuffers == 1)
       smem = reloadSharedBase(km);
     decodeTile(tileNumber);
     Value buffer = acquireQBuffer(iteration);
-    if (config.persistent) // the consumers read it after waiting on qFull
+    if (config.sm90.persistent) // the consumers read it after waiting on qFull
       publishTile(km, layout.tileSlot(km, smem, buffer), tileNumber);
     // Q full: the producer's one arrival with Q's bytes.
     Value barQ = layout.qFull.address(km, smem, buffer);
@@ -314,7 +314,7 @@ void ForwardKernel::buildProducer() {
       tmaLoadTile(km, smem, TmaBox{map, Bc, D}, fullBar,
                   layout.kvSlotOffset(km, base, stage), kvStart,
                   tile.at.headKV);
-      if (config.warpgroupRanges) {
+      if (config.sm90.warpgroupRanges) {
         // Release the tile for the warpgroups whose rows see none of it
         // (j >= their tile count), 128 arrivals each: the slot's previous
         // use is released (the wait above), so these arrivals count
@@ -329,7 +329,7 @@ void ForwardKernel::buildProducer() {
       }
     }
     b.setInsertionPointAfter(loop);
-    if (config.outputInRing) {
+    if (config.sm90.outputInRing) {
       // The slot after the tile's K/V tiles holds its O: once the consumers
       // have released the slot's previous use, arrive on its full barriers
       // with no bytes (fullV too, so that the slot's phases stay in step).
@@ -352,7 +352,7 @@ void ForwardKernel::buildProducer() {
     smem = outer;
     return ringAfterTile(kvCount);
   };
-  if (!config.persistent) {
+  if (!config.sm90.persistent) {
     // One tile per block, straight-line: no loop around the K/V loops, so
     // the kernel is the same as before persistence existed (a one-trip
     // scf.for around them measured 608 against 659 and 631 TFLOP/s at D=128
@@ -374,16 +374,16 @@ void ForwardKernel::buildProducer() {
 }
 
 void ForwardKernel::buildConsumer() {
-  setRegisterBudget(km, config.consumerRegisters, /*increase=*/true);
+  setRegisterBudget(km, config.sm90.consumerRegisters, /*increase=*/true);
   Value warpgroup = km.shru(tid, km.i32(7));
   consumer = km.sub(warpgroup, km.i32(1));
   Value localTid = km.andi(tid, km.i32(127));
   warpInGroup = km.shru(localTid, km.i32(5));
   Value lane = km.andi(tid, km.i32(31));
   coords = {km.shru(lane, km.i32(2)), km.andi(lane, km.i32(3))};
-  pingPong = PingPong{config.pingPong, consumer, C};
+  pingPong = PingPong{config.sm90.pingPong, consumer, C};
   pingPong.start(km);
-  if (config.pipelinesTiles()) {
+  if (config.sm90.pipelinesTiles()) {
     // After setmaxnreg: ptxas spills values that are live across it when
     // registers are tight (the pipelined consumer at D=128 did, 4 bytes).
     smem = reloadSharedBase(km);
@@ -400,7 +400,7 @@ void ForwardKernel::buildConsumer() {
                 outputSlot(kvCount));
     return ringAfterTile(kvCount);
   };
-  if (!config.persistent) {
+  if (!config.sm90.persistent) {
     Value tileNumber = blockTile(km, scheduler);
     body(tileNumber, km.i32(0), km.i32(0));
     return;
@@ -419,7 +419,7 @@ void ForwardKernel::beginConsumerTile(Value tileIteration) {
   // warpgroupRanges: this warpgroup's tile count. Its numUnmasked stays the
   // block's (a later warpgroup's own is larger): one more live value in the
   // K/V loops spilled at D = 256 (128x80: 44 bytes).
-  if (config.warpgroupRanges)
+  if (config.sm90.warpgroupRanges)
     tile.own.numTiles =
         rowsTileCount(km.add(tile.at.qStart, km.mul(consumer, km.i32(64))));
   auto [buffer, use] = layout.qFull.slotOf(km, tileIteration);
@@ -502,7 +502,7 @@ SmallVector<Value> ForwardKernel::finishFirstScores(Fragment scores,
     llvm::append_range(state, packProbs(step));
     return state;
   };
-  if (!config.branchFirstTileMask)
+  if (!config.sm90.branchFirstTileMask)
     return firstStep(/*masked=*/true);
   auto ifMasked = scf::IfOp::create(
       b, loc, prologueTypes(),
@@ -605,7 +605,7 @@ Finished ForwardKernel::buildMainLoop(ArrayRef<Value> prologue,
                     state, /*masked=*/true);
   // Every Q·Kᵀ of the tile has completed: with O staged in the K/V ring, Q
   // is free for the next tile's load (one arrival per consumer thread).
-  if (config.outputInRing)
+  if (config.sm90.outputInRing)
     layout.qEmpty.arrive(km, smem, tile.qBuffer);
 
   // Drain: the last P·V.
@@ -632,7 +632,7 @@ Finished ForwardKernel::buildMainLoop(ArrayRef<Value> prologue,
     drained = accumulate(drained, lastProbs, stage);
     wgmmaCommit(km);
     pingPong.endTurn(km);
-    if (config.warpgroupRanges && config.pingPong) {
+    if (config.sm90.warpgroupRanges && config.sm90.pingPong) {
       // The turns of the block's tiles this warpgroup's rows do not see,
       // taken with no GEMMs while its last P·V runs, so that every
       // warpgroup takes as many turns as the last one: the order of turns
@@ -679,7 +679,7 @@ void ForwardKernel::storeOutput(ArrayRef<OutputWord> words, Value slot) {
 }
 
 Value ForwardKernel::outputBox(int64_t block) {
-  if (!config.outputInRing)
+  if (!config.sm90.outputInRing)
     return km.add(layout.qBufferOffset(km, tile.qBuffer),
                   km.add(km.i32(block * Br * kSwizzleBytes),
                          km.mul(consumer, km.i32(kOutputBoxBytes))));
@@ -704,7 +704,7 @@ void ForwardKernel::stageOutput(ArrayRef<OutputWord> words, Value slot) {
   // the Q buffer, no other warpgroup reads them and its Q·Kᵀ wgmmas have
   // all completed. In the K/V ring, the slot is free once the producer has
   // arrived on its full barrier (after the consumers released its last use).
-  if (config.outputInRing) {
+  if (config.sm90.outputInRing) {
     auto [stage, use] = layout.kFull.slotOf(km, slot);
     tile.outputStage = stage;
     layout.kFull.waitComplete(km, smem, {stage, use});
@@ -728,7 +728,7 @@ void ForwardKernel::publishOutput() {
 
 void ForwardKernel::releaseOutput() {
   waitOutputRead(km, tid, [&] {
-    if (config.outputInRing) {
+    if (config.sm90.outputInRing) {
       // The slot's empty barriers count every consumer thread: the leader
       // arrives for its warpgroup's 128.
       for (const MBarrierRing &empty : {layout.kEmpty, layout.vEmpty})
@@ -804,11 +804,11 @@ void ForwardKernel::buildPipelinedConsumer() {
     Fragment scores = issueFirstScores(nextKV);
     tile = current;
     publishOutput();
-    if (!config.deferStoreWait)
+    if (!config.sm90.deferStoreWait)
       releaseOutput();
     tile = upcoming;
     SmallVector<Value> state = finishFirstScores(scores, nextKV);
-    if (config.deferStoreWait) {
+    if (config.sm90.deferStoreWait) {
       tile = current;
       releaseOutput();
       tile = upcoming;
@@ -841,7 +841,7 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
   seqQ = entry->getArgument(8);
   seqKV = entry->getArgument(9);
   scale = entry->getArgument(10);
-  if (config.persistent)
+  if (config.sm90.persistent)
     counterPtr = entry->getArgument(11);
   scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
 
@@ -853,8 +853,8 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
   int64_t kvRowBytes = (config.headDim + config.headDim) *
                        (config.elementType.getIntOrFloatBitWidth() / 8);
   scheduler = makeTileScheduler(km, numQTiles, queryHeads, kvHeads, batchSize,
-                                Br, config.causal, config.tileGroupBytes,
-                                kvRowBytes, KernelConfig::kMinGroupedQTiles,
+                                Br, config.causal, config.sm90.tileGroupBytes,
+                                kvRowBytes, SM90Config::kMinGroupedQTiles,
                                 seqKV);
 
   auto window = SymbolTable::lookupNearestSymbolFrom<LLVM::GlobalOp>(
@@ -866,7 +866,7 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(init.thenBlock()->getTerminator());
-    for (int64_t buffer = 0; buffer < config.qBuffers; ++buffer) {
+    for (int64_t buffer = 0; buffer < config.sm90.qBuffers; ++buffer) {
       // Q full: the producer's expect_tx is the one arrival.
       mbarrierInit(km, layout.qFull.address(km, smem, km.i32(buffer)),
                    km.i32(1));
@@ -874,7 +874,7 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
       // O has read the buffer; with O in the K/V ring, one per consumer
       // thread after its last Q·Kᵀ.
       mbarrierInit(km, layout.qEmpty.address(km, smem, km.i32(buffer)),
-                   km.i32(config.outputInRing ? 128 * C : C));
+                   km.i32(config.sm90.outputInRing ? 128 * C : C));
     }
     for (int64_t s = 0; s < S; ++s) {
       Value stage = km.i32(s);
@@ -921,13 +921,13 @@ LogicalResult mlir::flash::buildSM90Kernel(OpBuilder &b, Location loc,
   // [, the tile counter of a persistent grid: a zeroed i32])
   SmallVector<Type> params = {ptr, ptr, ptr, ptr, global, i32,
                               i32, i32, i32, i32, b.getF32Type()};
-  if (config.persistent)
+  if (config.sm90.persistent)
     params.push_back(global);
   auto type =
       LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
   auto func = LLVM::LLVMFuncOp::create(b, loc, config.name, type);
   func->setAttr("nvvm.kernel", b.getUnitAttr());
-  int32_t threads = 128 * (config.consumers + 1);
+  int32_t threads = 128 * (config.sm90.consumers + 1);
   func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
   func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(config.blocksPerSM));
   auto tensorMapType =

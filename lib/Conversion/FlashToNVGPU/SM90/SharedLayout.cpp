@@ -71,18 +71,18 @@ SharedLayout::SharedLayout(const KernelConfig &c) {
   // Whole 1024-byte-aligned boxes of O in a K (or V) tile.
   boxesPerHalf = kvBytes % 1024 == 0 ? kvBytes / kOutputBoxBytes : 0;
   SharedArena arena;
-  offQ = arena.carve(c.qBuffers * qBytes);
+  offQ = arena.carve(c.sm90.qBuffers * qBytes);
   offK = arena.carve(c.stages * kvBytes);
   offV = arena.carve(c.stages * kvBytes);
   // Q full: one arrival (the producer's expect_tx) + Q's bytes. K/V full:
   // the same per K or V tile. K/V empty: every consumer thread after its
   // wgmma has read the slot. Q empty: see ForwardKernel.cpp's init.
-  qFull = arena.carveRing(c.qBuffers);
+  qFull = arena.carveRing(c.sm90.qBuffers);
   kFull = arena.carveRing(c.stages);
   vFull = arena.carveRing(c.stages);
   kEmpty = arena.carveRing(c.stages);
   vEmpty = arena.carveRing(c.stages);
-  qEmpty = arena.carveRing(c.qBuffers);
+  qEmpty = arena.carveRing(c.sm90.qBuffers);
   offTile = arena.carve(8); // persistent: the tile index per Q buffer
   total = arena.used + 1024; // + slack to align the base
 }
@@ -106,6 +106,6 @@ int64_t mlir::flash::sm90SharedBytes(const KernelConfig &config) {
 }
 
 bool mlir::flash::sm90OutputFitsInRing(const KernelConfig &config) {
-  int64_t boxes = config.consumers * (config.headDim / kAtomColumns);
+  int64_t boxes = config.sm90.consumers * (config.headDim / kAtomColumns);
   return boxes <= 2 * SharedLayout(config).boxesPerHalf;
 }
