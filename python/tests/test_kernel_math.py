@@ -7,7 +7,9 @@ O = acc / l and LSE), one warp as vector<32 x T> lanes, around an f32
 stand-in for the MMAs; ``flash_mlir.testing.kernel_math`` runs it under
 mlir-runner. Each configuration below is one compiled kernel form (sm_80's
 loop order or sm_90a's pipelined one, each rescale mode, both first-tile
-masks, both ways O leaves) run on several problems: odd lengths, GQA,
+masks, both ways O leaves, both accumulator layouts: the quad fragment of
+mma.sync / wgmma and the row-per-thread one of tcgen05.ld) run on several
+problems: odd lengths, GQA,
 causal with Nq < Nk and Nq > Nk (fully masked rows), Nq = Nk = 1, a custom
 scale, and "rising" inputs whose row max keeps growing across K/V tiles by
 more than the lazy threshold. O and LSE must be within
@@ -77,6 +79,23 @@ CASES = [
     (KernelConfig(form="sm90a", dtype="bf16", d=64, block_q=128, block_kv=64,
                   causal=False, lse=True, rescale="lazy"),
      [ODD, STEEP]),
+    # Row per thread (sm_100a's tcgen05.ld 32x32b): lane l holds row l of its
+    # warp's 32 rows and every column; the mask, softmax (no cross-lane
+    # reduction), rescale and epilogue run on that layout.
+    (KernelConfig(form="sm90a", dtype="bf16", d=64, block_q=128, block_kv=64,
+                  causal=True, lse=True, rescale="lazy", first_tile_mask="branch",
+                  output="staged", layout="row"),
+     [ODD, TALL, GQA, ONE, RISING]),
+    (KernelConfig(form="sm90a", dtype="bf16", d=128, block_q=64, block_kv=128,
+                  causal=False, lse=True, rescale="lazy-late", layout="row"),
+     [ODD, STEEP, SHORT_KEYS]),
+    (KernelConfig(form="sm80", dtype="bf16", d=64, block_q=64, block_kv=32,
+                  causal=True, lse=True, layout="row"),
+     [TALL, GQA]),
+    (KernelConfig(form="sm90a", dtype="f16", d=64, block_q=128, block_kv=64,
+                  causal=False, lse=True, rescale="eager", output="staged",
+                  layout="row"),
+     [GQA, ONE]),
 ]
 
 

@@ -27,7 +27,11 @@
 // previous tile's P·V and then rescales by this tile's α, or with lazy-late
 // rescales just before the next P·V; a drain adds the last P·V), and
 // `output` how O leaves: direct (sm_80's stores of valid rows) or staged
-// (sm_90a's words for every row, clipped to Nq when copied out).
+// (sm_90a's words for every row, clipped to Nq when copied out), and
+// `layout` the accumulator layout (AccumulatorLayout): quad (the m16n8 C
+// fragment of mma.sync / wgmma, row statistics reduced over quads) or row
+// (sm_100a's tcgen05.ld 32x32b: lane l holds row l of its warp's 32 rows,
+// every column, no cross-lane reduction).
 //
 // python/tests/test_kernel_math.py runs it on random problems under
 // mlir-runner against the float64 oracle.
@@ -61,10 +65,17 @@ public:
   enum class Form { SM80, SM90a };
 
   KernelMathHarness(OpBuilder &b, Location loc, const KernelConfig &config,
-                    Form form, bool stagedOutput)
+                    Form form, bool stagedOutput, bool rowLayout)
       : b(b), loc(loc), km{b, loc, kLanes}, config(config), form(form),
-        stagedOutput(stagedOutput), et(config.elementType), D(config.headDim),
-        Br(config.blockQ), Bc(config.blockKV) {
+        stagedOutput(stagedOutput), rowLayout(rowLayout),
+        et(config.elementType), D(config.headDim), Br(config.blockQ),
+        Bc(config.blockKV) {
+    if (rowLayout) {
+      warps = Br / kLanes; // a row per lane
+      Mw = 0;
+      rows = kLanes;
+      return;
+    }
     if (form == Form::SM90a) {
       warps = Br / 16; // four warps per 64-row consumer warpgroup
       Mw = 1;
@@ -78,6 +89,16 @@ public:
   void build(func::FuncOp func);
 
 private:
+  /// The accumulator layouts of S (Bc columns) and O (D columns).
+  AccumulatorLayout layoutOf(int64_t width) const {
+    return rowLayout ? AccumulatorLayout::rowPerThread(1, width)
+                     : AccumulatorLayout::mmaQuad(Mw, width / 8);
+  }
+  /// Row statistics (m, l, α) per lane, and packed P pairs per lane.
+  int64_t numStats() const { return layoutOf(Bc).rowsPerThread; }
+  int64_t numProbs() const { return layoutOf(Bc).numRegisters() / 2; }
+  int64_t numAcc() const { return layoutOf(D).numRegisters(); }
+
   // Scalar (uniform) arithmetic of the driver.
   Value ci32(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
@@ -115,7 +136,10 @@ private:
   /// of lane (g, t) holds row mt·16 + 8·(i / 2) + g, column nt·8 + 2t +
   /// i % 2, and sits at ((mt·width/8 + nt)·4 + i)·32 + 4g + t, so that each
   /// register of the fragment is one contiguous vector<32> load.
+  /// With the row layout, element (r, c) is register c of lane r: c·32 + r.
   Value fragmentPosition(Value r, Value c, int64_t width) {
+    if (rowLayout)
+      return addi(muli(c, cidx(kLanes)), r);
     auto div = [&](Value x, int64_t d) {
       return arith::DivUIOp::create(b, loc, x, cidx(d)).getResult();
     };
@@ -130,7 +154,13 @@ private:
   }
   /// Where element (r, c) of P goes when its pairs are stored as they come
   /// out of buildOnlineSoftmax: pair (mt, nt, half), element 2·lane + e.
+  /// (Row layout: pair c / 2 of lane r.)
   Value pairPosition(Value r, Value c) {
+    if (rowLayout) {
+      Value pair = arith::DivUIOp::create(b, loc, c, cidx(2));
+      Value e = arith::RemUIOp::create(b, loc, c, cidx(2));
+      return addi(muli(pair, cidx(2 * kLanes)), addi(muli(r, cidx(2)), e));
+    }
     auto div = [&](Value x, int64_t d) {
       return arith::DivUIOp::create(b, loc, x, cidx(d)).getResult();
     };
@@ -179,6 +209,7 @@ private:
   const KernelConfig &config;
   Form form;
   bool stagedOutput;
+  bool rowLayout;
   Type et;
   int64_t D, Br, Bc, warps = 0, Mw = 0, rows = 0;
 
@@ -256,7 +287,7 @@ Fragment KernelMathHarness::scores(Value rowBase, Value kvStart) {
                               ValueRange{fragmentPosition(r, c, Bc)});
     });
   });
-  Fragment s(Mw, Bc / 8, Value());
+  Fragment s(layoutOf(Bc), Value());
   for (int64_t reg = 0; reg < int64_t(s.regs.size()); ++reg)
     s.regs[reg] = loadRegister(scoreTile, reg);
   return s;
@@ -314,11 +345,11 @@ void KernelMathHarness::accumulate(Fragment &acc, ArrayRef<Value> probs,
 SmallVector<Value> KernelMathHarness::loopSM80(Value lb, Value ub,
                                                ValueRange state, Value rowBase,
                                                bool masked) {
-  int64_t n = 2 * Mw;
+  int64_t n = numStats();
   return forLoop(lb, ub, state, [&](Value j, ValueRange args) {
     SmallVector<Value> runningMax(args.take_front(n));
     SmallVector<Value> runningSum(args.slice(n, n));
-    Fragment acc(Mw, D / 8, Value());
+    Fragment acc(layoutOf(D), Value());
     acc.regs.assign(args.begin() + 2 * n, args.end());
     Value kvStart = muli(j, ci32(Bc));
     Fragment s = scores(rowBase, kvStart);
@@ -341,13 +372,14 @@ SmallVector<Value> KernelMathHarness::loopSM90(Value lb, Value ub,
                                                ValueRange state, Value rowBase,
                                                bool masked) {
   bool late = config.rescale == KernelConfig::Rescale::LazyLate;
+  int64_t n = numStats(), nAcc = numAcc();
   return forLoop(lb, ub, state, [&](Value j, ValueRange args) {
-    SmallVector<Value> runningMax(args.slice(0, 2)),
-        runningSum(args.slice(2, 2));
-    Fragment acc(1, D / 8, Value());
-    acc.regs.assign(args.begin() + 4, args.begin() + 4 + D / 2);
-    SmallVector<Value> probs(args.drop_front(4 + D / 2).drop_back(2));
-    SmallVector<Value> pending(args.take_back(2));
+    SmallVector<Value> runningMax(args.slice(0, n)),
+        runningSum(args.slice(n, n));
+    Fragment acc(layoutOf(D), Value());
+    acc.regs.assign(args.begin() + 2 * n, args.begin() + 2 * n + nAcc);
+    SmallVector<Value> probs(args.drop_front(2 * n + nAcc).drop_back(n));
+    SmallVector<Value> pending(args.take_back(n));
     Value kvStart = muli(j, ci32(Bc));
     Fragment s = scores(rowBase, kvStart);
     // P_{j-1}·V_{j-1}, after the pending α of lazy-late.
@@ -383,32 +415,33 @@ void KernelMathHarness::warpTile(Value rowBase, Value numTiles,
   Value zero = km.f32(0.0);
   Value rowBaseLanes = splat(rowBase);
   SmallVector<Value> runningMax, runningSum;
-  Fragment acc(Mw, D / 8, zero);
+  Fragment acc(layoutOf(D), zero);
+  const int64_t n = numStats(), nAcc = numAcc();
   if (form == Form::SM80) {
-    SmallVector<Value> state(2 * Mw, negInf);
-    state.append(2 * Mw, zero);
+    SmallVector<Value> state(n, negInf);
+    state.append(n, zero);
     llvm::append_range(state, acc.regs);
     state = loopSM80(ci32(0), numUnmasked, state, rowBase, /*masked=*/false);
     state = loopSM80(numUnmasked, numTiles, state, rowBase, /*masked=*/true);
-    runningMax.assign(state.begin(), state.begin() + 2 * Mw);
-    runningSum.assign(state.begin() + 2 * Mw, state.begin() + 4 * Mw);
-    acc.regs.assign(state.begin() + 4 * Mw, state.end());
+    runningMax.assign(state.begin(), state.begin() + n);
+    runningSum.assign(state.begin() + n, state.begin() + 2 * n);
+    acc.regs.assign(state.begin() + 2 * n, state.end());
   } else {
     // Prologue: tile 0's softmax (masked, or under the first-tile-mask
     // branch only when no tile is unmasked); empty when there is no tile.
     auto pairType = VectorType::get({2 * kLanes}, et);
     Value zeroPair = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(pairType, b.getZeroAttr(et)));
-    SmallVector<Type> prologueTypes(4, km.laneType(b.getF32Type()));
-    prologueTypes.append(Bc / 4, pairType);
+    SmallVector<Type> prologueTypes(2 * n, km.laneType(b.getF32Type()));
+    prologueTypes.append(numProbs(), pairType);
     auto firstStep = [&](bool masked) {
       Fragment s = scores(rowBase, ci32(0));
       if (masked)
         buildFragmentMask(km, s, coords, km.i32(0), seqQLanes, seqKVLanes,
                           rowBaseLanes, config.causal);
-      SoftmaxStep step =
-          buildOnlineSoftmax(km, s, {negInf, negInf}, {zero, zero},
-                             scaleLog2eLanes, et, config.lazyThreshold());
+      SoftmaxStep step = buildOnlineSoftmax(
+          km, s, SmallVector<Value>(n, negInf), SmallVector<Value>(n, zero),
+          scaleLog2eLanes, et, config.lazyThreshold());
       SmallVector<Value> state(step.newMax);
       llvm::append_range(state, step.newSum);
       llvm::append_range(state, step.probs);
@@ -433,27 +466,29 @@ void KernelMathHarness::warpTile(Value rowBase, Value numTiles,
         scf::YieldOp::create(b, loc, firstStep(/*masked=*/true));
       }
       b.setInsertionPointToStart(prologue.elseBlock());
-      SmallVector<Value> empty = {negInf, negInf, zero, zero};
-      empty.append(Bc / 4, zeroPair);
+      SmallVector<Value> empty(n, negInf);
+      empty.append(n, zero);
+      empty.append(numProbs(), zeroPair);
       scf::YieldOp::create(b, loc, empty);
     }
     ValueRange first = prologue.getResults();
-    SmallVector<Value> state(first.take_front(4));
+    SmallVector<Value> state(first.take_front(2 * n));
     llvm::append_range(state, acc.regs);
-    llvm::append_range(state, first.drop_front(4));
-    state.append(2, km.f32(1.0)); // α pending for the next P·V (lazy-late)
+    llvm::append_range(state, first.drop_front(2 * n));
+    state.append(n, km.f32(1.0)); // α pending for the next P·V (lazy-late)
     Value one = ci32(1);
     state = loopSM90(one, numUnmasked, state, rowBase, /*masked=*/false);
     state = loopSM90(arith::MaxSIOp::create(b, loc, numUnmasked, one),
                      numTiles, state, rowBase, /*masked=*/true);
-    runningMax.assign(state.begin(), state.begin() + 2);
-    runningSum.assign(state.begin() + 2, state.begin() + 4);
-    acc.regs.assign(state.begin() + 4, state.begin() + 4 + D / 2);
-    SmallVector<Value> lastProbs(state.begin() + 4 + D / 2, state.end() - 2);
-    SmallVector<Value> lastPending(state.end() - 2, state.end());
+    runningMax.assign(state.begin(), state.begin() + n);
+    runningSum.assign(state.begin() + n, state.begin() + 2 * n);
+    acc.regs.assign(state.begin() + 2 * n, state.begin() + 2 * n + nAcc);
+    SmallVector<Value> lastProbs(state.begin() + 2 * n + nAcc,
+                                 state.end() - n);
+    SmallVector<Value> lastPending(state.end() - n, state.end());
     // Drain: the last tile's P·V.
     auto drain = scf::IfOp::create(
-        b, loc, SmallVector<Type>(D / 2, km.laneType(b.getF32Type())),
+        b, loc, SmallVector<Type>(nAcc, km.laneType(b.getF32Type())),
         hasTiles, true);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -481,10 +516,12 @@ void KernelMathHarness::warpTile(Value rowBase, Value numTiles,
     return;
   }
   auto stageWord = [&](Value row, int64_t nt, Value word) {
-    // Word (row − rowBase)·D/2 + nt·4 + t of the warp's rows.
-    Value index = km.add(
-        km.mul(km.sub(row, rowBaseLanes), km.i32(D / 2)),
-        km.add(km.i32(nt * 4), coords.quadLane));
+    // Word (row − rowBase)·D/2 + nt·4 + t of the warp's rows (row layout:
+    // + the pair nt).
+    Value inRow = rowLayout ? km.i32(nt)
+                            : km.add(km.i32(nt * 4), coords.quadLane);
+    Value index =
+        km.add(km.mul(km.sub(row, rowBaseLanes), km.i32(D / 2)), inRow);
     vector::ScatterOp::create(b, loc, Type(), stagingTile,
                               ValueRange{cidx(0)}, index, allLanes(kLanes),
                               word);
@@ -535,7 +572,10 @@ void KernelMathHarness::build(func::FuncOp func) {
   for (int64_t l = 0; l < kLanes; ++l)
     laneIds.push_back(l);
   Value lane = constantI32s(laneIds);
-  coords = {km.shru(lane, km.i32(2)), km.andi(lane, km.i32(3))};
+  // Row layout: lane l holds row l of the warp's rows, every column.
+  coords = rowLayout ? LaneCoords{lane, Value()}
+                     : LaneCoords{km.shru(lane, km.i32(2)),
+                                  km.andi(lane, km.i32(3))};
 
   auto tile = [&](int64_t elements, Type type) -> Value {
     return memref::AllocaOp::create(b, loc,
@@ -619,6 +659,12 @@ struct TestKernelMathPass
   Option<std::string> firstTileMask{
       *this, "first-tile-mask", llvm::cl::desc("sm90a: always or branch"),
       llvm::cl::init("always")};
+  Option<std::string> layout{
+      *this, "layout",
+      llvm::cl::desc("accumulator layout: quad (mma.sync / wgmma) or row "
+                     "(tcgen05.ld 32x32b: a row per lane, warps = "
+                     "block-q / 32)"),
+      llvm::cl::init("quad")};
   Option<std::string> output{
       *this, "output",
       llvm::cl::desc("direct (stores of valid rows) or staged (every row's "
@@ -654,8 +700,12 @@ void TestKernelMathPass::runOnOperation() {
   config.headDim = headDim;
   config.blockQ = blockQ;
   config.blockKV = blockKV;
-  config.warps = harnessForm == KernelMathHarness::Form::SM90a ? blockQ / 16
-                                                               : warps;
+  if (layout != "quad" && layout != "row")
+    return fail("layout must be quad or row");
+  bool rowLayout = layout == "row";
+  config.warps = rowLayout ? blockQ / 32
+                 : harnessForm == KernelMathHarness::Form::SM90a ? blockQ / 16
+                                                                 : warps;
   config.causal = causal;
   config.writesLse = writesLse;
   if (rescale == "eager")
@@ -675,9 +725,10 @@ void TestKernelMathPass::runOnOperation() {
   if (output != "direct" && output != "staged")
     return fail("output must be direct or staged");
   if (headDim <= 0 || headDim % 16 || blockKV <= 0 || blockKV % 16 ||
-      blockQ <= 0 || config.warps <= 0 || blockQ % (16 * config.warps))
+      blockQ <= 0 || config.warps <= 0 || blockQ % (16 * config.warps) ||
+      (rowLayout && blockQ % 32))
     return fail("head-dim and block-kv must be multiples of 16, block-q of "
-                "16·warps");
+                "16·warps (of 32 for layout=row)");
 
   auto func = module.lookupSymbol<func::FuncOp>(config.name);
   if (!func || !func.isDeclaration())
@@ -699,7 +750,7 @@ void TestKernelMathPass::runOnOperation() {
   }
   OpBuilder b(ctx);
   KernelMathHarness(b, func.getLoc(), config, harnessForm,
-                    output == "staged")
+                    output == "staged", rowLayout)
       .build(func);
 }
 

@@ -1,7 +1,9 @@
 //===- KernelBuilder.cpp - what every attention kernel shares -------------===//
 //
-// Arch-independent pieces of the GPU kernels, on the accumulator fragment
-// layout described in KernelBuilder.h: K/V tile ranges, masking, the online
+// Arch-independent pieces of the GPU kernels, on the accumulator layouts
+// described in KernelBuilder.h (the Fragment's AccumulatorLayout; on MmaQuad
+// the ops emitted are exactly those of the kernels' original quad code, in
+// the same order: the shipped PTX is pinned): K/V tile ranges, masking, the online
 // softmax, packing P, the epilogue. sm_80 and sm_90a both call these, and
 // so does the CPU harness of the kernel math (flash-test-kernel-math), with
 // KernelMath in host-lanes mode: every warp-level operation below goes
@@ -245,25 +247,26 @@ void mlir::flash::buildFragmentMask(KernelMath &km, Fragment &scores,
   // last key of the sequence and, for causal, the row's diagonal
   // row + Nk − Nq. Keeping the loop-variant kvStart inside `relative`
   // stops LICM from hoisting one limit per row into registers.
-  Value col0 = km.add(kvStart, km.mul(lane.quadLane, km.i32(2)));
+  // (RowPerThread: the thread's columns start at kvStart.)
+  const AccumulatorLayout &layout = scores.layout;
+  Value col0 = layout.isMmaQuad()
+                   ? km.add(kvStart, km.mul(lane.quadLane,
+                                            km.i32(layout.columnLaneStride())))
+                   : kvStart;
   Value relativeTail = km.sub(km.sub(seqKV, km.i32(1)), col0);
   Value relativeDiag;
   if (causal)
     relativeDiag = km.sub(
         km.add(km.add(rowBase, km.sub(seqKV, seqQ)), lane.group), col0);
-  for (int64_t mt = 0; mt < scores.mTiles; ++mt) {
-    for (int64_t half = 0; half < 2; ++half) {
-      Value relative = relativeTail;
-      if (causal)
-        relative = km.minsi(
-            relative, km.add(relativeDiag, km.i32(mt * 16 + 8 * half)));
-      for (int64_t nt = 0; nt < scores.nTiles; ++nt) {
-        for (int64_t e = 0; e < 2; ++e) {
-          Value visible = km.cmp(P::sle, km.i32(nt * 8 + e), relative);
-          Value &s = scores.at(mt, nt, 2 * half + e);
-          s = arith::SelectOp::create(b, km.loc, visible, s, negInf);
-        }
-      }
+  for (int64_t r = 0; r < layout.rowsPerThread; ++r) {
+    Value relative = relativeTail;
+    if (causal)
+      relative = km.minsi(relative,
+                          km.add(relativeDiag, km.i32(layout.rowOffset(r))));
+    for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+      Value visible = km.cmp(P::sle, km.i32(layout.columnOffset(c)), relative);
+      Value &s = scores.reg(r, c);
+      s = arith::SelectOp::create(b, km.loc, visible, s, negInf);
     }
   }
 }
@@ -292,6 +295,20 @@ Value mlir::flash::buildQuadMax(KernelMath &km, Value v) {
   return v;
 }
 
+Value mlir::flash::buildRowSum(KernelMath &km,
+                               const AccumulatorLayout &layout, Value v) {
+  for (int64_t offset : layout.reductionOffsets())
+    v = arith::AddFOp::create(km.b, km.loc, v, km.shuffleXor(v, offset));
+  return v;
+}
+
+Value mlir::flash::buildRowMax(KernelMath &km,
+                               const AccumulatorLayout &layout, Value v) {
+  for (int64_t offset : layout.reductionOffsets())
+    v = arith::MaxNumFOp::create(km.b, km.loc, v, km.shuffleXor(v, offset));
+  return v;
+}
+
 Value mlir::flash::buildPackPair(KernelMath &km, Value x, Value y,
                                  Type elementType) {
   return km.packPair(x, y, elementType);
@@ -307,76 +324,73 @@ SoftmaxStep mlir::flash::buildOnlineSoftmax(KernelMath &km, Fragment &scores,
   Location loc = km.loc;
   Value negInf = km.f32(-std::numeric_limits<double>::infinity());
   Value zero = km.f32(0.0);
+  const AccumulatorLayout &layout = scores.layout;
   SoftmaxStep step;
-  step.probs.resize(scores.mTiles * scores.nTiles * 2);
-  for (int64_t mt = 0; mt < scores.mTiles; ++mt) {
-    for (int64_t half = 0; half < 2; ++half) {
-      int64_t row = mt * 2 + half;
-      // m' = max(m, rowmax S), the row spread over the quad's four lanes.
-      Value tileMax;
-      for (int64_t nt = 0; nt < scores.nTiles; ++nt)
-        for (int64_t e = 0; e < 2; ++e) {
-          Value s = scores.at(mt, nt, 2 * half + e);
-          tileMax = tileMax ? arith::MaxNumFOp::create(b, loc, tileMax, s)
-                            : s;
-        }
-      tileMax = buildQuadMax(km, tileMax);
-      Value newMax =
-          arith::MaxNumFOp::create(b, loc, runningMax[row], tileMax);
-      // Lazy: grow m only past the threshold. A row that has seen no key
-      // (m = -inf) grows on its first finite score ((+inf) > τ); a row
-      // still without keys compares NaN and keeps m = -inf.
-      Value grows;
-      if (lazyRescale >= 0.0) {
-        Value rise = arith::MulFOp::create(
-            b, loc, arith::SubFOp::create(b, loc, newMax, runningMax[row]),
-            scaleLog2e);
-        grows = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                      rise, km.f32(lazyRescale));
-        newMax = km.select(grows, newMax, runningMax[row]);
-      }
-      // shift = m'·c, or 0 for a row that has seen no key yet.
-      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          newMax, negInf);
-      Value shift = km.select(
-          empty, zero, arith::MulFOp::create(b, loc, newMax, scaleLog2e));
-      Value negShift = arith::NegFOp::create(b, loc, shift);
-      // α = exp2(m·c − shift)
-      Value rescale = buildExp2(
-          km, buildFma(km, runningMax[row], scaleLog2e, negShift));
-      if (grows)
-        rescale = km.select(grows, rescale, km.f32(1.0));
-      // P = exp2(S·c − shift), summed per lane, packed to 16-bit pairs.
-      Value rowSum;
-      for (int64_t nt = 0; nt < scores.nTiles; ++nt) {
-        Value p[2];
-        for (int64_t e = 0; e < 2; ++e) {
-          Value s = scores.at(mt, nt, 2 * half + e);
-          p[e] = buildExp2(km, buildFma(km, s, scaleLog2e, negShift));
-          rowSum = rowSum ? arith::AddFOp::create(b, loc, rowSum, p[e])
-                          : p[e];
-        }
-        step.probs[(mt * scores.nTiles + nt) * 2 + half] =
-            buildPackPair(km, p[0], p[1], elementType);
-      }
-      // l' = α·l + rowsum(P) (lane-partial; the quad sum is taken once, at
-      // the end, since α is the same on the four lanes).
-      step.newSum.push_back(buildFma(km, runningSum[row], rescale, rowSum));
-      step.newMax.push_back(newMax);
-      step.rescale.push_back(rescale);
+  step.probs.resize(layout.numRegisters() / 2);
+  for (int64_t row = 0; row < layout.rowsPerThread; ++row) {
+    // m' = max(m, rowmax S), the row spread over the lanes sharing it
+    // (a quad's four lanes, or this thread alone).
+    Value tileMax;
+    for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+      Value s = scores.reg(row, c);
+      tileMax = tileMax ? arith::MaxNumFOp::create(b, loc, tileMax, s) : s;
     }
+    tileMax = buildRowMax(km, layout, tileMax);
+    Value newMax =
+        arith::MaxNumFOp::create(b, loc, runningMax[row], tileMax);
+    // Lazy: grow m only past the threshold. A row that has seen no key
+    // (m = -inf) grows on its first finite score ((+inf) > τ); a row
+    // still without keys compares NaN and keeps m = -inf.
+    Value grows;
+    if (lazyRescale >= 0.0) {
+      Value rise = arith::MulFOp::create(
+          b, loc, arith::SubFOp::create(b, loc, newMax, runningMax[row]),
+          scaleLog2e);
+      grows = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                    rise, km.f32(lazyRescale));
+      newMax = km.select(grows, newMax, runningMax[row]);
+    }
+    // shift = m'·c, or 0 for a row that has seen no key yet.
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                        newMax, negInf);
+    Value shift = km.select(
+        empty, zero, arith::MulFOp::create(b, loc, newMax, scaleLog2e));
+    Value negShift = arith::NegFOp::create(b, loc, shift);
+    // α = exp2(m·c − shift)
+    Value rescale = buildExp2(
+        km, buildFma(km, runningMax[row], scaleLog2e, negShift));
+    if (grows)
+      rescale = km.select(grows, rescale, km.f32(1.0));
+    // P = exp2(S·c − shift), summed per lane, packed to 16-bit pairs.
+    Value rowSum;
+    for (int64_t cp = 0; cp < layout.columnsPerRow / 2; ++cp) {
+      Value p[2];
+      for (int64_t e = 0; e < 2; ++e) {
+        Value s = scores.reg(row, 2 * cp + e);
+        p[e] = buildExp2(km, buildFma(km, s, scaleLog2e, negShift));
+        rowSum = rowSum ? arith::AddFOp::create(b, loc, rowSum, p[e])
+                        : p[e];
+      }
+      step.probs[layout.pairIndex(row, cp)] =
+          buildPackPair(km, p[0], p[1], elementType);
+    }
+    // l' = α·l + rowsum(P) (lane-partial; the sum over the lanes sharing
+    // the row is taken once, at the end, since α is the same on them).
+    step.newSum.push_back(buildFma(km, runningSum[row], rescale, rowSum));
+    step.newMax.push_back(newMax);
+    step.rescale.push_back(rescale);
   }
   return step;
 }
 
 void mlir::flash::buildRescale(KernelMath &km, Fragment &acc,
                                ArrayRef<Value> rescale) {
-  for (int64_t mt = 0; mt < acc.mTiles; ++mt)
-    for (int64_t nt = 0; nt < acc.nTiles; ++nt)
-      for (int64_t i = 0; i < 4; ++i) {
-        Value &a = acc.at(mt, nt, i);
-        a = arith::MulFOp::create(km.b, km.loc, a, rescale[mt * 2 + i / 2]);
-      }
+  // Register order (MmaQuad: mt, nt, i), each by the α of its row.
+  for (int64_t reg = 0; reg < int64_t(acc.regs.size()); ++reg) {
+    Value &a = acc.regs[reg];
+    a = arith::MulFOp::create(km.b, km.loc, a,
+                              rescale[acc.layout.rowOfRegister(reg)]);
+  }
 }
 
 void mlir::flash::buildRescaleIfNeeded(KernelMath &km, Fragment &acc,
@@ -452,61 +466,71 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
   Value zero = km.f32(0.0), one = km.f32(1.0);
   Value negInf = km.f32(-std::numeric_limits<double>::infinity());
   const int64_t headDim = config.headDim;
-  for (int64_t mt = 0; mt < acc.mTiles; ++mt) {
-    for (int64_t half = 0; half < 2; ++half) {
-      int64_t r = mt * 2 + half;
-      Value rowSum = buildQuadSum(km, runningSum[r]);
-      Value empty =
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, rowSum, zero);
-      Value inverse =
-          km.select(empty, zero, arith::DivFOp::create(b, loc, one, rowSum));
-      Value row =
-          km.add(rowBase, km.add(lane.group, km.i32(mt * 16 + 8 * half)));
-      auto wordOf = [&](int64_t nt) -> Value {
-        Value x = arith::MulFOp::create(b, loc, acc.at(mt, nt, 2 * half), inverse);
-        Value y =
-            arith::MulFOp::create(b, loc, acc.at(mt, nt, 2 * half + 1), inverse);
-        Value pair = buildPackPair(km, x, y, config.elementType);
-        // One 32-bit store per pair.
-        return km.pairWord(pair);
-      };
-      // Words for a staging buffer go out for every row: whoever copies the
-      // buffer to global memory clips the rows past Nq (sm_90a's TMA store).
-      if (storeWord)
-        for (int64_t nt = 0; nt < acc.nTiles; ++nt)
-          storeWord(row, nt, wordOf(nt));
-      if (storeWord && !lseMemref)
-        continue;
-      km.ifLanes(km.cmp(P::slt, row, seqQ), [&] {
-        if (!storeWord) {
-          // Element offset of this lane's first column pair in the row.
-          Value rowOffset = arith::AddIOp::create(
-              b, loc, outBase,
-              km.toIndex(km.add(km.mul(row, km.i32(headDim)),
-                                km.mul(lane.quadLane, km.i32(2)))));
-          for (int64_t nt = 0; nt < acc.nTiles; ++nt) {
-            Value word = wordOf(nt);
-            Value wordIndex = arith::ShRUIOp::create(
-                b, loc,
-                arith::AddIOp::create(b, loc, rowOffset, km.index(nt * 8)),
-                km.index(1));
-            km.store(word, outMemref, wordIndex);
-          }
+  const AccumulatorLayout &layout = acc.layout;
+  const int64_t numPairs = layout.columnsPerRow / 2;
+  for (int64_t r = 0; r < layout.rowsPerThread; ++r) {
+    Value rowSum = buildRowSum(km, layout, runningSum[r]);
+    Value empty =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, rowSum, zero);
+    Value inverse =
+        km.select(empty, zero, arith::DivFOp::create(b, loc, one, rowSum));
+    Value row =
+        km.add(rowBase, km.add(lane.group, km.i32(layout.rowOffset(r))));
+    // Column pair cp of the row (MmaQuad: column tile nt).
+    auto wordOf = [&](int64_t cp) -> Value {
+      Value x = arith::MulFOp::create(b, loc, acc.reg(r, 2 * cp), inverse);
+      Value y =
+          arith::MulFOp::create(b, loc, acc.reg(r, 2 * cp + 1), inverse);
+      Value pair = buildPackPair(km, x, y, config.elementType);
+      // One 32-bit store per pair.
+      return km.pairWord(pair);
+    };
+    // Words for a staging buffer go out for every row: whoever copies the
+    // buffer to global memory clips the rows past Nq (sm_90a's TMA store).
+    if (storeWord)
+      for (int64_t cp = 0; cp < numPairs; ++cp)
+        storeWord(row, cp, wordOf(cp));
+    if (storeWord && !lseMemref)
+      continue;
+    km.ifLanes(km.cmp(P::slt, row, seqQ), [&] {
+      if (!storeWord) {
+        // Element offset of this lane's first column pair in the row.
+        Value rowOffset = arith::AddIOp::create(
+            b, loc, outBase,
+            km.toIndex(
+                layout.isMmaQuad()
+                    ? km.add(km.mul(row, km.i32(headDim)),
+                             km.mul(lane.quadLane,
+                                    km.i32(layout.columnLaneStride())))
+                    : km.mul(row, km.i32(headDim))));
+        for (int64_t cp = 0; cp < numPairs; ++cp) {
+          Value word = wordOf(cp);
+          Value wordIndex = arith::ShRUIOp::create(
+              b, loc,
+              arith::AddIOp::create(b, loc, rowOffset,
+                                    km.index(layout.columnOffset(2 * cp))),
+              km.index(1));
+          km.store(word, outMemref, wordIndex);
         }
-        if (!lseMemref)
-          return;
-        // LSE = m·scale + ln(l) in natural-log units (-inf for empty rows),
-        // written by the first lane of the quad.
-        km.ifLanes(km.cmp(P::eq, lane.quadLane, km.i32(0)), [&] {
-          Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
-                                            km.f32(M_LN2));
-          Value lse = buildFma(km, runningMax[r], scale, log);
-          lse = km.select(empty, negInf, lse);
-          Value index =
-              arith::AddIOp::create(b, loc, lseBase, km.toIndex(row));
-          km.store(lse, lseMemref, index);
-        });
-      });
-    }
+      }
+      if (!lseMemref)
+        return;
+      // LSE = m·scale + ln(l) in natural-log units (-inf for empty rows),
+      // written by the first lane of the quad (by every thread that holds
+      // a whole row).
+      auto writeLse = [&] {
+        Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
+                                          km.f32(M_LN2));
+        Value lse = buildFma(km, runningMax[r], scale, log);
+        lse = km.select(empty, negInf, lse);
+        Value index =
+            arith::AddIOp::create(b, loc, lseBase, km.toIndex(row));
+        km.store(lse, lseMemref, index);
+      };
+      if (layout.oneWriterPerRow())
+        km.ifLanes(km.cmp(P::eq, lane.quadLane, km.i32(0)), writeLse);
+      else
+        writeLse();
+    });
   }
 }

@@ -5,7 +5,8 @@
 range, mask, online softmax with its lazy threshold, rescale, 16-bit P, the
 epilogue's O = acc / l and LSE) emitted by the same builder functions as the
 GPU kernels, on a warp simulated as vector<32 x T> lanes, around an f32 MMA
-stand-in. This module writes an MLIR module that calls it on several
+stand-in, on either accumulator layout (``layout``: ``quad``, the mma.sync /
+wgmma fragment, or ``row``, sm_100a's tcgen05.ld row per thread). This module writes an MLIR module that calls it on several
 problems of one kernel configuration (16-bit inputs as ``memref.global``
 constants), runs it under ``mlir-runner``, decodes O (16-bit pairs printed as
 i32 words) and LSE, and compares them with :mod:`flash_mlir.oracle` within
@@ -56,6 +57,8 @@ class KernelConfig:
     rescale: str = "eager"        # sm90a: eager | lazy | lazy-late
     first_tile_mask: str = "always"  # sm90a: always | branch
     output: str = "direct"        # direct | staged
+    layout: str = "quad"          # quad (mma.sync / wgmma C fragment) | row
+                                  # (tcgen05.ld: a row per lane, warps = block_q / 32)
 
     def pass_option(self) -> str:
         opts = ["form=%s" % self.form, "element-type=%s" % self.dtype,
@@ -64,7 +67,7 @@ class KernelConfig:
                 "causal=%d" % int(self.causal), "lse=%d" % int(self.lse),
                 "rescale=%s" % self.rescale,
                 "first-tile-mask=%s" % self.first_tile_mask,
-                "output=%s" % self.output]
+                "output=%s" % self.output, "layout=%s" % self.layout]
         return "--flash-test-kernel-math=%s" % " ".join(opts)
 
     def short_id(self) -> str:
@@ -75,6 +78,8 @@ class KernelConfig:
         else:
             parts += [self.rescale, self.first_tile_mask]
         parts.append(self.output)
+        if self.layout != "quad":
+            parts.append("layout-" + self.layout)
         if self.causal:
             parts.append("causal")
         if self.lse:

@@ -2,14 +2,18 @@
 //
 // The arch-independent half of the GPU lowering. Tensor-core accumulators of
 // mma.sync (sm_80) and, per warp, of wgmma (sm_90a) share one register
-// layout: a warp owns 16·k rows; element i of the 8-column tile nt of the
-// 16-row tile mt sits in lane (g, t) = (lane / 4, lane % 4) at
+// layout (AccumulatorLayout::Kind::MmaQuad): a warp owns 16·k rows; element
+// i of the 8-column tile nt of the 16-row tile mt sits in lane (g, t) =
+// (lane / 4, lane % 4) at
 //   row = mt·16 + 8·(i / 2) + g,  col = nt·8 + 2·t + (i % 2).
-// On that layout this file writes, once, the K/V tile range of a Q tile
-// (causal skipping), the mask, the online softmax (row statistics reduced
-// over the four lanes of a quad), the packing of P as 16-bit MMA operands,
-// and the epilogue (O = acc / l, LSE). The per-arch files add the memory
-// movement and the MMA.
+// sm_100a's tcgen05.ld (32x32b) gives each thread whole rows instead
+// (Kind::RowPerThread: thread t of a warpgroup holds row t, all columns).
+// On either layout (carried by the Fragment) this file writes, once, the K/V
+// tile range of a Q tile (causal skipping), the mask, the online softmax
+// (row statistics reduced over the lanes that share a row: the four lanes
+// of a quad, or none), the packing of P as 16-bit pairs, and the epilogue
+// (O = acc / l, LSE). The per-arch files add the memory movement and the
+// MMA.
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,19 +182,102 @@ struct KernelMath {
   void store(Value value, Value memref, Value index);
 };
 
-/// Accumulator registers in the layout above: [mTiles][nTiles][4] f32.
+/// Which thread holds which accumulator element: the static half of the
+/// layout (the per-thread half is LaneCoords). A thread holds
+/// rowsPerThread rows of columnsPerRow columns; its row r is the row
+///   rowBase + rowLane + rowOffset(r)
+/// of the sequence and its column c the column
+///   columnLane·columnLaneStride() + columnOffset(c)
+/// of the tile, where (rowLane, columnLane) are LaneCoords (group,
+/// quadLane). A row statistic (max, sum) is reduced over the lanes that
+/// share the row by xor shuffles of reductionOffsets().
+///   MmaQuad (mma.sync C, a warp of wgmma): rows r = mt·2 + half, columns
+///     c = nt·2 + e; rowLane = g, columnLane = t; the four lanes of a quad
+///     share a row (offsets 1, 2); lane t = 0 writes its statistics.
+///   RowPerThread (tcgen05.ld 32x32b): rowLane = the thread's row, no
+///     columnLane (null; column c is c); no lane shares a row, so there is
+///     no shuffle and every thread writes its statistics.
+struct AccumulatorLayout {
+  enum class Kind { MmaQuad, RowPerThread };
+  Kind kind = Kind::MmaQuad;
+  int64_t rowsPerThread = 0, columnsPerRow = 0;
+
+  /// mTiles 16-row tiles by nTiles 8-column tiles of the m16n8 C fragment.
+  static AccumulatorLayout mmaQuad(int64_t mTiles, int64_t nTiles) {
+    return {Kind::MmaQuad, 2 * mTiles, 2 * nTiles};
+  }
+  /// `rows` whole rows of `columns` columns per thread.
+  static AccumulatorLayout rowPerThread(int64_t rows, int64_t columns) {
+    return {Kind::RowPerThread, rows, columns};
+  }
+
+  bool isMmaQuad() const { return kind == Kind::MmaQuad; }
+  int64_t numRegisters() const { return rowsPerThread * columnsPerRow; }
+  /// The register holding this thread's row r, column c.
+  int64_t registerOf(int64_t r, int64_t c) const {
+    if (!isMmaQuad())
+      return r * columnsPerRow + c;
+    return ((r / 2) * (columnsPerRow / 2) + c / 2) * 4 + 2 * (r % 2) + c % 2;
+  }
+  /// This thread's row that register `reg` belongs to.
+  int64_t rowOfRegister(int64_t reg) const {
+    if (!isMmaQuad())
+      return reg / columnsPerRow;
+    return (reg / (2 * columnsPerRow)) * 2 + (reg % 4) / 2;
+  }
+  /// Row r relative to the thread's first row (rowBase + rowLane).
+  int64_t rowOffset(int64_t r) const {
+    return isMmaQuad() ? (r / 2) * 16 + 8 * (r % 2) : r;
+  }
+  /// Column c relative to columnLane·columnLaneStride().
+  int64_t columnOffset(int64_t c) const {
+    return isMmaQuad() ? (c / 2) * 8 + c % 2 : c;
+  }
+  /// Columns between the column bases of neighbouring columnLanes.
+  int64_t columnLaneStride() const { return isMmaQuad() ? 2 : 0; }
+  /// P is packed by pairs of columns (2c, 2c + 1): the index of pair cp of
+  /// row r among SoftmaxStep::probs (MmaQuad: (mt·nTiles + nt)·2 + half).
+  int64_t pairIndex(int64_t r, int64_t cp) const {
+    if (!isMmaQuad())
+      return r * (columnsPerRow / 2) + cp;
+    return ((r / 2) * (columnsPerRow / 2) + cp) * 2 + r % 2;
+  }
+  /// Xor-shuffle offsets that combine the lanes sharing a row.
+  ArrayRef<int64_t> reductionOffsets() const {
+    static constexpr int64_t quad[] = {1, 2};
+    return isMmaQuad() ? ArrayRef<int64_t>(quad) : ArrayRef<int64_t>();
+  }
+  /// Whether one lane writes a row's statistics for the lanes sharing it
+  /// (lane t = 0 of a quad); otherwise every thread writes its own.
+  bool oneWriterPerRow() const { return isMmaQuad(); }
+};
+
+/// Accumulator registers of one thread. In the default (MmaQuad) layout:
+/// [mTiles][nTiles][4] f32; in any layout, `reg(r, c)` is row r, column c.
 struct Fragment {
   int64_t mTiles = 0, nTiles = 0;
+  AccumulatorLayout layout;
   SmallVector<Value> regs;
 
   Fragment() = default;
   Fragment(int64_t m, int64_t n, Value init)
-      : mTiles(m), nTiles(n), regs(m * n * 4, init) {}
+      : mTiles(m), nTiles(n), layout(AccumulatorLayout::mmaQuad(m, n)),
+        regs(m * n * 4, init) {}
+  Fragment(AccumulatorLayout layout, Value init)
+      : layout(layout), regs(layout.numRegisters(), init) {
+    if (layout.isMmaQuad()) {
+      mTiles = layout.rowsPerThread / 2;
+      nTiles = layout.columnsPerRow / 2;
+    }
+  }
+  /// MmaQuad only: element i of tile (mt, nt).
   Value &at(int64_t mt, int64_t nt, int64_t i) {
     return regs[(mt * nTiles + nt) * 4 + i];
   }
-  /// Row statistics (m, l) are one value per (mt, half): 2·mTiles per lane.
-  int64_t numRows() const { return 2 * mTiles; }
+  Value &reg(int64_t r, int64_t c) { return regs[layout.registerOf(r, c)]; }
+  /// Row statistics (m, l): one value per row of the thread (2·mTiles for
+  /// MmaQuad).
+  int64_t numRows() const { return layout.rowsPerThread; }
 };
 
 /// K/V tiles a Q tile visits: [0, numUnmasked) need no mask,
@@ -201,10 +288,15 @@ struct KVRange {
 KVRange buildKVRange(KernelMath &km, Value qStart, Value seqQ, Value seqKV,
                      int64_t blockQ, int64_t blockKV, bool causal);
 
-/// Lane coordinates within the accumulator layout.
+/// Lane coordinates within the accumulator layout (the per-thread half of
+/// AccumulatorLayout).
 struct LaneCoords {
-  Value group;     ///< g = lane / 4: row within an 8-row half
-  Value quadLane;  ///< t = lane % 4: column pair
+  /// The thread's row offset: MmaQuad g = lane / 4 (row within an 8-row
+  /// half); RowPerThread the thread's row among the warp's rows.
+  Value group;
+  /// The thread's column lane: MmaQuad t = lane % 4 (column pair);
+  /// RowPerThread null (the thread holds every column).
+  Value quadLane;
 };
 
 /// S[.., col] = -inf where the key kvStart + col is past seqKV or (causal)
@@ -219,8 +311,8 @@ void buildFragmentMask(KernelMath &km, Fragment &scores, LaneCoords lane,
 ///   P  = exp2(S·c − m'·c), c = scale·log2(e); 0 where S = -inf
 ///   α  = exp2(m·c − m'·c);  l' = α·l + rowsum(P)   (l stays lane-partial)
 /// A row with m' = -inf uses a shift of 0, so it yields P = 0, α = 0.
-/// P is returned packed as 16-bit pairs [mt][nt][half] (the A-operand
-/// registers of the next MMA).
+/// P is returned packed as 16-bit pairs at AccumulatorLayout::pairIndex
+/// (MmaQuad: [mt][nt][half], the A-operand registers of the next MMA).
 ///
 /// With `lazyRescale` (τ ≥ 0, in the exp2 domain), a row keeps its running
 /// max unless the tile's max exceeds it by more than τ: (max(m, rowmax S) −
@@ -255,6 +347,10 @@ Value buildLog2(KernelMath &km, Value x);
 /// Sum over the four lanes of a quad (xor shuffles 1 and 2).
 Value buildQuadSum(KernelMath &km, Value v);
 Value buildQuadMax(KernelMath &km, Value v);
+/// Sum / max of a row statistic over the lanes of `layout` that share the
+/// row (the quad for MmaQuad; `v` itself for RowPerThread).
+Value buildRowSum(KernelMath &km, const AccumulatorLayout &layout, Value v);
+Value buildRowMax(KernelMath &km, const AccumulatorLayout &layout, Value v);
 
 /// Two f32 -> vector<2 x elementType> (KernelMath::packPair): P is rounded
 /// to 16 bits here, before P·V.
@@ -264,14 +360,16 @@ Value buildPackPair(KernelMath &km, Value x, Value y, Type elementType);
 Value buildFlatGlobalMemref(KernelMath &km, Value pointer, Type elementType);
 
 /// Where the epilogue puts one packed pair of O: (row in the sequence,
-/// column tile nt of the fragment, the 32-bit word).
+/// column pair cp of the thread's row (MmaQuad: the column tile nt), the
+/// 32-bit word).
 using StoreOutputWord = function_ref<void(Value row, int64_t nt, Value word)>;
 
 /// Epilogue: O = acc / l (0 for a row that saw no key) as 16-bit pairs,
 /// written to `outMemref` at `outBase` for valid rows only, or handed to
 /// `storeWord` for every row (a staging buffer whose copy to global memory
 /// clips rows past Nq), outside any region; LSE = m·scale + ln(l) (-inf when
-/// l = 0) by lane t = 0 of each quad, for valid rows, when `lseMemref` is set.
+/// l = 0) by lane t = 0 of each quad (by every thread for RowPerThread), for
+/// valid rows, when `lseMemref` is set.
 void buildEpilogue(KernelMath &km, const KernelConfig &config, Fragment &acc,
                    ArrayRef<Value> runningMax, ArrayRef<Value> runningSum,
                    LaneCoords lane, Value rowBase, Value seqQ, Value scale,
