@@ -49,11 +49,13 @@ for arch in sm_80 sm_90a sm_100a; do
     echo "  $arch: gpu.binary in $out/attention.$arch.mlir; bundle $out/bundle-$arch/:"
     /usr/bin/python3 - "$json" <<'PY'
 import json, sys
-m = json.load(open(sys.argv[1]))
-for arch, c in m["cubins"].items():
-    print(f"    {m['kernel']}: {m['schedule']}, {m['threads']} threads, "
-          f"{m['dynamic_shared_memory']} B shared; ptxas {arch}: {c['registers']} registers, "
-          f"{c['spill_stores']} B spill stores")
+plan = json.load(open(sys.argv[1]))  # the launch plan (docs/launch-plan.md)
+for k in plan["kernels"]:
+    threads = k["block"][0] * k["block"][1] * k["block"][2]
+    for arch, c in k["files"]["cubins"].items():
+        print(f"    {k['name']}: {k['description']['schedule']}, {threads} threads, "
+              f"{k['dynamic_shared_memory']} B shared; ptxas {arch}: {c['registers']} registers, "
+              f"{c['spill_stores']} B spill stores")
 PY
     grep -oE 'cp.async.cg.shared.global|ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16|mma.sync.aligned.m16n8k16[a-z0-9.]*|cp.async.bulk.tensor.3d[a-z:._]*|wgmma.mma_async.sync.aligned.m64n[0-9]+k16[a-z0-9.]*|setmaxnreg.[a-z]+' \
       "$out/bundle-$arch/attention.ptx" | sort -u | sed 's/^/    PTX has /'
