@@ -17,8 +17,7 @@
 
 using namespace flash::runtime;
 
-namespace {
-bool readFile(const std::string &path, std::string &out) {
+bool flash::runtime::readFile(const std::string &path, std::string &out) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return false;
@@ -28,6 +27,7 @@ bool readFile(const std::string &path, std::string &out) {
   return true;
 }
 
+namespace {
 template <size_t N> void copyName(char (&out)[N], const std::string &text) {
   std::strncpy(out, text.c_str(), N - 1);
   out[N - 1] = '\0';

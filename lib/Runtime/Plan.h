@@ -118,6 +118,9 @@ int computeCapabilityOf(const std::string &arch);
 int dtypeOf(const std::string &name);
 const char *dtypeName(int dtype);
 
+/// Reads a whole file (a plan, a cubin, PTX) into `out`; false if it cannot.
+bool readFile(const std::string &path, std::string &out);
+
 } // namespace runtime
 } // namespace flash
 

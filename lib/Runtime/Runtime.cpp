@@ -53,16 +53,6 @@ template <size_t N> void copyName(char (&out)[N], const std::string &text) {
   out[N - 1] = '\0';
 }
 
-bool readFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
-}
-
 //===-- tensor maps: encoded once per distinct input ----------------------===//
 
 int driverEncoder(void *map, int dtype, uint32_t rank, void *address,

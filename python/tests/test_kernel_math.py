@@ -30,14 +30,8 @@ REPO_ROOT = os.path.abspath(os.path.join(HERE, os.pardir, os.pardir))
 sys.path.insert(0, os.path.join(REPO_ROOT, "python"))
 
 from flash_mlir.testing.kernel_math import KernelConfig, Problem, run  # noqa: E402
+from flash_opt import flash_opt_path  # noqa: E402
 
-
-def flash_opt_path():
-    p = os.environ.get("FLASH_OPT", os.path.join("build", "bin", "flash-opt"))
-    p = p if os.path.isabs(p) else os.path.join(REPO_ROOT, p)
-    if not (os.path.isfile(p) and os.access(p, os.X_OK)):
-        pytest.fail("flash-opt not found at %s: build it first" % p, pytrace=False)
-    return p
 
 
 # Problems: (seed, B, Hq, Hkv, Nq, Nk, scale, rising).
