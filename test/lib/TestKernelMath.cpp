@@ -49,6 +49,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -131,6 +132,20 @@ private:
     return arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(type, b.getBoolAttr(true)));
   }
+  /// Element (r, c) of an m16n8 C fragment (MmaQuad): its 16-row tile mt,
+  /// 8-row half, row g in the half, 8-column tile nt, lane column pair t and
+  /// element e of the pair (KernelBuilder.h's layout).
+  std::array<Value, 6> quadCoords(Value r, Value c) {
+    auto div = [&](Value x, int64_t d) {
+      return arith::DivUIOp::create(b, loc, x, cidx(d)).getResult();
+    };
+    auto rem = [&](Value x, int64_t d) {
+      return arith::RemUIOp::create(b, loc, x, cidx(d)).getResult();
+    };
+    Value mt = div(r, 16), half = rem(div(r, 8), 2), g = rem(r, 8);
+    Value nt = div(c, 8), t = rem(div(c, 2), 4), e = rem(c, 2);
+    return {mt, half, g, nt, t, e};
+  }
   /// Where element (r, c) of a tile `width` wide goes in the accumulator
   /// layout of KernelBuilder.h, stored register-major: element (mt, nt, i)
   /// of lane (g, t) holds row mt·16 + 8·(i / 2) + g, column nt·8 + 2t +
@@ -140,14 +155,7 @@ private:
   Value fragmentPosition(Value r, Value c, int64_t width) {
     if (rowLayout)
       return addi(muli(c, cidx(kLanes)), r);
-    auto div = [&](Value x, int64_t d) {
-      return arith::DivUIOp::create(b, loc, x, cidx(d)).getResult();
-    };
-    auto rem = [&](Value x, int64_t d) {
-      return arith::RemUIOp::create(b, loc, x, cidx(d)).getResult();
-    };
-    Value mt = div(r, 16), half = rem(div(r, 8), 2), g = rem(r, 8);
-    Value nt = div(c, 8), t = rem(div(c, 2), 4), e = rem(c, 2);
+    auto [mt, half, g, nt, t, e] = quadCoords(r, c);
     Value i = addi(muli(half, cidx(2)), e);
     Value reg = addi(muli(addi(muli(mt, cidx(width / 8)), nt), cidx(4)), i);
     return addi(muli(reg, cidx(kLanes)), addi(muli(g, cidx(4)), t));
@@ -161,14 +169,7 @@ private:
       Value e = arith::RemUIOp::create(b, loc, c, cidx(2));
       return addi(muli(pair, cidx(2 * kLanes)), addi(muli(r, cidx(2)), e));
     }
-    auto div = [&](Value x, int64_t d) {
-      return arith::DivUIOp::create(b, loc, x, cidx(d)).getResult();
-    };
-    auto rem = [&](Value x, int64_t d) {
-      return arith::RemUIOp::create(b, loc, x, cidx(d)).getResult();
-    };
-    Value mt = div(r, 16), half = rem(div(r, 8), 2), g = rem(r, 8);
-    Value nt = div(c, 8), t = rem(div(c, 2), 4), e = rem(c, 2);
+    auto [mt, half, g, nt, t, e] = quadCoords(r, c);
     Value pair = addi(muli(addi(muli(mt, cidx(Bc / 8)), nt), cidx(2)), half);
     Value lane = addi(muli(g, cidx(4)), t);
     return addi(muli(pair, cidx(2 * kLanes)), addi(muli(lane, cidx(2)), e));
