@@ -97,3 +97,59 @@ func.func @kernel_form_arch() {
   "test.op"() {d = #flash.kernel<kind = forward, element_type = bf16, batch = 1, q_heads = 2, kv_heads = 1, seq_q = 512, seq_kv = 512, head_dim = 64, value_dim = 64, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>, form = #flash.sm90_form<persistent = true, q_buffers = 2, output_staging = q_buffer, blocks_per_sm = 1, ping_pong = true, rescale = lazy_late, first_tile_mask = always, tile_order = head, tile_group_bytes = 0, store_wait = deferred, kv_range = block>>} : () -> ()
   return
 }
+
+// -----
+
+func.func @deterministic_forward() {
+  // expected-error @+1 {{deterministic applies to backward kernels only}}
+  "test.op"() {d = #flash.kernel<kind = forward, element_type = bf16, batch = 1, q_heads = 8, kv_heads = 2, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>, deterministic = true>} : () -> ()
+  return
+}
+
+// -----
+
+func.func @backward_lse() {
+  // expected-error @+1 {{a backward kernel reads LSE; lse must be false}}
+  "test.op"() {d = #flash.kernel<kind = backward, element_type = bf16, batch = 1, q_heads = 8, kv_heads = 2, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = true, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>>} : () -> ()
+  return
+}
+
+// -----
+
+func.func @paged_no_page_size() {
+  // expected-error @+1 {{page_size must be positive for a paged kernel and absent otherwise, got 0}}
+  "test.op"() {d = #flash.kernel<kind = paged, element_type = bf16, batch = 1, q_heads = 8, kv_heads = 2, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>, max_splits = 4>} : () -> ()
+  return
+}
+
+// -----
+
+func.func @page_size_forward() {
+  // expected-error @+1 {{page_size must be positive for a paged kernel and absent otherwise, got 16}}
+  "test.op"() {d = #flash.kernel<kind = forward, element_type = bf16, batch = 1, q_heads = 8, kv_heads = 2, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>, page_size = 16>} : () -> ()
+  return
+}
+
+// -----
+
+func.func @split_no_splits() {
+  // expected-error @+1 {{max_splits must be at least 1 for split_kv and paged kernels and absent otherwise, got 0}}
+  "test.op"() {d = #flash.kernel<kind = split_kv, element_type = bf16, batch = 1, q_heads = 8, kv_heads = 2, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>>} : () -> ()
+  return
+}
+
+// -----
+
+func.func @splits_forward() {
+  // expected-error @+1 {{max_splits must be at least 1 for split_kv and paged kernels and absent otherwise, got 8}}
+  "test.op"() {d = #flash.kernel<kind = forward, element_type = bf16, batch = 1, q_heads = 8, kv_heads = 2, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>, max_splits = 8>} : () -> ()
+  return
+}
+
+// -----
+
+func.func @paged_partial_page() {
+  // expected-error @+1 {{seq_kv (4096) of a paged kernel must be a whole number of pages of 3}}
+  "test.op"() {d = #flash.kernel<kind = paged, element_type = bf16, batch = 1, q_heads = 8, kv_heads = 2, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>, page_size = 3, max_splits = 8>} : () -> ()
+  return
+}

@@ -87,7 +87,7 @@ LogicalResult KernelAttr::verify(
     Type elementType, int64_t batch, int64_t qHeads, int64_t kvHeads,
     int64_t seqQ, int64_t seqKV, int64_t headDim, int64_t valueDim,
     bool causal, bool lse, FloatAttr scale, ScheduleAttr schedule,
-    Attribute form) {
+    bool deterministic, int64_t pageSize, int64_t maxSplits, Attribute form) {
   if (!elementType.isF32() && !elementType.isF16() && !elementType.isBF16())
     return emitError() << "element_type must be f32, f16 or bf16, got "
                        << elementType;
@@ -103,6 +103,26 @@ LogicalResult KernelAttr::verify(
     return emitError() << "scale must be a finite, non-zero f32";
   if (!schedule)
     return emitError() << "schedule must be a #flash.schedule";
+  if (deterministic && kind != KernelKind::Backward)
+    return emitError() << "deterministic applies to backward kernels only";
+  if (kind == KernelKind::Backward && lse)
+    return emitError() << "a backward kernel reads LSE; lse must be false";
+  if ((kind == KernelKind::Paged) != (pageSize != 0))
+    return emitError() << "page_size must be positive for a paged kernel "
+                          "and absent otherwise, got "
+                       << pageSize;
+  if (pageSize < 0)
+    return emitError() << "page_size must be positive, got " << pageSize;
+  bool split = kind == KernelKind::SplitKV || kind == KernelKind::Paged;
+  if (split ? maxSplits < 1 : maxSplits != 0)
+    return emitError() << "max_splits must be at least 1 for split_kv and "
+                          "paged kernels and absent otherwise, got "
+                       << maxSplits;
+  if (kind == KernelKind::Paged && seqKV % pageSize != 0)
+    return emitError() << "seq_kv (" << seqKV
+                       << ") of a paged kernel must be a whole number of "
+                          "pages of "
+                       << pageSize;
   if (form && !isa<SM90FormAttr>(form))
     return emitError() << "form must be a target's form attribute "
                           "(#flash.sm90_form), got "
@@ -117,5 +137,6 @@ KernelAttr KernelAttr::withForm(Attribute form) const {
   return KernelAttr::get(getContext(), getKind(), getElementType(), getBatch(),
                          getQHeads(), getKvHeads(), getSeqQ(), getSeqKv(),
                          getHeadDim(), getValueDim(), getCausal(), getLse(),
-                         getScale(), getSchedule(), form);
+                         getScale(), getSchedule(), getDeterministic(),
+                         getPageSize(), getMaxSplits(), form);
 }

@@ -311,5 +311,6 @@ KernelAttr mlir::flash::getForwardKernelDescriptor(AttentionOp op,
       shape.batch, shape.queryHeads, shape.kvHeads, shape.seqQ, shape.seqKV,
       shape.headDim, shape.valueDim, shape.causal, shape.hasLse,
       FloatAttr::get(Float32Type::get(ctx), op.getEffectiveScale()), schedule,
+      /*deterministic=*/false, /*page_size=*/0, /*max_splits=*/0,
       /*form=*/nullptr);
 }

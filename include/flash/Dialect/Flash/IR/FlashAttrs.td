@@ -55,7 +55,10 @@ def Flash_ScheduleAttr : Flash_Attr<"Schedule", "schedule"> {
 //===----------------------------------------------------------------------===//
 
 def Flash_KernelKind : I32EnumAttr<"KernelKind", "the kind of attention kernel", [
-    I32EnumAttrCase<"Forward", 0, "forward">
+    I32EnumAttrCase<"Forward", 0, "forward">,
+    I32EnumAttrCase<"Backward", 1, "backward">,
+    I32EnumAttrCase<"SplitKV", 2, "split_kv">,
+    I32EnumAttrCase<"Paged", 3, "paged">
   ]> {
   let cppNamespace = "::mlir::flash";
   let genSpecializedAttr = 0;
@@ -183,6 +186,22 @@ def Flash_KernelAttr : Flash_Attr<"Kernel", "kernel"> {
     Kernels take B, H and N at run time: the shapes are the ones the
     schedule and the form were chosen for.
 
+    `kind` names what the kernel computes:
+
+    - `forward`: `flash.attention` (O and optionally LSE).
+    - `backward`: `flash.attention_backward` (dQ, dK, dV from Q, K, V, O,
+      dO and LSE); `deterministic` asks for results that are bitwise
+      identical run to run (no order-dependent floating-point reductions).
+    - `split_kv`: `flash.attention` with few query rows, the K/V sequence
+      cut into at most `max_splits` parts whose partial (O, LSE) are merged
+      exactly (Flash-Decoding over a contiguous cache).
+    - `paged`: `flash.paged_attention`, split the same way, K/V read through
+      a block table from pages of `page_size` slots; `seq_kv` is the
+      capacity a sequence can address (pages per sequence × `page_size`).
+
+    `deterministic`, `page_size` and `max_splits` take their defaults
+    (false, 0, 0) and are not printed for the kinds they do not apply to.
+
     ```mlir
     #flash.kernel<kind = forward, element_type = bf16, batch = 1,
       q_heads = 1, kv_heads = 1, seq_q = 1024, seq_kv = 1024, head_dim = 128,
@@ -205,6 +224,9 @@ def Flash_KernelAttr : Flash_Attr<"Kernel", "kernel"> {
     "bool":$lse,
     "::mlir::FloatAttr":$scale,
     "ScheduleAttr":$schedule,
+    DefaultValuedParameter<"bool", "false">:$deterministic,
+    DefaultValuedParameter<"int64_t", "0">:$page_size,
+    DefaultValuedParameter<"int64_t", "0">:$max_splits,
     OptionalParameter<"::mlir::Attribute">:$form
   );
   let assemblyFormat = "`<` struct(params) `>`";
