@@ -101,6 +101,8 @@ int flash::runtime::dtypeOf(const std::string &name) {
     return FLASH_DTYPE_F16;
   if (name == "f32")
     return FLASH_DTYPE_F32;
+  if (name == "i32")
+    return FLASH_DTYPE_I32;
   return FLASH_DTYPE_NONE;
 }
 
@@ -109,6 +111,7 @@ const char *flash::runtime::dtypeName(int dtype) {
   case FLASH_DTYPE_BF16: return "bf16";
   case FLASH_DTYPE_F16: return "f16";
   case FLASH_DTYPE_F32: return "f32";
+  case FLASH_DTYPE_I32: return "i32";
   default: return "?";
   }
 }
@@ -465,6 +468,12 @@ const flash_tensor *tensorOf(const flash_attention_args &args,
   if (name == "v") return &args.v;
   if (name == "o") return &args.o;
   if (name == "lse") return &args.lse;
+  if (name == "dout") return &args.dout;
+  if (name == "dq") return &args.dq;
+  if (name == "dk") return &args.dk;
+  if (name == "dv") return &args.dv;
+  if (name == "block_table") return &args.block_table;
+  if (name == "seq_lens") return &args.seq_lens;
   return nullptr;
 }
 
@@ -595,6 +604,9 @@ bool Plan::planLaunch(int index, const flash_attention_args &args, int smCount,
   bool needsSMs = false;
   for (const Json &axis : kernel.grid)
     needsSMs |= mentions(axis, "SMs");
+  for (const ArgSpec &spec : kernel.args)
+    needsSMs |= (spec.kind == FLASH_ARG_I32 || spec.kind == FLASH_ARG_F32) &&
+                mentions(spec.value, "SMs");
   if (needsSMs) {
     if (smCount <= 0)
       smCount = smCountOfDevice ? smCountOfDevice(error) : 0;

@@ -312,8 +312,11 @@ bool pack(const flash_launch_info &info, unsigned char *buffer,
   return true;
 }
 
+const std::string kForwardOp = "attention_forward";
+
 std::string keyText(const Plan &p) {
-  return std::string(dtypeName(p.dtype)) + "/D=" + std::to_string(p.headDim) +
+  return (p.op == kForwardOp ? std::string() : p.op + "/") +
+         std::string(dtypeName(p.dtype)) + "/D=" + std::to_string(p.headDim) +
          (p.valueDim != p.headDim ? "/Dv=" + std::to_string(p.valueDim) : "") +
          "/causal=" + (p.causal ? "true" : "false") +
          "/lse=" + (p.lse ? "true" : "false") + "/" + p.arch +
@@ -328,7 +331,7 @@ extern "C" {
 int flash_abi_version(void) { return FLASH_RUNTIME_ABI_VERSION; }
 int flash_plan_format_version(void) { return FLASH_LAUNCH_PLAN_VERSION; }
 const char *flash_version(void) {
-  return "flash_runtime 1 (launch plan 1)";
+  return "flash_runtime 2 (launch plan 1)";
 }
 const char *flash_last_error(void) { return lastError.c_str(); }
 
@@ -383,13 +386,14 @@ int flash_library_select(const flash_library *library, const flash_key *key,
   *out = nullptr;
   std::string arch = key->arch ? key->arch : "";
   std::string variant = key->variant ? key->variant : "";
+  std::string op = key->op && *key->op ? key->op : kForwardOp;
   int valueDim = key->value_dim ? key->value_dim : key->head_dim;
   int64_t length = std::max(key->seq_q, key->seq_kv);
   // The plans of the key that can run on the device.
   std::vector<const flash_plan *> candidates;
   for (const auto &p : library->plans) {
     const Plan &plan = p->plan;
-    if (plan.dtype == key->dtype && plan.headDim == key->head_dim &&
+    if (plan.op == op && plan.dtype == key->dtype && plan.headDim == key->head_dim &&
         plan.valueDim == valueDim && plan.causal == bool(key->causal) &&
         plan.lse == bool(key->lse) && (arch.empty() || plan.arch == arch) &&
         (key->compute_capability <= 0 || plan.runsOn(key->compute_capability)))
@@ -431,7 +435,8 @@ int flash_library_select(const flash_library *library, const flash_key *key,
     std::string have;
     for (const auto &p : library->plans)
       have += (have.empty() ? "" : ", ") + keyText(p->plan);
-    return fail(std::string("no launch plan for ") + dtypeName(key->dtype) +
+    return fail(std::string("no launch plan for ") +
+                (op == kForwardOp ? std::string() : op + " ") + dtypeName(key->dtype) +
                 ", D=" + std::to_string(key->head_dim) +
                 (valueDim != key->head_dim ? ", Dv=" + std::to_string(valueDim) : "") +
                 ", causal=" + (key->causal ? "true" : "false") +

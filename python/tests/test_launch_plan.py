@@ -310,4 +310,65 @@ def test_a_plan_of_another_version_is_refused(tmp_path, bundles):
 def test_version_and_abi():
     assert capi.lib().flash_abi_version() == capi.ABI_VERSION
     assert capi.lib().flash_plan_format_version() == 1
-    assert capi.lib().flash_version().decode().startswith("flash_runtime 1")
+    assert capi.lib().flash_version().decode().startswith("flash_runtime 2")
+
+
+# --- other ops: selection by op, their tensors --------------------------------
+
+def test_plans_are_selected_by_op_and_name_the_other_ops_tensors(tmp_path, bundles):
+    """A plan of another op (here a paged-attention plan made from the sm_80
+    forward's JSON) is chosen only by a key of that op; its i32 tensors bind
+    their shape symbols; an argument computed from SMs needs the SM count."""
+    forward = bundles[1]["sm80"]
+    paged = json.loads(json.dumps(forward))
+    paged["name"] = forward["name"] + "_paged"
+    paged["op"] = "paged_attention"
+    paged["tensors"] += [
+        {"name": "block_table", "shape": ["B", "M"], "element_type": "i32",
+         "layout": "contiguous", "output": False, "required": True},
+        {"name": "seq_lens", "shape": ["B"], "element_type": "i32",
+         "layout": "contiguous", "output": False, "required": True}]
+    paged["kernels"][0]["args"] += [
+        {"name": "pages_per_seq", "type": "i32", "value": "M"},
+        {"name": "splits", "type": "i32", "value": ["min", "SMs", 64]}]
+    assert not errors(paged, SCHEMA), errors(paged, SCHEMA)
+    for plan in (forward, paged):
+        (tmp_path / (plan["name"] + ".json")).write_text(json.dumps(plan))
+    c = capi.lib()
+    handle = ctypes.c_void_p()
+    capi.check(c.flash_library_open(str(tmp_path).encode(), ctypes.byref(handle)))
+    try:
+        def select(op):
+            key = capi.Key(dtype=capi.DTYPE_BF16, head_dim=128, value_dim=128, causal=1, lse=1,
+                           seq_q=1, seq_kv=4096, op=op)
+            plan = ctypes.c_void_p()
+            if c.flash_library_select(handle, ctypes.byref(key), ctypes.byref(plan)):
+                return c.flash_last_error().decode()
+            info = capi.PlanInfo()
+            capi.check(c.flash_plan_get_info(plan, ctypes.byref(info)))
+            return info.name.decode(), info.op.decode(), plan
+        assert select(None)[:2] == (forward["name"], "attention_forward")
+        assert select(b"attention_forward")[:2] == (forward["name"], "attention_forward")
+        name, op, plan = select(b"paged_attention")
+        assert (name, op) == (paged["name"], "paged_attention")
+        message = select(b"attention_backward")
+        assert message.startswith("no launch plan for attention_backward bf16, D=128")
+        assert "paged_attention/bf16/D=128" in message  # what was compiled, with its op
+
+        a = args_for("bf16", 3, 8, 2, 1, 4096, 128)
+        a.block_table = capi.tensor(0x60000, "i32", (3, 17))
+        a.seq_lens = capi.tensor(0x70000, "i32", (3,))
+        info = capi.LaunchInfo()
+        assert c.flash_plan_launch_info(plan, 0, ctypes.byref(a), 0, ctypes.byref(info)) != 0
+        assert "SM count" in c.flash_last_error().decode()
+        capi.check(c.flash_plan_launch_info(plan, 0, ctypes.byref(a), 132, ctypes.byref(info)))
+        args = {x.name.decode(): x for x in arg_list(info)}
+        assert args["pages_per_seq"].int_value == 17 and args["splits"].int_value == 64
+        a.seq_lens = capi.tensor(0x70000, "i32", (2,))
+        assert c.flash_plan_launch_info(plan, 0, ctypes.byref(a), 132, ctypes.byref(info)) != 0
+        assert "tensor 'seq_lens' has B = 2" in c.flash_last_error().decode()
+        a.seq_lens = capi.tensor(0x70000, "f32", (3,))
+        assert c.flash_plan_launch_info(plan, 0, ctypes.byref(a), 132, ctypes.byref(info)) != 0
+        assert "tensor 'seq_lens' is f32 but plan" in c.flash_last_error().decode()
+    finally:
+        c.flash_library_close(handle)

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* The ABI of this header (structs and functions) and the plan format read. */
-#define FLASH_RUNTIME_ABI_VERSION 1
+#define FLASH_RUNTIME_ABI_VERSION 2
 #define FLASH_LAUNCH_PLAN_VERSION 1
 
 #define FLASH_MAX_KERNEL_ARGS 24
@@ -46,7 +46,8 @@ typedef enum {
   FLASH_DTYPE_NONE = 0,
   FLASH_DTYPE_BF16 = 1,
   FLASH_DTYPE_F16 = 2,
-  FLASH_DTYPE_F32 = 3
+  FLASH_DTYPE_F32 = 3,
+  FLASH_DTYPE_I32 = 4 /* block tables and sequence lengths */
 } flash_dtype;
 
 /* --- version and errors ------------------------------------------------- */
@@ -87,10 +88,13 @@ typedef struct {
   /* NULL or "": the model's form (a variant only where the key has no
    * other); otherwise that variant. */
   const char *variant;
+  /* What the plan computes, its "op": "attention_forward" (NULL or ""),
+   * "attention_backward", "attention_split_kv" or "paged_attention". */
+  const char *op;
 } flash_key;
 
-/* The plan for `key`: among those matching arch, dtype, D, Dv, causal, LSE
- * and variant, the one whose seq_range holds max(seq_q, seq_kv) (the nearest
+/* The plan for `key`: among those matching op, arch, dtype, D, Dv, causal,
+ * LSE and variant, the one whose seq_range holds max(seq_q, seq_kv) (the nearest
  * range if none does). Fails with a message listing what was compiled. */
 int flash_library_select(const flash_library *library, const flash_key *key,
                          const flash_plan **out);
@@ -131,10 +135,19 @@ typedef struct {
   int64_t strides[4];
 } flash_tensor;
 
-/* One forward-attention call: q B×Hq×Nq×D, k B×Hkv×Nk×D, v B×Hkv×Nk×Dv,
- * o B×Hq×Nq×Dv, lse B×Hq×Nq f32 (present iff the plan writes LSE). */
+/* One call of a plan: the tensors it names (its "tensors" list), by name;
+ * a tensor the plan does not name stays absent (data 0).
+ *   attention_forward:  q B×Hq×Nq×D, k B×Hkv×Nk×D, v B×Hkv×Nk×Dv, o B×Hq×Nq×Dv,
+ *                       lse B×Hq×Nq f32 (present iff the plan writes LSE).
+ *   attention_backward: q, k, v, o, lse (inputs, the forward's), dout (dO,
+ *                       like o); outputs dq like q, dk like k, dv like v.
+ *   attention_split_kv: as attention_forward (few query rows).
+ *   paged_attention:    q, k and v the caches (P×S×Hkv×D, P×S×Hkv×Dv),
+ *                       block_table B×M i32, seq_lens B i32, o[, lse]. */
 typedef struct {
   flash_tensor q, k, v, o, lse;
+  flash_tensor dout, dq, dk, dv;
+  flash_tensor block_table, seq_lens;
   float scale; /* <= 0: the plan's default, 1/sqrt(D) */
   /* Device memory for the plan's workspaces, in the plan's order; 0: the
    * runtime keeps its own (per context and stream, zeroed once). */

@@ -13,13 +13,13 @@ import ctypes
 import os
 from typing import Optional
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 NAME_SIZE = 128
 MAX_KERNEL_ARGS = 24
 MAX_WORKSPACES = 4
 
-DTYPE_NONE, DTYPE_BF16, DTYPE_F16, DTYPE_F32 = 0, 1, 2, 3
-DTYPES = {"bf16": DTYPE_BF16, "f16": DTYPE_F16, "f32": DTYPE_F32}
+DTYPE_NONE, DTYPE_BF16, DTYPE_F16, DTYPE_F32, DTYPE_I32 = 0, 1, 2, 3, 4
+DTYPES = {"bf16": DTYPE_BF16, "f16": DTYPE_F16, "f32": DTYPE_F32, "i32": DTYPE_I32}
 DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
 ARG_PTR, ARG_I32, ARG_F32, ARG_TENSOR_MAP = 1, 2, 3, 4
 
@@ -41,7 +41,7 @@ class Key(ctypes.Structure):
                 ("dtype", ctypes.c_int), ("head_dim", ctypes.c_int), ("value_dim", ctypes.c_int),
                 ("causal", ctypes.c_int), ("lse", ctypes.c_int),
                 ("seq_q", ctypes.c_int64), ("seq_kv", ctypes.c_int64),
-                ("variant", ctypes.c_char_p)]
+                ("variant", ctypes.c_char_p), ("op", ctypes.c_char_p)]
 
 
 class PlanInfo(ctypes.Structure):
@@ -67,6 +67,8 @@ class Tensor(ctypes.Structure):
 
 class AttentionArgs(ctypes.Structure):
     _fields_ = [("q", Tensor), ("k", Tensor), ("v", Tensor), ("o", Tensor), ("lse", Tensor),
+                ("dout", Tensor), ("dq", Tensor), ("dk", Tensor), ("dv", Tensor),
+                ("block_table", Tensor), ("seq_lens", Tensor),
                 ("scale", ctypes.c_float), ("workspaces", ctypes.c_uint64 * MAX_WORKSPACES)]
 
 

@@ -30,6 +30,7 @@ class Bundle:
         info = capi.PlanInfo()
         capi.check(capi.lib().flash_plan_get_info(self._handle, ctypes.byref(info)))
         self.name = info.name.decode()
+        self.op = info.op.decode()  # attention_forward, attention_backward, ...
         self.path = info.path.decode()
         self.arch = info.arch.decode()
         self.variant = info.variant.decode()
@@ -57,7 +58,8 @@ class Bundle:
         return self.plan["kernels"][0]["description"]
 
     def key(self):
-        return (self.dtype, self.head_dim, self.causal, self.writes_lse)
+        """The forward's selection key (op, dtype, D, causal, LSE)."""
+        return (self.op, self.dtype, self.head_dim, self.causal, self.writes_lse)
 
     def is_variant(self) -> bool:
         return bool(self.variant)
@@ -75,6 +77,30 @@ class Bundle:
             a.lse = capi.tensor(lse.data_ptr(), "f32", tuple(lse.shape), lse.stride())
         a.scale = scale
         return a
+
+    def named_args(self, tensors: dict, scale: float) -> capi.AttentionArgs:
+        """The runtime's description of a call of any op: `tensors` maps the
+        plan's tensor names (q, k, v, o, lse, dout, dq, dk, dv, block_table,
+        seq_lens) to torch tensors (None: absent)."""
+        import torch
+        names = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32",
+                 torch.int32: "i32"}
+        a = capi.AttentionArgs()
+        for name, t in tensors.items():
+            if t is not None:
+                setattr(a, name, capi.tensor(t.data_ptr(), names[t.dtype], tuple(t.shape),
+                                             t.stride()))
+        a.scale = scale
+        return a
+
+    def launch_named(self, tensors: dict, scale: float, device):
+        """Launches every kernel of the plan on torch's current stream of
+        `device` for the named tensors (see named_args)."""
+        import torch
+        args = self.named_args(tensors, scale)
+        stream = torch.cuda.current_stream(device).cuda_stream
+        capi.check(capi.lib().flash_plan_launch(self._handle, ctypes.byref(args),
+                                                ctypes.c_void_p(stream)), self.name)
 
     def launch_info(self, args: capi.AttentionArgs, sm_count: int = 0,
                     kernel: int = 0) -> capi.LaunchInfo:
@@ -124,7 +150,7 @@ class KernelLibrary:
     def defaults(self, dtype: str, head_dim: int, causal: bool, lse: bool) -> List[Bundle]:
         """The key's bundles of the model's form (the first variant's where the
         key has no other), by range of lengths."""
-        key = (dtype, head_dim, causal, lse)
+        key = ("attention_forward", dtype, head_dim, causal, lse)
         mine = [b for b in self.all if b.key() == key]
         if not mine:
             self.find(dtype, head_dim, causal, lse)  # raises, naming what was compiled
@@ -133,12 +159,14 @@ class KernelLibrary:
 
     def find(self, dtype: str, head_dim: int, causal: bool, lse: bool,
              seq_len: Optional[int] = None, compute_capability: int = 0,
-             arch: Optional[str] = None, variant: Optional[str] = None) -> Bundle:
-        """The runtime's choice for a call whose longer sequence (max(Nq, Nk))
-        is seq_len: the plan whose range of lengths holds it (without seq_len,
-        the first range). compute_capability (e.g. 90) limits the choice to
-        plans that run there; arch and variant ask for one."""
-        memo = (dtype, head_dim, causal, lse, seq_len, compute_capability, arch, variant)
+             arch: Optional[str] = None, variant: Optional[str] = None,
+             op: str = "attention_forward") -> Bundle:
+        """The runtime's choice for a call of `op` whose longer sequence
+        (max(Nq, Nk)) is seq_len: the plan whose range of lengths holds it
+        (without seq_len, the first range). compute_capability (e.g. 90)
+        limits the choice to plans that run there; arch and variant ask for
+        one."""
+        memo = (op, dtype, head_dim, causal, lse, seq_len, compute_capability, arch, variant)
         chosen = self._chosen.get(memo)
         if chosen is not None:
             return chosen
@@ -147,7 +175,7 @@ class KernelLibrary:
                        dtype=capi.DTYPES.get(dtype, capi.DTYPE_NONE), head_dim=head_dim,
                        value_dim=head_dim, causal=int(causal), lse=int(lse),
                        seq_q=seq_len or 0, seq_kv=seq_len or 0,
-                       variant=variant.encode() if variant else None)
+                       variant=variant.encode() if variant else None, op=op.encode())
         plan = ctypes.c_void_p()
         if capi.lib().flash_library_select(self._handle, ctypes.byref(key), ctypes.byref(plan)):
             raise ValueError(capi.lib().flash_last_error().decode())

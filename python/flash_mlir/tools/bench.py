@@ -78,7 +78,7 @@ def main(argv=None):
                     # Everything else compiled for this key: schedule variants,
                     # and the model's bundles for other ranges of lengths.
                     candidates += [bb for bb in lib.all
-                                   if bb.key() == ("bf16", d, causal, False)
+                                   if bb.key() == ("attention_forward", "bf16", d, causal, False)
                                    and bb.name != candidates[0].name]
                 row["ours"] = {}
                 for bundle in candidates:

@@ -140,7 +140,7 @@ def main(argv=None):
         # of lengths where the model's choice changes), on every shape.
         bundles = list(lib.defaults(dtype, d, causal, True))
         if args.variants:
-            bundles += [bb for bb in lib.all if bb.key() == (dtype, d, causal, True)
+            bundles += [bb for bb in lib.all if bb.key() == ("attention_forward", dtype, d, causal, True)
                         and bb.is_variant() and bb.name not in {x.name for x in bundles}]
         for bundle in bundles:
             seed += 1
