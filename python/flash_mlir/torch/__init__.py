@@ -1,33 +1,98 @@
-"""torch integration: ``torch.ops.flash_mlir.attention`` over a KernelLibrary.
+"""torch integration: ``torch.ops.flash_mlir.*`` over a KernelLibrary.
 
 (Inside this package ``import torch`` is PyTorch: imports are absolute.)
+
+Ops registered by ``register_torch_op(library)``:
+
+- ``flash_mlir::attention(q, k, v, causal, scale) -> o``: differentiable. It is
+  a composite of ``attention_with_lse`` (the forward also writes LSE, which
+  autograd saves for the backward instead of recomputing it).
+- ``flash_mlir::attention_with_lse(q, k, v, causal, scale) -> (o, lse)``: the
+  forward with its log-sum-exp (B×Hq×Nq f32); differentiable in q, k, v (LSE
+  is an output autograd does not differentiate through: its gradient must be
+  None).
+- ``flash_mlir::attention_backward(dout, q, k, v, o, lse, causal, scale,
+  deterministic) -> (dq, dk, dv)``: the backward kernels (preprocess, main, dQ
+  convert).
+
+Each has a fake (meta) implementation, so torch.compile(fullgraph=True)
+traces through them, and none synchronises the host, so CUDA graphs capture
+them. ``scale`` <= 0 means 1/sqrt(D). Registering again replaces the library
+the ops dispatch to.
 """
 
 _TORCH_OP_LIBRARY = None
 
 
-def register_torch_op(library):
-    """Registers ``torch.ops.flash_mlir.attention(q, k, v, causal, scale) -> o``.
+def _scale(scale):
+    return scale if scale > 0 else None
 
-    A torch custom op over `library`'s kernels (a flash_mlir.runtime.KernelLibrary),
-    with a fake (meta) implementation so that torch.compile can trace through it.
-    `scale` <= 0 means 1/sqrt(D). Registering again replaces the library the op
-    dispatches to.
-    """
+
+def register_torch_op(library):
+    """Registers the ops above over `library` (a flash_mlir.runtime.KernelLibrary)
+    and returns ``torch.ops.flash_mlir.attention``."""
     import torch
     global _TORCH_OP_LIBRARY
     _TORCH_OP_LIBRARY = library
-    if hasattr(torch.ops, "flash_mlir") and hasattr(torch.ops.flash_mlir, "attention"):
+    if hasattr(torch.ops, "flash_mlir") and hasattr(torch.ops.flash_mlir, "attention_with_lse"):
         return torch.ops.flash_mlir.attention
 
-    @torch.library.custom_op("flash_mlir::attention", mutates_args=())
-    def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
-                  scale: float = 0.0) -> torch.Tensor:
-        return _TORCH_OP_LIBRARY.attention(q, k, v, causal=causal,
-                                           scale=scale if scale > 0 else None)
+    @torch.library.custom_op("flash_mlir::attention_with_lse", mutates_args=())
+    def attention_with_lse(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                           causal: bool = False,
+                           scale: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+        o, lse = _TORCH_OP_LIBRARY.attention(q, k, v, causal=causal, scale=_scale(scale),
+                                             return_lse=True)
+        return o, lse
 
-    @attention.register_fake
+    @attention_with_lse.register_fake
     def _(q, k, v, causal=False, scale=0.0):
-        return torch.empty_like(q)
+        b, hq, nq, _ = q.shape
+        return (q.new_empty(q.shape[:3] + v.shape[3:]),
+                q.new_empty((b, hq, nq), dtype=torch.float32))
 
+    @torch.library.custom_op("flash_mlir::attention_backward", mutates_args=())
+    def attention_backward(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
+                           v: torch.Tensor, o: torch.Tensor, lse: torch.Tensor,
+                           causal: bool = False, scale: float = 0.0,
+                           deterministic: bool = False
+                           ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return tuple(_TORCH_OP_LIBRARY.attention_backward(
+            q, k, v, o, dout.contiguous(), lse, causal=causal, scale=_scale(scale),
+            deterministic=deterministic))
+
+    @attention_backward.register_fake
+    def _(dout, q, k, v, o, lse, causal=False, scale=0.0, deterministic=False):
+        return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+    def setup_context(ctx, inputs, output):
+        q, k, v, causal, scale = inputs
+        o, lse = output
+        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.causal, ctx.scale = causal, scale
+        ctx.mark_non_differentiable(lse)
+
+    def backward(ctx, dout, dlse):
+        q, k, v, o, lse = ctx.saved_tensors
+        dq, dk, dv = torch.ops.flash_mlir.attention_backward(
+            dout, q, k, v, o, lse, ctx.causal, ctx.scale, False)
+        return dq, dk, dv, None, None
+
+    attention_with_lse.register_autograd(backward, setup_context=setup_context)
+
+    # The public op: the forward's O. A composite, so autograd (and
+    # torch.compile) see attention_with_lse and its saved LSE.
+    lib = torch.library.Library("flash_mlir", "FRAGMENT")
+    lib.define("attention(Tensor q, Tensor k, Tensor v, bool causal=False, "
+               "float scale=0.0) -> Tensor")
+
+    def attention(q, k, v, causal=False, scale=0.0):
+        return torch.ops.flash_mlir.attention_with_lse(q, k, v, causal, scale)[0]
+
+    lib.impl("attention", attention, "CompositeImplicitAutograd")
+    global _TORCH_LIBRARY_FRAGMENT
+    _TORCH_LIBRARY_FRAGMENT = lib  # the registration lives as long as this module
     return torch.ops.flash_mlir.attention
+
+
+_TORCH_LIBRARY_FRAGMENT = None
