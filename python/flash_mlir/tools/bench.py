@@ -13,6 +13,15 @@ other, measured identical kernels up to 4% apart on the H200, by their place
 in the order (docs/benchmarks.md, seventh session).
 TFLOP/s = 4·B·H·N²·D / time, halved for causal (DESIGN.md). Every row also
 records our output's error against SDPA's, so a fast wrong kernel cannot hide.
+
+--mode backward times the backward alone (2.5× the forward's FLOPs): ours is
+KernelLibrary.attention_backward on the forward's saved O and LSE (its three
+kernels: preprocess, main, dQ convert); SDPA's is torch.autograd.grad over a
+graph its backend built once (retain_graph), i.e. that backend's backward
+kernels. --mode train times forward + backward (3.5×): ours through
+torch.ops.flash_mlir.attention's autograd, SDPA's per backend, each
+torch.autograd.grad(attention(q, k, v), (q, k, v), dO). Rows record dQ's,
+dK's and dV's error against SDPA FA2's.
 """
 
 import argparse
@@ -23,9 +32,68 @@ import statistics
 import sys
 
 
-def flops(b, h, n, d, causal):
-    f = 4.0 * b * h * n * n * d
+def flops(b, h, n, d, causal, mode="forward"):
+    f = 4.0 * b * h * n * n * d * {"forward": 1.0, "backward": 2.5, "train": 3.5}[mode]
     return f / 2 if causal else f
+
+
+def rel_err(x, ref):
+    return float((x.float() - ref.float()).norm() / ref.float().norm())
+
+
+def gradient_row(lib, args, torch, sdpa_kernel, SDPBackend, q, k, v, causal, d, n, row):
+    """The timed callables of a backward or train row, and the errors of our
+    gradients against SDPA FA2's."""
+    import torch.nn.functional as F
+    qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
+    do = torch.randn_like(q)
+
+    def sdpa_graph(kind):
+        with sdpa_kernel(kind):
+            return F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
+
+    kinds = {"sdpa_fa2": SDPBackend.FLASH_ATTENTION, "sdpa_cudnn": SDPBackend.CUDNN_ATTENTION}
+    timed, ref = {}, None
+    for name, kind in kinds.items():
+        try:
+            out = sdpa_graph(kind)
+            grads = torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True)
+        except RuntimeError as e:  # a backend may refuse a shape
+            row[name + "_error"] = str(e).splitlines()[0]
+            continue
+        if ref is None:
+            ref = grads
+        if args.mode == "backward":
+            timed[name] = (lambda out=out: torch.autograd.grad(out, (qg, kg, vg), do,
+                                                               retain_graph=True))
+        else:
+            timed[name] = (lambda kind=kind: torch.autograd.grad(sdpa_graph(kind),
+                                                                 (qg, kg, vg), do))
+    if args.mode == "backward":
+        o, lse = lib.attention(q, k, v, causal=causal, return_lse=True)
+        ours = lambda: lib.attention_backward(q, k, v, o, do, lse, causal=causal)
+        mine = ours()
+    else:
+        from flash_mlir.torch import register_torch_op
+        op = register_torch_op(lib)
+        ours = lambda: torch.autograd.grad(op(qg, kg, vg, causal, 0.0), (qg, kg, vg), do)
+        mine = ours()
+    torch.cuda.synchronize()
+    row["rel_err_vs_fa2"] = {g: rel_err(a, b) for g, a, b in zip(("dq", "dk", "dv"), mine, ref)}
+    timed["flash_mlir"] = ours
+    return timed
+
+
+def interleaved(timed, args, do_bench):
+    """Rounds: every implementation once per round, the order rotated."""
+    names = list(timed)
+    ms = {name: [] for name in names}
+    for r in range(args.rounds):
+        shift = r % len(names)
+        for name in names[shift:] + names[:shift]:
+            ms[name].append(do_bench(timed[name], warmup=25, rep=args.rep_ms,
+                                     return_mode="median"))
+    return ms
 
 
 def main(argv=None):
@@ -37,6 +105,8 @@ def main(argv=None):
     ap.add_argument("--head-dims", default="64,128")
     ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--variants", action="store_true", help="also time non-default schedules")
+    ap.add_argument("--mode", default="forward", choices=["forward", "backward", "train"],
+                    help="forward; backward alone; forward + backward")
     ap.add_argument("--rep-ms", type=int, default=100, help="do_bench's time per measurement")
     ap.add_argument("--rounds", type=int, default=5,
                     help="measurements per implementation and row, interleaved (median)")
@@ -55,8 +125,24 @@ def main(argv=None):
             for n in (int(x) for x in args.seqlens.split(",")):
                 b, h = max(1, 16384 // n), 2048 // d
                 q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
-                row = {"D": d, "causal": causal, "N": n, "B": b, "H": h}
-                work = flops(b, h, n, d, causal)
+                row = {"D": d, "causal": causal, "N": n, "B": b, "H": h, "mode": args.mode}
+                work = flops(b, h, n, d, causal, args.mode)
+                if args.mode != "forward":
+                    timed = gradient_row(lib, args, torch, sdpa_kernel, SDPBackend, q, k, v,
+                                         causal, d, n, row)
+                    ms = interleaved(timed, args, do_bench)
+                    row["round_ms"] = ms
+                    row["tflops"] = {name: work / (statistics.median(v_) * 1e-3) / 1e12
+                                     for name, v_ in ms.items()}
+                    rows.append(row)
+                    t = row["tflops"]
+                    print(f"{args.mode} D={d:<3} causal={int(causal)} N={n:<5} B={b:<2} H={h:<2} "
+                          + " ".join(f"{name}={t[name]:6.1f}" for name in t)
+                          + " err(dq,dk,dv)=" + ",".join(f"{e:.1e}" for e in
+                                                        row["rel_err_vs_fa2"].values()),
+                          flush=True)
+                    del q, k, v
+                    continue
                 sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
                 def backend(kind):
@@ -90,14 +176,7 @@ def main(argv=None):
                     err = float((out.float() - ref.float()).norm() / ref.float().norm())
                     row["ours"][bundle.name] = {"rel_err_vs_fa2": err, "schedule": bundle.meta["schedule"]}
                     timed[bundle.name] = run
-                # Rounds: every implementation once per round, the order rotated.
-                names = list(timed)
-                ms = {name: [] for name in names}
-                for r in range(args.rounds):
-                    shift = r % len(names)
-                    for name in names[shift:] + names[:shift]:
-                        ms[name].append(do_bench(timed[name], warmup=25, rep=args.rep_ms,
-                                                 return_mode="median"))
+                ms = interleaved(timed, args, do_bench)
                 tflops = {name: work / (statistics.median(v) * 1e-3) / 1e12 for name, v in ms.items()}
                 row["round_ms"] = ms
                 row["sdpa_fa2_tflops"] = tflops["sdpa_fa2"]
@@ -121,7 +200,7 @@ def main(argv=None):
               "torch": torch.__version__, "rounds": args.rounds, "rep_ms": args.rep_ms, "rows": rows}
     with open(args.json, "w") as f:
         json.dump(result, f, indent=1)
-    if args.plot:
+    if args.plot and args.mode == "forward":
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
