@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -206,9 +207,236 @@ llvm::Error mlir::flash::parseSeqRange(StringRef text,
   return llvm::Error::success();
 }
 
+namespace {
+/// The plan of a split-KV attention (ops attention_split_kv and
+/// paged_attention): two kernels, split then merge, sharing two workspaces
+/// of f32 partials whose sizes are formulas of the call's shapes. The
+/// description lists the kernels under "kernels" and the workspaces under
+/// "workspaces" (LowerToNVGPU.cpp, describeDecodeKernels).
+llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
+                                        const LaunchPlanOptions &options) {
+  auto string = [&](DictionaryAttr d, StringRef key)
+      -> llvm::Expected<std::string> {
+    if (auto s = d.getAs<StringAttr>(key))
+      return s.getValue().str();
+    return error("split-KV kernel description has no string '" + key + "'");
+  };
+  auto integer = [&](DictionaryAttr d,
+                     StringRef key) -> llvm::Expected<int64_t> {
+    if (auto i = d.getAs<IntegerAttr>(key))
+      return i.getInt();
+    return error("split-KV kernel description has no integer '" + key + "'");
+  };
+  auto strings = [&](DictionaryAttr d, StringRef key)
+      -> llvm::Expected<SmallVector<StringRef>> {
+    auto array = d.getAs<ArrayAttr>(key);
+    SmallVector<StringRef> out;
+    for (Attribute a : array ? array : ArrayAttr())
+      if (auto s = dyn_cast<StringAttr>(a))
+        out.push_back(s.getValue());
+    if (!array || out.size() != array.size())
+      return error("split-KV kernel description has no string array '" +
+                   key + "'");
+    return out;
+  };
+  auto name = string(kernel, "kernel"), op = string(kernel, "op"),
+       arch = string(kernel, "arch"),
+       elementType = string(kernel, "element_type");
+  auto headDim = integer(kernel, "head_dim"),
+       valueDim = integer(kernel, "value_dim");
+  if (!name || !op || !arch || !elementType || !headDim || !valueDim)
+    return llvm::joinErrors(
+        llvm::joinErrors(
+            llvm::joinErrors(name.takeError(), op.takeError()),
+            llvm::joinErrors(arch.takeError(), elementType.takeError())),
+        llvm::joinErrors(headDim.takeError(), valueDim.takeError()));
+  if (*elementType != "bf16" && *elementType != "f16")
+    return error("kernel '" + *name + "': element type '" + *elementType +
+                 "' has no launch plan (bf16 or f16)");
+  const bool paged = *op == "paged_attention";
+  if (!paged && *op != "attention_split_kv")
+    return error("kernel '" + *name + "': unknown split-KV op '" + *op + "'");
+  auto flag = [&](StringRef key) {
+    auto b = kernel.getAs<BoolAttr>(key);
+    return b && b.getValue();
+  };
+  const bool causal = flag("causal"), writesLse = flag("writes_lse");
+  llvm::StringMap<int64_t> constants;
+  for (NamedAttribute field : kernel)
+    if (auto i = dyn_cast<IntegerAttr>(field.getValue()))
+      constants[field.getName().getValue()] = i.getInt();
+
+  Object plan;
+  plan["format"] = "flash-launch-plan";
+  plan["version"] = kLaunchPlanVersion;
+  plan["name"] = *name;
+  plan["op"] = *op;
+  JValue seqMax = options.seqMax ? JValue(*options.seqMax) : JValue(nullptr);
+  plan["select"] = Object{{"arch", *arch},
+                          {"element_type", *elementType},
+                          {"head_dim", *headDim},
+                          {"value_dim", *valueDim},
+                          {"causal", causal},
+                          {"lse", writesLse},
+                          {"seq_range", Array{options.seqMin, seqMax}},
+                          {"variant", options.variant}};
+  plan["constants"] = Object{{"D", *headDim}, {"Dv", *valueDim}};
+  // The caches of a paged call: P pages of S slots of Hkv heads; key t of
+  // sequence b in page block_table[b][t / S] (M entries per sequence),
+  // seq_lens[b] keys.
+  Array tensors{
+      tensor("q", Array{"B", "Hq", "Nq", "D"}, *elementType, false, true)};
+  if (paged) {
+    tensors.push_back(tensor("k", Array{"P", "S", "Hkv", "D"}, *elementType,
+                             false, true));
+    tensors.push_back(tensor("v", Array{"P", "S", "Hkv", "Dv"}, *elementType,
+                             false, true));
+    tensors.push_back(
+        tensor("block_table", Array{"B", "M"}, "i32", false, true));
+    tensors.push_back(tensor("seq_lens", Array{"B"}, "i32", false, true));
+  } else {
+    tensors.push_back(tensor("k", Array{"B", "Hkv", "Nk", "D"}, *elementType,
+                             false, true));
+    tensors.push_back(tensor("v", Array{"B", "Hkv", "Nk", "Dv"},
+                             *elementType, false, true));
+  }
+  tensors.push_back(
+      tensor("o", Array{"B", "Hq", "Nq", "Dv"}, *elementType, true, true));
+  tensors.push_back(
+      tensor("lse", Array{"B", "Hq", "Nq"}, "f32", true, writesLse));
+  plan["tensors"] = std::move(tensors);
+  plan["scalars"] = Array{Object{
+      {"name", "scale"}, {"type", "f32"}, {"default", call({"rsqrt", "D"})}}};
+  const int64_t elementLimit = int64_t(1) << 31;
+  Array constraints{
+      Object{{"check", call({"ge", "B", 1})},
+             {"message", "batch must be at least 1"}},
+      Object{{"check", call({"ge", "Hkv", 1})},
+             {"message", "key/value heads must be at least 1"}},
+      Object{{"check", call({"eq", call({"mod", "Hq", "Hkv"}), 0})},
+             {"message", "query heads must be a multiple of key/value heads"}},
+      Object{{"check", call({"lt", call({"mul", "B", "Hq", "Nq", "D"}),
+                             elementLimit})},
+             {"message",
+              "tensors of 2^31 elements or more are not supported yet"}}};
+  if (paged) {
+    constraints.push_back(
+        Object{{"check", call({"ge", "S", 1})},
+               {"message", "pages must hold at least one slot"}});
+    constraints.push_back(
+        Object{{"check", call({"lt", call({"mul", "M", "S"}), elementLimit})},
+               {"message", "a sequence must address fewer than 2^31 keys"}});
+  } else {
+    constraints.push_back(Object{
+        {"check",
+         call({"lt", call({"mul", "B", "Hkv", "Nk", "D"}), elementLimit})},
+        {"message", "tensors of 2^31 elements or more are not supported yet"}});
+  }
+  constraints.push_back(Object{{"check", call({"gt", "scale", 0})},
+                               {"message", "scale must be finite and positive"}});
+  plan["constraints"] = std::move(constraints);
+
+  // Workspaces: f32 partials, sized by formulas of the call; the split
+  // kernel writes every partial the merge reads, so nothing is cleared.
+  Array workspaces;
+  llvm::StringSet<> workspaceNames;
+  auto workspaceList = kernel.getAs<ArrayAttr>("workspaces");
+  for (Attribute w : workspaceList ? workspaceList : ArrayAttr()) {
+    auto entry = dyn_cast<DictionaryAttr>(w);
+    auto wName = entry ? string(entry, "name")
+                       : llvm::Expected<std::string>(error("bad workspace"));
+    auto bytes = entry ? string(entry, "bytes")
+                       : llvm::Expected<std::string>(error("bad workspace"));
+    if (!wName || !bytes)
+      return llvm::joinErrors(wName.takeError(), bytes.takeError());
+    auto f = formula(*bytes, constants);
+    if (!f)
+      return f.takeError();
+    workspaceNames.insert(*wName);
+    workspaces.push_back(Object{{"name", *wName},
+                                {"bytes", std::move(*f)},
+                                {"scope", "stream"},
+                                {"init", "none"},
+                                {"kernel_restores", false}});
+  }
+  plan["workspaces"] = std::move(workspaces);
+
+  const StringRef tensorNames[] = {"q",  "k",           "v",       "o",
+                                   "lse", "block_table", "seq_lens"};
+  const StringRef sizeNames[] = {"B", "Hq", "Hkv", "Nq", "Nk",
+                                 "P", "S",  "M",   "SMs"};
+  auto kernelList = kernel.getAs<ArrayAttr>("kernels");
+  if (!kernelList || kernelList.empty())
+    return error("kernel '" + *name + "': no kernels listed");
+  Object files{{"ptx", options.ptxFile},
+               {"ptx_target", *arch},
+               {"cubins", Object(options.cubins)}};
+  Array kernels;
+  for (Attribute k : kernelList) {
+    auto entry = dyn_cast<DictionaryAttr>(k);
+    if (!entry)
+      return error("kernel '" + *name + "': a listed kernel is not a "
+                   "dictionary");
+    auto kName = string(entry, "kernel");
+    auto threads = integer(entry, "threads"),
+         shared = integer(entry, "dynamic_shared_memory");
+    auto grid = strings(entry, "grid"), args = strings(entry, "args");
+    if (!kName || !threads || !shared || !grid || !args)
+      return llvm::joinErrors(
+          llvm::joinErrors(
+              llvm::joinErrors(kName.takeError(), threads.takeError()),
+              llvm::joinErrors(shared.takeError(), grid.takeError())),
+          args.takeError());
+    Array arguments;
+    for (StringRef arg : *args) {
+      auto [argName, type] = arg.split(':');
+      Object out{{"name", argName.str()}, {"type", type.str()}};
+      if (type == "ptr" && llvm::is_contained(tensorNames, argName))
+        out["tensor"] = argName.str();
+      else if (type == "ptr" && workspaceNames.contains(argName))
+        out["workspace"] = argName.str();
+      else if (type == "i32" && llvm::is_contained(sizeNames, argName))
+        out["value"] = argName.str();
+      else if (type == "f32" && argName == "scale")
+        out["value"] = "scale";
+      else
+        return error("kernel '" + *kName + "': argument '" + arg +
+                     "' has no known source");
+      arguments.push_back(std::move(out));
+    }
+    if (grid->size() != 3)
+      return error("kernel '" + *kName + "': grid must have three formulas");
+    Object gridFormula{{"kind", "tiles"}};
+    static const char *const axes[] = {"x", "y", "z"};
+    for (int axis = 0; axis < 3; ++axis) {
+      auto f = formula((*grid)[axis], constants);
+      if (!f)
+        return f.takeError();
+      gridFormula[axes[axis]] = std::move(*f);
+    }
+    Object description;
+    for (NamedAttribute field : kernel)
+      if (field.getName() != "kernels")
+        description[field.getName().getValue()] =
+            attributeToJSON(field.getValue());
+    kernels.push_back(Object{{"name", *kName},
+                             {"files", Object(files)},
+                             {"grid", std::move(gridFormula)},
+                             {"block", Array{*threads, 1, 1}},
+                             {"dynamic_shared_memory", *shared},
+                             {"args", std::move(arguments)},
+                             {"description", std::move(description)}});
+  }
+  plan["kernels"] = std::move(kernels);
+  return plan;
+}
+} // namespace
+
 llvm::Expected<Object>
 mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
                              const LaunchPlanOptions &options) {
+  if (kernel.get("kernels"))
+    return buildSplitKVPlan(kernel, options);
   // The fields of the description the plan needs; everything else is kept
   // under "description" for people and tools, not read by the runtime.
   auto string = [&](StringRef key) -> llvm::Expected<std::string> {

@@ -66,7 +66,8 @@ FailureOr<KernelConfig> commonConfig(KernelAttr kernel, StringRef name,
     return mlir::emitError(loc)
            << "not supported yet: " << what << " on " << target.arch;
   };
-  if (kernel.getKind() != KernelKind::Forward)
+  c.kind = kernel.getKind();
+  if (c.kind == KernelKind::Backward)
     return unsupported("kernel kind " + stringifyKernelKind(kernel.getKind()));
   if (schedule.getArch() != target.arch)
     return mlir::emitError(loc)
@@ -102,6 +103,24 @@ FailureOr<Attribute> mlir::flash::selectKernelForm(KernelAttr kernel,
   FailureOr<KernelConfig> common = commonConfig(kernel, "", target, loc);
   if (failed(common))
     return failure();
+  if (common->isDecode()) {
+    // The split-KV kernels have one form per arch (no form attribute).
+    FormChoices automatic;
+    if (choices.persistent != automatic.persistent ||
+        choices.pingPong != automatic.pingPong ||
+        choices.rescale != automatic.rescale ||
+        choices.firstTileMask != automatic.firstTileMask ||
+        choices.tileOrder != automatic.tileOrder ||
+        choices.storeWait != automatic.storeWait ||
+        choices.kvRange != automatic.kvRange)
+      return mlir::emitError(loc)
+             << "not supported yet: form options for a "
+             << stringifyKernelKind(common->kind) << " kernel on "
+             << target.arch << " (it has one form)";
+    if (failed(decodeConfigFromDescriptor(*common, kernel, target, loc)))
+      return failure();
+    return Attribute();
+  }
   if (target.arch == "sm_90a") {
     FailureOr<SM90FormAttr> form =
         selectSM90Form(*common, target, choices, loc);
@@ -122,6 +141,13 @@ mlir::flash::kernelConfigFromDescriptor(KernelAttr kernel, StringRef name,
   FailureOr<KernelConfig> common = commonConfig(kernel, name, target, loc);
   if (failed(common))
     return failure();
+  if (common->isDecode()) {
+    if (kernel.getForm())
+      return mlir::emitError(loc)
+             << "the " << stringifyKernelKind(common->kind)
+             << " kernels have no form choices, got " << kernel.getForm();
+    return decodeConfigFromDescriptor(*common, kernel, target, loc);
+  }
   if (target.arch == "sm_90a") {
     auto form = dyn_cast_or_null<SM90FormAttr>(kernel.getForm());
     if (!form)

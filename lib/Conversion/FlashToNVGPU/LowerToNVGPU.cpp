@@ -13,6 +13,7 @@
 #include "flash/Conversion/FlashToNVGPU/KernelForm.h"
 #include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
+#include "flash/Target/SplitKV.h"
 #include "flash/Target/TargetModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,8 +31,19 @@ using namespace mlir;
 using namespace mlir::flash;
 
 namespace {
+/// The string attribute that tags a split-KV attention's merge loop.
+constexpr StringLiteral kStageAttrName = "flash.stage";
+
+bool isMergeLoop(Operation *op) {
+  auto stage = op->getAttrOfType<StringAttr>(kStageAttrName);
+  return isa<scf::ForallOp>(op) && stage && stage.getValue() == "merge";
+}
+
 /// The tiled attention of `func`: null when the function holds none, failure
-/// (diagnosed) when it holds one the GPU lowering cannot take.
+/// (diagnosed) when it holds one the GPU lowering cannot take. A split-KV
+/// attention (kinds split_kv and paged) is two loops: the split loop, which
+/// carries the descriptor, and the merge loop (`flash.stage = "merge"`),
+/// whose results the function returns.
 FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
   bool hasAttention = false;
   func.walk([&](scf::ForallOp forall) {
@@ -39,7 +51,7 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
   });
   if (!hasAttention)
     return scf::ForallOp();
-  scf::ForallOp attention;
+  scf::ForallOp attention, merge;
   for (Operation &op : func.getBody().front()) {
     if (auto forall = dyn_cast<scf::ForallOp>(op);
         forall && forall->hasAttr(kKernelDescriptorAttrName)) {
@@ -48,6 +60,14 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
                << "not supported yet: more than one attention in one "
                   "function lowered to GPU kernels";
       attention = forall;
+      continue;
+    }
+    if (isMergeLoop(&op)) {
+      if (merge)
+        return mlir::emitError(op.getLoc())
+               << "not supported yet: more than one merge loop in one "
+                  "function lowered to GPU kernels";
+      merge = cast<scf::ForallOp>(op);
       continue;
     }
     if (isa<tensor::EmptyOp, func::ReturnOp, arith::ConstantOp>(op))
@@ -61,13 +81,32 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
     return mlir::emitError(func.getLoc())
            << "not supported yet: an attention nested in "
               "other control flow";
-  // The kernel takes Q, K and V at run time: the function's arguments.
-  if (func.getNumArguments() != 3)
+  auto kernel = attention->getAttrOfType<KernelAttr>(kKernelDescriptorAttrName);
+  KernelKind kind = kernel ? kernel.getKind() : KernelKind::Forward;
+  bool split = kind == KernelKind::SplitKV || kind == KernelKind::Paged;
+  if (split && !merge)
+    return mlir::emitError(attention.getLoc())
+           << "not supported yet: a " << stringifyKernelKind(kind)
+           << " attention without its merge loop (an scf.forall tagged "
+              "flash.stage = \"merge\")";
+  if (!split && merge)
+    return mlir::emitError(merge.getLoc())
+           << "not supported yet: a merge loop beside a "
+           << stringifyKernelKind(kind) << " attention";
+  // The kernels take the tensors at run time: the function's arguments.
+  if (kind == KernelKind::Paged) {
+    if (func.getNumArguments() != 5)
+      return mlir::emitError(func.getLoc())
+             << "not supported yet: a paged kernel function must take "
+                "exactly Q, the K and V caches, the block table and the "
+                "sequence lengths";
+  } else if (func.getNumArguments() != 3) {
     return mlir::emitError(func.getLoc())
            << "not supported yet: a kernel function must take "
               "exactly Q, K and V";
+  }
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  if (ret.getOperands() != ValueRange(attention.getResults()))
+  if (ret.getOperands() != ValueRange((merge ? merge : attention).getResults()))
     return mlir::emitError(ret.getLoc())
            << "not supported yet: the function must return "
               "exactly the attention's results";
@@ -174,6 +213,86 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
   return b.getDictionaryAttr(fields);
 }
 
+/// The split-KV kernels' launch contract: one plan of two kernels (split,
+/// then merge) sharing the partials workspaces (LaunchPlan.cpp reads it).
+DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
+                                     ScheduleAttr schedule) {
+  std::string elementType;
+  llvm::raw_string_ostream os(elementType);
+  os << c.elementType;
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  auto str = [&](StringRef s) { return b.getStringAttr(s); };
+  // Row tiles per (batch, kv-head), and the parts at most any sequence is
+  // cut into: min(max_splits, the SplitKV.h `wanted` term), which depends
+  // on the sizes and the SM count only (never on a length).
+  std::string rowTiles = "ceildiv(ceildiv(Hq*Nq, Hkv), block_q)";
+  std::string parts = "min(max_splits, ceildiv(" +
+                      std::to_string(kSplitKVTargetBlocksPerSM) +
+                      "*SMs, B*Hkv*" + rowTiles + "))";
+  auto kernel = [&](StringRef name, ArrayRef<std::string> grid,
+                    int64_t threads, int64_t shared,
+                    ArrayRef<StringRef> args) {
+    SmallVector<StringRef> gridRefs(grid.begin(), grid.end());
+    return b.getDictionaryAttr(
+        {b.getNamedAttr("kernel", str(name)),
+         b.getNamedAttr("grid", b.getStrArrayAttr(gridRefs)),
+         b.getNamedAttr("threads", i64(threads)),
+         b.getNamedAttr("dynamic_shared_memory", i64(shared)),
+         b.getNamedAttr("args", b.getStrArrayAttr(args))});
+  };
+  std::string splitGrid[] = {parts, "Hkv*" + rowTiles, "B"};
+  std::string mergeGrid[] = {
+      "ceildiv(B*Hq*Nq, " +
+          std::to_string(DecodeConfig::kMergeThreads / 32) + ")",
+      "1", "1"};
+  auto workspace = [&](StringRef name, StringRef bytes) {
+    return b.getDictionaryAttr({b.getNamedAttr("name", str(name)),
+                                b.getNamedAttr("bytes", str(bytes))});
+  };
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("kernel", str(c.name)),
+      b.getNamedAttr("op", str(c.decode.paged ? "paged_attention"
+                                              : "attention_split_kv")),
+      b.getNamedAttr("arch", str(c.arch)),
+      b.getNamedAttr("element_type", str(elementType)),
+      b.getNamedAttr("head_dim", i64(c.headDim)),
+      b.getNamedAttr("value_dim", i64(c.headDim)),
+      b.getNamedAttr("causal", b.getBoolAttr(c.causal)),
+      b.getNamedAttr("writes_lse", b.getBoolAttr(c.writesLse)),
+      b.getNamedAttr("scale", b.getF32FloatAttr(c.scale)),
+      b.getNamedAttr("block_q", i64(c.blockQ)),
+      b.getNamedAttr("block_kv", i64(c.blockKV)),
+      b.getNamedAttr("stages", i64(c.stages)),
+      b.getNamedAttr("warps", i64(c.warps)),
+      b.getNamedAttr("threads", i64(c.threads())),
+      b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
+      b.getNamedAttr("max_splits", i64(c.decode.maxSplits)),
+      b.getNamedAttr("page_size", i64(c.decode.pageSize)),
+      b.getNamedAttr("grid", b.getStrArrayAttr(SmallVector<StringRef>(
+                                 std::begin(splitGrid), std::end(splitGrid)))),
+      b.getNamedAttr(
+          "kernels",
+          b.getArrayAttr(
+              {kernel(c.name, splitGrid, c.threads(), c.sharedBytes,
+                      decodeSplitKernelArgs(c.decode.paged)),
+               kernel(c.decode.mergeName, mergeGrid,
+                      DecodeConfig::kMergeThreads, 0,
+                      decodeMergeKernelArgs(c.decode.paged))})),
+      // f32 partials, part-major: O_s of row r at (s·B·Hq·Nq + r)·Dv, for
+      // the parts the grid can have (small when the batch fills the GPU).
+      b.getNamedAttr(
+          "workspaces",
+          b.getArrayAttr(
+              {workspace("partial_o", parts + "*B*Hq*Nq*Dv*4"),
+               workspace("partial_lse", parts + "*B*Hq*Nq*4")})),
+      b.getNamedAttr("compiled_shape",
+                     b.getI64ArrayAttr({c.batch, c.queryHeads, c.kvHeads,
+                                        c.seqQ, c.seqKV})),
+      b.getNamedAttr("schedule", schedule),
+  };
+  return b.getDictionaryAttr(fields);
+}
+
 /// Where an attention can be lowered (issue 21): flash-tile's scf.forall in a
 /// func.func of the top-level module, whose gpu.module the kernel joins. A
 /// tiled attention anywhere else (a gpu.func, a function of a nested module,
@@ -182,6 +301,9 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
 static LogicalResult refuseUnsupportedPlacement(ModuleOp module) {
   bool refused = false;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    // A split-KV attention's merge loop goes with its split loop.
+    if (isMergeLoop(op))
+      return WalkResult::skip();
     if (isa<scf::ForallOp>(op) && op->hasAttr(kKernelDescriptorAttrName)) {
       Operation *function = op->getParentOfType<FunctionOpInterface>();
       if (!isa_and_nonnull<func::FuncOp>(function) ||
@@ -286,12 +408,16 @@ struct FlashLowerToNVGPUPass
       auto gpuModule =
           gpu::GPUModuleOp::create(b, func.getLoc(), config->name + "_module");
       b.setInsertionPointToStart(gpuModule.getBody());
-      LogicalResult built = target->arch == "sm_90a"
-                                ? buildSM90Kernel(b, func.getLoc(), *config)
-                                : buildSM80Kernel(b, func.getLoc(), *config);
+      LogicalResult built =
+          config->isDecode() ? buildDecodeKernels(b, func.getLoc(), *config)
+          : target->arch == "sm_90a"
+              ? buildSM90Kernel(b, func.getLoc(), *config)
+              : buildSM80Kernel(b, func.getLoc(), *config);
       if (failed(built))
         return signalPassFailure();
-      kernels.push_back(describeKernel(b, *config, schedule));
+      kernels.push_back(config->isDecode()
+                            ? describeDecodeKernels(b, *config, schedule)
+                            : describeKernel(b, *config, schedule));
       func.erase();
     }
     if (!work.empty()) {

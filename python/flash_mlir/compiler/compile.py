@@ -95,6 +95,104 @@ class KernelSpec:
                 f"  return {ret} : {results}\n}}\n")
 
 
+# Split-KV (Flash-Decoding) bundles: the parts of a sequence at most (the
+# grid and the workspaces use fewer when the batch already fills the GPU).
+DECODE_MAX_SPLITS = 256
+# The representative decode shape: GQA 32/8, one query row, 4096 keys (the
+# kernels take every size at run time; pages of any size S as well).
+DECODE_SHAPE = dict(batch=1, q_heads=32, kv_heads=8, seq_q=1, seq_kv=4096)
+DECODE_PAGE_SIZE = 16
+
+
+@dataclasses.dataclass(frozen=True)
+class DecodeSpec:
+    """A split-KV plan: `paged` (flash.paged_attention) or over a contiguous
+    cache (few-row flash.attention)."""
+    dtype: str
+    head_dim: int
+    causal: bool
+    lse: bool
+    paged: bool
+    arch: str = "sm_80"
+    max_splits: int = DECODE_MAX_SPLITS
+
+    @property
+    def kind(self) -> str:
+        return "paged" if self.paged else "split_kv"
+
+    @property
+    def name(self) -> str:
+        name = f"flash_decode_{'paged' if self.paged else 'split'}_{self.arch}_{self.dtype}_d{self.head_dim}"
+        if self.causal:
+            name += "_causal"
+        if self.lse:
+            name += "_lse"
+        return name
+
+    def source(self) -> str:
+        """The tiled L1 of this decode attention (split loop with its
+        #flash.kernel descriptor, merge loop), written by hand in the shape
+        flash-tile gives it: the GPU lowering reads only the descriptor."""
+        s = DECODE_SHAPE
+        b, hq, hkv, nq, nk = s["batch"], s["q_heads"], s["kv_heads"], s["seq_q"], s["seq_kv"]
+        d, t, splits = self.head_dim, self.dtype, self.max_splits
+        page = DECODE_PAGE_SIZE
+        pages = nk // page
+        scale = 1.0 / d ** 0.5
+        schedule = (f'#flash.schedule<arch = "{self.arch}", block_q = 16, block_kv = 64, '
+                    f'stages = 2, warps = 4>')
+        paging = f", page_size = {page}" if self.paged else ""
+        descriptor = (f"#flash.kernel<kind = {self.kind}, element_type = {t}, batch = {b}, "
+                      f"q_heads = {hq}, kv_heads = {hkv}, seq_q = {nq}, seq_kv = {nk}, "
+                      f"head_dim = {d}, value_dim = {d}, causal = {str(self.causal).lower()}, "
+                      f"lse = {str(self.lse).lower()}, scale = {scale!r} : f32, "
+                      f"schedule = {schedule}{paging}, max_splits = {splits}>")
+        q = f"tensor<{b}x{hq}x{nq}x{d}x{t}>"
+        lse = f"tensor<{b}x{hq}x{nq}xf32>"
+        partials = f"tensor<{splits}x{b}x{hq}x{nq}x{d}xf32>"
+        if self.paged:
+            cache = f"tensor<{b * pages}x{page}x{hkv}x{d}x{t}>"
+            args = (f"%q: {q}, %k: {cache}, %v: {cache}, %table: tensor<{b}x{pages}xi32>, "
+                    f"%lens: tensor<{b}xi32>")
+        else:
+            cache = f"tensor<{b}x{hkv}x{nk}x{d}x{t}>"
+            args = f"%q: {q}, %k: {cache}, %v: {cache}"
+        results = f"{q}, {lse}" if self.lse else q
+        inits = "%o0, %l0" if self.lse else "%o0"
+        outs = ("shared_outs(%out = %o0, %lout = %l0)" if self.lse else "shared_outs(%out = %o0)")
+        lhs, ret = ("%o:2", "%o#0, %o#1") if self.lse else ("%o", "%o")
+        l0 = f"  %l0 = tensor.empty() : {lse}\n" if self.lse else ""
+        return (f"func.func @{self.name}({args}) -> ({results}) {{\n"
+                f"  %partials = tensor.empty() : {partials}\n"
+                f"  %o0 = tensor.empty() : {q}\n{l0}"
+                f"  %p = scf.forall (%s, %h, %b) in ({splits}, {hkv}, {b}) "
+                f"shared_outs(%part = %partials) -> ({partials}) {{\n"
+                f"    scf.forall.in_parallel {{\n    }}\n"
+                f"  }} {{flash.kernel = {descriptor}}}\n"
+                f"  {lhs} = scf.forall (%r) in ({b * hq * nq}) {outs} -> ({results}) {{\n"
+                f"    scf.forall.in_parallel {{\n    }}\n"
+                f"  }} {{flash.stage = \"merge\"}}\n"
+                f"  return {ret} : {results}\n}}\n")
+
+
+def compile_decode_bundle(spec: DecodeSpec, out_dir: str, flash_opt: str = DEFAULT_FLASH_OPT,
+                          cubin_archs: Optional[str] = None) -> str:
+    """Compiles one split-KV plan (split and merge kernels) into out_dir;
+    returns the path of its JSON."""
+    os.makedirs(out_dir, exist_ok=True)
+    src = os.path.join(out_dir, spec.name + ".mlir")
+    with open(src, "w") as f:
+        f.write(spec.source())
+    options = [f"arch={spec.arch}", f"bundle-dir={out_dir}"]
+    if cubin_archs:
+        options.append(f"cubin-archs={cubin_archs}")
+    cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"flash-opt failed for {spec.name}:\n  {shlex.join(cmd)}\n{proc.stderr}")
+    return os.path.join(out_dir, spec.name + ".json")
+
+
 def model_schedule(spec: KernelSpec, flash_opt: str = DEFAULT_FLASH_OPT) -> str:
     """The schedule the target model picks for spec's shape (no code generated)."""
     cmd = [flash_opt, "-", f"--flash-select-schedule=arch={spec.arch}"]
@@ -224,8 +322,15 @@ def main(argv=None) -> int:
                     help="lengths at which the kernel's form (the model's schedule, the "
                          "lowering's choices) is asked; where it changes, one bundle per "
                          "range of lengths is compiled")
+    ap.add_argument("--ops", default="forward,split_kv,paged",
+                    help="which plans: forward (flash.attention), split_kv (few-row "
+                         "attention over a contiguous cache), paged (flash.paged_attention); "
+                         "comma-separated")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
+    ops = [o for o in args.ops.split(",") if o]
+    if not ops or any(o not in ("forward", "split_kv", "paged") for o in ops):
+        ap.error(f"--ops takes forward, split_kv and paged, got {args.ops!r}")
     try:
         seq_lens = [int(x) for x in args.seq_lens.split(",") if x]
     except ValueError:
@@ -244,6 +349,15 @@ def main(argv=None) -> int:
         schedules.append(tuple(parts + [0] * (4 - len(parts))))
     count = 0
     for dtype in args.dtypes.split(","):
+        for d in (int(x) for x in args.head_dims.split(",")):
+            for causal in _flags(args.causal):
+                for lse in _flags(args.lse):
+                    for paged in [o == "paged" for o in ops if o != "forward"]:
+                        spec = DecodeSpec(dtype, d, causal, lse, paged, args.arch)
+                        print(compile_decode_bundle(spec, args.out, args.flash_opt,
+                                                    args.cubin_archs))
+                        count += 1
+    for dtype in args.dtypes.split(",") if "forward" in ops else []:
         for d in (int(x) for x in args.head_dims.split(",")):
             for causal in _flags(args.causal):
                 for lse in _flags(args.lse):

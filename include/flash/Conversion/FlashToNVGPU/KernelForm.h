@@ -119,6 +119,14 @@ FailureOr<KernelConfig> sm80ConfigFromSchedule(KernelConfig common,
                                                const TargetModel &target,
                                                Location loc);
 
+/// Split-KV kernels (kinds split_kv and paged; SM80/DecodeKernel.cpp, used
+/// by sm_80 and sm_90a): the row tile, the K/V tile, the pipeline depth the
+/// target's shared memory allows, checked.
+FailureOr<KernelConfig> decodeConfigFromDescriptor(KernelConfig common,
+                                                   KernelAttr kernel,
+                                                   const TargetModel &target,
+                                                   Location loc);
+
 } // namespace flash
 } // namespace mlir
 

@@ -1,0 +1,99 @@
+//===- SplitKV.h - how many parts Flash-Decoding cuts a K/V sequence into -===//
+//
+// Split-KV attention (flash.paged_attention, and flash.attention with few
+// query rows) cuts each sequence's keys into parts computed by different
+// blocks and merged by their log-sum-exp. How many parts is decided per call
+// from the sequence's real length (a run-time value: in a paged cache it is
+// seq_lens[b], on the device, changing between CUDA-graph replays), the
+// number of blocks one part of every sequence already makes, and the SM
+// count. Everything that needs the count computes it with this one formula,
+// written once over an arithmetic domain (as VisibleKV.h does for the K/V
+// range): the GPU kernels emit it as i32 ops on run-time values (the split
+// kernel to find its keys, the merge to know how many partials to read), and
+// host code and tests evaluate it on integers. No host ever reads a length.
+//
+// For a sequence whose rows visit `numTiles` K/V tiles, with `workUnits`
+// blocks per part over the whole call (B × Hkv × row tiles) on `numSMs` SMs:
+//   wanted        = ceil(kTargetBlocksPerSM · SMs / workUnits)   parts that fill the GPU
+//   byLength      = max(floor(numTiles / kMinTilesPerSplit), 1)  parts that stay long
+//   parts         = clamp(min(wanted, byLength), 1, maxSplits)
+//   tilesPerSplit = max(ceil(numTiles / parts), 1)
+//   numSplits     = ceil(numTiles / tilesPerSplit)               no empty part
+// Part s (s < numSplits) visits tiles [s·tilesPerSplit, min((s+1)·tilesPerSplit,
+// numTiles)). A sequence with no tile (length 0) has 0 parts: its rows are
+// O = 0, LSE = −inf. With one part the split kernel writes O (and LSE)
+// itself and the merge leaves the rows alone.
+//
+// NOTE (decode-gpu, for decode-cpu): written by the GPU side first; the
+// tiling of split_kv / paged and its CPU path should use this same function
+// (IntegerDomain of VisibleKV.h) so that both cut sequences alike.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_TARGET_SPLITKV_H
+#define FLASH_TARGET_SPLITKV_H
+
+#include <cstdint>
+
+namespace mlir {
+namespace flash {
+
+/// Blocks per SM the split count aims at (two resident decode blocks per SM
+/// keep enough loads in flight while one of them merges its warps).
+constexpr int64_t kSplitKVTargetBlocksPerSM = 2;
+/// A part visits at least this many K/V tiles (below that the partials'
+/// writes and the merge cost more than the parallelism brings).
+constexpr int64_t kSplitKVMinTilesPerSplit = 4;
+
+template <typename V>
+struct SplitKVCount {
+  V numSplits;     ///< parts the sequence is cut into (0 when it has no tile)
+  V tilesPerSplit; ///< K/V tiles of every part but the last
+};
+
+/// The split of one sequence. A domain provides Value, constant(int64_t),
+/// add, sub, mul, min, max (signed) and floorDiv (of non-negative values).
+/// `numTiles` >= 0, `workUnits` >= 1, `numSMs` >= 1.
+template <typename Domain>
+SplitKVCount<typename Domain::Value>
+splitKVCount(Domain &d, typename Domain::Value numTiles,
+             typename Domain::Value workUnits, typename Domain::Value numSMs,
+             int64_t maxSplits) {
+  using V = typename Domain::Value;
+  auto ceilDiv = [&](V x, V y) {
+    return d.floorDiv(d.sub(d.add(x, y), d.constant(1)), y);
+  };
+  V one = d.constant(1);
+  V wanted = ceilDiv(d.mul(d.constant(kSplitKVTargetBlocksPerSM), numSMs),
+                     workUnits);
+  V byLength = d.max(d.floorDiv(numTiles, d.constant(kSplitKVMinTilesPerSplit)),
+                     one);
+  V parts = d.max(d.min(d.min(wanted, byLength), d.constant(maxSplits)), one);
+  V tilesPerSplit = d.max(ceilDiv(numTiles, parts), one);
+  V numSplits = ceilDiv(numTiles, tilesPerSplit);
+  return {numSplits, tilesPerSplit};
+}
+
+/// The domain of plain integers (host code, tests).
+struct SplitKVIntegerDomain {
+  using Value = int64_t;
+  Value constant(int64_t v) { return v; }
+  Value add(Value x, Value y) { return x + y; }
+  Value sub(Value x, Value y) { return x - y; }
+  Value mul(Value x, Value y) { return x * y; }
+  Value min(Value x, Value y) { return x < y ? x : y; }
+  Value max(Value x, Value y) { return x > y ? x : y; }
+  Value floorDiv(Value x, Value y) { return x / y; }
+};
+
+/// splitKVCount on integers.
+inline SplitKVCount<int64_t> splitKVCount(int64_t numTiles, int64_t workUnits,
+                                          int64_t numSMs, int64_t maxSplits) {
+  SplitKVIntegerDomain d;
+  return splitKVCount(d, numTiles, workUnits, numSMs, maxSplits);
+}
+
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_TARGET_SPLITKV_H

@@ -1,0 +1,965 @@
+//===- DecodeKernel.cpp - split-KV (Flash-Decoding) kernels ---------------===//
+//
+// The kernels of #flash.kernel kinds split_kv (flash.attention with few query
+// rows over a contiguous B×Hkv×Nk×D cache) and paged (flash.paged_attention:
+// key t of sequence b in page block_table[b][t / S], slot t % S of a P×S×Hkv×D
+// cache). Decoding reads the whole cache for a handful of query rows, so the
+// kernels are built for bandwidth; the same code serves sm_80 and sm_90a
+// (their shared memory sets the pipeline depth):
+//
+// - Split kernel, grid (parts, Hkv · row tiles, B). A block takes one row
+//   tile: the q-heads that share a kv-head times Nq (GQA packing: rows
+//   ((b·Hq + kvHead·G)·Nq + ρ), contiguous in Q, O and LSE), at most
+//   16·mTiles rows, so each K/V byte is read once per row tile. From the
+//   sequence's length (seq_lens[b] on the device, or Nk) and the SM count it
+//   computes how many parts the sequence is cut into (SplitKV.h, the same
+//   formula as the merge) and which K/V tiles its part visits; a block past
+//   the count exits. K/V tiles of 64 keys stream through a ring of stages
+//   filled by 16-byte cp.async gathers (each row's address from the block
+//   table, looked up one tile ahead; rows past the length zero-filled, so a
+//   stale slot's bits never reach the MMAs). Each of the 4 warps takes 16
+//   keys of every tile: S = Q·Kᵀ and O += P·V on mma.sync m16n8k16, with its
+//   own online softmax (KernelBuilder); at the end the warps' (m, l, O) are
+//   combined through shared memory. With one part the block writes O (and
+//   LSE) itself; otherwise it writes its part's normalised O and LSE (f32) to
+//   the partials workspace.
+// - Merge kernel, one warp per output row: the same count of parts from the
+//   same length; with two or more, O = Σ_s w_s·O_s / Σ_s w_s with
+//   w_s = exp(LSE_s − max LSE) (a part whose rows saw no key has LSE = −inf
+//   and weight 0), LSE = max + ln Σ w_s; with none (length 0) O = 0 and
+//   LSE = −inf. Rows of a sequence with one part are left as the split kernel
+//   wrote them.
+//
+// Nothing depends on a host-side length: the grid is fixed by B, the heads
+// and the SM count, so a captured CUDA graph replays correctly while
+// seq_lens and block_table change.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+#include "flash/Conversion/FlashToNVGPU/KernelForm.h"
+#include "flash/Conversion/FlashToNVGPU/SM80/AsyncCopy.h"
+#include "flash/Conversion/FlashToNVGPU/SM80/MMA.h"
+#include "flash/Dialect/Flash/Transforms/VisibleKV.h"
+#include "flash/Target/SplitKV.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::flash;
+using namespace mlir::flash::sm80;
+
+namespace {
+/// The split kernel's shape: 4 warps, each taking 16 keys of a 64-key tile.
+constexpr int64_t kWarps = 4;
+constexpr int64_t kKeysPerWarp = 16;
+constexpr int64_t kBlockKV = kWarps * kKeysPerWarp;
+constexpr int64_t kMaxStages = 8;
+/// Largest part count the workspace and the merge's loop are built for.
+constexpr int64_t kMaxSplitsLimit = 1024;
+
+/// Accumulator registers per thread: mTiles·D/2 (≤ 128, so the row tile
+/// is at most 16·max(256/D, 1) rows).
+int64_t maxMTiles(int64_t headDim) { return std::max<int64_t>(256 / headDim, 1); }
+
+/// Words each warp but the first leaves in shared memory for the combine:
+/// per thread row m and l, then the accumulator registers, 32 lanes each.
+int64_t exchangeWordsPerWarp(int64_t mTiles, int64_t headDim) {
+  return (2 * 2 * mTiles + mTiles * (headDim / 8) * 4) * 32;
+}
+
+/// The i32 domain of SplitKV.h and VisibleKV.h: run-time sizes.
+struct DecodeI32Domain {
+  using Value = mlir::Value;
+  KernelMath &km;
+  Value constant(int64_t v) { return km.i32(v); }
+  Value add(Value x, Value y) { return km.add(x, y); }
+  Value sub(Value x, Value y) { return km.sub(x, y); }
+  Value mul(Value x, Value y) { return km.mul(x, y); }
+  Value min(Value x, Value y) { return km.minsi(x, y); }
+  Value max(Value x, Value y) { return km.maxsi(x, y); }
+  Value floorDiv(Value x, Value y) { return km.divu(x, y); }
+};
+} // namespace
+
+FailureOr<KernelConfig>
+mlir::flash::decodeConfigFromDescriptor(KernelConfig c, KernelAttr kernel,
+                                        const TargetModel &target,
+                                        Location loc) {
+  auto unsupported = [&](const Twine &what) -> FailureOr<KernelConfig> {
+    return mlir::emitError(loc)
+           << "not supported yet: " << what << " on " << target.arch;
+  };
+  c.decode.paged = c.kind == KernelKind::Paged;
+  c.decode.pageSize = kernel.getPageSize();
+  c.decode.maxSplits = kernel.getMaxSplits();
+  if (c.decode.maxSplits < 1 || c.decode.maxSplits > kMaxSplitsLimit)
+    return unsupported("max_splits = " + Twine(c.decode.maxSplits) +
+                       " (1 to " + Twine(kMaxSplitsLimit) + ")");
+  if (c.kvHeads < 1 || c.queryHeads % c.kvHeads != 0)
+    return unsupported("q_heads that are not a multiple of kv_heads");
+  // The row tile: the GQA group times Nq rows, up to what the accumulators
+  // hold; larger groups take several row tiles (grid y).
+  int64_t rows = c.queryHeads / c.kvHeads * c.seqQ;
+  c.decode.mTiles = std::clamp<int64_t>(llvm::divideCeil(rows, 16), 1,
+                                        maxMTiles(c.headDim));
+  c.blockQ = 16 * c.decode.mTiles;
+  c.blockKV = kBlockKV;
+  c.warps = kWarps;
+  // Pipeline depth: as many K/V stages as fit in half an SM's shared memory
+  // (two blocks per SM keep loads in flight while one combines or exits),
+  // at least two.
+  const int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
+  const int64_t queryBytes = elementBytes * c.blockQ * c.headDim;
+  const int64_t stageBytes = 2 * elementBytes * kBlockKV * c.headDim;
+  const int64_t budget = target.sharedMemPerSM / 2 - 1024;
+  c.stages = std::clamp<int64_t>((budget - queryBytes) / stageBytes, 2,
+                                 kMaxStages);
+  c.sharedBytes = queryBytes + c.stages * stageBytes;
+  int64_t exchangeBytes =
+      4 * (kWarps - 1) * exchangeWordsPerWarp(c.decode.mTiles, c.headDim);
+  if (exchangeBytes > c.stages * stageBytes)
+    return unsupported("a warp exchange of " + Twine(exchangeBytes) +
+                       " bytes in " + Twine(c.stages * stageBytes) +
+                       " bytes of K/V stages");
+  if (c.sharedBytes > target.sharedMemPerBlock)
+    return unsupported(Twine(c.sharedBytes) + " bytes of shared memory (" +
+                       Twine(target.sharedMemPerBlock) + " per block)");
+  c.decode.mergeName = c.name + "_merge";
+  return c;
+}
+
+SmallVector<StringRef> mlir::flash::decodeSplitKernelArgs(bool paged) {
+  if (paged)
+    return {"q:ptr",     "k:ptr",        "v:ptr",     "block_table:ptr",
+            "seq_lens:ptr", "o:ptr",     "lse:ptr",   "partial_o:ptr",
+            "partial_lse:ptr", "B:i32",  "Hq:i32",    "Hkv:i32",
+            "Nq:i32",    "S:i32",        "M:i32",     "SMs:i32",
+            "scale:f32"};
+  return {"q:ptr",   "k:ptr",   "v:ptr",  "o:ptr",
+          "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "B:i32",
+          "Hq:i32",  "Hkv:i32", "Nq:i32", "Nk:i32",
+          "SMs:i32", "scale:f32"};
+}
+
+SmallVector<StringRef> mlir::flash::decodeMergeKernelArgs(bool paged) {
+  if (paged)
+    return {"partial_o:ptr", "partial_lse:ptr", "seq_lens:ptr", "o:ptr",
+            "lse:ptr",       "B:i32",           "Hq:i32",       "Hkv:i32",
+            "Nq:i32",        "M:i32",           "S:i32",        "SMs:i32"};
+  return {"partial_o:ptr", "partial_lse:ptr", "o:ptr",  "lse:ptr",
+          "B:i32",         "Hq:i32",          "Hkv:i32", "Nq:i32",
+          "Nk:i32",        "SMs:i32"};
+}
+
+namespace {
+/// A gpu.func kernel whose arguments are `args` ("name:type"), and its
+/// arguments by name.
+gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc, StringRef name,
+                            ArrayRef<StringRef> args, int64_t threads,
+                            llvm::StringMap<Value> &byName) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Type> types;
+  for (StringRef arg : args) {
+    StringRef type = arg.split(':').second;
+    types.push_back(type == "ptr"   ? Type(LLVM::LLVMPointerType::get(ctx, 1))
+                    : type == "i32" ? Type(b.getI32Type())
+                                    : Type(b.getF32Type()));
+  }
+  auto func = gpu::GPUFuncOp::create(b, loc, name,
+                                     FunctionType::get(ctx, types, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  int32_t t = int32_t(threads);
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({t, 1, 1}));
+  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({t, 1, 1}));
+  Block &entry = func.getBody().front();
+  for (auto [i, arg] : llvm::enumerate(args))
+    byName[arg.split(':').first] = entry.getArgument(i);
+  return func;
+}
+
+/// Sizes every decode kernel derives from its arguments.
+struct DecodeSizes {
+  Value groupRows;  ///< rows of one (batch, kv-head): Hq / Hkv · Nq
+  Value rowTiles;   ///< row tiles per (batch, kv-head)
+  Value workUnits;  ///< blocks per part over the call: B · Hkv · rowTiles
+};
+
+DecodeSizes decodeSizes(KernelMath &km, const KernelConfig &config,
+                        llvm::StringMap<Value> &arg) {
+  DecodeSizes s;
+  s.groupRows = km.mul(km.divu(arg["Hq"], arg["Hkv"]), arg["Nq"]);
+  s.rowTiles = km.divu(km.add(s.groupRows, km.i32(config.blockQ - 1)),
+                       km.i32(config.blockQ));
+  s.workUnits = km.mul(km.mul(arg["B"], arg["Hkv"]), s.rowTiles);
+  return s;
+}
+
+/// The keys of sequence `batch`: seq_lens[b] clamped to [0, M·S] (a paged
+/// cache), or Nk.
+Value sequenceLength(KernelMath &km, const KernelConfig &config,
+                     llvm::StringMap<Value> &arg, Value seqLens, Value batch) {
+  if (!config.decode.paged)
+    return arg["Nk"];
+  Value length = memref::LoadOp::create(km.b, km.loc, seqLens,
+                                        ValueRange{km.toIndex(batch)});
+  return km.maxsi(km.minsi(length, km.mul(arg["M"], arg["S"])), km.i32(0));
+}
+
+/// The K/V tiles the rows of a sequence of `length` keys visit (every row
+/// tile holds rows of every query index, so the range of the whole Nq rows,
+/// VisibleKV.h), and its parts (SplitKV.h).
+struct SequenceSplit {
+  Value numTiles, numUnmasked, numSplits, tilesPerSplit;
+};
+SequenceSplit sequenceSplit(KernelMath &km, const KernelConfig &config,
+                            Value length, Value seqQ, Value workUnits,
+                            Value numSMs) {
+  DecodeI32Domain d{km};
+  VisibleKVTiles<Value> tiles =
+      visibleKVTiles(d, km.i32(0), seqQ, length, /*rows=*/int64_t(1) << 30,
+                     kBlockKV, config.causal);
+  SplitKVCount<Value> parts = splitKVCount(d, tiles.numTiles, workUnits,
+                                           numSMs, config.decode.maxSplits);
+  return {tiles.numTiles, tiles.numUnmasked, parts.numSplits,
+          parts.tilesPerSplit};
+}
+
+//===----------------------------------------------------------------------===//
+// The split kernel
+//===----------------------------------------------------------------------===//
+
+class SplitKernelBuilder {
+public:
+  SplitKernelBuilder(OpBuilder &b, Location loc, const KernelConfig &config)
+      : b(b), loc(loc), km{b, loc}, config(config), et(config.elementType),
+        D(config.headDim), Mw(config.decode.mTiles), stages(config.stages),
+        threads(config.threads()), paged(config.decode.paged) {}
+
+  void build(gpu::GPUFuncOp func, llvm::StringMap<Value> &arg);
+
+private:
+  /// Online-softmax state of a warp, and (paged) the cache rows of the next
+  /// tile to issue, looked up one tile ahead.
+  struct State {
+    SmallVector<Value> runningMax, runningSum;
+    Fragment acc;
+    SmallVector<Value> nextRows;
+  };
+
+  MemRefType sharedType(Type element, int64_t elements) {
+    return MemRefType::get({elements}, element, AffineMap(),
+                           gpu::AddressSpaceAttr::get(
+                               b.getContext(), gpu::AddressSpace::Workgroup));
+  }
+  Value chunkOffset(int64_t chunk, Value x) {
+    return km.mul(km.xori(x, km.i32(chunk)), km.i32(8));
+  }
+  int64_t passes() const { return kBlockKV * (D / 8) / threads; }
+  int64_t rowsPerPass() const { return threads / (D / 8); }
+
+  /// Key t of this thread's row of pass p in tile `tile` (sequence order).
+  Value keyOf(Value tile, int64_t p) {
+    return km.add(km.mul(tile, km.i32(kBlockKV)),
+                  km.add(copyRow, km.i32(p * rowsPerPass())));
+  }
+  /// Paged: the cache row (page·S + slot) of each of this thread's keys in
+  /// `tile`, from the block table. Keys are clamped into [0, length) so that
+  /// no table entry past ceil(length / S) is read (length >= 1 here).
+  SmallVector<Value> cacheRowsOf(Value tile);
+  /// Issues the cp.async copies of K/V tile `tile` into stage `stage`
+  /// (rows at or past the length zero-filled).
+  void issueTile(Value tile, Value stage, ArrayRef<Value> rows);
+  /// One loop over local tiles [lb, ub) of the part.
+  State buildLoop(Value lb, Value ub, const State &in, bool masked);
+  /// S[.., key] = −inf where the key is past the row's last visible key.
+  void mask(Fragment &scores, Value kvStart);
+
+  OpBuilder &b;
+  Location loc;
+  KernelMath km;
+  const KernelConfig &config;
+  Type et;
+  int64_t D, Mw, stages, threads;
+  bool paged;
+
+  // Block-wide values.
+  Value tid, lane, warp, batch, kvHead, length, scaleLog2e;
+  Value tileBegin, tileEnd, numKVHeads, seqKV, pageSize, tableRow;
+  Value globalK, globalV, globalTable, kvHeadBase;
+  Value sharedQ, sharedK, sharedV, firstGroup;
+  Value copyRow, copyChunk;
+  Value qRowOffset, qSwizzle, kRowOffset, kSwizzle, vRowOffset, vSwizzle;
+  LaneCoords coords;
+  SmallVector<Value> rowLimit; ///< last visible key of each thread row
+  TileCopier copier;
+  SmallVector<SmallVector<Pairs>> queryInRegisters;
+};
+
+SmallVector<Value> SplitKernelBuilder::cacheRowsOf(Value tile) {
+  SmallVector<Value> rows;
+  Value last = km.sub(length, km.i32(1));
+  for (int64_t p = 0; p < passes(); ++p) {
+    Value key = km.maxsi(km.minsi(keyOf(tile, p), last), km.i32(0));
+    Value pageIndex = km.divu(key, pageSize);
+    Value slot = km.sub(key, km.mul(pageIndex, pageSize));
+    Value page = memref::LoadOp::create(
+        b, loc, globalTable,
+        ValueRange{km.toIndex(km.add(tableRow, pageIndex))});
+    rows.push_back(km.add(km.mul(page, pageSize), slot));
+  }
+  return rows;
+}
+
+void SplitKernelBuilder::issueTile(Value tile, Value stage,
+                                   ArrayRef<Value> rows) {
+  using P = arith::CmpIPredicate;
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  Value stageOffset = km.mul(stage, km.i32(kBlockKV * D));
+  Value last = km.sub(length, km.i32(1));
+  for (int64_t p = 0; p < passes(); ++p) {
+    Value key = keyOf(tile, p);
+    Value inRange = km.cmp(P::slt, key, length);
+    // Element offset of this thread's 16-byte chunk of the key's K/V row:
+    // paged ((page·S + slot)·Hkv + h)·D, contiguous ((b·Hkv + h)·Nk + t)·D.
+    Value source;
+    if (paged) {
+      Value row = arith::MulIOp::create(
+          b, loc, km.toIndex(rows[p]), km.toIndex(numKVHeads));
+      source = arith::AddIOp::create(b, loc, row, kvHeadBase);
+    } else {
+      Value key0 = km.maxsi(km.minsi(key, last), km.i32(0));
+      source = arith::AddIOp::create(b, loc, kvHeadBase, km.toIndex(key0));
+    }
+    source = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, source, km.index(D)),
+        km.toIndex(km.mul(copyChunk, km.i32(8))));
+    int64_t r = p * rowsPerPass();
+    Value dst = copier.dst.size() == 1
+                    ? copier.dst[0]
+                    : copier.dst[(r % 8) / rowsPerPass()];
+    Value dest = km.toIndex(km.add(stageOffset, km.add(dst, km.i32(r * D))));
+    Value elements = km.select(inRange, km.index(8), km.index(0));
+    for (auto [global, shared] : {std::pair(globalK, sharedK),
+                                  std::pair(globalV, sharedV)})
+      nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
+                                       ValueRange{dest}, global,
+                                       ValueRange{source}, b.getIndexAttr(8),
+                                       elements, b.getUnitAttr());
+  }
+}
+
+void SplitKernelBuilder::mask(Fragment &scores, Value kvStart) {
+  using P = arith::CmpIPredicate;
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  const AccumulatorLayout &layout = scores.layout;
+  // Column c of this lane is key col0 + columnOffset(c); visible iff it is
+  // at most the row's last visible key.
+  Value col0 = km.add(kvStart, km.mul(coords.quadLane,
+                                      km.i32(layout.columnLaneStride())));
+  for (int64_t r = 0; r < layout.rowsPerThread; ++r) {
+    Value relative = km.sub(rowLimit[r], col0);
+    for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+      Value visible = km.cmp(P::sle, km.i32(layout.columnOffset(c)), relative);
+      Value &s = scores.reg(r, c);
+      s = arith::SelectOp::create(b, loc, visible, s, negInf);
+    }
+  }
+}
+
+SplitKernelBuilder::State SplitKernelBuilder::buildLoop(Value lb, Value ub,
+                                                        const State &in,
+                                                        bool masked) {
+  using P = arith::CmpIPredicate;
+  const int64_t numRows = 2 * Mw;
+  SmallVector<Value> inits(in.runningMax);
+  inits.append(in.runningSum.begin(), in.runningSum.end());
+  inits.append(in.acc.regs.begin(), in.acc.regs.end());
+  inits.append(in.nextRows.begin(), in.nextRows.end());
+  const int64_t numAcc = in.acc.regs.size();
+  auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    ValueRange args = loop.getRegionIterArgs();
+    SmallVector<Value> runningMax(args.take_front(numRows));
+    SmallVector<Value> runningSum(args.slice(numRows, numRows));
+    Fragment acc = in.acc;
+    acc.regs.assign(args.begin() + 2 * numRows,
+                    args.begin() + 2 * numRows + numAcc);
+    SmallVector<Value> rows(args.begin() + 2 * numRows + numAcc, args.end());
+
+    // Tile j has landed (at most stages − 2 later groups in flight); the
+    // barrier also retires every read of the stage that tile j + stages − 1
+    // refills (tile j − 1's).
+    waitCopies(km, firstGroup, stages - 2);
+    gpu::BarrierOp::create(b, loc);
+    Value ahead = km.add(j, km.i32(stages - 1));
+    Value aheadTile = km.add(tileBegin, ahead);
+    auto ifAhead = scf::IfOp::create(
+        b, loc, km.cmp(P::slt, aheadTile, tileEnd), /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifAhead.thenBlock()->getTerminator());
+      issueTile(aheadTile, arith::RemUIOp::create(b, loc, ahead,
+                                                  km.i32(stages)),
+                rows);
+    }
+    commitCopies(km);
+    // The cache rows of the tile after it, whose table loads complete while
+    // this tile computes.
+    SmallVector<Value> nextRows;
+    if (paged)
+      nextRows = cacheRowsOf(km.add(aheadTile, km.i32(1)));
+
+    Value stage = arith::RemUIOp::create(b, loc, j, km.i32(stages));
+    Value stageOffset = km.mul(stage, km.i32(kBlockKV * D));
+    Value warpKeys = km.mul(warp, km.i32(kKeysPerWarp * D));
+
+    // S = Q·Kᵀ over this warp's 16 keys: Mw × 2 accumulators of 4 f32.
+    Fragment scores(Mw, 2, km.f32(0.0));
+    for (int64_t kk = 0; kk < D / 16; ++kk) {
+      SmallVector<Pairs> qFrag;
+      for (int64_t mt = 0; mt < Mw; ++mt) {
+        if (!queryInRegisters.empty()) {
+          qFrag.push_back(queryInRegisters[mt][kk]);
+          continue;
+        }
+        Value offset = km.add(qRowOffset, km.add(km.i32(mt * 16 * D),
+                                                 chunkOffset(2 * kk, qSwizzle)));
+        qFrag.push_back(loadMatrixX4(km, et, sharedQ, offset, false));
+      }
+      Value kOffset = km.add(km.add(stageOffset, warpKeys),
+                             km.add(kRowOffset, chunkOffset(2 * kk, kSwizzle)));
+      Pairs kFrag = loadMatrixX4(km, et, sharedK, kOffset, false);
+      for (int64_t mt = 0; mt < Mw; ++mt)
+        for (int64_t half = 0; half < 2; ++half)
+          mmaSyncInto(km, et, scores, mt, half, qFrag[mt],
+                      ArrayRef<Value>(kFrag).slice(2 * half, 2));
+    }
+    Value tile = km.add(tileBegin, j);
+    if (masked)
+      mask(scores, km.add(km.mul(tile, km.i32(kBlockKV)),
+                          km.mul(warp, km.i32(kKeysPerWarp))));
+    SoftmaxStep step = buildOnlineSoftmax(km, scores, runningMax, runningSum,
+                                          scaleLog2e, et);
+    buildRescale(km, acc, step.rescale);
+
+    // O += P·V over the same 16 keys: P's A operand is the S layout of
+    // column tiles 0 and 1.
+    SmallVector<Pairs> pFrag;
+    for (int64_t mt = 0; mt < Mw; ++mt) {
+      auto probs = [&](int64_t nt, int64_t half) {
+        return step.probs[(mt * 2 + nt) * 2 + half];
+      };
+      pFrag.push_back({probs(0, 0), probs(0, 1), probs(1, 0), probs(1, 1)});
+    }
+    Value vRow = km.add(km.add(stageOffset, warpKeys), vRowOffset);
+    for (int64_t dp = 0; dp < D / 16; ++dp) {
+      Pairs vFrag = loadMatrixX4(km, et, sharedV,
+                                 km.add(vRow, chunkOffset(2 * dp, vSwizzle)),
+                                 /*transpose=*/true);
+      for (int64_t mt = 0; mt < Mw; ++mt)
+        for (int64_t half = 0; half < 2; ++half)
+          mmaSyncInto(km, et, acc, mt, 2 * dp + half, pFrag[mt],
+                      ArrayRef<Value>(vFrag).slice(2 * half, 2));
+    }
+    SmallVector<Value> yields(step.newMax);
+    yields.append(step.newSum.begin(), step.newSum.end());
+    yields.append(acc.regs.begin(), acc.regs.end());
+    yields.append(nextRows.begin(), nextRows.end());
+    scf::YieldOp::create(b, loc, yields);
+  }
+  ValueRange results = loop.getResults();
+  State out;
+  out.runningMax.assign(results.begin(), results.begin() + numRows);
+  out.runningSum.assign(results.begin() + numRows,
+                        results.begin() + 2 * numRows);
+  out.acc = in.acc;
+  out.acc.regs.assign(results.begin() + 2 * numRows,
+                      results.begin() + 2 * numRows + numAcc);
+  out.nextRows.assign(results.begin() + 2 * numRows + numAcc, results.end());
+  return out;
+}
+
+void SplitKernelBuilder::build(gpu::GPUFuncOp func,
+                               llvm::StringMap<Value> &arg) {
+  using P = arith::CmpIPredicate;
+  MLIRContext *ctx = b.getContext();
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  Value scale = arg["scale"];
+  scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
+  numKVHeads = arg["Hkv"];
+  Value queryHeads = arg["Hq"], seqQ = arg["Nq"];
+  DecodeSizes sizes = decodeSizes(km, config, arg);
+
+  auto asI32 = [&](Value index) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  };
+  tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  lane = km.andi(tid, km.i32(31));
+  warp = km.shru(tid, km.i32(5));
+  coords = {km.shru(lane, km.i32(2)), km.andi(lane, km.i32(3))};
+  Value part = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value headTile = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+  batch = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  kvHead = km.divu(headTile, sizes.rowTiles);
+  Value rowTile = km.sub(headTile, km.mul(kvHead, sizes.rowTiles));
+
+  Value seqLens = paged ? buildFlatGlobalMemref(km, arg["seq_lens"],
+                                                b.getI32Type())
+                        : Value();
+  length = sequenceLength(km, config, arg, seqLens, batch);
+  SequenceSplit split = sequenceSplit(km, config, length, seqQ,
+                                      sizes.workUnits, arg["SMs"]);
+
+  // A block past the sequence's parts has nothing to do (a sequence with no
+  // key has no part: the merge writes its rows).
+  auto ifPart = scf::IfOp::create(
+      b, loc, km.cmp(P::slt, part, split.numSplits), /*withElse=*/false);
+  b.setInsertionPoint(ifPart.thenBlock()->getTerminator());
+
+  tileBegin = km.mul(part, split.tilesPerSplit);
+  tileEnd = km.minsi(km.add(tileBegin, split.tilesPerSplit), split.numTiles);
+  Value numLocal = km.sub(tileEnd, tileBegin);
+  Value numUnmaskedLocal = km.maxsi(
+      km.minsi(km.sub(split.numUnmasked, tileBegin), numLocal), km.i32(0));
+
+  // Global tensors. Rows of this block: (b·Hq + kvHead·G)·Nq + tileRow0 + ρ.
+  Value globalQ = buildFlatGlobalMemref(km, arg["q"], et);
+  globalK = buildFlatGlobalMemref(km, arg["k"], et);
+  globalV = buildFlatGlobalMemref(km, arg["v"], et);
+  Value groupSize = km.divu(queryHeads, numKVHeads);
+  Value groupRow0 = km.mul(km.add(km.mul(batch, queryHeads),
+                                  km.mul(kvHead, groupSize)),
+                           seqQ);
+  Value tileRow0 = km.mul(rowTile, km.i32(config.blockQ));
+  Value groupBase = km.toIndex(groupRow0);
+  Value qBase = arith::MulIOp::create(b, loc, groupBase, km.index(D));
+  if (paged) {
+    globalTable = buildFlatGlobalMemref(km, arg["block_table"],
+                                        b.getI32Type());
+    pageSize = arg["S"];
+    tableRow = km.mul(batch, arg["M"]);
+    kvHeadBase = km.toIndex(kvHead);
+  } else {
+    seqKV = arg["Nk"];
+    kvHeadBase = arith::MulIOp::create(
+        b, loc, km.toIndex(km.add(km.mul(batch, numKVHeads), kvHead)),
+        km.toIndex(seqKV));
+  }
+
+  // Shared memory: Q[Br][D] | K[stages][Bc][D] | V[stages][Bc][D].
+  auto bytes = MemRefType::get(
+      {ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
+  int64_t elementBytes = et.getIntOrFloatBitWidth() / 8;
+  int64_t queryBytes = elementBytes * config.blockQ * D;
+  int64_t ringElements = stages * kBlockKV * D;
+  auto view = [&](Type element, int64_t byteOffset, int64_t elements) {
+    return memref::ViewOp::create(b, loc, sharedType(element, elements), smem,
+                                  km.index(byteOffset), ValueRange{})
+        .getResult();
+  };
+  sharedQ = view(et, 0, config.blockQ * D);
+  sharedK = view(et, queryBytes, ringElements);
+  sharedV = view(et, queryBytes + elementBytes * ringElements, ringElements);
+
+  copier = makeTileCopier(km, tid, D, threads);
+  copyChunk = km.andi(tid, km.i32(D / 8 - 1));
+  copyRow = km.shru(tid, km.i32(llvm::Log2_64(D / 8)));
+
+  // The last visible key of each thread row ρ = tileRow0 + g + rowOffset(r)
+  // (query index i = ρ mod Nq): i + length − Nq under causal masking (a row
+  // that sees no key gets a negative limit), else length − 1.
+  Fragment shape(Mw, 2, km.f32(0.0));
+  for (int64_t r = 0; r < shape.numRows(); ++r) {
+    if (!config.causal) {
+      rowLimit.push_back(km.sub(length, km.i32(1)));
+      continue;
+    }
+    Value row = km.add(tileRow0, km.add(coords.group,
+                                        km.i32(shape.layout.rowOffset(r))));
+    Value query = arith::RemUIOp::create(b, loc, row, seqQ);
+    rowLimit.push_back(km.add(query, km.sub(length, seqQ)));
+  }
+
+  // Prologue: group 0 = Q; groups 1 .. stages − 1 = tiles 0 .. stages − 2
+  // (empty where the part is shorter).
+  copier.copy(km, globalQ, qBase, tileRow0, sizes.groupRows, sharedQ,
+              km.i32(0), config.blockQ);
+  firstGroup = commitCopies(km);
+  SmallVector<Value> rows;
+  for (int64_t s = 0; s < stages - 1; ++s) {
+    Value tile = km.add(tileBegin, km.i32(s));
+    auto ifTile = scf::IfOp::create(b, loc, km.cmp(P::slt, tile, tileEnd),
+                                    /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifTile.thenBlock()->getTerminator());
+      issueTile(tile, km.i32(s),
+                paged ? cacheRowsOf(tile) : SmallVector<Value>());
+    }
+    commitCopies(km);
+  }
+  State state;
+  if (paged)
+    state.nextRows = cacheRowsOf(km.add(tileBegin, km.i32(stages - 1)));
+
+  // ldmatrix lane addresses, as in the forward kernel (SM80/ForwardKernel):
+  // every warp reads all rows of Q and its own 16 keys of each K/V tile.
+  Value lane7 = km.andi(lane, km.i32(7));
+  Value lane8 = km.andi(km.shru(lane, km.i32(3)), km.i32(1));
+  Value lane16 = km.shru(lane, km.i32(4));
+  qRowOffset = km.mul(km.andi(lane, km.i32(15)), km.i32(D));
+  qSwizzle = km.xori(lane16, lane7);
+  kRowOffset = km.mul(km.add(lane7, km.mul(lane16, km.i32(8))), km.i32(D));
+  kSwizzle = km.xori(lane8, lane7);
+  vRowOffset = km.mul(km.add(lane7, km.mul(lane8, km.i32(8))), km.i32(D));
+  vSwizzle = km.xori(lane16, lane7);
+
+  // Q fragments stay in registers when they are few.
+  if (Mw * D / 4 <= 32) {
+    waitCopies(km, firstGroup, stages - 1);
+    gpu::BarrierOp::create(b, loc);
+    for (int64_t mt = 0; mt < Mw; ++mt) {
+      queryInRegisters.emplace_back();
+      for (int64_t kk = 0; kk < D / 16; ++kk) {
+        Value offset = km.add(qRowOffset, km.add(km.i32(mt * 16 * D),
+                                                 chunkOffset(2 * kk, qSwizzle)));
+        queryInRegisters.back().push_back(
+            loadMatrixX4(km, et, sharedQ, offset, false));
+      }
+    }
+  }
+
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  state.runningMax.assign(2 * Mw, negInf);
+  state.runningSum.assign(2 * Mw, km.f32(0.0));
+  state.acc = Fragment(Mw, D / 8, km.f32(0.0));
+  State unmasked = buildLoop(km.i32(0), numUnmaskedLocal, state, false);
+  State done = buildLoop(numUnmaskedLocal, numLocal, unmasked, true);
+
+  // Combine the warps' (m, l, acc): warps 1..3 leave theirs in shared
+  // memory (over the drained K/V ring, word i of lane l at i·32 + l), warp 0
+  // rescales every warp's part to the common max and sums.
+  waitCopies(km, firstGroup, 0);
+  gpu::BarrierOp::create(b, loc);
+  const int64_t numRows = 2 * Mw;
+  const int64_t perWarp = exchangeWordsPerWarp(Mw, D);
+  Value exchange = view(b.getF32Type(), queryBytes, (kWarps - 1) * perWarp);
+  auto slot = [&](Value warpIndex, int64_t word) {
+    // ((warp − 1)·perWarp/32 + word)·32 + lane
+    return km.toIndex(km.add(
+        km.mul(km.add(km.mul(km.sub(warpIndex, km.i32(1)),
+                             km.i32(perWarp / 32)),
+                      km.i32(word)),
+               km.i32(32)),
+        lane));
+  };
+  SmallVector<Value> words(done.runningMax);
+  words.append(done.runningSum.begin(), done.runningSum.end());
+  words.append(done.acc.regs.begin(), done.acc.regs.end());
+  km.ifLanes(km.cmp(P::ne, warp, km.i32(0)), [&] {
+    for (auto [i, w] : llvm::enumerate(words))
+      km.store(w, exchange, slot(warp, i));
+  });
+  gpu::BarrierOp::create(b, loc);
+  km.ifLanes(km.cmp(P::eq, warp, km.i32(0)), [&] {
+    SmallVector<Value> runningMax(done.runningMax), runningSum(done.runningSum);
+    Fragment acc = done.acc;
+    // The common max of each row, and each warp's factor
+    // 2^(m_w·c − shift) (0 for a warp whose row saw no key).
+    SmallVector<SmallVector<Value>> others;
+    for (int64_t w = 1; w < kWarps; ++w) {
+      others.emplace_back();
+      for (int64_t i = 0; i < int64_t(words.size()); ++i)
+        others.back().push_back(memref::LoadOp::create(
+            b, loc, exchange, ValueRange{slot(km.i32(w), i)}));
+    }
+    SmallVector<Value> common(runningMax);
+    for (auto &o : others)
+      for (int64_t r = 0; r < numRows; ++r)
+        common[r] = arith::MaxNumFOp::create(b, loc, common[r], o[r]);
+    auto factor = [&](Value m, int64_t r) {
+      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          common[r], negInf);
+      Value shift = km.select(
+          empty, km.f32(0.0),
+          arith::MulFOp::create(b, loc, common[r], scaleLog2e));
+      return buildExp2(km, buildFma(km, m, scaleLog2e,
+                                    arith::NegFOp::create(b, loc, shift)));
+    };
+    SmallVector<Value> own;
+    for (int64_t r = 0; r < numRows; ++r) {
+      own.push_back(factor(runningMax[r], r));
+      runningSum[r] = arith::MulFOp::create(b, loc, runningSum[r], own[r]);
+    }
+    buildRescale(km, acc, own);
+    for (auto &o : others) {
+      SmallVector<Value> f;
+      for (int64_t r = 0; r < numRows; ++r) {
+        f.push_back(factor(o[r], r));
+        runningSum[r] = buildFma(km, o[numRows + r], f[r], runningSum[r]);
+      }
+      for (int64_t reg = 0; reg < int64_t(acc.regs.size()); ++reg)
+        acc.regs[reg] = buildFma(km, o[2 * numRows + reg],
+                                 f[acc.layout.rowOfRegister(reg)],
+                                 acc.regs[reg]);
+    }
+
+    // One part: O and LSE straight to the outputs.
+    auto ifWhole = scf::IfOp::create(
+        b, loc, km.cmp(P::eq, split.numSplits, km.i32(1)), /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifWhole.thenBlock()->getTerminator());
+      Value globalO = buildFlatGlobalMemref(km, arg["o"], b.getI32Type());
+      Value globalLse = config.writesLse
+                            ? buildFlatGlobalMemref(km, arg["lse"],
+                                                    b.getF32Type())
+                            : Value();
+      Fragment out = acc;
+      buildEpilogue(km, config, out, common, runningSum, coords, tileRow0,
+                    sizes.groupRows, scale, globalO, qBase, globalLse,
+                    groupBase);
+      // Several parts: this part's normalised O and its LSE (natural log;
+      // −inf for a row that saw no key of the part), f32, at part-major
+      // rows of the workspaces.
+      b.setInsertionPoint(ifWhole.elseBlock()->getTerminator());
+      Value partialO = buildFlatGlobalMemref(km, arg["partial_o"],
+                                             b.getF32Type());
+      Value partialLse = buildFlatGlobalMemref(km, arg["partial_lse"],
+                                               b.getF32Type());
+      Value allRows = km.toIndex(
+          km.mul(km.mul(arg["B"], queryHeads), seqQ));
+      Value partRow0 = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, km.toIndex(part), allRows),
+          groupBase);
+      const AccumulatorLayout &layout = acc.layout;
+      for (int64_t r = 0; r < numRows; ++r) {
+        Value rowSum = buildRowSum(km, layout, runningSum[r]);
+        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            rowSum, km.f32(0.0));
+        Value inverse = km.select(
+            empty, km.f32(0.0),
+            arith::DivFOp::create(b, loc, km.f32(1.0), rowSum));
+        Value row = km.add(tileRow0, km.add(coords.group,
+                                            km.i32(layout.rowOffset(r))));
+        km.ifLanes(km.cmp(P::slt, row, sizes.groupRows), [&] {
+          Value flatRow = arith::AddIOp::create(b, loc, partRow0,
+                                                km.toIndex(row));
+          Value rowBase = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, flatRow, km.index(D)),
+              km.toIndex(km.mul(coords.quadLane,
+                                km.i32(layout.columnLaneStride()))));
+          for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+            Value o = arith::MulFOp::create(b, loc, acc.reg(r, c), inverse);
+            km.store(o, partialO,
+                     arith::AddIOp::create(b, loc, rowBase,
+                                           km.index(layout.columnOffset(c))));
+          }
+          km.ifLanes(km.cmp(P::eq, coords.quadLane, km.i32(0)), [&] {
+            Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
+                                              km.f32(M_LN2));
+            Value lse = buildFma(km, common[r], scale, log);
+            km.store(km.select(empty, negInf, lse), partialLse, flatRow);
+          });
+        });
+      }
+    }
+  });
+  b.setInsertionPointToEnd(&entry);
+  gpu::ReturnOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// The merge kernel
+//===----------------------------------------------------------------------===//
+
+void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
+                      gpu::GPUFuncOp func, llvm::StringMap<Value> &arg) {
+  using P = arith::CmpIPredicate;
+  KernelMath km{b, loc};
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  const int64_t Dv = config.headDim;
+  const int64_t columns = Dv / 32; // per lane, consecutive
+  Type f32 = b.getF32Type();
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  DecodeSizes sizes = decodeSizes(km, config, arg);
+  auto asI32 = [&](Value index) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  };
+  Value tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value lane = km.andi(tid, km.i32(31));
+  Value warp = km.shru(tid, km.i32(5));
+  Value block = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  const int64_t warpsPerBlock = DecodeConfig::kMergeThreads / 32;
+  Value row = km.add(km.mul(block, km.i32(warpsPerBlock)), warp);
+  Value rowsPerBatch = km.mul(arg["Hq"], arg["Nq"]);
+  Value allRows = km.mul(arg["B"], rowsPerBatch);
+
+  auto ifRow = scf::IfOp::create(b, loc, km.cmp(P::slt, row, allRows),
+                                 /*withElse=*/false);
+  b.setInsertionPoint(ifRow.thenBlock()->getTerminator());
+  Value batch = km.divu(row, rowsPerBatch);
+  Value seqLens = config.decode.paged
+                      ? buildFlatGlobalMemref(km, arg["seq_lens"],
+                                              b.getI32Type())
+                      : Value();
+  Value length = sequenceLength(km, config, arg, seqLens, batch);
+  SequenceSplit split = sequenceSplit(km, config, length, arg["Nq"],
+                                      sizes.workUnits, arg["SMs"]);
+
+  Value globalO = buildFlatGlobalMemref(km, arg["o"], b.getI32Type());
+  Value globalLse = config.writesLse
+                        ? buildFlatGlobalMemref(km, arg["lse"], f32)
+                        : Value();
+  Value partialO = buildFlatGlobalMemref(km, arg["partial_o"], f32);
+  Value partialLse = buildFlatGlobalMemref(km, arg["partial_lse"], f32);
+  Value rowIndex = km.toIndex(row);
+  Value laneColumn = km.mul(lane, km.i32(columns));
+  // Writes this lane's columns of O (16-bit pairs) and, from lane 0, LSE.
+  auto writeRow = [&](ArrayRef<Value> o, Value lse) {
+    Value base = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, rowIndex, km.index(Dv)),
+        km.toIndex(laneColumn));
+    for (int64_t c = 0; c < columns; c += 2) {
+      Value word = km.pairWord(
+          buildPackPair(km, o[c], o[c + 1], config.elementType));
+      Value index = arith::ShRUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, base, km.index(c)),
+          km.index(1));
+      km.store(word, globalO, index);
+    }
+    if (globalLse)
+      km.ifLanes(km.cmp(P::eq, lane, km.i32(0)),
+                 [&] { km.store(lse, globalLse, rowIndex); });
+  };
+
+  // No part (no key): O = 0, LSE = −inf.
+  km.ifLanes(km.cmp(P::eq, split.numSplits, km.i32(0)), [&] {
+    writeRow(SmallVector<Value>(columns, km.f32(0.0)), negInf);
+  });
+  // Two or more parts: merge.
+  km.ifLanes(km.cmp(P::sge, split.numSplits, km.i32(2)), [&] {
+    Value partStride = km.toIndex(allRows);
+    auto lseOf = [&](Value part) {
+      return memref::LoadOp::create(
+          b, loc, partialLse,
+          ValueRange{arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, km.toIndex(part), partStride),
+              rowIndex)});
+    };
+    // max_s LSE_s over the warp (parts strided over the lanes).
+    auto maxLoop = scf::ForOp::create(b, loc, lane, split.numSplits,
+                                      km.i32(32), ValueRange{negInf});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(maxLoop.getBody());
+      Value m = arith::MaxNumFOp::create(
+          b, loc, maxLoop.getRegionIterArgs()[0],
+          lseOf(maxLoop.getInductionVar()));
+      scf::YieldOp::create(b, loc, m);
+    }
+    Value maxLse = maxLoop.getResult(0);
+    for (int64_t offset : {16, 8, 4, 2, 1})
+      maxLse = arith::MaxNumFOp::create(b, loc, maxLse,
+                                        km.shuffleXor(maxLse, offset));
+    // Every part's rows saw no key (causal rows before the first key).
+    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                        maxLse, negInf);
+    Value shift = km.select(noKey, km.f32(0.0), maxLse);
+    // Σ_s w_s·O_s and Σ_s w_s, w_s = 2^((LSE_s − shift)·log2 e).
+    SmallVector<Value> inits(columns, km.f32(0.0));
+    inits.push_back(km.f32(0.0));
+    auto sumLoop = scf::ForOp::create(b, loc, km.i32(0), split.numSplits,
+                                      km.i32(1), inits);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(sumLoop.getBody());
+      Value part = sumLoop.getInductionVar();
+      ValueRange acc = sumLoop.getRegionIterArgs();
+      Value weight = buildExp2(
+          km, arith::MulFOp::create(
+                  b, loc, arith::SubFOp::create(b, loc, lseOf(part), shift),
+                  km.f32(M_LOG2E)));
+      Value base = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(
+              b, loc,
+              arith::AddIOp::create(
+                  b, loc,
+                  arith::MulIOp::create(b, loc, km.toIndex(part), partStride),
+                  rowIndex),
+              km.index(Dv)),
+          km.toIndex(laneColumn));
+      auto vectorType = VectorType::get({columns}, f32);
+      Value values = vector::LoadOp::create(
+          b, loc, vectorType, partialO, ValueRange{base},
+          /*nontemporal=*/false, llvm::MaybeAlign(std::min<int64_t>(
+                                     16, 4 * columns)));
+      SmallVector<Value> yields;
+      for (int64_t c = 0; c < columns; ++c) {
+        Value o = vector::ExtractOp::create(b, loc, values,
+                                            ArrayRef<int64_t>{c});
+        yields.push_back(buildFma(km, weight, o, acc[c]));
+      }
+      yields.push_back(arith::AddFOp::create(b, loc, acc[columns], weight));
+      scf::YieldOp::create(b, loc, yields);
+    }
+    Value total = sumLoop.getResult(columns);
+    Value inverse = km.select(
+        noKey, km.f32(0.0), arith::DivFOp::create(b, loc, km.f32(1.0), total));
+    SmallVector<Value> o;
+    for (int64_t c = 0; c < columns; ++c)
+      o.push_back(arith::MulFOp::create(b, loc, sumLoop.getResult(c), inverse));
+    Value lse = arith::AddFOp::create(
+        b, loc, maxLse,
+        arith::MulFOp::create(b, loc, buildLog2(km, total), km.f32(M_LN2)));
+    writeRow(o, km.select(noKey, negInf, lse));
+  });
+  b.setInsertionPointToEnd(&entry);
+  gpu::ReturnOp::create(b, loc);
+}
+} // namespace
+
+LogicalResult mlir::flash::buildDecodeKernels(OpBuilder &b, Location loc,
+                                              const KernelConfig &config) {
+  OpBuilder::InsertionGuard guard(b);
+  {
+    llvm::StringMap<Value> arg;
+    gpu::GPUFuncOp split =
+        createKernel(b, loc, config.name,
+                     decodeSplitKernelArgs(config.decode.paged),
+                     config.threads(), arg);
+    OpBuilder::InsertionGuard inner(b);
+    SplitKernelBuilder(b, loc, config).build(split, arg);
+  }
+  {
+    llvm::StringMap<Value> arg;
+    gpu::GPUFuncOp merge = createKernel(
+        b, loc, config.decode.mergeName,
+        decodeMergeKernelArgs(config.decode.paged),
+        DecodeConfig::kMergeThreads, arg);
+    OpBuilder::InsertionGuard inner(b);
+    buildMergeKernel(b, loc, config, merge, arg);
+  }
+  return success();
+}
