@@ -419,8 +419,12 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
       if (field.getName() != "kernels")
         description[field.getName().getValue()] =
             attributeToJSON(field.getValue());
+    Object kernelFiles = files;
+    auto own = options.kernelCubins.find(*kName);
+    if (own != options.kernelCubins.end())
+      kernelFiles["cubins"] = Object(own->second);
     kernels.push_back(Object{{"name", *kName},
-                             {"files", Object(files)},
+                             {"files", std::move(kernelFiles)},
                              {"grid", std::move(gridFormula)},
                              {"block", Array{*threads, 1, 1}},
                              {"dynamic_shared_memory", *shared},

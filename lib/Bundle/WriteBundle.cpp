@@ -81,6 +81,26 @@ llvm::json::Object resourceReport(StringRef report) {
   return out;
 }
 
+/// The report of each entry function of a module's ptxas -v output (its
+/// "Compiling entry function 'NAME'" section onwards): a plan of several
+/// kernels records each kernel's own registers and spills.
+llvm::StringMap<llvm::json::Object> entryReports(StringRef report) {
+  llvm::StringMap<llvm::json::Object> out;
+  StringRef marker = "Compiling entry function '";
+  size_t at = report.find(marker);
+  while (at != StringRef::npos) {
+    size_t nameStart = at + marker.size();
+    size_t nameEnd = report.find('\'', nameStart);
+    if (nameEnd == StringRef::npos)
+      break;
+    size_t next = report.find(marker, nameEnd);
+    out[report.slice(nameStart, nameEnd)] =
+        resourceReport(report.slice(nameEnd, next));
+    at = next;
+  }
+  return out;
+}
+
 struct FlashWriteBundlePass
     : flash::impl::FlashWriteBundleBase<FlashWriteBundlePass> {
   using Base::Base;
@@ -130,6 +150,7 @@ struct FlashWriteBundlePass
         return signalPassFailure();
 
       llvm::json::Object cubins;
+      llvm::StringMap<llvm::json::Object> kernelCubins;
       SmallVector<StringRef> archs;
       StringRef(cubinArchs).split(archs, ',', -1, /*KeepEmpty=*/false);
       if (archs.empty())
@@ -149,10 +170,18 @@ struct FlashWriteBundlePass
         llvm::json::Object cubin = resourceReport(*report);
         cubin["file"] = file;
         cubins[cubinArch] = std::move(cubin);
+        for (auto &entry : entryReports(*report)) {
+          llvm::json::Object own = std::move(entry.second);
+          own["file"] = file;
+          kernelCubins[entry.first()][cubinArch] = std::move(own);
+        }
       }
       LaunchPlanOptions kernelOptions = planOptions;
       kernelOptions.ptxFile = (name + ".ptx").str();
       kernelOptions.cubins = std::move(cubins);
+      for (auto &entry : kernelCubins)
+        kernelOptions.kernelCubins[entry.first().str()] =
+            std::move(entry.second);
       llvm::Expected<llvm::json::Object> json =
           buildLaunchPlan(info, kernelOptions);
       if (!json) {

@@ -303,7 +303,11 @@ bool Plan::read(const std::string &jsonPath, std::string &error) {
       Fields f{w, jsonPath + ": workspaces", error};
       WorkspaceSpec spec;
       spec.name = f.string("name");
-      spec.bytes = uint64_t(f.number("bytes"));
+      if (const Json *bytes = w.get("bytes"))
+        spec.bytes = *bytes;
+      if (!isFormula(spec.bytes) && error.empty())
+        error = jsonPath + ": workspace '" + spec.name +
+                "': bytes must be a number or a formula";
       spec.perStream = f.string("scope") == "stream";
       spec.zeroInit = f.string("init") == "zero";
       spec.kernelRestores = f.boolean("kernel_restores");
@@ -487,7 +491,8 @@ std::string shapeText(const flash_tensor &t) {
 
 bool Plan::planLaunch(int index, const flash_attention_args &args, int smCount,
                       int (*smCountOfDevice)(std::string &),
-                      flash_launch_info &out, std::string &error) const {
+                      flash_launch_info &out, std::string &error,
+                      std::vector<uint64_t> *workspaceBytes) const {
   std::memset(&out, 0, sizeof(out));
   if (index < 0 || size_t(index) >= kernels.size()) {
     error = "plan " + name + " has no kernel " + std::to_string(index);
@@ -607,6 +612,9 @@ bool Plan::planLaunch(int index, const flash_attention_args &args, int smCount,
   for (const ArgSpec &spec : kernel.args)
     needsSMs |= (spec.kind == FLASH_ARG_I32 || spec.kind == FLASH_ARG_F32) &&
                 mentions(spec.value, "SMs");
+  if (workspaceBytes)
+    for (const WorkspaceSpec &w : workspaces)
+      needsSMs |= mentions(w.bytes, "SMs");
   if (needsSMs) {
     if (smCount <= 0)
       smCount = smCountOfDevice ? smCountOfDevice(error) : 0;
@@ -633,6 +641,17 @@ bool Plan::planLaunch(int index, const flash_attention_args &args, int smCount,
     }
     out.grid[a] = uint32_t(v);
     out.block[a] = kernel.block[a];
+  }
+  if (workspaceBytes) {
+    workspaceBytes->clear();
+    for (const WorkspaceSpec &w : workspaces) {
+      double v;
+      if (!evaluate(w.bytes, env, v, error)) {
+        error = "bytes of workspace " + w.name + ": " + error;
+        return false;
+      }
+      workspaceBytes->push_back(uint64_t(std::max(v, 0.0)));
+    }
   }
   std::strncpy(out.kernel, kernel.name.c_str(), FLASH_NAME_SIZE - 1);
   out.shared_bytes = kernel.sharedBytes;

@@ -74,7 +74,13 @@ struct KernelSpec {
 
 struct WorkspaceSpec {
   std::string name;
-  uint64_t bytes = 0;
+  /// Its size: a number, or a formula of the call's symbols (the split-KV
+  /// partials grow with B, the heads and Nq), evaluated at each launch.
+  Json bytes;
+  /// The size when it does not depend on the call (0 when it does).
+  uint64_t fixedBytes() const {
+    return bytes.kind == Json::Number ? uint64_t(bytes.number) : 0;
+  }
   bool perStream = true, zeroInit = true, kernelRestores = false;
 };
 
@@ -108,9 +114,12 @@ struct Plan {
   bool runsOn(int cc, bool *fromCubin = nullptr) const;
   /// Plans kernel `index` for `args` (smCount <= 0: `smCountOfDevice` is
   /// asked, when the grid needs it).
+  /// With `workspaceBytes`, also the size of each of the plan's workspaces
+  /// for this call (in the plan's order).
   bool planLaunch(int index, const flash_attention_args &args, int smCount,
                   int (*smCountOfDevice)(std::string &),
-                  flash_launch_info &out, std::string &error) const;
+                  flash_launch_info &out, std::string &error,
+                  std::vector<uint64_t> *workspaceBytes = nullptr) const;
 };
 
 /// "sm_90a" -> 90; 0 if not of that form.

@@ -185,44 +185,48 @@ int smCountOfDevice(std::string &error) {
   return deviceAttribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, error);
 }
 
-/// Runtime-owned workspaces: one per (context, stream, name, size), zeroed
-/// when allocated. Launches on one stream are ordered, so they can share one
+/// Runtime-owned workspaces: one per (context, stream, name), zeroed when
+/// allocated. Launches on one stream are ordered, so they can share one
 /// whose kernels leave it as they found it; two streams may overlap, so each
-/// has its own. Kept for the life of the process.
+/// has its own. A call that needs more bytes than the workspace has gets a
+/// larger one; the smaller stays allocated (a kernel in flight or a captured
+/// CUDA graph may still use it). Kept for the life of the process, so that
+/// calls of sizes seen before allocate nothing.
 CUdeviceptr workspaceFor(const Driver *cu, CUstream stream,
-                         const WorkspaceSpec &spec, std::string &error) {
+                         const WorkspaceSpec &spec, uint64_t bytes,
+                         std::string &error) {
+  struct Owned {
+    CUdeviceptr pointer = 0;
+    uint64_t capacity = 0;
+  };
   static std::mutex mutex;
-  static std::map<std::tuple<CUcontext, CUstream, std::string, uint64_t>,
-                  CUdeviceptr>
-      owned;
+  static std::map<std::tuple<CUcontext, CUstream, std::string>, Owned> owned;
   CUcontext context = nullptr;
   cu->cuCtxGetCurrent(&context);
   std::lock_guard<std::mutex> lock(mutex);
-  auto key = std::make_tuple(context, spec.perStream ? stream : nullptr,
-                             spec.name, spec.bytes);
-  auto it = owned.find(key);
-  CUdeviceptr pointer = 0;
-  if (it != owned.end()) {
-    pointer = it->second;
-  } else {
-    CUresult r = cu->cuMemAlloc(&pointer, std::max<uint64_t>(spec.bytes, 4));
+  Owned &slot = owned[std::make_tuple(context, spec.perStream ? stream : nullptr,
+                                      spec.name)];
+  bytes = std::max<uint64_t>(bytes, 4);
+  if (slot.capacity < bytes) {
+    CUdeviceptr pointer = 0;
+    CUresult r = cu->cuMemAlloc(&pointer, bytes);
     if (r == CUDA_SUCCESS && spec.zeroInit)
-      r = cu->cuMemsetD8Async(pointer, 0, spec.bytes, stream);
+      r = cu->cuMemsetD8Async(pointer, 0, bytes, stream);
     if (r != CUDA_SUCCESS) {
       error = "workspace " + spec.name + ": " + cu->errorName(r);
       return 0;
     }
-    owned[key] = pointer;
+    slot = {pointer, bytes};
     return pointer;
   }
   if (spec.zeroInit && !spec.kernelRestores) {
-    CUresult r = cu->cuMemsetD8Async(pointer, 0, spec.bytes, stream);
+    CUresult r = cu->cuMemsetD8Async(slot.pointer, 0, bytes, stream);
     if (r != CUDA_SUCCESS) {
       error = "workspace " + spec.name + ": " + cu->errorName(r);
       return 0;
     }
   }
-  return pointer;
+  return slot.pointer;
 }
 
 /// The kernel's function in the current context, loaded on first use: the
@@ -496,7 +500,7 @@ int flash_plan_get_workspace(const flash_plan *p, int index,
   const WorkspaceSpec &w = p->plan.workspaces[index];
   std::memset(out, 0, sizeof(*out));
   copyName(out->name, w.name);
-  out->bytes = w.bytes;
+  out->bytes = w.fixedBytes(); // 0: depends on the call
   out->scope_stream = w.perStream;
   out->zero_init = w.zeroInit;
   out->kernel_restores = w.kernelRestores;
@@ -538,24 +542,32 @@ int flash_plan_launch(const flash_plan *p, const flash_attention_args *args,
   std::string error;
   // Check and plan every kernel before the driver is touched.
   std::vector<flash_launch_info> infos(plan.kernels.size());
+  std::vector<uint64_t> workspaceBytes;
   for (size_t i = 0; i < plan.kernels.size(); ++i)
-    if (!plan.planLaunch(int(i), *args, 0, smCountOfDevice, infos[i], error))
+    if (!plan.planLaunch(int(i), *args, 0, smCountOfDevice, infos[i], error,
+                         i == 0 ? &workspaceBytes : nullptr))
       return fail(error);
   const Driver *cu = Driver::get(error);
   if (!cu)
     return failDriver(error);
   CUstream cuStream = static_cast<CUstream>(stream);
+  // Workspaces the caller did not give, one per plan launch (every kernel
+  // of the plan sees the same one).
+  std::vector<CUdeviceptr> owned(plan.workspaces.size(), 0);
   for (size_t i = 0; i < plan.kernels.size(); ++i) {
     flash_launch_info &info = infos[i];
     if (!info.grid[0] || !info.grid[1] || !info.grid[2])
       continue; // nothing to compute (an empty batch, heads or queries)
-    // Workspaces the caller did not give.
     for (int a = 0; a < info.num_args; ++a) {
       flash_arg_info &arg = info.args[a];
       if (arg.kind == FLASH_ARG_PTR && arg.workspace >= 0 && !arg.pointer) {
-        arg.pointer = workspaceFor(cu, cuStream, plan.workspaces[arg.workspace], error);
-        if (!arg.pointer)
+        CUdeviceptr &pointer = owned[arg.workspace];
+        if (!pointer)
+          pointer = workspaceFor(cu, cuStream, plan.workspaces[arg.workspace],
+                                 workspaceBytes[arg.workspace], error);
+        if (!pointer)
           return failDriver(error);
+        arg.pointer = pointer;
       }
     }
     CUfunction function = functionFor(cu, plan, plan.kernels[i], error);

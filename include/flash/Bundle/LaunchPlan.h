@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -36,6 +37,9 @@ struct LaunchPlanOptions {
   /// PTX file and, per ptxas target, the cubin file and its ptxas report.
   std::string ptxFile;
   llvm::json::Object cubins;
+  /// Per entry function of the module (a plan of several kernels): the
+  /// same, with that kernel's own ptxas report.
+  std::map<std::string, llvm::json::Object> kernelCubins;
 };
 
 /// Parses "MIN:MAX" or "MIN:" (or "" for every length) into `options`.

@@ -223,6 +223,10 @@ class KernelLibrary:
         if v.shape[3] != d or k.shape[3] != d:
             raise ValueError(f"head dimensions differ: q {d}, k {k.shape[3]}, v {v.shape[3]} "
                              "(kernels need D = Dv)")
+        if bundle is None and nq <= self.SPLIT_KV_MAX_QUERY_ROWS and nk > nq:
+            # Few query rows (decoding): the split-KV plan, where compiled.
+            bundle = self._split_kv(dtype, d, causal, return_lse,
+                                    self._capability(q.device))
         bundle = bundle or self.find(dtype, d, causal, return_lse, max(nq, nk),
                                      compute_capability=self._capability(q.device))
         if scale is None:
@@ -241,6 +245,94 @@ class KernelLibrary:
         # plan's constraints, checked by the runtime.
         try:
             bundle.launch(q, k, v, out, lse, scale)
+        except capi.FlashRuntimeError as e:
+            if e.code == capi.ERROR_INVALID:
+                raise ValueError(str(e)) from None
+            raise
+        return (out, lse) if return_lse else out
+
+
+    # Calls with at most this many query rows (and more keys than queries)
+    # go to a split-KV plan when the library has one for their key.
+    SPLIT_KV_MAX_QUERY_ROWS = 16
+
+    def _split_kv(self, dtype: str, head_dim: int, causal: bool, lse: bool,
+                  capability: int) -> Optional[Bundle]:
+        memo = ("split_kv?", dtype, head_dim, causal, lse, capability)
+        if memo not in self._chosen:
+            try:
+                chosen = self.find(dtype, head_dim, causal, lse, None, capability,
+                                   op="attention_split_kv")
+            except ValueError:
+                chosen = None
+            self._chosen[memo] = chosen
+        return self._chosen[memo]
+
+    def paged_attention(self, q, k_cache, v_cache, block_table, seq_lens, causal: bool = False,
+                        scale: Optional[float] = None, out=None, return_lse: bool = False,
+                        lse_out=None, bundle: Optional[Bundle] = None):
+        """Attention of q (B×Hq×Nq×D) over a paged KV cache: key t of sequence b
+        is slot t % S of page block_table[b][t // S] of k_cache / v_cache
+        (P×S×Hkv×D, P×S×Hkv×Dv), for t < seq_lens[b] (block_table B×M and
+        seq_lens B, int32, on the device). `causal`: query row i sees keys
+        t <= i + seq_lens[b] − Nq. A row that sees no key is 0 (LSE −inf).
+
+        Nothing here reads the device (no synchronisation) and nothing is
+        allocated on it but `out` (and LSE) when not given: the partials'
+        workspace is the runtime's, one per device and stream, reused. So a
+        call captured in a CUDA graph replays correctly while the contents of
+        seq_lens and block_table change.
+        """
+        import torch
+        for name, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache),
+                        ("block_table", block_table), ("seq_lens", seq_lens)):
+            if not isinstance(t, torch.Tensor):
+                raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+            if not t.is_cuda:
+                raise ValueError(f"{name} must be on a CUDA device, got {t.device}")
+            if not t.is_contiguous():
+                raise ValueError(f"{name} must be contiguous")
+        if q.dim() != 4 or k_cache.dim() != 4 or v_cache.dim() != 4:
+            raise ValueError("q must be B×Hq×Nq×D and the caches P×S×Hkv×D, got shapes "
+                             f"{tuple(q.shape)}, {tuple(k_cache.shape)}, {tuple(v_cache.shape)}")
+        if block_table.dim() != 2 or seq_lens.dim() != 1:
+            raise ValueError(f"block_table must be B×M and seq_lens B, got shapes "
+                             f"{tuple(block_table.shape)}, {tuple(seq_lens.shape)}")
+        if block_table.dtype != torch.int32 or seq_lens.dtype != torch.int32:
+            raise TypeError(f"block_table and seq_lens must be int32, got "
+                            f"{block_table.dtype}, {seq_lens.dtype}")
+        if not (q.dtype == k_cache.dtype == v_cache.dtype):
+            raise TypeError(f"q and the caches must share a dtype, got {q.dtype}, "
+                            f"{k_cache.dtype}, {v_cache.dtype}")
+        dtype = {torch.bfloat16: "bf16", torch.float16: "f16"}.get(q.dtype)
+        if dtype is None:
+            raise TypeError(f"dtype {q.dtype} not supported on the GPU (bf16 or f16)")
+        if len({t.device for t in (q, k_cache, v_cache, block_table, seq_lens)}) != 1:
+            raise ValueError("q, the caches, block_table and seq_lens must be on one device")
+        b, hq, nq, d = q.shape
+        if k_cache.shape[3] != d or v_cache.shape[3] != d:
+            raise ValueError(f"head dimensions differ: q {d}, k {k_cache.shape[3]}, "
+                             f"v {v_cache.shape[3]} (kernels need D = Dv)")
+        bundle = bundle or self.find(dtype, d, causal, return_lse, None,
+                                     compute_capability=self._capability(q.device),
+                                     op="paged_attention")
+        if scale is None:
+            scale = 1.0 / math.sqrt(d)
+        if not (scale > 0 and math.isfinite(scale)):
+            raise ValueError(f"scale must be finite and positive on the GPU, got {scale}")
+        if out is None:
+            out = torch.empty_like(q)
+        elif out.shape != q.shape or out.dtype != q.dtype or not out.is_contiguous():
+            raise ValueError("out must be a contiguous tensor like q")
+        lse = None
+        if bundle.writes_lse:
+            lse = lse_out if lse_out is not None else torch.empty(
+                (b, hq, nq), device=q.device, dtype=torch.float32)
+        # Shapes, GQA, the page size and the size limits are the plan's
+        # constraints, checked by the runtime.
+        try:
+            bundle.launch_named({"q": q, "k": k_cache, "v": v_cache, "block_table": block_table,
+                                 "seq_lens": seq_lens, "o": out, "lse": lse}, scale, q.device)
         except capi.FlashRuntimeError as e:
             if e.code == capi.ERROR_INVALID:
                 raise ValueError(str(e)) from None

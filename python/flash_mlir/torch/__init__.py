@@ -11,6 +11,9 @@ Ops registered by ``register_torch_op(library)``:
   forward with its log-sum-exp (B×Hq×Nq f32); differentiable in q, k, v (LSE
   is an output autograd does not differentiate through: its gradient must be
   None).
+- ``flash_mlir::paged_attention(q, k_cache, v_cache, block_table, seq_lens,
+  causal, scale) -> o``: attention over a paged KV cache (split-KV decode
+  kernels; block_table and seq_lens int32 on the device, read only there).
 - ``flash_mlir::attention_backward(dout, q, k, v, o, lse, causal, scale,
   deterministic) -> (dq, dk, dv)``: the backward kernels (preprocess, main, dQ
   convert).
@@ -79,6 +82,17 @@ def register_torch_op(library):
         return dq, dk, dv, None, None
 
     attention_with_lse.register_autograd(backward, setup_context=setup_context)
+
+    @torch.library.custom_op("flash_mlir::paged_attention", mutates_args=())
+    def paged_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
+                        block_table: torch.Tensor, seq_lens: torch.Tensor,
+                        causal: bool = False, scale: float = 0.0) -> torch.Tensor:
+        return _TORCH_OP_LIBRARY.paged_attention(q, k_cache, v_cache, block_table, seq_lens,
+                                                 causal=causal, scale=_scale(scale))
+
+    @paged_attention.register_fake
+    def _(q, k_cache, v_cache, block_table, seq_lens, causal=False, scale=0.0):
+        return q.new_empty(q.shape[:3] + v_cache.shape[3:])
 
     # The public op: the forward's O. A composite, so autograd (and
     # torch.compile) see attention_with_lse and its saved LSE.

@@ -682,42 +682,48 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   km.ifLanes(km.cmp(P::eq, warp, km.i32(0)), [&] {
     SmallVector<Value> runningMax(done.runningMax), runningSum(done.runningSum);
     Fragment acc = done.acc;
-    // The common max of each row, and each warp's factor
-    // 2^(m_w·c − shift) (0 for a warp whose row saw no key).
-    SmallVector<SmallVector<Value>> others;
-    for (int64_t w = 1; w < kWarps; ++w) {
-      others.emplace_back();
-      for (int64_t i = 0; i < int64_t(words.size()); ++i)
-        others.back().push_back(memref::LoadOp::create(
-            b, loc, exchange, ValueRange{slot(km.i32(w), i)}));
-    }
+    // The common max of each row over the warps, then each warp's part
+    // rescaled by 2^(m_w·c − shift) (0 for a warp whose row saw no key) and
+    // summed, one warp at a time (its words loaded as they are used).
+    auto load = [&](int64_t w, int64_t word) -> Value {
+      return memref::LoadOp::create(b, loc, exchange,
+                                    ValueRange{slot(km.i32(w), word)});
+    };
+    SmallVector<SmallVector<Value>> otherMax;
     SmallVector<Value> common(runningMax);
-    for (auto &o : others)
-      for (int64_t r = 0; r < numRows; ++r)
-        common[r] = arith::MaxNumFOp::create(b, loc, common[r], o[r]);
-    auto factor = [&](Value m, int64_t r) {
+    for (int64_t w = 1; w < kWarps; ++w) {
+      otherMax.emplace_back();
+      for (int64_t r = 0; r < numRows; ++r) {
+        otherMax.back().push_back(load(w, r));
+        common[r] = arith::MaxNumFOp::create(b, loc, common[r],
+                                             otherMax.back()[r]);
+      }
+    }
+    SmallVector<Value> shift;
+    for (int64_t r = 0; r < numRows; ++r) {
       Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                           common[r], negInf);
-      Value shift = km.select(
-          empty, km.f32(0.0),
-          arith::MulFOp::create(b, loc, common[r], scaleLog2e));
-      return buildExp2(km, buildFma(km, m, scaleLog2e,
-                                    arith::NegFOp::create(b, loc, shift)));
-    };
-    SmallVector<Value> own;
-    for (int64_t r = 0; r < numRows; ++r) {
-      own.push_back(factor(runningMax[r], r));
-      runningSum[r] = arith::MulFOp::create(b, loc, runningSum[r], own[r]);
+      shift.push_back(arith::NegFOp::create(
+          b, loc,
+          km.select(empty, km.f32(0.0),
+                    arith::MulFOp::create(b, loc, common[r], scaleLog2e))));
     }
-    buildRescale(km, acc, own);
-    for (auto &o : others) {
+    auto factors = [&](ArrayRef<Value> m) {
       SmallVector<Value> f;
-      for (int64_t r = 0; r < numRows; ++r) {
-        f.push_back(factor(o[r], r));
-        runningSum[r] = buildFma(km, o[numRows + r], f[r], runningSum[r]);
-      }
+      for (int64_t r = 0; r < numRows; ++r)
+        f.push_back(buildExp2(km, buildFma(km, m[r], scaleLog2e, shift[r])));
+      return f;
+    };
+    SmallVector<Value> own = factors(runningMax);
+    for (int64_t r = 0; r < numRows; ++r)
+      runningSum[r] = arith::MulFOp::create(b, loc, runningSum[r], own[r]);
+    buildRescale(km, acc, own);
+    for (int64_t w = 1; w < kWarps; ++w) {
+      SmallVector<Value> f = factors(otherMax[w - 1]);
+      for (int64_t r = 0; r < numRows; ++r)
+        runningSum[r] = buildFma(km, load(w, numRows + r), f[r], runningSum[r]);
       for (int64_t reg = 0; reg < int64_t(acc.regs.size()); ++reg)
-        acc.regs[reg] = buildFma(km, o[2 * numRows + reg],
+        acc.regs[reg] = buildFma(km, load(w, 2 * numRows + reg),
                                  f[acc.layout.rowOfRegister(reg)],
                                  acc.regs[reg]);
     }

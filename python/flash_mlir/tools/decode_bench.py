@@ -1,0 +1,188 @@
+"""Decode bandwidth: the split-KV plans against torch SDPA (cuDNN, FA2).
+
+  python3 -m flash_mlir.tools.decode_bench --bundles bundles/ [--json out.json]
+      [--rows 1x32768,1x131072,64x8192] [--rounds 5]
+
+One query row, GQA 32/8, D=128, bf16. Bytes = K + V of the valid lengths +
+Q + O; TB/s = bytes / time. Ours: paged with page sizes 16 and 64 (pages in a
+random order) and the contiguous split-KV plan; SDPA's cuDNN and FA2 backends
+on the same K/V, contiguous (their only form, enable_gqa). Each measurement
+is the median time of CUDA-graph replays of 20 back-to-back calls (launch
+gaps excluded), implementations interleaved over --rounds rounds in a
+rotating order; a row reports each one's median over the rounds. The read
+ceiling (torch sum over 4 GiB) is measured in the same run. Host time per
+call (Python to launch, no synchronisation) is measured on a small problem
+for ours and SDPA's.
+"""
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+
+
+def graph_time(fn, calls=20, replays=10):
+    """Median ms per call of `fn` over replays of a graph of `calls` calls
+    (None if it cannot be captured)."""
+    import torch
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(graph, stream=stream):
+            for _ in range(calls):
+                fn()
+    except Exception:
+        return None
+    graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(replays):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / calls)
+    return statistics.median(times)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bundles", required=True)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--rows", default="1x32768,1x131072,64x8192")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--hq", type=int, default=32)
+    ap.add_argument("--hkv", type=int, default=8)
+    args = ap.parse_args(argv)
+
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from flash_mlir.runtime import KernelLibrary
+
+    lib = KernelLibrary(args.bundles)
+    d, hq, hkv = 128, args.hq, args.hkv
+    t = torch.bfloat16
+    # The read ceiling: one pass over 4 GiB.
+    big = torch.ones(1 << 31, device="cuda", dtype=torch.bfloat16)
+    ceiling_ms = graph_time(lambda: big.sum(), calls=5, replays=5)
+    ceiling = big.numel() * 2 / (ceiling_ms * 1e-3) / 1e12
+    del big
+    print(f"read ceiling (sum over 4 GiB): {ceiling:.2f} TB/s", flush=True)
+
+    rows = []
+    for text in args.rows.split(","):
+        b, length = (int(x) for x in text.split("x"))
+        q = torch.randn(b, hq, 1, d, device="cuda", dtype=t)
+        k = torch.randn(b, hkv, length, d, device="cuda", dtype=t)
+        v = torch.randn(b, hkv, length, d, device="cuda", dtype=t)
+        lens = torch.full((b,), length, dtype=torch.int32, device="cuda")
+        impls = {}
+        for page in (16, 64):
+            pages = b * length // page
+            perm = torch.randperm(pages, device="cuda")
+            # Page perm[j] holds block j of the contiguous cache.
+            kc = torch.empty(pages, page, hkv, d, device="cuda", dtype=t)
+            vc = torch.empty_like(kc)
+            blocks_k = k.permute(0, 2, 1, 3).reshape(pages, page, hkv, d)
+            blocks_v = v.permute(0, 2, 1, 3).reshape(pages, page, hkv, d)
+            kc[perm] = blocks_k
+            vc[perm] = blocks_v
+            table = perm.view(b, length // page).to(torch.int32).contiguous()
+            out = torch.empty_like(q)
+            impls[f"paged S={page}"] = (lambda kc=kc, vc=vc, table=table, out=out:
+                                       lib.paged_attention(q, kc, vc, table, lens, out=out))
+        out_c = torch.empty_like(q)
+        impls["split_kv contiguous"] = lambda: lib.attention(q, k, v, out=out_c)
+
+        def sdpa(backend):
+            def run():
+                with sdpa_kernel([backend]):
+                    return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+            return run
+        impls["SDPA cuDNN"] = sdpa(SDPBackend.CUDNN_ATTENTION)
+        impls["SDPA FA2"] = sdpa(SDPBackend.FLASH_ATTENTION)
+        # Correctness of the rows timed: ours against SDPA's (fp32 math).
+        ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), enable_gqa=True)
+        errors = {}
+        for name, fn in impls.items():
+            try:
+                errors[name] = (fn().float() - ref).abs().max().item()
+            except Exception as e:
+                errors[name] = f"error: {str(e)[:120]}"
+        names = [n for n in impls if not isinstance(errors[n], str)]
+        times = {n: [] for n in names}
+        for r in range(args.rounds):
+            order = names[r % len(names):] + names[: r % len(names)]
+            for name in order:
+                ms = graph_time(impls[name])
+                if ms is not None:
+                    times[name].append(ms)
+        bytes_moved = 2 * b * hkv * length * d * 2 + 2 * b * hq * d * 2
+        row = {"B": b, "L": length, "Hq": hq, "Hkv": hkv, "D": d, "bytes": bytes_moved,
+               "ceiling_TBps": ceiling, "impls": {}}
+        print(f"B={b} L={length} ({bytes_moved / 1e6:.0f} MB)", flush=True)
+        for name in impls:
+            if name in times and times[name]:
+                ms = statistics.median(times[name])
+                tbps = bytes_moved / (ms * 1e-3) / 1e12
+                row["impls"][name] = {"ms": ms, "TBps": tbps, "max_err": errors[name],
+                                      "all_ms": times[name]}
+                print(f"  {name:22s} {ms * 1e3:9.1f} us  {tbps:5.2f} TB/s  "
+                      f"({100 * tbps / ceiling:3.0f}% of ceiling)  max err {errors[name]:.2e}",
+                      flush=True)
+            else:
+                row["impls"][name] = {"error": errors.get(name)}
+                print(f"  {name:22s} not timed: {errors.get(name)}", flush=True)
+        rows.append(row)
+        del k, v, q
+
+    # Host time per call on a small problem (no synchronisation in the loop).
+    b, length = 1, 1024
+    q = torch.randn(b, hq, 1, d, device="cuda", dtype=t)
+    k = torch.randn(b, hkv, length, d, device="cuda", dtype=t)
+    v = torch.randn(b, hkv, length, d, device="cuda", dtype=t)
+    kc = k.permute(0, 2, 1, 3).reshape(length // 16, 16, hkv, d).contiguous()
+    vc = v.permute(0, 2, 1, 3).reshape(length // 16, 16, hkv, d).contiguous()
+    table = torch.arange(length // 16, dtype=torch.int32, device="cuda").view(1, -1)
+    lens = torch.full((1,), length, dtype=torch.int32, device="cuda")
+    host = {}
+    calls = {"paged (KernelLibrary)": lambda: lib.paged_attention(q, kc, vc, table, lens),
+             "split_kv (KernelLibrary)": lambda: lib.attention(q, k, v),
+             "SDPA default": lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)}
+    try:
+        from flash_mlir.torch import register_torch_op
+        register_torch_op(lib)
+        op = torch.ops.flash_mlir.paged_attention
+        calls["torch.ops.flash_mlir.paged_attention"] = lambda: op(q, kc, vc, table, lens)
+    except Exception as e:
+        print(f"torch op not registered: {e}")
+    for name, fn in calls.items():
+        for _ in range(20):
+            fn()
+        torch.cuda.synchronize()
+        samples = []
+        for _ in range(5):
+            start = time.perf_counter()
+            for _ in range(200):
+                fn()
+            samples.append((time.perf_counter() - start) / 200 * 1e6)
+            torch.cuda.synchronize()
+        host[name] = statistics.median(samples)
+        print(f"host time per call, {name}: {host[name]:.1f} us", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"ceiling_TBps": ceiling, "rows": rows, "host_us": host}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,316 @@
+"""GPU check of the split-KV (Flash-Decoding) plans: paged and contiguous.
+
+  python3 -m flash_mlir.tools.decode_check --bundles bundles/ [--quick] [--json out.json]
+      [--plant table-row]   # a broken copy of the paged plans: the check must fail
+
+Every case draws fresh random inputs and checks ours against a float32 torch
+reference on the K/V gathered through the block table, with FlashAttention's
+criterion: max|ours - ref32| <= 2·max|torch_same_dtype - ref32| + 1e-5, where
+torch_same_dtype is SDPA on the gathered K/V in the inputs' dtype (explicit
+bottom-right causal mask). A row that sees no key must be exactly 0 with LSE
+-inf. The LSE must match ref32's to 1e-3 (absolute) on finite rows.
+
+The paged cache is hostile: pages are handed out in a random order, every slot
+no sequence owns (past a sequence's length, pages nobody owns) holds NaN, and
+block-table entries past ceil(len / S) point at a page full of NaN. The output
+and LSE are NaN-poisoned before each call. Lengths include 0, 1, S - 1, S,
+S + 1 and long ones (several parts per sequence).
+
+CUDA graphs: a decode step captured once is replayed with new seq_lens,
+block_table and q contents; each replay must equal an eager call bitwise.
+"""
+
+import argparse
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+
+TORCH_DTYPES = None
+
+
+def _dtypes():
+    import torch
+    return {"bf16": torch.bfloat16, "f16": torch.float16}
+
+
+def make_paged(batch, hkv, d, page, lengths, dtype, gen=None):
+    """A paged cache holding `lengths[b]` random keys per sequence, pages in a
+    random order, NaN everywhere no sequence owns (slots past a length, a
+    page nobody owns, and a NaN page that block-table entries past
+    ceil(len / S) point at); returns (k_cache, v_cache, block_table,
+    seq_lens, k_list, v_list) with the sequences' K/V (Hkv×len×D)."""
+    import torch
+    dev = "cuda"
+    need = [max(1, math.ceil(n / page)) for n in lengths]
+    m = max(need) + 1                      # a spare entry per row, past the owned ones
+    pages = sum(need) + 2                  # + the NaN page and an unowned page
+    order = torch.randperm(pages, generator=gen)
+    nan_page = int(order[-1])
+    k_cache = torch.full((pages, page, hkv, d), float("nan"), device=dev, dtype=dtype)
+    v_cache = torch.full((pages, page, hkv, d), float("nan"), device=dev, dtype=dtype)
+    table = torch.full((batch, m), nan_page, dtype=torch.int32)
+    ks, vs = [], []
+    used = 0
+    for b, n in enumerate(lengths):
+        mine = order[used : used + need[b]]
+        used += need[b]
+        table[b, : need[b]] = mine.to(torch.int32)
+        k = torch.randn(n, hkv, d, generator=gen).to(dev, dtype)
+        v = torch.randn(n, hkv, d, generator=gen).to(dev, dtype)
+        pad = need[b] * page - n
+        nan = torch.full((pad, hkv, d), float("nan"), device=dev, dtype=dtype)
+        k_cache[mine.to(dev)] = torch.cat([k, nan]).view(need[b], page, hkv, d)
+        v_cache[mine.to(dev)] = torch.cat([v, nan]).view(need[b], page, hkv, d)
+        ks.append(k.permute(1, 0, 2).contiguous())
+        vs.append(v.permute(1, 0, 2).contiguous())
+    seq_lens = torch.tensor(lengths, dtype=torch.int32, device=dev)
+    return k_cache, v_cache, table.to(dev), seq_lens, ks, vs
+
+
+def reference(q, ks, vs, causal, scale):
+    """(ref32, ref_same_dtype, lse32) for q B×Hq×Nq×D against per-sequence K/V
+    (Hkv×len×D); rows that see no key are 0 (LSE -inf)."""
+    import torch
+    import torch.nn.functional as F
+    b_, hq, nq, d = q.shape
+    out32 = torch.zeros(b_, hq, nq, d, device=q.device, dtype=torch.float32)
+    outlp = torch.zeros(b_, hq, nq, d, device=q.device, dtype=q.dtype)
+    lse32 = torch.full((b_, hq, nq), float("-inf"), device=q.device, dtype=torch.float32)
+    for b in range(b_):
+        k, v = ks[b], vs[b]
+        n = k.shape[1]
+        if n == 0:
+            continue
+        group = hq // k.shape[0]
+        rows = torch.arange(nq, device=q.device)[:, None]
+        cols = torch.arange(n, device=q.device)[None, :]
+        mask = cols <= rows + n - nq if causal else torch.ones(nq, n, dtype=torch.bool,
+                                                                device=q.device)
+        seen = mask.any(dim=-1)
+        qf = q[b : b + 1].float()
+        kf = k.float().repeat_interleave(group, 0)[None]
+        vf = v.float().repeat_interleave(group, 0)[None]
+        scores = (qf @ kf.transpose(-1, -2)) * scale
+        scores = scores.masked_fill(~mask, float("-inf"))
+        lse = torch.logsumexp(scores, dim=-1)
+        o = F.scaled_dot_product_attention(qf, kf, vf, attn_mask=mask, scale=scale)
+        o = torch.where(seen[None, None, :, None], o, torch.zeros_like(o))
+        out32[b] = o[0]
+        lse32[b] = torch.where(seen[None, :], lse[0], torch.full_like(lse[0], float("-inf")))
+        olp = F.scaled_dot_product_attention(q[b : b + 1], k.repeat_interleave(group, 0)[None],
+                                             v.repeat_interleave(group, 0)[None],
+                                             attn_mask=mask, scale=scale)
+        olp = torch.where(seen[None, None, :, None], olp, torch.zeros_like(olp))
+        outlp[b] = olp[0]
+    return out32, outlp, lse32
+
+
+def judge(out, lse, out32, outlp, lse32):
+    """(passed, numbers) by FlashAttention's criterion, NaN never passing."""
+    import torch
+    err = (out.float() - out32).abs()
+    bound = 2 * (outlp.float() - out32).abs().max().item() + 1e-5
+    ok = bool(torch.isfinite(out).all()) and err.max().item() <= bound
+    res = {"max_err": err.max().item(), "bound": bound}
+    if lse is not None:
+        finite = torch.isfinite(lse32)
+        same_inf = bool((torch.isneginf(lse) == ~finite).all())
+        lerr = (lse[finite] - lse32[finite]).abs().max().item() if finite.any() else 0.0
+        res["lse_err"] = lerr
+        ok = ok and same_inf and not torch.isnan(lse).any().item() and lerr <= 1e-3
+    return ok, res
+
+
+def paged_cases(quick, small=False):
+    """(dtype, D, Hq, Hkv, Nq, causal, lse, S)."""
+    if small:
+        return [("bf16", 64, 8, 1, 4, True, True, 16), ("bf16", 128, 32, 8, 1, False, False, 64)]
+    out = []
+    for d in (64, 128, 256):
+        for page in (16, 64, 256):
+            out.append(("bf16", d, 32, 8, 1, False, d == 128, page))
+            out.append(("bf16", d, 8, 1, 4, True, True, page))
+            if not quick:
+                out.append(("bf16", d, 32, 8, 4, True, False, page))
+    out += [("f16", 128, 32, 8, 1, False, True, 16), ("f16", 64, 8, 1, 4, True, False, 64),
+            ("bf16", 128, 16, 1, 1, False, False, 16),      # group 16
+            ("bf16", 128, 8, 8, 2, True, True, 64)]         # no GQA
+    return out
+
+
+def lengths_for(page, nq, rng, small=False):
+    long = [rng.randint(3000, 9000), rng.randint(20000, 40000)] if not small else [1500]
+    return [0, 1, page - 1 if page > 1 else 2, page, page + 1, nq - 1 if nq > 1 else 3,
+            rng.randint(2, 700)] + long
+
+
+def check_paged(lib, quick, results, seed=0, small=False):
+    import random
+    import torch
+    rng = random.Random(seed)
+    gen = torch.Generator().manual_seed(seed)
+    failures = 0
+    for dtype, d, hq, hkv, nq, causal, lse, page in paged_cases(quick, small):
+        lengths = lengths_for(page, nq, rng, small)
+        t = _dtypes()[dtype]
+        kc, vc, table, lens, ks, vs = make_paged(len(lengths), hkv, d, page, lengths, t, gen=gen)
+        q = torch.randn(len(lengths), hq, nq, d, generator=gen).to("cuda", t)
+        scale = 1.0 / math.sqrt(d)
+        out = torch.full_like(q, float("nan"))
+        lse_out = torch.full((len(lengths), hq, nq), float("nan"), device="cuda") if lse else None
+        name = f"paged {dtype} D={d} {hq}/{hkv} Nq={nq} causal={causal} lse={lse} S={page}"
+        try:
+            lib.paged_attention(q, kc, vc, table, lens, causal=causal, out=out,
+                                return_lse=lse, lse_out=lse_out)
+            torch.cuda.synchronize()
+            out32, outlp, lse32 = reference(q, ks, vs, causal, scale)
+            ok, res = judge(out, lse_out, out32, outlp, lse32)
+        except Exception as e:  # a failure to run is a failed case
+            ok, res = False, {"error": str(e)[:300]}
+        failures += not ok
+        results.append({"case": name, "lengths": lengths, "ok": ok, **res})
+        print(("PASS " if ok else "FAIL ") + name + " " +
+              " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                       for k, v in res.items()), flush=True)
+    return failures
+
+
+def check_split(lib, quick, results, seed=1, small=False):
+    """Few-row flash.attention routed to the split-KV plan (contiguous K/V)."""
+    import torch
+    gen = torch.Generator().manual_seed(seed)
+    failures = 0
+    cases = [("bf16", 128, 32, 8, 1, False, True, 30001), ("bf16", 64, 8, 1, 4, True, True, 4097),
+             ("bf16", 256, 32, 8, 1, True, False, 777), ("f16", 128, 8, 2, 3, True, True, 65),
+             ("bf16", 128, 32, 8, 1, False, False, 2), ("bf16", 128, 32, 8, 4, True, False, 64)]
+    if small:
+        cases = [("bf16", 128, 32, 8, 1, False, True, 1000), ("bf16", 64, 8, 1, 4, True, False, 65)]
+    for dtype, d, hq, hkv, nq, causal, lse, nk in cases:
+        t = _dtypes()[dtype]
+        b = 3
+        q = torch.randn(b, hq, nq, d, generator=gen).to("cuda", t)
+        k = torch.randn(b, hkv, nk, d, generator=gen).to("cuda", t)
+        v = torch.randn(b, hkv, nk, d, generator=gen).to("cuda", t)
+        name = f"split_kv {dtype} D={d} {hq}/{hkv} Nq={nq} Nk={nk} causal={causal} lse={lse}"
+        try:
+            bundle = lib._split_kv(dtype, d, causal, lse, 90)
+            out = torch.full_like(q, float("nan"))
+            lse_out = torch.full((b, hq, nq), float("nan"), device="cuda") if lse else None
+            res = lib.attention(q, k, v, causal=causal, out=out, return_lse=lse, lse_out=lse_out)
+            torch.cuda.synchronize()
+            out32, outlp, lse32 = reference(q, list(k), list(v), causal, 1.0 / math.sqrt(d))
+            ok, r = judge(out, lse_out, out32, outlp, lse32)
+            r["plan"] = bundle.name if bundle else "none"
+            ok = ok and bundle is not None
+        except Exception as e:
+            ok, r = False, {"error": str(e)[:300]}
+        failures += not ok
+        results.append({"case": name, "ok": ok, **r})
+        print(("PASS " if ok else "FAIL ") + name + " " +
+              " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()),
+              flush=True)
+    return failures
+
+
+def check_graph(lib, results, seed=2):
+    """A decode step captured in a CUDA graph, replayed with new lengths,
+    tables and queries, against eager calls (bitwise)."""
+    import random
+    import torch
+    from flash_mlir.torch import register_torch_op
+    op = register_torch_op(lib) and torch.ops.flash_mlir.paged_attention
+    rng = random.Random(seed)
+    gen = torch.Generator().manual_seed(seed)
+    failures = 0
+    for d, hq, hkv, nq, causal, page in ((128, 32, 8, 1, False, 16), (64, 8, 1, 4, True, 64)):
+        b = 8
+        t = torch.bfloat16
+        cap = 6000
+        kc, vc, table, lens, _, _ = make_paged(b, hkv, d, page, [cap] * b, t, gen=gen)
+        q = torch.randn(b, hq, nq, d, generator=gen).to("cuda", t)
+        out = torch.empty_like(q)
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range(2):  # warm-up: module load, workspace
+                out.copy_(op(q, kc, vc, table, lens, causal, 0.0))
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        # Captured on the warm-up's stream, whose workspace exists already.
+        with torch.cuda.graph(graph, stream=stream):
+            out.copy_(op(q, kc, vc, table, lens, causal, 0.0))
+        ok_all = True
+        for replay in range(6):
+            new_lens = [rng.choice([0, 1, page, rng.randint(1, cap)]) for _ in range(b)]
+            lens.copy_(torch.tensor(new_lens, dtype=torch.int32))
+            perm = torch.randperm(table.shape[0])  # other rows of pages
+            table.copy_(table[perm].contiguous())
+            q.copy_(torch.randn(q.shape, generator=gen).to("cuda", t))
+            graph.replay()
+            torch.cuda.synchronize()
+            eager = lib.paged_attention(q, kc, vc, table, lens, causal=causal)
+            torch.cuda.synchronize()
+            same = torch.equal(out, eager) and bool(torch.isfinite(out).all())
+            ok_all &= same
+        name = f"graph replay D={d} {hq}/{hkv} Nq={nq} causal={causal} S={page}"
+        failures += not ok_all
+        results.append({"case": name, "ok": ok_all})
+        print(("PASS " if ok_all else "FAIL ") + name + " (6 replays, bitwise vs eager)",
+              flush=True)
+    return failures
+
+
+def planted(bundles, plant):
+    """A copy of the paged plans with a planted bug (table-row: the split
+    kernel's block-table row stride M - 1, an off-by-one that stays in
+    bounds)."""
+    tmp = tempfile.mkdtemp(prefix="decode-plant-")
+    for name in os.listdir(bundles):
+        if not name.startswith("flash_decode_paged") or name.endswith(".mlir"):
+            continue
+        src = os.path.join(bundles, name)
+        if name.endswith(".json"):
+            plan = json.load(open(src))
+            for arg in plan["kernels"][0]["args"]:
+                if arg["name"] == "M" and plant == "table-row":
+                    arg["value"] = ["sub", "M", 1]
+            json.dump(plan, open(os.path.join(tmp, name), "w"))
+        else:
+            shutil.copy(src, tmp)
+    return tmp
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bundles", required=True)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--small", action="store_true",
+                    help="two tiny cases per check (for compute-sanitizer)")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--plant", default=None, choices=["table-row"])
+    ap.add_argument("--only", default="paged,split,graph")
+    args = ap.parse_args(argv)
+    from flash_mlir.runtime import KernelLibrary
+    bundles = planted(args.bundles, args.plant) if args.plant else args.bundles
+    lib = KernelLibrary(bundles)
+    results, failures = [], 0
+    only = args.only.split(",")
+    if "paged" in only:
+        failures += check_paged(lib, args.quick, results, small=args.small)
+    if "split" in only and not args.plant:
+        failures += check_split(lib, args.quick, results, small=args.small)
+    if "graph" in only and not args.plant:
+        failures += check_graph(lib, results)
+    print(f"{len(results) - failures}/{len(results)} passed"
+          + (f" (planted bug: {args.plant})" if args.plant else ""))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
