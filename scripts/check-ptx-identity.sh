@@ -49,7 +49,7 @@ bundles)
   [ "$arch" = sm_80 ] && cubins=sm_80,sm_90
   tmp=$(mktemp -d /tmp/ptx-identity.XXXXXX)
   trap 'rm -rf "$tmp"' EXIT
-  PYTHONPATH=$root/python python3 -m flash_mlir.compile --out "$tmp" --arch "$arch" \
+  PYTHONPATH=$root/python python3 -m flash_mlir.compile --out "$tmp" --arch "$arch" --ops forward \
     --cubin-archs "$cubins" --flash-opt "$flash_opt" >/dev/null
   for ptx in "$base"/*.ptx; do
     name=$(basename "$ptx")

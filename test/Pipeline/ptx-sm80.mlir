@@ -58,7 +58,7 @@
 // JSON-NEXT: 0,
 // JSON-NEXT: null
 
-// RUN: %python -m flash_mlir.compile --out %t/shipped --arch sm_80 > %t/compile.log
+// RUN: %python -m flash_mlir.compile --out %t/shipped --arch sm_80 --ops forward > %t/compile.log
 // RUN: %python -m flash_mlir.tools.check_bundles %t/shipped --expect 24 | FileCheck %s --check-prefix=SPILLS
 // SPILLS-NOT: BAD
 // SPILLS: 24 bundles, 0 bad

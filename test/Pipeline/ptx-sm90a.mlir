@@ -87,7 +87,7 @@
 // 4096 and 192x80 from 8192; non-causal D=256 128x64 at 512 and 128x80 from
 // 1024; causal D=256 128x64 at 512 and 1024, 128x64 in the grouped tile order
 // at 2048, 128x80 (grouped) from 4096: 48 bundles.
-// RUN: %python -m flash_mlir.compile --out %t/shipped --arch sm_90a > %t/compile.log
+// RUN: %python -m flash_mlir.compile --out %t/shipped --arch sm_90a --ops forward > %t/compile.log
 // RUN: %python -m flash_mlir.tools.check_bundles %t/shipped --expect 48 | FileCheck %s --check-prefix=SPILLS
 // RUN: FileCheck %s --check-prefix=RANGES < %t/compile.log
 // SPILLS-NOT: BAD

@@ -1,0 +1,145 @@
+"""The split-KV (decode) launch plans, without a GPU: flash_mlir.compile's
+decode bundles (hand-written L1 through flash-opt's lowering and bundle
+passes), their schema, selection by op, and both kernels planned through the
+C ABI (grids from the sizes and the SM count, never from a length; the
+arguments; the paged tensors' shapes checked)."""
+
+import ctypes
+import json
+import pathlib
+
+import pytest
+
+from flash_mlir.compiler import compile as fcompile
+from flash_mlir.runtime import KernelLibrary, capi
+from json_schema import errors
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((ROOT / "docs" / "launch-plan.schema.json").read_text())
+SPECS = [fcompile.DecodeSpec("bf16", 128, False, False, paged=True, arch="sm_90a"),
+         fcompile.DecodeSpec("bf16", 128, True, True, paged=True, arch="sm_90a"),
+         fcompile.DecodeSpec("bf16", 128, False, False, paged=False, arch="sm_90a"),
+         fcompile.DecodeSpec("f16", 64, True, False, paged=True, arch="sm_80")]
+
+
+@pytest.fixture(scope="module")
+def bundles(tmp_path_factory):
+    out = tmp_path_factory.mktemp("decode")
+    plans = {spec.name: json.loads(pathlib.Path(
+        fcompile.compile_decode_bundle(spec, str(out))).read_text()) for spec in SPECS}
+    return out, plans
+
+
+def paged_args(b, hq, hkv, nq, d, pages, page, m, dtype="bf16", lse=False):
+    a = capi.AttentionArgs()
+    a.q = capi.tensor(0x10000, dtype, (b, hq, nq, d))
+    a.k = capi.tensor(0x20000, dtype, (pages, page, hkv, d))
+    a.v = capi.tensor(0x30000, dtype, (pages, page, hkv, d))
+    a.block_table = capi.tensor(0x40000, "i32", (b, m))
+    a.seq_lens = capi.tensor(0x50000, "i32", (b,))
+    a.o = capi.tensor(0x60000, dtype, (b, hq, nq, d))
+    if lse:
+        a.lse = capi.tensor(0x70000, "f32", (b, hq, nq))
+    return a
+
+
+def plan_kernels(bundle, args, sm_count=132):
+    out = []
+    for k in range(bundle.kernel_count):
+        info = bundle.launch_info(args, sm_count=sm_count, kernel=k)
+        out.append((info.kernel.decode(), tuple(info.grid), info.shared_bytes,
+                    {info.args[i].name.decode(): info.args[i] for i in range(info.num_args)}))
+    return out
+
+
+def test_decode_plans_validate_and_name_two_kernels(bundles):
+    for name, plan in bundles[1].items():
+        assert errors(plan, SCHEMA) == [], name
+        assert [k["name"] for k in plan["kernels"]] == [name, name + "_merge"]
+        assert [w["name"] for w in plan["workspaces"]] == ["partial_o", "partial_lse"]
+        # Sizes are formulas; nothing is cleared (the split writes what the
+        # merge reads).
+        assert all(isinstance(w["bytes"], list) and w["init"] == "none"
+                   for w in plan["workspaces"])
+        for kernel in plan["kernels"]:
+            for cubin in kernel["files"]["cubins"].values():
+                assert cubin["spill_stores"] == cubin["spill_loads"] == 0, kernel["name"]
+    paged = bundles[1]["flash_decode_paged_sm_90a_bf16_d128"]
+    assert paged["op"] == "paged_attention"
+    assert {t["name"]: t["shape"] for t in paged["tensors"]}["k"] == ["P", "S", "Hkv", "D"]
+    assert bundles[1]["flash_decode_split_sm_90a_bf16_d128"]["op"] == "attention_split_kv"
+    # Each kernel records its own ptxas report (the merge uses few registers).
+    regs = [k["files"]["cubins"]["sm_90a"]["registers"] for k in paged["kernels"]]
+    assert regs[1] < regs[0]
+
+
+def test_selected_by_op(bundles):
+    lib = KernelLibrary(str(bundles[0]))
+    assert lib.find("bf16", 128, False, False, None, 90, op="paged_attention").name == \
+        "flash_decode_paged_sm_90a_bf16_d128"
+    assert lib.find("bf16", 128, True, True, None, 90, op="paged_attention").name == \
+        "flash_decode_paged_sm_90a_bf16_d128_causal_lse"
+    assert lib._split_kv("bf16", 128, False, False, 90).name == \
+        "flash_decode_split_sm_90a_bf16_d128"
+    assert lib._split_kv("bf16", 64, False, False, 90) is None  # not compiled: the forward
+    # The sm_80 plan runs on sm_80 only here (cubin for sm_80, PTX for >= 80).
+    assert lib.find("f16", 64, True, False, None, 80, op="paged_attention").arch == "sm_80"
+    with pytest.raises(ValueError, match="no launch plan for paged_attention"):
+        lib.find("f16", 128, False, False, None, 90, op="paged_attention")
+
+
+@pytest.mark.parametrize("batch,parts", [(1, 33), (4, 9), (64, 1), (1000, 1)])
+def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
+    """Split grid (parts, Hkv·row tiles, B): parts = min(max_splits,
+    ceil(2·SMs / (B·Hkv·row tiles))), the most any sequence can use
+    (SplitKV.h); merge grid: a warp per output row."""
+    lib = KernelLibrary(str(bundles[0]))
+    bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
+    (split, sgrid, shared, sargs), (merge, mgrid, mshared, margs) = plan_kernels(
+        bundle, paged_args(batch, 32, 8, 1, 128, 4096, 16, 300))
+    assert (split, merge) == (bundle.name, bundle.name + "_merge")
+    assert sgrid == (parts, 8, batch) and mgrid == (-(-batch * 32 // 4), 1, 1)
+    assert shared == 102400 and mshared == 0
+    assert {n: sargs[n].int_value for n in ("B", "Hq", "Hkv", "Nq", "S", "M", "SMs")} == \
+        dict(B=batch, Hq=32, Hkv=8, Nq=1, S=16, M=300, SMs=132)
+    assert sargs["partial_o"].workspace == margs["partial_o"].workspace == 0
+    assert sargs["partial_lse"].workspace == margs["partial_lse"].workspace == 1
+
+
+def test_row_tiles_of_large_groups(bundles):
+    """Groups × Nq beyond the 16-row tile take several row tiles (grid y)."""
+    lib = KernelLibrary(str(bundles[0]))
+    bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
+    (_, grid, _, _), _ = plan_kernels(bundle, paged_args(2, 8, 1, 4, 128, 64, 64, 8))
+    assert grid == (min(256, -(-264 // (2 * 1 * 2))), 2, 2)  # 8/1 × 4 rows = 2 tiles of 16
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda a: setattr(a, "seq_lens", capi.tensor(0x50000, "i32", (3,))),
+     "tensor 'seq_lens' has B = 3"),
+    (lambda a: setattr(a, "block_table", capi.tensor(0x40000, "bf16", (2, 8))),
+     "tensor 'block_table' is bf16 but plan"),
+    (lambda a: setattr(a, "v", capi.tensor(0x30000, "bf16", (64, 32, 8, 128))),
+     "tensor 'v' has S = 32"),
+    (lambda a: setattr(a, "seq_lens", capi.Tensor()),
+     "needs tensor 'seq_lens'"),
+])
+def test_paged_calls_that_do_not_fit_are_refused(bundles, change, message):
+    lib = KernelLibrary(str(bundles[0]))
+    bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
+    a = paged_args(2, 32, 8, 1, 128, 64, 16, 8)
+    change(a)
+    with pytest.raises(capi.FlashRuntimeError, match=message):
+        bundle.launch_info(a, sm_count=132)
+
+
+def test_hand_written_l1_is_what_the_lowering_takes(tmp_path):
+    """The L1 of a decode plan: a split loop with the descriptor and a merge
+    loop whose results the function returns (flash-opt lowers it)."""
+    spec = fcompile.DecodeSpec("bf16", 256, True, False, paged=False, arch="sm_80")
+    text = spec.source()
+    assert "kind = split_kv" in text and 'flash.stage = "merge"' in text
+    plan = json.loads(pathlib.Path(fcompile.compile_decode_bundle(spec, str(tmp_path)))
+                      .read_text())
+    assert plan["kernels"][0]["description"]["stages"] == 2
+    assert plan["kernels"][0]["dynamic_shared_memory"] == 16 * 256 * 2 + 2 * 2 * 64 * 256 * 2

@@ -1,0 +1,78 @@
+// flash-lower-to-nvgpu on split-KV attentions (#flash.kernel kinds split_kv
+// and paged) for sm_80: the split loop carries the descriptor, the merge
+// loop (flash.stage = "merge") yields the function's results; the lowering
+// reads only the descriptor and builds two kernels (split, merge) in one
+// gpu.module, recorded as one launch contract with two kernels and the
+// partials' workspaces. The loop bodies are empty: the lowering ignores them.
+// RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_80 | FileCheck %s
+
+// The contract: op, tile (16 rows, 64 keys, 4 warps), the pipeline depth
+// from the arch's shared memory (sm_80: 2 stages of 32 KiB at D = 128), the
+// grid from the sizes and the SM count only (never a length), the two
+// kernels and their arguments, f32 partials sized by formulas.
+// CHECK: flash.kernels = [{arch = "sm_80", block_kv = 64 : i64, block_q = 16 : i64
+// CHECK-SAME: dynamic_shared_memory = 69632 : i64
+// CHECK-SAME: grid = ["min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B"]
+// CHECK-SAME: kernel = "decode_split", kernels = [{args = ["q:ptr", "k:ptr", "v:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "SMs:i32", "scale:f32"]
+// CHECK-SAME: kernel = "decode_split_merge", threads = 128 : i64}]
+// CHECK-SAME: max_splits = 64 : i64, op = "attention_split_kv"
+// CHECK-SAME: stages = 2 : i64
+// CHECK-SAME: workspaces = [{bytes = "min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))*B*Hq*Nq*Dv*4", name = "partial_o"}, {bytes = "min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))*B*Hq*Nq*4", name = "partial_lse"}]
+// CHECK: gpu.module @decode_split_module
+// The split kernel: 16-byte cp.async copies of K and V rows (zero-filled
+// past the length), ldmatrix + mma.sync per warp (V transposed), the warps
+// combined through shared memory.
+// CHECK: gpu.func @decode_split(
+// CHECK: nvgpu.device_async_copy {{.*}} {bypassL1}
+// CHECK: nvgpu.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK: gpu.barrier
+// CHECK: gpu.return
+// The merge: one warp per row, the max of the parts' LSE over the warp,
+// then 16-byte loads of the partials.
+// CHECK: gpu.func @decode_split_merge(
+// CHECK: gpu.shuffle  xor
+// CHECK: vector.load {{.*}} {alignment = 16 : i64}
+// CHECK: gpu.return
+// CHECK-NOT: func.func @decode_split
+func.func @decode_split(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x8x4096x128xbf16>, %v: tensor<1x8x4096x128xbf16>) -> (tensor<1x32x1x128xbf16>) {
+  %partials = tensor.empty() : tensor<64x1x32x1x128xf32>
+  %o0 = tensor.empty() : tensor<1x32x1x128xbf16>
+  %p = scf.forall (%s, %h, %b) in (64, 8, 1) shared_outs(%part = %partials) -> (tensor<64x1x32x1x128xf32>) {
+    scf.forall.in_parallel {
+    }
+  } {flash.kernel = #flash.kernel<kind = split_kv, element_type = bf16, batch = 1, q_heads = 32, kv_heads = 8, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 0.08838834764831843 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 16, block_kv = 64, stages = 2, warps = 4>, max_splits = 64>}
+  %o = scf.forall (%r) in (32) shared_outs(%out = %o0) -> (tensor<1x32x1x128xbf16>) {
+    scf.forall.in_parallel {
+    }
+  } {flash.stage = "merge"}
+  return %o : tensor<1x32x1x128xbf16>
+}
+
+// -----
+
+// Paged: the caches, the block table and the lengths (i32 loads), S and M
+// as run-time sizes.
+// CHECK: kernel = "decode_paged", kernels = [{args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"]
+// CHECK-SAME: {args = ["partial_o:ptr", "partial_lse:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "M:i32", "S:i32", "SMs:i32"]
+// CHECK-SAME: op = "paged_attention", page_size = 16 : i64
+// CHECK: gpu.func @decode_paged(
+// CHECK: memref.load {{.*}} : memref<1099511627776xi32, 1>
+// CHECK: nvgpu.device_async_copy
+// CHECK: gpu.func @decode_paged_merge(
+// CHECK: memref.load {{.*}} : memref<1099511627776xi32, 1>
+func.func @decode_paged(%q: tensor<1x32x1x128xbf16>, %k: tensor<256x16x8x128xbf16>, %v: tensor<256x16x8x128xbf16>, %table: tensor<1x256xi32>, %lens: tensor<1xi32>) -> (tensor<1x32x1x128xbf16>, tensor<1x32x1xf32>) {
+  %partials = tensor.empty() : tensor<64x1x32x1x128xf32>
+  %o0 = tensor.empty() : tensor<1x32x1x128xbf16>
+  %l0 = tensor.empty() : tensor<1x32x1xf32>
+  %p = scf.forall (%s, %h, %b) in (64, 8, 1) shared_outs(%part = %partials) -> (tensor<64x1x32x1x128xf32>) {
+    scf.forall.in_parallel {
+    }
+  } {flash.kernel = #flash.kernel<kind = paged, element_type = bf16, batch = 1, q_heads = 32, kv_heads = 8, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = true, lse = true, scale = 0.08838834764831843 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 16, block_kv = 64, stages = 2, warps = 4>, page_size = 16, max_splits = 64>}
+  %o:2 = scf.forall (%r) in (32) shared_outs(%out = %o0, %lout = %l0) -> (tensor<1x32x1x128xbf16>, tensor<1x32x1xf32>) {
+    scf.forall.in_parallel {
+    }
+  } {flash.stage = "merge"}
+  return %o#0, %o#1 : tensor<1x32x1x128xbf16>, tensor<1x32x1xf32>
+}

@@ -1,0 +1,68 @@
+// flash-lower-to-nvgpu on split-KV attentions (#flash.kernel kinds split_kv
+// and paged) for sm_90a: the split loop carries the descriptor, the merge
+// loop (flash.stage = "merge") yields the function's results; the lowering
+// reads only the descriptor and builds two kernels (split, merge) in one
+// gpu.module, recorded as one launch contract with two kernels and the
+// partials' workspaces. The loop bodies are empty: the lowering ignores them.
+// RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s
+
+// sm_90a runs the same code with the pipeline its shared memory allows (at
+// most half an SM per block): 3 stages at D = 128, 6 at D = 64, 2 at D = 256.
+// CHECK: block_q = 16 : i64
+// CHECK-SAME: dynamic_shared_memory = 102400 : i64
+// CHECK-SAME: op = "paged_attention"
+// CHECK-SAME: stages = 3 : i64
+// CHECK: gpu.func @decode_paged_d128(
+// CHECK: gpu.func @decode_paged_d128_merge(
+func.func @decode_paged_d128(%q: tensor<1x32x1x128xbf16>, %k: tensor<256x16x8x128xbf16>, %v: tensor<256x16x8x128xbf16>, %table: tensor<1x256xi32>, %lens: tensor<1xi32>) -> (tensor<1x32x1x128xbf16>) {
+  %partials = tensor.empty() : tensor<64x1x32x1x128xf32>
+  %o0 = tensor.empty() : tensor<1x32x1x128xbf16>
+  %p = scf.forall (%s, %h, %b) in (64, 8, 1) shared_outs(%part = %partials) -> (tensor<64x1x32x1x128xf32>) {
+    scf.forall.in_parallel {
+    }
+  } {flash.kernel = #flash.kernel<kind = paged, element_type = bf16, batch = 1, q_heads = 32, kv_heads = 8, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 0.08838834764831843 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 16, block_kv = 64, stages = 2, warps = 4>, page_size = 16, max_splits = 64>}
+  %o = scf.forall (%r) in (32) shared_outs(%out = %o0) -> (tensor<1x32x1x128xbf16>) {
+    scf.forall.in_parallel {
+    }
+  } {flash.stage = "merge"}
+  return %o : tensor<1x32x1x128xbf16>
+}
+
+// -----
+
+// CHECK: dynamic_shared_memory = 100352 : i64
+// CHECK-SAME: stages = 6 : i64
+// CHECK-SAME: writes_lse = true
+func.func @decode_paged_d64(%q: tensor<1x32x1x64xf16>, %k: tensor<256x16x8x64xf16>, %v: tensor<256x16x8x64xf16>, %table: tensor<1x256xi32>, %lens: tensor<1xi32>) -> (tensor<1x32x1x64xf16>, tensor<1x32x1xf32>) {
+  %partials = tensor.empty() : tensor<64x1x32x1x64xf32>
+  %o0 = tensor.empty() : tensor<1x32x1x64xf16>
+  %l0 = tensor.empty() : tensor<1x32x1xf32>
+  %p = scf.forall (%s, %h, %b) in (64, 8, 1) shared_outs(%part = %partials) -> (tensor<64x1x32x1x64xf32>) {
+    scf.forall.in_parallel {
+    }
+  } {flash.kernel = #flash.kernel<kind = paged, element_type = f16, batch = 1, q_heads = 32, kv_heads = 8, seq_q = 1, seq_kv = 4096, head_dim = 64, value_dim = 64, causal = true, lse = true, scale = 0.125 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 16, block_kv = 64, stages = 2, warps = 4>, page_size = 16, max_splits = 64>}
+  %o:2 = scf.forall (%r) in (32) shared_outs(%out = %o0, %lout = %l0) -> (tensor<1x32x1x64xf16>, tensor<1x32x1xf32>) {
+    scf.forall.in_parallel {
+    }
+  } {flash.stage = "merge"}
+  return %o#0, %o#1 : tensor<1x32x1x64xf16>, tensor<1x32x1xf32>
+}
+
+// -----
+
+// CHECK: dynamic_shared_memory = 139264 : i64
+// CHECK-SAME: op = "attention_split_kv"
+// CHECK-SAME: stages = 2 : i64
+func.func @decode_split_d256(%q: tensor<1x32x1x256xbf16>, %k: tensor<1x8x4096x256xbf16>, %v: tensor<1x8x4096x256xbf16>) -> (tensor<1x32x1x256xbf16>) {
+  %partials = tensor.empty() : tensor<64x1x32x1x256xf32>
+  %o0 = tensor.empty() : tensor<1x32x1x256xbf16>
+  %p = scf.forall (%s, %h, %b) in (64, 8, 1) shared_outs(%part = %partials) -> (tensor<64x1x32x1x256xf32>) {
+    scf.forall.in_parallel {
+    }
+  } {flash.kernel = #flash.kernel<kind = split_kv, element_type = bf16, batch = 1, q_heads = 32, kv_heads = 8, seq_q = 1, seq_kv = 4096, head_dim = 256, value_dim = 256, causal = true, lse = false, scale = 0.0625 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 16, block_kv = 64, stages = 2, warps = 4>, max_splits = 64>}
+  %o = scf.forall (%r) in (32) shared_outs(%out = %o0) -> (tensor<1x32x1x256xbf16>) {
+    scf.forall.in_parallel {
+    }
+  } {flash.stage = "merge"}
+  return %o : tensor<1x32x1x256xbf16>
+}

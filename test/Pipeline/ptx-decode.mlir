@@ -1,0 +1,63 @@
+// REQUIRES: ptxas
+// The split-KV (decode) plans through --flash-to-ptx and ptxas: the PTX of a
+// paged plan (its split and merge kernels), its launch plan, and the shipped
+// decode bundles of both arches (split_kv and paged × bf16/f16 × D
+// 64/128/256 × causal × LSE; sm_80's assembled for sm_80 and sm_90) with no
+// spill stores, spill loads or stack frame in any kernel.
+
+// RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/one" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTX < %t/one/decode.ptx
+// RUN: FileCheck %s --check-prefix=JSON < %t/one/decode.json
+// The split kernel, then the merge: the block table and the lengths read by
+// 32-bit loads, cp.async gathers (zero-filled past the length: the source
+// size is a register), mma.sync on ldmatrix fragments; the merge's 16-byte
+// loads of the f32 partials.
+// PTX: .target sm_90a
+// PTX: .entry decode(
+// PTX: ld.global.b32
+// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
+// PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX: .entry decode_merge(
+// PTX: ld.global.v4.b32
+// The launch plan: op, the paged tensors, two kernels in order, workspaces
+// whose sizes are formulas, each kernel with its own ptxas report.
+// JSON: "kernels": [
+// JSON: "name": "decode"{{$}}
+// JSON: "name": "decode_merge"{{$}}
+// JSON: "op": "paged_attention",
+// JSON: "name": "block_table",
+// JSON-NEXT: "output": false,
+// JSON-NEXT: "required": true,
+// JSON-NEXT: "shape": [
+// JSON-NEXT: "B",
+// JSON-NEXT: "M"
+// JSON: "workspaces": [
+// JSON-NEXT: {
+// JSON-NEXT: "bytes": [
+// JSON-NEXT: "mul",
+// JSON-NEXT: [
+// JSON-NEXT: "min",
+
+// RUN: %python -m flash_mlir.compile --out %t/sm80 --arch sm_80 --cubin-archs sm_80,sm_90 --ops split_kv,paged > %t/sm80.log
+// RUN: %python -m flash_mlir.tools.check_bundles %t/sm80 --expect 48 | FileCheck %s --check-prefix=SPILLS
+// RUN: %python -m flash_mlir.compile --out %t/sm90a --arch sm_90a --ops split_kv,paged > %t/sm90a.log
+// RUN: %python -m flash_mlir.tools.check_bundles %t/sm90a --expect 48 | FileCheck %s --check-prefix=SPILLS
+// SPILLS-NOT: BAD
+// SPILLS: 48 bundles, 0 bad
+
+func.func @decode(%q: tensor<1x32x1x128xbf16>, %k: tensor<256x16x8x128xbf16>, %v: tensor<256x16x8x128xbf16>, %table: tensor<1x256xi32>, %lens: tensor<1xi32>) -> (tensor<1x32x1x128xbf16>, tensor<1x32x1xf32>) {
+  %partials = tensor.empty() : tensor<64x1x32x1x128xf32>
+  %o0 = tensor.empty() : tensor<1x32x1x128xbf16>
+  %l0 = tensor.empty() : tensor<1x32x1xf32>
+  %p = scf.forall (%s, %h, %b) in (64, 8, 1) shared_outs(%part = %partials) -> (tensor<64x1x32x1x128xf32>) {
+    scf.forall.in_parallel {
+    }
+  } {flash.kernel = #flash.kernel<kind = paged, element_type = bf16, batch = 1, q_heads = 32, kv_heads = 8, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = true, lse = true, scale = 0.08838834764831843 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 16, block_kv = 64, stages = 2, warps = 4>, page_size = 16, max_splits = 64>}
+  %o:2 = scf.forall (%r) in (32) shared_outs(%out = %o0, %lout = %l0) -> (tensor<1x32x1x128xbf16>, tensor<1x32x1xf32>) {
+    scf.forall.in_parallel {
+    }
+  } {flash.stage = "merge"}
+  return %o#0, %o#1 : tensor<1x32x1x128xbf16>, tensor<1x32x1xf32>
+}
