@@ -209,8 +209,8 @@ llvm::Error mlir::flash::parseSeqRange(StringRef text,
 
 namespace {
 /// The plan of a split-KV attention (ops attention_split_kv and
-/// paged_attention): two kernels, split then merge, sharing two workspaces
-/// of f32 partials whose sizes are formulas of the call's shapes. The
+/// paged_attention): its kernels (today one, which also merges the parts)
+/// and workspaces whose sizes are formulas of the call's shapes. The
 /// description lists the kernels under "kernels" and the workspaces under
 /// "workspaces" (LowerToNVGPU.cpp, describeDecodeKernels).
 llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
@@ -336,8 +336,9 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
                                {"message", "scale must be finite and positive"}});
   plan["constraints"] = std::move(constraints);
 
-  // Workspaces: f32 partials, sized by formulas of the call; the split
-  // kernel writes every partial the merge reads, so nothing is cleared.
+  // Workspaces sized by formulas of the call: f32 partials (the split
+  // writes every partial the merge reads: nothing is cleared) and the
+  // counters of finished parts (zeroed once, left zero by the kernel).
   Array workspaces;
   llvm::StringSet<> workspaceNames;
   auto workspaceList = kernel.getAs<ArrayAttr>("workspaces");
@@ -352,12 +353,15 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
     auto f = formula(*bytes, constants);
     if (!f)
       return f.takeError();
+    auto init = entry.getAs<StringAttr>("init");
+    auto restores = entry.getAs<BoolAttr>("kernel_restores");
     workspaceNames.insert(*wName);
-    workspaces.push_back(Object{{"name", *wName},
-                                {"bytes", std::move(*f)},
-                                {"scope", "stream"},
-                                {"init", "none"},
-                                {"kernel_restores", false}});
+    workspaces.push_back(
+        Object{{"name", *wName},
+               {"bytes", std::move(*f)},
+               {"scope", "stream"},
+               {"init", init ? init.getValue().str() : "none"},
+               {"kernel_restores", restores && restores.getValue()}});
   }
   plan["workspaces"] = std::move(workspaces);
 

@@ -1,40 +1,43 @@
 // flash-lower-to-nvgpu on split-KV attentions (#flash.kernel kinds split_kv
 // and paged) for sm_80: the split loop carries the descriptor, the merge
 // loop (flash.stage = "merge") yields the function's results; the lowering
-// reads only the descriptor and builds two kernels (split, merge) in one
-// gpu.module, recorded as one launch contract with two kernels and the
-// partials' workspaces. The loop bodies are empty: the lowering ignores them.
+// reads only the descriptor and builds one kernel (the block finishing a
+// row tile's last part merges the parts) in a gpu.module, recorded as a
+// launch contract with its workspaces. The loop bodies are empty: the lowering ignores them.
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_80 | FileCheck %s
 
 // The contract: op, tile (16 rows, 64 keys, 4 warps), the pipeline depth
 // from the arch's shared memory (sm_80: 2 stages of 32 KiB at D = 128), the
-// grid from the sizes and the SM count only (never a length), the two
-// kernels and their arguments, f32 partials sized by formulas.
+// grid from the sizes and the SM count only (never a length), the kernel's
+// arguments, f32 partials and counters of finished parts sized by formulas.
 // CHECK: flash.kernels = [{arch = "sm_80", block_kv = 64 : i64, block_q = 16 : i64
 // CHECK-SAME: dynamic_shared_memory = 69632 : i64
 // CHECK-SAME: grid = ["min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B"]
-// CHECK-SAME: kernel = "decode_split", kernels = [{args = ["q:ptr", "k:ptr", "v:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "SMs:i32", "scale:f32"]
-// CHECK-SAME: kernel = "decode_split_merge", threads = 128 : i64}]
+// CHECK-SAME: kernel = "decode_split", kernels = [{args = ["q:ptr", "k:ptr", "v:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "SMs:i32", "scale:f32"]
+// CHECK-SAME: kernel = "decode_split", threads = 128 : i64}]
 // CHECK-SAME: max_splits = 64 : i64, op = "attention_split_kv"
 // CHECK-SAME: stages = 2 : i64
-// CHECK-SAME: workspaces = [{bytes = "min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))*B*Hq*Nq*Dv*4", name = "partial_o"}, {bytes = "min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))*B*Hq*Nq*4", name = "partial_lse"}]
+// CHECK-SAME: workspaces = [{bytes = "min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))*B*Hq*Nq*Dv*4", init = "none", kernel_restores = false, name = "partial_o"}, {bytes = "min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))*B*Hq*Nq*4", init = "none", kernel_restores = false, name = "partial_lse"}, {bytes = "B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)*4", init = "zero", kernel_restores = true, name = "split_counter"}]
 // CHECK: gpu.module @decode_split_module
-// The split kernel: 16-byte cp.async copies of K and V rows (zero-filled
-// past the length), ldmatrix + mma.sync per warp (V transposed), the warps
-// combined through shared memory.
+// The kernel: 16-byte cp.async copies of K and V rows (zero-filled past the
+// length), ldmatrix + mma.sync per warp (V transposed), the warps combined
+// through shared memory; then the count of finished parts (membar.gl, an
+// atomic add) and the last block's merge (a warp per row, reads past L1, a
+// warp max of the parts' LSE), which resets the count.
 // CHECK: gpu.func @decode_split(
 // CHECK: nvgpu.device_async_copy {{.*}} {bypassL1}
 // CHECK: nvgpu.ldmatrix
 // CHECK: nvvm.mma.sync
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK: gpu.barrier
-// CHECK: gpu.return
-// The merge: one warp per row, the max of the parts' LSE over the warp,
-// then 16-byte loads of the partials.
-// CHECK: gpu.func @decode_split_merge(
+// CHECK: nvvm.memory.barrier <gpu>
+// CHECK: llvm.atomicrmw add
+// CHECK: llvm.load volatile {{.*}} -> f32
 // CHECK: gpu.shuffle  xor
-// CHECK: vector.load {{.*}} {alignment = 16 : i64}
+// CHECK: llvm.load volatile {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.atomicrmw xchg
 // CHECK: gpu.return
+// CHECK-NOT: gpu.func
 // CHECK-NOT: func.func @decode_split
 func.func @decode_split(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x8x4096x128xbf16>, %v: tensor<1x8x4096x128xbf16>) -> (tensor<1x32x1x128xbf16>) {
   %partials = tensor.empty() : tensor<64x1x32x1x128xf32>
@@ -54,14 +57,11 @@ func.func @decode_split(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x8x4096x128xbf1
 
 // Paged: the caches, the block table and the lengths (i32 loads), S and M
 // as run-time sizes.
-// CHECK: kernel = "decode_paged", kernels = [{args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"]
-// CHECK-SAME: {args = ["partial_o:ptr", "partial_lse:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "M:i32", "S:i32", "SMs:i32"]
+// CHECK: kernel = "decode_paged", kernels = [{args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"]
 // CHECK-SAME: op = "paged_attention", page_size = 16 : i64
 // CHECK: gpu.func @decode_paged(
 // CHECK: memref.load {{.*}} : memref<1099511627776xi32, 1>
 // CHECK: nvgpu.device_async_copy
-// CHECK: gpu.func @decode_paged_merge(
-// CHECK: memref.load {{.*}} : memref<1099511627776xi32, 1>
 func.func @decode_paged(%q: tensor<1x32x1x128xbf16>, %k: tensor<256x16x8x128xbf16>, %v: tensor<256x16x8x128xbf16>, %table: tensor<1x256xi32>, %lens: tensor<1xi32>) -> (tensor<1x32x1x128xbf16>, tensor<1x32x1xf32>) {
   %partials = tensor.empty() : tensor<64x1x32x1x128xf32>
   %o0 = tensor.empty() : tensor<1x32x1x128xbf16>

@@ -1,6 +1,6 @@
 // REQUIRES: ptxas
 // The split-KV (decode) plans through --flash-to-ptx and ptxas: the PTX of a
-// paged plan (its split and merge kernels), its launch plan, and the shipped
+// paged plan, its launch plan, and the shipped
 // decode bundles of both arches (split_kv and paged × bf16/f16 × D
 // 64/128/256 × causal × LSE; sm_80's assembled for sm_80 and sm_90) with no
 // spill stores, spill loads or stack frame in any kernel.
@@ -8,10 +8,10 @@
 // RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/one" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/one/decode.json
-// The split kernel, then the merge: the block table and the lengths read by
-// 32-bit loads, cp.async gathers (zero-filled past the length: the source
-// size is a register), mma.sync on ldmatrix fragments; the merge's 16-byte
-// loads of the f32 partials.
+// The kernel: the block table and the lengths read by 32-bit loads,
+// cp.async gathers (zero-filled past the length: the source size is a
+// register), mma.sync on ldmatrix fragments; the count of finished parts and
+// the last block's merge (16-byte loads of the f32 partials past L1).
 // PTX: .target sm_90a
 // PTX: .entry decode(
 // PTX: ld.global.b32
@@ -19,13 +19,15 @@
 // PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// PTX: .entry decode_merge(
-// PTX: ld.global.v4.b32
-// The launch plan: op, the paged tensors, two kernels in order, workspaces
-// whose sizes are formulas, each kernel with its own ptxas report.
+// PTX: membar.gl
+// PTX: atom.global.add.u32
+// PTX: ld.volatile.global.v4.b32
+// PTX: atom.global.exch.b32
+// PTX-NOT: .entry
+// The launch plan: op, the paged tensors, the kernel, workspaces whose
+// sizes are formulas.
 // JSON: "kernels": [
 // JSON: "name": "decode"{{$}}
-// JSON: "name": "decode_merge"{{$}}
 // JSON: "op": "paged_attention",
 // JSON: "name": "block_table",
 // JSON-NEXT: "output": false,

@@ -213,8 +213,8 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
   return b.getDictionaryAttr(fields);
 }
 
-/// The split-KV kernels' launch contract: one plan of two kernels (split,
-/// then merge) sharing the partials workspaces (LaunchPlan.cpp reads it).
+/// The split-KV kernel's launch contract: one kernel (it merges the parts
+/// too) and its workspaces (LaunchPlan.cpp reads it).
 DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
                                      ScheduleAttr schedule) {
   std::string elementType;
@@ -229,25 +229,14 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
   std::string parts = "min(max_splits, ceildiv(" +
                       std::to_string(kSplitKVTargetBlocksPerSM) +
                       "*SMs, B*Hkv*" + rowTiles + "))";
-  auto kernel = [&](StringRef name, ArrayRef<std::string> grid,
-                    int64_t threads, int64_t shared,
-                    ArrayRef<StringRef> args) {
-    SmallVector<StringRef> gridRefs(grid.begin(), grid.end());
+  std::string grid[] = {parts, "Hkv*" + rowTiles, "B"};
+  SmallVector<StringRef> gridRefs(std::begin(grid), std::end(grid));
+  auto workspace = [&](StringRef name, StringRef bytes, bool zeroed) {
     return b.getDictionaryAttr(
-        {b.getNamedAttr("kernel", str(name)),
-         b.getNamedAttr("grid", b.getStrArrayAttr(gridRefs)),
-         b.getNamedAttr("threads", i64(threads)),
-         b.getNamedAttr("dynamic_shared_memory", i64(shared)),
-         b.getNamedAttr("args", b.getStrArrayAttr(args))});
-  };
-  std::string splitGrid[] = {parts, "Hkv*" + rowTiles, "B"};
-  std::string mergeGrid[] = {
-      "ceildiv(B*Hq*Nq, " +
-          std::to_string(DecodeConfig::kMergeThreads / 32) + ")",
-      "1", "1"};
-  auto workspace = [&](StringRef name, StringRef bytes) {
-    return b.getDictionaryAttr({b.getNamedAttr("name", str(name)),
-                                b.getNamedAttr("bytes", str(bytes))});
+        {b.getNamedAttr("name", str(name)),
+         b.getNamedAttr("bytes", str(bytes)),
+         b.getNamedAttr("init", str(zeroed ? "zero" : "none")),
+         b.getNamedAttr("kernel_restores", b.getBoolAttr(zeroed))});
   };
   SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("kernel", str(c.name)),
@@ -268,23 +257,27 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
       b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
       b.getNamedAttr("max_splits", i64(c.decode.maxSplits)),
       b.getNamedAttr("page_size", i64(c.decode.pageSize)),
-      b.getNamedAttr("grid", b.getStrArrayAttr(SmallVector<StringRef>(
-                                 std::begin(splitGrid), std::end(splitGrid)))),
+      b.getNamedAttr("grid", b.getStrArrayAttr(gridRefs)),
       b.getNamedAttr(
           "kernels",
-          b.getArrayAttr(
-              {kernel(c.name, splitGrid, c.threads(), c.sharedBytes,
-                      decodeSplitKernelArgs(c.decode.paged)),
-               kernel(c.decode.mergeName, mergeGrid,
-                      DecodeConfig::kMergeThreads, 0,
-                      decodeMergeKernelArgs(c.decode.paged))})),
+          b.getArrayAttr({b.getDictionaryAttr(
+              {b.getNamedAttr("kernel", str(c.name)),
+               b.getNamedAttr("grid", b.getStrArrayAttr(gridRefs)),
+               b.getNamedAttr("threads", i64(c.threads())),
+               b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
+               b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
+                                          c.decode.paged)))})})),
       // f32 partials, part-major: O_s of row r at (s·B·Hq·Nq + r)·Dv, for
-      // the parts the grid can have (small when the batch fills the GPU).
+      // the parts the grid can have (small when the batch fills the GPU);
+      // one counter of finished parts per row tile, zeroed once and left
+      // zero by the kernel (the block that merges resets it).
       b.getNamedAttr(
           "workspaces",
           b.getArrayAttr(
-              {workspace("partial_o", parts + "*B*Hq*Nq*Dv*4"),
-               workspace("partial_lse", parts + "*B*Hq*Nq*4")})),
+              {workspace("partial_o", parts + "*B*Hq*Nq*Dv*4", false),
+               workspace("partial_lse", parts + "*B*Hq*Nq*4", false),
+               workspace("split_counter", "B*Hkv*" + rowTiles + "*4",
+                         true)})),
       b.getNamedAttr("compiled_shape",
                      b.getI64ArrayAttr({c.batch, c.queryHeads, c.kvHeads,
                                         c.seqQ, c.seqKV})),

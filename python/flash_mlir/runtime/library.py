@@ -121,6 +121,51 @@ class Bundle:
                                                 ctypes.c_void_p(stream)), self.name)
 
 
+def _raw_stream(device) -> int:
+    """torch's current CUDA stream of `device` as an integer (the cheapest
+    way torch offers)."""
+    import torch
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device.index if device.index is not None else torch.cuda.current_device())
+    return torch.cuda.current_stream(device).cuda_stream
+
+
+class _PreparedCall:
+    """A call of one plan whose shapes, dtypes, devices and options were
+    checked once: each later call with the same signature only allocates the
+    outputs, fills the tensors' addresses into a copy of the described call
+    and launches (host time per call matters in decoding loops)."""
+
+    def __init__(self, bundle: "Bundle", args: "capi.AttentionArgs", inputs, out_like,
+                 lse_shape, return_lse: bool, device):
+        self._launch = capi.lib().flash_plan_launch
+        self._handle = bundle._handle
+        self._name = bundle.name
+        self._template = args
+        self._inputs = inputs        # the plan's tensor names, in call order
+        self._out_like = out_like    # index of the input O is shaped like
+        self._lse_shape = lse_shape  # None: the plan writes no LSE
+        self._return_lse = return_lse
+        self._device = device
+
+    def __call__(self, *tensors):
+        import torch
+        o = torch.empty_like(tensors[self._out_like])
+        lse = (torch.empty(self._lse_shape, device=self._device, dtype=torch.float32)
+               if self._lse_shape is not None else None)
+        a = capi.AttentionArgs.from_buffer_copy(self._template)
+        for name, t in zip(self._inputs, tensors):
+            getattr(a, name).data = t.data_ptr()
+        a.o.data = o.data_ptr()
+        if lse is not None:
+            a.lse.data = lse.data_ptr()
+        rc = self._launch(self._handle, ctypes.byref(a), ctypes.c_void_p(_raw_stream(self._device)))
+        if rc:
+            capi.check(rc, self._name)
+        return (o, lse) if self._return_lse else o
+
+
 class KernelLibrary:
     """All launch plans of a directory, selected by key."""
 
@@ -140,6 +185,7 @@ class KernelLibrary:
         self._by_name = {b.name: b for b in self.all}
         self._capabilities: Dict[int, int] = {}
         self._chosen: Dict[Tuple, Bundle] = {}  # find()'s answers: selection is pure
+        self._prepared: Dict[Tuple, _PreparedCall] = {}  # checked calls, by signature
 
     def __del__(self):
         handle = getattr(self, "_handle", None)
@@ -223,10 +269,16 @@ class KernelLibrary:
         if v.shape[3] != d or k.shape[3] != d:
             raise ValueError(f"head dimensions differ: q {d}, k {k.shape[3]}, v {v.shape[3]} "
                              "(kernels need D = Dv)")
+        signature = None
         if bundle is None and nq <= self.SPLIT_KV_MAX_QUERY_ROWS and nk > nq:
             # Few query rows (decoding): the split-KV plan, where compiled.
             bundle = self._split_kv(dtype, d, causal, return_lse,
                                     self._capability(q.device))
+            if bundle is not None and out is None and lse_out is None:
+                signature = self._signature("split_kv", (q, k, v), causal, scale, return_lse)
+                prepared = self._prepared.get(signature)
+                if prepared is not None:
+                    return prepared(q, k, v)
         bundle = bundle or self.find(dtype, d, causal, return_lse, max(nq, nk),
                                      compute_capability=self._capability(q.device))
         if scale is None:
@@ -249,6 +301,10 @@ class KernelLibrary:
             if e.code == capi.ERROR_INVALID:
                 raise ValueError(str(e)) from None
             raise
+        if signature is not None:
+            self._remember(signature, _PreparedCall(
+                bundle, bundle.args(q, k, v, out, lse, scale), ("q", "k", "v"), 0,
+                tuple(lse.shape) if lse is not None else None, return_lse, q.device))
         return (out, lse) if return_lse else out
 
 
@@ -284,6 +340,13 @@ class KernelLibrary:
         seq_lens and block_table change.
         """
         import torch
+        tensors = (q, k_cache, v_cache, block_table, seq_lens)
+        signature = None
+        if bundle is None and out is None and lse_out is None:
+            signature = self._signature("paged", tensors, causal, scale, return_lse)
+            prepared = self._prepared.get(signature)
+            if prepared is not None and all(t.is_contiguous() for t in tensors):
+                return prepared(*tensors)
         for name, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache),
                         ("block_table", block_table), ("seq_lens", seq_lens)):
             if not isinstance(t, torch.Tensor):
@@ -330,14 +393,33 @@ class KernelLibrary:
                 (b, hq, nq), device=q.device, dtype=torch.float32)
         # Shapes, GQA, the page size and the size limits are the plan's
         # constraints, checked by the runtime.
+        named = {"q": q, "k": k_cache, "v": v_cache, "block_table": block_table,
+                 "seq_lens": seq_lens, "o": out, "lse": lse}
         try:
-            bundle.launch_named({"q": q, "k": k_cache, "v": v_cache, "block_table": block_table,
-                                 "seq_lens": seq_lens, "o": out, "lse": lse}, scale, q.device)
+            bundle.launch_named(named, scale, q.device)
         except capi.FlashRuntimeError as e:
             if e.code == capi.ERROR_INVALID:
                 raise ValueError(str(e)) from None
             raise
+        if signature is not None:
+            self._remember(signature, _PreparedCall(
+                bundle, bundle.named_args(named, scale),
+                ("q", "k", "v", "block_table", "seq_lens"), 0,
+                tuple(lse.shape) if lse is not None else None, return_lse, q.device))
         return (out, lse) if return_lse else out
+
+    def _signature(self, kind, tensors, *options):
+        """What a prepared call depends on: every tensor's shape, dtype and
+        device, and the options (None if an argument is not a tensor)."""
+        try:
+            return (kind, options) + tuple((t.shape, t.dtype, t.device) for t in tensors)
+        except AttributeError:
+            return None
+
+    def _remember(self, signature, prepared):
+        if len(self._prepared) >= 1024:  # calls of many shapes: start over
+            self._prepared.clear()
+        self._prepared[signature] = prepared
 
 
 def register_torch_op(library: "KernelLibrary"):

@@ -61,6 +61,9 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--hq", type=int, default=32)
     ap.add_argument("--hkv", type=int, default=8)
+    ap.add_argument("--baseline-bundles", default=None,
+                    help="another bundle directory whose paged S=16 and split-KV plans are "
+                         "timed in the same rounds (an A/B of two builds)")
     args = ap.parse_args(argv)
 
     import torch
@@ -69,6 +72,7 @@ def main(argv=None):
     from flash_mlir.runtime import KernelLibrary
 
     lib = KernelLibrary(args.bundles)
+    base = KernelLibrary(args.baseline_bundles) if args.baseline_bundles else None
     d, hq, hkv = 128, args.hq, args.hkv
     t = torch.bfloat16
     # The read ceiling: one pass over 4 GiB.
@@ -100,8 +104,15 @@ def main(argv=None):
             out = torch.empty_like(q)
             impls[f"paged S={page}"] = (lambda kc=kc, vc=vc, table=table, out=out:
                                        lib.paged_attention(q, kc, vc, table, lens, out=out))
+            if base is not None and page == 16:
+                impls["paged S=16 [baseline]"] = (
+                    lambda kc=kc, vc=vc, table=table, out=torch.empty_like(q):
+                    base.paged_attention(q, kc, vc, table, lens, out=out))
         out_c = torch.empty_like(q)
         impls["split_kv contiguous"] = lambda: lib.attention(q, k, v, out=out_c)
+        if base is not None:
+            out_b = torch.empty_like(q)
+            impls["split_kv [baseline]"] = lambda: base.attention(q, k, v, out=out_b)
 
         def sdpa(backend):
             def run():

@@ -264,9 +264,8 @@ def check_graph(lib, results, seed=2):
 
 
 def planted(bundles, plant):
-    """A copy of the paged plans with a planted bug (table-row: the split
-    kernel's block-table row stride M - 1, an off-by-one that stays in
-    bounds)."""
+    """A copy of the paged plans with a planted bug (table-row: the kernel's
+    block-table row stride M - 1, an off-by-one that stays in bounds)."""
     tmp = tempfile.mkdtemp(prefix="decode-plant-")
     for name in os.listdir(bundles):
         if not name.startswith("flash_decode_paged") or name.endswith(".mlir"):

@@ -75,26 +75,22 @@ struct SM90Config {
   bool warpgroupRanges = false;
 };
 
-/// The split-KV (Flash-Decoding) kernels' own part, for descriptors of kind
-/// split_kv and paged (SM80/DecodeKernel.cpp, both arches): a split kernel
-/// whose block computes one row tile (the GQA group's q-heads × Nq rows of
-/// one (batch, kv-head), at most 16·mTiles of them) against one part of the
-/// sequence's keys, its warps splitting every K/V tile of blockKV keys by 16
-/// keys each, and a merge kernel combining the parts by their LSE.
+/// The split-KV (Flash-Decoding) kernel's own part, for descriptors of kind
+/// split_kv and paged (SM80/DecodeKernel.cpp, both arches): a block computes
+/// one row tile (the GQA group's q-heads × Nq rows of one (batch, kv-head),
+/// at most 16·mTiles of them) against one part of the sequence's keys, its
+/// warps splitting every K/V tile of blockKV keys by 16 keys each; the
+/// block that finishes a row tile's last part merges the parts by their LSE.
 struct DecodeConfig {
   /// K/V through a block table from pages (paged) or contiguous B×Hkv×Nk×D.
   bool paged = false;
-  /// The descriptor's page size (the compiled shape; the kernels take S at
+  /// The descriptor's page size (the compiled shape; the kernel takes S at
   /// run time from the cache's shape).
   int64_t pageSize = 0;
   /// Parts of a sequence at most: the grid's x extent and the workspace.
   int64_t maxSplits = 0;
   /// 16-row MMA tiles of the row tile (blockQ = 16·mTiles).
   int64_t mTiles = 0;
-  /// Threads of the merge kernel (one warp per output row).
-  static constexpr int64_t kMergeThreads = 128;
-  /// The merge kernel's gpu.func name.
-  std::string mergeName;
 };
 
 /// What one attention kernel computes and how, from its #flash.kernel
@@ -410,16 +406,15 @@ void buildEpilogue(KernelMath &km, const KernelConfig &config, Fragment &acc,
 LogicalResult buildSM80Kernel(OpBuilder &b, Location loc,
                               const KernelConfig &config);
 
-/// Emits the split-KV kernels of `config` (kind split_kv or paged): the split
-/// kernel and the merge kernel, as gpu.funcs at the builder's insertion point
+/// Emits the split-KV kernel of `config` (kind split_kv or paged), which
+/// also merges the parts, as a gpu.func at the builder's insertion point
 /// (inside a gpu.module). The same code serves sm_80 and sm_90a (per-arch
 /// pipeline depth in the config).
 LogicalResult buildDecodeKernels(OpBuilder &b, Location loc,
                                  const KernelConfig &config);
-/// The split and merge kernels' arguments ("name:type", in order), paged or
-/// over a contiguous cache: what the launch plan fills each with.
+/// The split-KV kernel's arguments ("name:type", in order), paged or over a
+/// contiguous cache: what the launch plan fills each with.
 SmallVector<StringRef> decodeSplitKernelArgs(bool paged);
-SmallVector<StringRef> decodeMergeKernelArgs(bool paged);
 
 /// Emits the sm_90a kernel (TMA, mbarrier, wgmma, warp specialisation) of
 /// `config` as an llvm.func kernel at the builder's insertion point (inside a

@@ -46,6 +46,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -136,31 +137,22 @@ mlir::flash::decodeConfigFromDescriptor(KernelConfig c, KernelAttr kernel,
   if (c.sharedBytes > target.sharedMemPerBlock)
     return unsupported(Twine(c.sharedBytes) + " bytes of shared memory (" +
                        Twine(target.sharedMemPerBlock) + " per block)");
-  c.decode.mergeName = c.name + "_merge";
   return c;
 }
 
 SmallVector<StringRef> mlir::flash::decodeSplitKernelArgs(bool paged) {
   if (paged)
-    return {"q:ptr",     "k:ptr",        "v:ptr",     "block_table:ptr",
-            "seq_lens:ptr", "o:ptr",     "lse:ptr",   "partial_o:ptr",
-            "partial_lse:ptr", "B:i32",  "Hq:i32",    "Hkv:i32",
-            "Nq:i32",    "S:i32",        "M:i32",     "SMs:i32",
-            "scale:f32"};
-  return {"q:ptr",   "k:ptr",   "v:ptr",  "o:ptr",
-          "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "B:i32",
-          "Hq:i32",  "Hkv:i32", "Nq:i32", "Nk:i32",
-          "SMs:i32", "scale:f32"};
-}
-
-SmallVector<StringRef> mlir::flash::decodeMergeKernelArgs(bool paged) {
-  if (paged)
-    return {"partial_o:ptr", "partial_lse:ptr", "seq_lens:ptr", "o:ptr",
-            "lse:ptr",       "B:i32",           "Hq:i32",       "Hkv:i32",
-            "Nq:i32",        "M:i32",           "S:i32",        "SMs:i32"};
-  return {"partial_o:ptr", "partial_lse:ptr", "o:ptr",  "lse:ptr",
-          "B:i32",         "Hq:i32",          "Hkv:i32", "Nq:i32",
-          "Nk:i32",        "SMs:i32"};
+    return {"q:ptr",           "k:ptr",           "v:ptr",
+            "block_table:ptr", "seq_lens:ptr",    "o:ptr",
+            "lse:ptr",         "partial_o:ptr",   "partial_lse:ptr",
+            "split_counter:ptr", "B:i32",         "Hq:i32",
+            "Hkv:i32",         "Nq:i32",          "S:i32",
+            "M:i32",           "SMs:i32",         "scale:f32"};
+  return {"q:ptr",           "k:ptr",         "v:ptr",
+          "o:ptr",           "lse:ptr",       "partial_o:ptr",
+          "partial_lse:ptr", "split_counter:ptr", "B:i32",
+          "Hq:i32",          "Hkv:i32",       "Nq:i32",
+          "Nk:i32",          "SMs:i32",       "scale:f32"};
 }
 
 namespace {
@@ -183,6 +175,9 @@ gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc, StringRef name,
   int32_t t = int32_t(threads);
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({t, 1, 1}));
   func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({t, 1, 1}));
+  // The whole register file a thread may have: ptxas otherwise settled on
+  // 168 registers and spilled 4 bytes in the paged causal D = 128 kernel.
+  func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(255));
   Block &entry = func.getBody().front();
   for (auto [i, arg] : llvm::enumerate(args))
     byName[arg.split(':').first] = entry.getArgument(i);
@@ -234,6 +229,144 @@ SequenceSplit sequenceSplit(KernelMath &km, const KernelConfig &config,
                                            numSMs, config.decode.maxSplits);
   return {tiles.numTiles, tiles.numUnmasked, parts.numSplits,
           parts.tilesPerSplit};
+}
+
+//===----------------------------------------------------------------------===//
+// Merging the parts of an output row (one warp)
+//===----------------------------------------------------------------------===//
+
+/// Where output rows and the partials live.
+struct OutputRows {
+  Value o, lse;                     ///< flat i32 (pairs) and f32 memrefs; lse may be null
+  Value partialO, partialLse;       ///< raw pointers (f32), read past L1
+};
+
+OutputRows outputRows(KernelMath &km, const KernelConfig &config,
+                      llvm::StringMap<Value> &arg) {
+  OpBuilder &b = km.b;
+  return {buildFlatGlobalMemref(km, arg["o"], b.getI32Type()),
+          config.writesLse
+              ? buildFlatGlobalMemref(km, arg["lse"], b.getF32Type())
+              : Value(),
+          arg["partial_o"], arg["partial_lse"]};
+}
+
+/// Lane `lane` of a warp writes its Dv/32 consecutive columns of O's row
+/// `flatRow` (16-bit pairs) and, from lane 0, its LSE.
+void writeOutputRow(KernelMath &km, const KernelConfig &config,
+                    const OutputRows &out, Value lane, Value flatRow,
+                    ArrayRef<Value> o, Value lse) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  const int64_t Dv = config.headDim, columns = Dv / 32;
+  Value rowIndex = km.toIndex(flatRow);
+  Value base = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, rowIndex, km.index(Dv)),
+      km.toIndex(km.mul(lane, km.i32(columns))));
+  for (int64_t c = 0; c < columns; c += 2) {
+    Value word =
+        km.pairWord(buildPackPair(km, o[c], o[c + 1], config.elementType));
+    Value index = arith::ShRUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, base, km.index(c)), km.index(1));
+    km.store(word, out.o, index);
+  }
+  if (out.lse)
+    km.ifLanes(km.cmp(P::eq, lane, km.i32(0)),
+               [&] { km.store(lse, out.lse, rowIndex); });
+}
+
+/// A load from global memory that bypasses L1 (ld.volatile.global): another
+/// block wrote it during this launch.
+Value loadPastL1(KernelMath &km, Type type, Value pointer, Value element) {
+  OpBuilder &b = km.b;
+  Value address = LLVM::GEPOp::create(
+      b, km.loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+      b.getF32Type(), pointer,
+      ValueRange{arith::IndexCastOp::create(b, km.loc, b.getI64Type(),
+                                            element)});
+  unsigned alignment = std::min<unsigned>(
+      16, type.isF32() ? 4 : 4 * cast<VectorType>(type).getNumElements());
+  return LLVM::LoadOp::create(b, km.loc, type, address, alignment,
+                              /*isVolatile=*/true);
+}
+
+/// The parts (numSplits >= 2) of row `flatRow` merged by one warp:
+///   m = max_s LSE_s (lanes take parts s ≡ lane mod 32, then a warp max)
+///   O = Σ_s w_s·O_s / Σ_s w_s,  w_s = exp(LSE_s − m),  LSE = m + ln Σ_s w_s
+/// A part whose rows saw no key has LSE_s = −inf and weight 0 (its O_s is 0,
+/// never NaN); if no part saw a key, O = 0 and LSE = −inf.
+void buildMergeRow(KernelMath &km, const KernelConfig &config,
+                   const OutputRows &out, Value lane, Value flatRow,
+                   Value numSplits, Value allRows) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  const int64_t Dv = config.headDim, columns = Dv / 32;
+  Type f32 = b.getF32Type();
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  Value rowIndex = km.toIndex(flatRow);
+  Value partStride = km.toIndex(allRows);
+  auto partRow = [&](Value part) {
+    return arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, km.toIndex(part), partStride),
+        rowIndex);
+  };
+  auto lseOf = [&](Value part) {
+    return loadPastL1(km, f32, out.partialLse, partRow(part));
+  };
+  auto maxLoop = scf::ForOp::create(b, loc, lane, numSplits, km.i32(32),
+                                    ValueRange{negInf});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(maxLoop.getBody());
+    Value m = arith::MaxNumFOp::create(b, loc, maxLoop.getRegionIterArgs()[0],
+                                       lseOf(maxLoop.getInductionVar()));
+    scf::YieldOp::create(b, loc, m);
+  }
+  Value maxLse = maxLoop.getResult(0);
+  for (int64_t offset : {16, 8, 4, 2, 1})
+    maxLse = arith::MaxNumFOp::create(b, loc, maxLse,
+                                      km.shuffleXor(maxLse, offset));
+  Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                      maxLse, negInf);
+  Value shift = km.select(noKey, km.f32(0.0), maxLse);
+  SmallVector<Value> inits(columns, km.f32(0.0));
+  inits.push_back(km.f32(0.0));
+  auto sumLoop = scf::ForOp::create(b, loc, km.i32(0), numSplits, km.i32(1),
+                                    inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(sumLoop.getBody());
+    Value part = sumLoop.getInductionVar();
+    ValueRange acc = sumLoop.getRegionIterArgs();
+    Value weight = buildExp2(
+        km, arith::MulFOp::create(
+                b, loc, arith::SubFOp::create(b, loc, lseOf(part), shift),
+                km.f32(M_LOG2E)));
+    Value element = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, partRow(part), km.index(Dv)),
+        km.toIndex(km.mul(lane, km.i32(columns))));
+    Value values = loadPastL1(km, VectorType::get({columns}, f32),
+                              out.partialO, element);
+    SmallVector<Value> yields;
+    for (int64_t c = 0; c < columns; ++c) {
+      Value o = LLVM::ExtractElementOp::create(b, loc, values, km.i32(c));
+      yields.push_back(buildFma(km, weight, o, acc[c]));
+    }
+    yields.push_back(arith::AddFOp::create(b, loc, acc[columns], weight));
+    scf::YieldOp::create(b, loc, yields);
+  }
+  Value total = sumLoop.getResult(columns);
+  Value inverse = km.select(noKey, km.f32(0.0),
+                            arith::DivFOp::create(b, loc, km.f32(1.0), total));
+  SmallVector<Value> o;
+  for (int64_t c = 0; c < columns; ++c)
+    o.push_back(arith::MulFOp::create(b, loc, sumLoop.getResult(c), inverse));
+  Value lse = arith::AddFOp::create(
+      b, loc, maxLse,
+      arith::MulFOp::create(b, loc, buildLog2(km, total), km.f32(M_LN2)));
+  writeOutputRow(km, config, out, lane, flatRow, o,
+                 km.select(noKey, negInf, lse));
 }
 
 //===----------------------------------------------------------------------===//
@@ -297,6 +430,7 @@ private:
   // Block-wide values.
   Value tid, lane, warp, batch, kvHead, length, scaleLog2e;
   Value tileBegin, tileEnd, numKVHeads, seqKV, pageSize, tableRow;
+  Value pagePow2, pageShift; ///< S is a power of two, and log2(S)
   Value globalK, globalV, globalTable, kvHeadBase;
   Value sharedQ, sharedK, sharedV, firstGroup;
   Value copyRow, copyChunk;
@@ -308,12 +442,35 @@ private:
 };
 
 SmallVector<Value> SplitKernelBuilder::cacheRowsOf(Value tile) {
-  SmallVector<Value> rows;
+  // Page and slot of each key: shifts and masks when S is a power of two
+  // (a uniform branch; serving engines use such pages), else divisions.
   Value last = km.sub(length, km.i32(1));
+  SmallVector<Value> keys;
+  for (int64_t p = 0; p < passes(); ++p)
+    keys.push_back(km.maxsi(km.minsi(keyOf(tile, p), last), km.i32(0)));
+  SmallVector<Type> types(2 * passes(), b.getI32Type());
+  auto ifPow2 = scf::IfOp::create(b, loc, types, pagePow2, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifPow2.thenBlock());
+    SmallVector<Value> out;
+    Value mask = km.sub(pageSize, km.i32(1));
+    for (Value key : keys)
+      out.push_back(km.shru(key, pageShift));
+    for (Value key : keys)
+      out.push_back(km.andi(key, mask));
+    scf::YieldOp::create(b, loc, out);
+    b.setInsertionPointToStart(ifPow2.elseBlock());
+    out.clear();
+    for (Value key : keys)
+      out.push_back(km.divu(key, pageSize));
+    for (auto [p, key] : llvm::enumerate(keys))
+      out.push_back(km.sub(key, km.mul(out[p], pageSize)));
+    scf::YieldOp::create(b, loc, out);
+  }
+  SmallVector<Value> rows;
   for (int64_t p = 0; p < passes(); ++p) {
-    Value key = km.maxsi(km.minsi(keyOf(tile, p), last), km.i32(0));
-    Value pageIndex = km.divu(key, pageSize);
-    Value slot = km.sub(key, km.mul(pageIndex, pageSize));
+    Value pageIndex = ifPow2.getResult(p), slot = ifPow2.getResult(passes() + p);
     Value page = memref::LoadOp::create(
         b, loc, globalTable,
         ValueRange{km.toIndex(km.add(tableRow, pageIndex))});
@@ -526,10 +683,40 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   SequenceSplit split = sequenceSplit(km, config, length, seqQ,
                                       sizes.workUnits, arg["SMs"]);
 
-  // A block past the sequence's parts has nothing to do (a sequence with no
-  // key has no part: the merge writes its rows).
+  // Output rows of this block's row tile: (b·Hq + kvHead·G)·Nq + tileRow0
+  // + [0, rowsInTile).
+  Value groupSizeEarly = km.divu(queryHeads, numKVHeads);
+  Value tileFlatRow0 = km.add(
+      km.mul(km.add(km.mul(batch, queryHeads), km.mul(kvHead, groupSizeEarly)),
+             seqQ),
+      km.mul(rowTile, km.i32(config.blockQ)));
+  Value rowsInTile = km.minsi(
+      km.sub(sizes.groupRows, km.mul(rowTile, km.i32(config.blockQ))),
+      km.i32(config.blockQ));
+  OutputRows outputs = outputRows(km, config, arg);
+  // Each warp takes rows warp, warp + 4, ... of the row tile.
+  auto forEachRow = [&](function_ref<void(Value flatRow)> body) {
+    auto loop = scf::ForOp::create(b, loc, warp, rowsInTile, km.i32(kWarps));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    body(km.add(tileFlatRow0, loop.getInductionVar()));
+  };
+
+  // A block past the sequence's parts has nothing to do, except that with
+  // no part at all (no key) block 0 writes its rows: O = 0, LSE = −inf.
   auto ifPart = scf::IfOp::create(
-      b, loc, km.cmp(P::slt, part, split.numSplits), /*withElse=*/false);
+      b, loc, km.cmp(P::slt, part, split.numSplits), /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifPart.elseBlock()->getTerminator());
+    km.ifLanes(km.cmp(P::eq, km.add(part, split.numSplits), km.i32(0)), [&] {
+      forEachRow([&](Value flatRow) {
+        writeOutputRow(km, config, outputs, lane, flatRow,
+                       SmallVector<Value>(D / 32, km.f32(0.0)),
+                       km.f32(-std::numeric_limits<double>::infinity()));
+      });
+    });
+  }
   b.setInsertionPoint(ifPart.thenBlock()->getTerminator());
 
   tileBegin = km.mul(part, split.tilesPerSplit);
@@ -554,6 +741,13 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
                                         b.getI32Type());
     pageSize = arg["S"];
     tableRow = km.mul(batch, arg["M"]);
+    // S = 2^k: k is the exponent field of S as an f32 (exact below 2^24).
+    pagePow2 = km.cmp(arith::CmpIPredicate::eq,
+                      km.andi(pageSize, km.sub(pageSize, km.i32(1))), km.i32(0));
+    Value asFloat = arith::BitcastOp::create(
+        b, loc, b.getI32Type(),
+        arith::UIToFPOp::create(b, loc, b.getF32Type(), pageSize));
+    pageShift = km.sub(km.shru(asFloat, km.i32(23)), km.i32(127));
     kvHeadBase = km.toIndex(kvHead);
   } else {
     seqKV = arg["Nk"];
@@ -603,7 +797,12 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   copier.copy(km, globalQ, qBase, tileRow0, sizes.groupRows, sharedQ,
               km.i32(0), config.blockQ);
   firstGroup = commitCopies(km);
-  SmallVector<Value> rows;
+  // The table entries of the prologue's tiles and the loop's first tile are
+  // read first, all at once (independent loads), then the copies issued.
+  SmallVector<SmallVector<Value>> prologueRows(stages);
+  if (paged)
+    for (int64_t s = 0; s < stages; ++s)
+      prologueRows[s] = cacheRowsOf(km.add(tileBegin, km.i32(s)));
   for (int64_t s = 0; s < stages - 1; ++s) {
     Value tile = km.add(tileBegin, km.i32(s));
     auto ifTile = scf::IfOp::create(b, loc, km.cmp(P::slt, tile, tileEnd),
@@ -611,14 +810,12 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(ifTile.thenBlock()->getTerminator());
-      issueTile(tile, km.i32(s),
-                paged ? cacheRowsOf(tile) : SmallVector<Value>());
+      issueTile(tile, km.i32(s), prologueRows[s]);
     }
     commitCopies(km);
   }
   State state;
-  if (paged)
-    state.nextRows = cacheRowsOf(km.add(tileBegin, km.i32(stages - 1)));
+  state.nextRows = prologueRows[stages - 1];
 
   // ldmatrix lane addresses, as in the forward kernel (SM80/ForwardKernel):
   // every warp reads all rows of Q and its own 16 keys of each K/V tile.
@@ -789,183 +986,60 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
       }
     }
   });
-  b.setInsertionPointToEnd(&entry);
-  gpu::ReturnOp::create(b, loc);
-}
 
-//===----------------------------------------------------------------------===//
-// The merge kernel
-//===----------------------------------------------------------------------===//
-
-void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
-                      gpu::GPUFuncOp func, llvm::StringMap<Value> &arg) {
-  using P = arith::CmpIPredicate;
-  KernelMath km{b, loc};
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
-  const int64_t Dv = config.headDim;
-  const int64_t columns = Dv / 32; // per lane, consecutive
-  Type f32 = b.getF32Type();
-  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
-  DecodeSizes sizes = decodeSizes(km, config, arg);
-  auto asI32 = [&](Value index) -> Value {
-    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
-  };
-  Value tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  Value lane = km.andi(tid, km.i32(31));
-  Value warp = km.shru(tid, km.i32(5));
-  Value block = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  const int64_t warpsPerBlock = DecodeConfig::kMergeThreads / 32;
-  Value row = km.add(km.mul(block, km.i32(warpsPerBlock)), warp);
-  Value rowsPerBatch = km.mul(arg["Hq"], arg["Nq"]);
-  Value allRows = km.mul(arg["B"], rowsPerBatch);
-
-  auto ifRow = scf::IfOp::create(b, loc, km.cmp(P::slt, row, allRows),
-                                 /*withElse=*/false);
-  b.setInsertionPoint(ifRow.thenBlock()->getTerminator());
-  Value batch = km.divu(row, rowsPerBatch);
-  Value seqLens = config.decode.paged
-                      ? buildFlatGlobalMemref(km, arg["seq_lens"],
-                                              b.getI32Type())
-                      : Value();
-  Value length = sequenceLength(km, config, arg, seqLens, batch);
-  SequenceSplit split = sequenceSplit(km, config, length, arg["Nq"],
-                                      sizes.workUnits, arg["SMs"]);
-
-  Value globalO = buildFlatGlobalMemref(km, arg["o"], b.getI32Type());
-  Value globalLse = config.writesLse
-                        ? buildFlatGlobalMemref(km, arg["lse"], f32)
-                        : Value();
-  Value partialO = buildFlatGlobalMemref(km, arg["partial_o"], f32);
-  Value partialLse = buildFlatGlobalMemref(km, arg["partial_lse"], f32);
-  Value rowIndex = km.toIndex(row);
-  Value laneColumn = km.mul(lane, km.i32(columns));
-  // Writes this lane's columns of O (16-bit pairs) and, from lane 0, LSE.
-  auto writeRow = [&](ArrayRef<Value> o, Value lse) {
-    Value base = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, rowIndex, km.index(Dv)),
-        km.toIndex(laneColumn));
-    for (int64_t c = 0; c < columns; c += 2) {
-      Value word = km.pairWord(
-          buildPackPair(km, o[c], o[c + 1], config.elementType));
-      Value index = arith::ShRUIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, base, km.index(c)),
-          km.index(1));
-      km.store(word, globalO, index);
-    }
-    if (globalLse)
-      km.ifLanes(km.cmp(P::eq, lane, km.i32(0)),
-                 [&] { km.store(lse, globalLse, rowIndex); });
-  };
-
-  // No part (no key): O = 0, LSE = −inf.
-  km.ifLanes(km.cmp(P::eq, split.numSplits, km.i32(0)), [&] {
-    writeRow(SmallVector<Value>(columns, km.f32(0.0)), negInf);
-  });
-  // Two or more parts: merge.
+  // Several parts: the block that finishes last merges them. Its partials
+  // are ordered before the count (membar.gl, then the atomic), and the
+  // count before its reads of the others' (membar.gl, reads that bypass
+  // L1). It resets the count, so the counters are zero again for the next
+  // launch (and every replay of a captured graph).
   km.ifLanes(km.cmp(P::sge, split.numSplits, km.i32(2)), [&] {
-    Value partStride = km.toIndex(allRows);
-    auto lseOf = [&](Value part) {
-      return memref::LoadOp::create(
-          b, loc, partialLse,
-          ValueRange{arith::AddIOp::create(
-              b, loc,
-              arith::MulIOp::create(b, loc, km.toIndex(part), partStride),
-              rowIndex)});
-    };
-    // max_s LSE_s over the warp (parts strided over the lanes).
-    auto maxLoop = scf::ForOp::create(b, loc, lane, split.numSplits,
-                                      km.i32(32), ValueRange{negInf});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(maxLoop.getBody());
-      Value m = arith::MaxNumFOp::create(
-          b, loc, maxLoop.getRegionIterArgs()[0],
-          lseOf(maxLoop.getInductionVar()));
-      scf::YieldOp::create(b, loc, m);
-    }
-    Value maxLse = maxLoop.getResult(0);
-    for (int64_t offset : {16, 8, 4, 2, 1})
-      maxLse = arith::MaxNumFOp::create(b, loc, maxLse,
-                                        km.shuffleXor(maxLse, offset));
-    // Every part's rows saw no key (causal rows before the first key).
-    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                        maxLse, negInf);
-    Value shift = km.select(noKey, km.f32(0.0), maxLse);
-    // Σ_s w_s·O_s and Σ_s w_s, w_s = 2^((LSE_s − shift)·log2 e).
-    SmallVector<Value> inits(columns, km.f32(0.0));
-    inits.push_back(km.f32(0.0));
-    auto sumLoop = scf::ForOp::create(b, loc, km.i32(0), split.numSplits,
-                                      km.i32(1), inits);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(sumLoop.getBody());
-      Value part = sumLoop.getInductionVar();
-      ValueRange acc = sumLoop.getRegionIterArgs();
-      Value weight = buildExp2(
-          km, arith::MulFOp::create(
-                  b, loc, arith::SubFOp::create(b, loc, lseOf(part), shift),
-                  km.f32(M_LOG2E)));
-      Value base = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(
-              b, loc,
-              arith::AddIOp::create(
-                  b, loc,
-                  arith::MulIOp::create(b, loc, km.toIndex(part), partStride),
-                  rowIndex),
-              km.index(Dv)),
-          km.toIndex(laneColumn));
-      auto vectorType = VectorType::get({columns}, f32);
-      Value values = vector::LoadOp::create(
-          b, loc, vectorType, partialO, ValueRange{base},
-          /*nontemporal=*/false, llvm::MaybeAlign(std::min<int64_t>(
-                                     16, 4 * columns)));
-      SmallVector<Value> yields;
-      for (int64_t c = 0; c < columns; ++c) {
-        Value o = vector::ExtractOp::create(b, loc, values,
-                                            ArrayRef<int64_t>{c});
-        yields.push_back(buildFma(km, weight, o, acc[c]));
-      }
-      yields.push_back(arith::AddFOp::create(b, loc, acc[columns], weight));
-      scf::YieldOp::create(b, loc, yields);
-    }
-    Value total = sumLoop.getResult(columns);
-    Value inverse = km.select(
-        noKey, km.f32(0.0), arith::DivFOp::create(b, loc, km.f32(1.0), total));
-    SmallVector<Value> o;
-    for (int64_t c = 0; c < columns; ++c)
-      o.push_back(arith::MulFOp::create(b, loc, sumLoop.getResult(c), inverse));
-    Value lse = arith::AddFOp::create(
-        b, loc, maxLse,
-        arith::MulFOp::create(b, loc, buildLog2(km, total), km.f32(M_LN2)));
-    writeRow(o, km.select(noKey, negInf, lse));
+    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+    gpu::BarrierOp::create(b, loc);
+    Value counter = LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getI32Type(),
+        arg["split_counter"],
+        ValueRange{km.add(km.mul(batch, km.mul(numKVHeads, sizes.rowTiles)),
+                          headTile)});
+    Value flag = view(b.getI32Type(), 0, 1);
+    km.ifLanes(km.cmp(P::eq, tid, km.i32(0)), [&] {
+      Value done = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add,
+                                             counter, km.i32(1),
+                                             LLVM::AtomicOrdering::monotonic);
+      Value last = km.cmp(P::eq, done, km.sub(split.numSplits, km.i32(1)));
+      km.store(arith::ExtUIOp::create(b, loc, b.getI32Type(), last), flag,
+               km.index(0));
+    });
+    gpu::BarrierOp::create(b, loc);
+    Value isLast = km.cmp(
+        P::ne, memref::LoadOp::create(b, loc, flag, ValueRange{km.index(0)}),
+        km.i32(0));
+    km.ifLanes(isLast, [&] {
+      NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+      Value allRows = km.mul(km.mul(arg["B"], queryHeads), seqQ);
+      forEachRow([&](Value flatRow) {
+        buildMergeRow(km, config, outputs, lane, flatRow, split.numSplits,
+                      allRows);
+      });
+      km.ifLanes(km.cmp(P::eq, tid, km.i32(0)), [&] {
+        LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::xchg, counter,
+                                  km.i32(0), LLVM::AtomicOrdering::monotonic);
+      });
+    });
   });
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);
 }
+
 } // namespace
 
 LogicalResult mlir::flash::buildDecodeKernels(OpBuilder &b, Location loc,
                                               const KernelConfig &config) {
   OpBuilder::InsertionGuard guard(b);
-  {
-    llvm::StringMap<Value> arg;
-    gpu::GPUFuncOp split =
-        createKernel(b, loc, config.name,
-                     decodeSplitKernelArgs(config.decode.paged),
-                     config.threads(), arg);
-    OpBuilder::InsertionGuard inner(b);
-    SplitKernelBuilder(b, loc, config).build(split, arg);
-  }
-  {
-    llvm::StringMap<Value> arg;
-    gpu::GPUFuncOp merge = createKernel(
-        b, loc, config.decode.mergeName,
-        decodeMergeKernelArgs(config.decode.paged),
-        DecodeConfig::kMergeThreads, arg);
-    OpBuilder::InsertionGuard inner(b);
-    buildMergeKernel(b, loc, config, merge, arg);
-  }
+  llvm::StringMap<Value> arg;
+  gpu::GPUFuncOp split =
+      createKernel(b, loc, config.name,
+                   decodeSplitKernelArgs(config.decode.paged),
+                   config.threads(), arg);
+  SplitKernelBuilder(b, loc, config).build(split, arg);
   return success();
 }
