@@ -1,4 +1,4 @@
-"""Float64 numpy oracle for ``flash.attention``.
+"""Float64 numpy oracle for ``flash.attention`` and ``flash.attention_backward``.
 
 Written from the op's specification only (it shares no code with the compiler):
 
@@ -12,13 +12,21 @@ Written from the op's specification only (it shares no code with the compiler):
   LSE = log(sum_j exp(S_ij)) over visible keys (natural log, scaled domain).
 * A row without any visible key (causal with Nq > Nk, or Nk == 0) gives
   O = 0 and LSE = -inf; never NaN.
+
+The backward (:func:`attention_backward_reference`) is the gradient of
+``sum(dO * O)`` with respect to q, k and v: with P recomputed from LSE,
+dV = P^T dO, dP = dO V^T, D = rowsum(dO * O), dS = P * (dP - D),
+dQ = scale dS K, dK = scale dS^T Q; under GQA a kv head's dK and dV sum
+over its query heads.  A row without a visible key contributes nothing.
+``python/tests/test_oracle.py`` checks it against central finite
+differences of :func:`attention_reference`.
 """
 
 import math
 
 import numpy as np
 
-__all__ = ["attention_reference", "causal_visible_mask"]
+__all__ = ["attention_reference", "attention_backward_reference", "causal_visible_mask"]
 
 
 def causal_visible_mask(nq, nk, causal):
@@ -93,3 +101,54 @@ def attention_reference(q, k, v, causal=False, scale=None):
         o[:, h] = np.where(rows_ok[..., None], oh, 0.0)
         lse[:, h] = np.where(rows_ok, lh, -np.inf)
     return o, lse
+
+
+def attention_backward_reference(q, k, v, do, causal=False, scale=None, o=None, lse=None):
+    """Return ``(dq, dk, dv)`` in float64: the gradients of ``sum(do * O)``.
+
+    ``do`` has O's shape (B, Hq, Nq, Dv).  ``o`` and ``lse`` are the
+    forward's results as the compiled op receives them (e.g. O rounded to
+    the element type, LSE in f32); when left out they are computed here in
+    float64, which makes the result the exact gradient of
+    :func:`attention_reference`.  The formulas are the op's: P = exp(S - LSE)
+    on visible keys (0 on rows whose LSE is -inf), D = rowsum(do * o).
+    """
+    q = np.asarray(q, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    do = np.asarray(do, dtype=np.float64)
+    b, hq, hkv, nq, nk, d, dv = _check_shapes(q, k, v)
+    if do.shape != (b, hq, nq, dv):
+        raise ValueError("do must have O's shape %s, got %s" % ((b, hq, nq, dv), do.shape))
+    if scale is None:
+        scale = 1.0 / math.sqrt(d) if d > 0 else 1.0
+    scale = float(scale)
+    if o is None or lse is None:
+        o_ref, lse_ref = attention_reference(q, k, v, causal=causal, scale=scale)
+        o = o_ref if o is None else o
+        lse = lse_ref if lse is None else lse
+    o = np.asarray(o, dtype=np.float64)
+    lse = np.asarray(lse, dtype=np.float64)
+
+    dq = np.zeros(q.shape)
+    dk = np.zeros(k.shape)
+    dvv = np.zeros(v.shape)
+    if nq == 0 or nk == 0:
+        return dq, dk, dvv
+    group = hq // hkv
+    visible = causal_visible_mask(nq, nk, causal)          # (nq, nk)
+    for h in range(hq):
+        kvh = h // group
+        kh, vh, qh, doh = k[:, kvh], v[:, kvh], q[:, h], do[:, h]
+        s = scale * np.matmul(qh, np.swapaxes(kh, -1, -2))          # (b, nq, nk)
+        seen = np.isfinite(lse[:, h])                                # (b, nq)
+        shift = np.where(seen, lse[:, h], 0.0)[..., None]
+        keep = visible[None] & seen[..., None]
+        p = np.where(keep, np.exp(np.where(keep, s - shift, 0.0)), 0.0)
+        dvv[:, kvh] += np.matmul(np.swapaxes(p, -1, -2), doh)
+        dp = np.matmul(doh, np.swapaxes(vh, -1, -2))
+        delta = np.sum(doh * o[:, h], axis=-1, keepdims=True)
+        ds = p * (dp - delta)
+        dq[:, h] = scale * np.matmul(ds, kh)
+        dk[:, kvh] += scale * np.matmul(np.swapaxes(ds, -1, -2), qh)
+    return dq, dk, dvv

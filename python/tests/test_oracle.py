@@ -3,7 +3,8 @@
 The oracle is compared with a brute-force implementation that loops over
 rows in plain Python (math.exp / math.fsum, no numpy broadcasting), and is
 checked against properties of attention that any correct implementation
-has.  Each test can fail: none compares the oracle with itself.
+has.  The backward oracle is checked against central finite differences of
+the forward oracle.  Each test can fail: none compares the oracle with itself.
 
 Run:  /usr/bin/python3 -m pytest python/tests/test_oracle.py -q
 """
@@ -17,7 +18,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 
-from flash_mlir.oracle import attention_reference  # noqa: E402
+from flash_mlir.oracle import attention_backward_reference, attention_reference  # noqa: E402
 
 
 # ---------------------------------------------------------------------------
@@ -269,3 +270,128 @@ def test_rejects_bad_shapes(shapes):
     q, k, v = (np.zeros(s) for s in shapes)
     with pytest.raises(ValueError):
         attention_reference(q, k, v)
+
+
+# ---------------------------------------------------------------------------
+# The backward oracle: gradients of sum(dO * O), against finite differences.
+# ---------------------------------------------------------------------------
+
+BACKWARD_SHAPES = [
+    # B, Hq, Hkv, Nq, Nk, D, Dv, causal
+    (1, 1, 1, 3, 3, 4, 4, False),
+    (1, 1, 1, 4, 4, 3, 3, True),      # square causal
+    (1, 2, 1, 5, 3, 3, 2, True),      # Nq > Nk causal: rows 0 and 1 see no key; GQA 2
+    (2, 4, 2, 3, 6, 2, 3, True),      # Nq < Nk causal, GQA 2, Dv != D, batch 2
+    (1, 3, 1, 4, 5, 3, 5, False),     # MQA, Dv != D
+    (1, 2, 2, 6, 2, 2, 2, True),      # four of six rows fully masked
+]
+
+
+def _bsid(s):
+    return "B%d-Hq%d-Hkv%d-Nq%d-Nk%d-D%d-Dv%d-%s" % (s[:7] + ("causal" if s[7] else "full",))
+
+
+def _central_differences(loss, arrays, index, eps=1e-5):
+    """d loss / d arrays[index], element by element."""
+    x = arrays[index]
+    grad = np.zeros_like(x)
+    for pos in np.ndindex(*x.shape):
+        saved = x[pos]
+        x[pos] = saved + eps
+        up = loss(*arrays)
+        x[pos] = saved - eps
+        down = loss(*arrays)
+        x[pos] = saved
+        grad[pos] = (up - down) / (2 * eps)
+    return grad
+
+
+@pytest.mark.parametrize("scale", [None, 0.7], ids=["defscale", "scale0.7"])
+@pytest.mark.parametrize("shape", BACKWARD_SHAPES, ids=[_bsid(s) for s in BACKWARD_SHAPES])
+def test_backward_matches_finite_differences(shape, scale):
+    b, hq, hkv, nq, nk, d, dv, causal = shape
+    rng = np.random.default_rng(sum(shape[:7]) * 13 + int(causal))
+    q = rng.standard_normal((b, hq, nq, d))
+    k = rng.standard_normal((b, hkv, nk, d))
+    v = rng.standard_normal((b, hkv, nk, dv))
+    do = rng.standard_normal((b, hq, nq, dv))
+    with np.errstate(all="raise"):
+        grads = attention_backward_reference(q, k, v, do, causal=causal, scale=scale)
+
+    def loss(q_, k_, v_):
+        return float(np.sum(do * attention_reference(q_, k_, v_, causal=causal, scale=scale)[0]))
+
+    arrays = [q.copy(), k.copy(), v.copy()]
+    for index, (name, analytic) in enumerate(zip(("dq", "dk", "dv"), grads)):
+        assert analytic.shape == arrays[index].shape, name
+        numeric = _central_differences(loss, arrays, index)
+        np.testing.assert_allclose(analytic, numeric, rtol=1e-6, atol=1e-8, err_msg=name)
+        assert np.abs(numeric).max() > 1e-3, "%s: the check would pass on zeros" % name
+
+
+def test_backward_fully_masked_rows_are_zero_not_nan():
+    # Causal Nq = 6 > Nk = 2: rows 0..3 see no key (LSE = -inf, O = 0).
+    rng = np.random.default_rng(21)
+    q, k, v = rng.standard_normal((1, 2, 6, 4)), rng.standard_normal((1, 1, 2, 4)), rng.standard_normal((1, 1, 2, 3))
+    do = rng.standard_normal((1, 2, 6, 3))
+    o, lse = attention_reference(q, k, v, causal=True)
+    assert np.all(np.isneginf(lse[:, :, :4]))
+    with np.errstate(all="raise"):
+        dq, dk, dv = attention_backward_reference(q, k, v, do, causal=True, o=o, lse=lse)
+    assert np.all(dq[:, :, :4] == 0.0)
+    assert np.isfinite(dq).all() and np.isfinite(dk).all() and np.isfinite(dv).all()
+    # Their dO does not reach dK or dV either.
+    do2 = do.copy()
+    do2[:, :, :4] = 1e3
+    _, dk2, dv2 = attention_backward_reference(q, k, v, do2, causal=True, o=o, lse=lse)
+    np.testing.assert_array_equal(dk, dk2)
+    np.testing.assert_array_equal(dv, dv2)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_backward_gqa_sums_the_group(causal):
+    # Hq = 6 over Hkv = 2: the oracle's dK, dV equal the repeated-head
+    # problem's gradients summed over each group of 3.
+    rng = np.random.default_rng(22)
+    q, k, v = rng.standard_normal((2, 6, 5, 4)), rng.standard_normal((2, 2, 7, 4)), rng.standard_normal((2, 2, 7, 3))
+    do = rng.standard_normal((2, 6, 5, 3))
+    dq, dk, dv = attention_backward_reference(q, k, v, do, causal=causal)
+    dq2, dk2, dv2 = attention_backward_reference(q, np.repeat(k, 3, axis=1), np.repeat(v, 3, axis=1), do,
+                                                 causal=causal)
+    np.testing.assert_allclose(dq, dq2, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(dk, dk2.reshape(2, 2, 3, 7, 4).sum(axis=2), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dv, dv2.reshape(2, 2, 3, 7, 3).sum(axis=2), rtol=1e-12, atol=1e-14)
+
+
+def test_backward_uses_the_given_output_and_lse():
+    # The op takes O and LSE as inputs: D = rowsum(dO * O) uses the given O,
+    # P = exp(S - LSE) the given LSE. With the exact ones, nothing changes;
+    # with a perturbed O, dQ and dK move and dV does not.
+    rng = np.random.default_rng(23)
+    q, k, v = rng.standard_normal((1, 2, 4, 3)), rng.standard_normal((1, 2, 5, 3)), rng.standard_normal((1, 2, 5, 2))
+    do = rng.standard_normal((1, 2, 4, 2))
+    o, lse = attention_reference(q, k, v, causal=True)
+    exact = attention_backward_reference(q, k, v, do, causal=True)
+    given = attention_backward_reference(q, k, v, do, causal=True, o=o, lse=lse)
+    for a, g in zip(exact, given):
+        np.testing.assert_allclose(a, g, rtol=1e-14, atol=1e-15)
+    moved = attention_backward_reference(q, k, v, do, causal=True, o=o + 0.01, lse=lse)
+    assert not np.allclose(moved[0], exact[0]) and not np.allclose(moved[1], exact[1])
+    np.testing.assert_array_equal(moved[2], given[2])
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_backward_zero_keys(causal):
+    q = np.ones((1, 2, 3, 4))
+    k, v = np.zeros((1, 1, 0, 4)), np.zeros((1, 1, 0, 5))
+    do = np.ones((1, 2, 3, 5))
+    with np.errstate(all="raise"):
+        dq, dk, dv = attention_backward_reference(q, k, v, do, causal=causal)
+    assert dq.shape == q.shape and dk.shape == k.shape and dv.shape == v.shape
+    assert np.all(dq == 0.0)
+
+
+def test_backward_rejects_a_mismatched_grad_output():
+    q, k, v = np.zeros((1, 2, 3, 4)), np.zeros((1, 1, 5, 4)), np.zeros((1, 1, 5, 2))
+    with pytest.raises(ValueError):
+        attention_backward_reference(q, k, v, np.zeros((1, 2, 3, 4)))

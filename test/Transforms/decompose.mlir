@@ -109,3 +109,107 @@ func.func @finalize(%acc: tensor<16x64xf32>, %m: tensor<16xf32>, %l: tensor<16xf
   %o, %lse = flash.finalize %acc, %m, %l : tensor<16x64xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<16x64xf16>, tensor<16xf32>
   return %o, %lse : tensor<16x64xf16>, tensor<16xf32>
 }
+
+// -----
+
+// The backward's tile ops.
+
+// load_tile of row statistics (LSE, D): B×H×N -> R values, zero-padded.
+// CHECK-LABEL: func.func @load_row_stats
+// CHECK-SAME: (%[[LSE:.+]]: tensor<2x8x100xf32>, %[[B:.+]]: index, %[[H:.+]]: index, %[[ROW:.+]]: index)
+// CHECK: %[[START:.+]] = arith.minsi %[[ROW]], %{{.+}} : index
+// CHECK: %[[VALID:.+]] = arith.minsi %{{.+}}, %{{.+}} : index
+// CHECK: %[[SLICE:.+]] = tensor.extract_slice %[[LSE]][%[[B]], %[[H]], %[[START]]] [1, 1, %[[VALID]]] [1, 1, 1] : tensor<2x8x100xf32> to tensor<?xf32>
+// CHECK: %[[PAD:.+]] = tensor.pad %[[SLICE]] low[0] high[%{{.+}}]
+// CHECK: return %[[PAD]] : tensor<32xf32>
+func.func @load_row_stats(%lse: tensor<2x8x100xf32>, %b: index, %h: index, %row: index) -> tensor<32xf32> {
+  %t = flash.load_tile %lse[%b, %h, %row] : tensor<2x8x100xf32> -> tensor<32xf32>
+  return %t : tensor<32xf32>
+}
+
+// -----
+
+// row_dot: D_i = Σ_d dO·O of widened operands, a row reduction from 0.
+// CHECK-LABEL: func.func @row_dot
+// CHECK: %[[ZERO:.+]] = linalg.fill {{.*}} -> tensor<16xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%{{.+}}, %{{.+}} : tensor<16x8xbf16>, tensor<16x8xbf16>) outs(%[[ZERO]] : tensor<16xf32>)
+// CHECK: arith.extf
+// CHECK: arith.extf
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @row_dot(%do: tensor<16x8xbf16>, %o: tensor<16x8xbf16>) -> tensor<16xf32> {
+  %d = flash.row_dot %do, %o : tensor<16x8xbf16>, tensor<16x8xbf16> -> tensor<16xf32>
+  return %d : tensor<16xf32>
+}
+
+// -----
+
+// recompute_probs: exp(S - lse), 0 (not NaN) where lse = -inf.
+// CHECK-LABEL: func.func @recompute_probs
+// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<16x32xf32>, tensor<16xf32>)
+// CHECK: ^bb0(%[[S:.+]]: f32, %[[L:.+]]: f32, %{{.+}}: f32):
+// CHECK: %[[NINF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[EMPTY:.+]] = arith.cmpf oeq, %[[L]], %[[NINF]] : f32
+// CHECK: %[[DIFF:.+]] = arith.subf %[[S]], %[[L]] : f32
+// CHECK: %[[EXP:.+]] = math.exp %[[DIFF]] : f32
+// CHECK: arith.select %[[EMPTY]], %{{.+}}, %[[EXP]] : f32
+func.func @recompute_probs(%s: tensor<16x32xf32>, %lse: tensor<16xf32>) -> tensor<16x32xf32> {
+  %p = flash.recompute_probs %s, %lse : tensor<16x32xf32>, tensor<16xf32>
+  return %p : tensor<16x32xf32>
+}
+
+// -----
+
+// score_grad: P · (dP - D).
+// CHECK-LABEL: func.func @score_grad
+// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %{{.+}}, %{{.+}} : tensor<16x32xf32>, tensor<16x32xf32>, tensor<16xf32>)
+// CHECK: ^bb0(%[[P:.+]]: f32, %[[DP:.+]]: f32, %[[D:.+]]: f32, %{{.+}}: f32):
+// CHECK: %[[C:.+]] = arith.subf %[[DP]], %[[D]] : f32
+// CHECK: arith.mulf %[[P]], %[[C]] : f32
+func.func @score_grad(%p: tensor<16x32xf32>, %dp: tensor<16x32xf32>, %d: tensor<16xf32>) -> tensor<16x32xf32> {
+  %ds = flash.score_grad %p, %dp, %d : tensor<16x32xf32>, tensor<16xf32>
+  return %ds : tensor<16x32xf32>
+}
+
+// -----
+
+// accumulate_product {transpose_lhs}: acc[j, d] += round(A[i, j])·B[i, d],
+// A rounded to bf16 (B's type) first; the reduction runs over the rows i.
+// CHECK-DAG: #[[$AT:.+]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[$BT:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-LABEL: func.func @accumulate_transposed
+// CHECK-SAME: (%[[ACC:.+]]: tensor<32x8xf32>, %[[A:.+]]: tensor<16x32xf32>, %[[B:.+]]: tensor<16x8xbf16>)
+// CHECK: linalg.generic {indexing_maps = [#[[$AT]], #[[$BT]], #{{.+}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[A]], %[[B]] : tensor<16x32xf32>, tensor<16x8xbf16>) outs(%[[ACC]] : tensor<32x8xf32>)
+// CHECK: %[[R:.+]] = arith.truncf %{{.+}} : f32 to bf16
+// CHECK: %[[W:.+]] = arith.extf %[[R]] : bf16 to f32
+// CHECK: arith.mulf %[[W]], %{{.+}} : f32
+// CHECK: arith.addf
+func.func @accumulate_transposed(%acc: tensor<32x8xf32>, %a: tensor<16x32xf32>, %b: tensor<16x8xbf16>) -> tensor<32x8xf32> {
+  %r = flash.accumulate_product %acc, %a, %b {transpose_lhs} : tensor<32x8xf32>, tensor<16x32xf32>, tensor<16x8xbf16>
+  return %r : tensor<32x8xf32>
+}
+
+// -----
+
+// accumulate_product: acc[i, d] += round(A[i, j])·B[j, d] (dQ += dS·K).
+// CHECK-LABEL: func.func @accumulate
+// CHECK-SAME: (%[[ACC:.+]]: tensor<16x8xf32>, %[[A:.+]]: tensor<16x32xf32>, %[[B:.+]]: tensor<32x8xf16>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins(%[[A]], %[[B]] : tensor<16x32xf32>, tensor<32x8xf16>) outs(%[[ACC]] : tensor<16x8xf32>)
+// CHECK: arith.truncf %{{.+}} : f32 to f16
+func.func @accumulate(%acc: tensor<16x8xf32>, %a: tensor<16x32xf32>, %b: tensor<32x8xf16>) -> tensor<16x8xf32> {
+  %r = flash.accumulate_product %acc, %a, %b : tensor<16x8xf32>, tensor<16x32xf32>, tensor<32x8xf16>
+  return %r : tensor<16x8xf32>
+}
+
+// -----
+
+// finalize_grad: T(scale · acc).
+// CHECK-LABEL: func.func @finalize_grad
+// CHECK: linalg.generic {{.*}} ins(%{{.+}} : tensor<16x8xf32>) outs(%{{.+}} : tensor<16x8xbf16>)
+// CHECK: %[[SCALE:.+]] = arith.constant 1.250000e-01 : f32
+// CHECK: %[[X:.+]] = arith.mulf %{{.+}}, %[[SCALE]] : f32
+// CHECK: arith.truncf %[[X]] : f32 to bf16
+func.func @finalize_grad(%acc: tensor<16x8xf32>) -> tensor<16x8xbf16> {
+  %r = flash.finalize_grad %acc {scale = 0.125 : f32} : tensor<16x8xf32> -> tensor<16x8xbf16>
+  return %r : tensor<16x8xbf16>
+}

@@ -1,4 +1,5 @@
-"""Generate, run and check one CPU numerical case of ``flash.attention``.
+"""Generate, run and check CPU numerical cases of ``flash.attention`` and
+``flash.attention_backward``.
 
 A case is a random (seeded) set of inputs q, k, v (f32, f16 or bf16) baked
 into an MLIR module as ``arith.constant dense<...>`` tensors, one
@@ -22,8 +23,16 @@ Command line (with ``PYTHONPATH=python``)::
   python3 -m flash_mlir.testing.cpu_case run --seed 1 ... \\
       --flash-opt build/bin/flash-opt --pipeline='--flash-cpu-pipeline="block-q=4 block-kv=3"'
 
+A backward case (``--backward``) bakes q, k, v, O and LSE of the forward
+(from the oracle, O rounded to the element type, LSE to f32) and a random dO
+into one ``flash.attention_backward`` and prints dQ, dK and dV; the expected
+values are :func:`flash_mlir.oracle.attention_backward_reference` on those
+same inputs, checked to :func:`backward_rounding_tolerance`.  Many backward
+cases fit in one module (:func:`run_backward_batch`: one flash-opt and one
+mlir-runner run for all of them, each op with its own tiles).
+
 Python API: :class:`CaseConfig`, :func:`generate`, :func:`parse_memref_prints`,
-:func:`check_output`, :func:`run_case`.
+:func:`check_output`, :func:`run_case`, :func:`run_backward_batch`.
 """
 
 import argparse
@@ -42,7 +51,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from flash_mlir.oracle import attention_reference
+from flash_mlir.oracle import attention_backward_reference, attention_reference
 
 LLVM_BIN = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
 LLVM_LIB = os.environ.get("LLVM_LIB", "/usr/lib/llvm-22/lib")
@@ -79,6 +88,7 @@ class CaseConfig:
     scale: Optional[float] = None
     lse: bool = False
     dtype: str = "f32"            # element type of q, k, v and O
+    backward: bool = False        # flash.attention_backward (dQ, dK, dV); lse unused
 
     def __post_init__(self):
         if self.dtype not in UNIT_ROUNDOFF:
@@ -129,6 +139,8 @@ class CaseConfig:
             argv.append("--lse")
         if self.dtype != "f32":
             argv += ["--dtype", self.dtype]
+        if self.backward:
+            argv.append("--backward")
         return argv
 
     def short_id(self) -> str:
@@ -143,6 +155,8 @@ class CaseConfig:
             parts.append("lse")
         if self.dtype != "f32":
             parts.append(self.dtype)
+        if self.backward:
+            parts.append("bwd")
         return "-".join(parts)
 
     def to_json(self) -> str:
@@ -359,9 +373,217 @@ def render_module(cfg: CaseConfig, q, k, v) -> str:
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------
+# The backward: inputs, oracle, rounding bound, MLIR text
+# --------------------------------------------------------------------------
+
+def make_backward_inputs(cfg: CaseConfig):
+    """``(q, k, v, o, lse, do)`` as float32 arrays: q, k, v as
+    :func:`make_inputs` draws them, O and LSE from the float64 oracle's
+    forward (O rounded to ``cfg.dtype``, LSE to f32, -inf for rows without a
+    key), dO uniform in [-1, 1] rounded to ``cfg.dtype``."""
+    q, k, v = make_inputs(cfg)
+    rng = np.random.default_rng([cfg.seed, 1])
+    do = rng.uniform(-1.0, 1.0, cfg.o_shape).astype(np.float32)
+    o, lse = attention_reference(q, k, v, causal=cfg.causal, scale=cfg.scale_f32)
+    o = o.astype(np.float32)
+    if cfg.dtype != "f32":
+        do, o = round_to_dtype(do, cfg.dtype), round_to_dtype(o, cfg.dtype)
+    return q, k, v, o, lse.astype(np.float32), do
+
+
+def effective_scale(cfg: CaseConfig) -> float:
+    """The scale the op uses: the f32 attribute, or 1/sqrt(D) in f32."""
+    if cfg.scale is not None:
+        return cfg.scale_f32
+    return float(np.float32(1.0 / math.sqrt(cfg.d))) if cfg.d else 1.0
+
+
+def backward_rounding_tolerance(q, k, v, o, lse, do, causal: bool, scale: float, dtype: str):
+    """Per-element bounds ``(dq, dk, dv)`` of the error of a CPU lowering of
+    ``flash.attention_backward`` on these inputs against the float64 oracle
+    on the same inputs (docs/testing.md).
+
+    First order in the rounding errors: u is the unit roundoff of ``dtype``
+    where the tiled form rounds to it (P before Pᵀ·dO, dS before dSᵀ·Q and
+    dS·K, and the three results; 0 for f32), γ(n) = (n + 2)·2^-24 bounds an
+    f32 sum of n products.
+      * P = exp(S - LSE): relative error δP = ε_S + 2^-24·(|S| + |LSE|) +
+        2^-18 (ε_S = scale·γ(D)·Σ_d |q_d·k_d|, the f32 error of a score;
+        2^-18 covers exp);
+      * dV = Σ_i P_i·dO_i (over the group's rows): Σ_i |P_i·dO_i|·(δP + u +
+        γ(rows)) + u·|dV|;
+      * dS = P·(dP - D): E = |P|·(δP·|dP - D| + γ(Dv)·(Σ|dO·V| + Σ|dO·O|))
+        + (u + 2^-23)·|dS|;
+      * dQ = scale·Σ_j dS_j·K_j: scale·Σ_j (E_j + γ(Nk)·|dS_j|)·|K_j| + u·|dQ|,
+        and dK likewise with Q over the group's rows.
+    Rounding to 16 bits also has an absolute part, τ = half the smallest
+    subnormal (2^-25 for f16, whose subnormals start below 6.1e-5; 2^-134
+    for bf16), added wherever u is: τ·Σ_i|dO_i| to dV, τ to E, τ to each
+    result. The sum is doubled for what a first-order bound leaves out.
+    """
+    f64 = lambda x: np.asarray(x, dtype=np.float64)
+    q, k, v, o, lse, do = (f64(x) for x in (q, k, v, o, lse, do))
+    b, hq, nq, d = q.shape
+    hkv, nk, dv = k.shape[1], k.shape[2], v.shape[3]
+    u = UNIT_ROUNDOFF[dtype] if dtype != "f32" else 0.0
+    tiny = {"f16": 2.0 ** -25, "bf16": 2.0 ** -134}.get(dtype, 0.0)
+    group = hq // hkv
+    gamma = lambda n: (n + 2) * 2.0 ** -24
+    dq_b, dk_b, dv_b = np.zeros(q.shape), np.zeros(k.shape), np.zeros(v.shape)
+    if nq == 0 or nk == 0:
+        return dq_b, dk_b, dv_b
+    from flash_mlir.oracle import causal_visible_mask
+    visible = causal_visible_mask(nq, nk, causal)
+    dq, dk, dvv = attention_backward_reference(q, k, v, do, causal=causal, scale=scale, o=o, lse=lse)
+    t = lambda x: np.swapaxes(x, -1, -2)
+    for h in range(hq):
+        kvh = h // group
+        kh, vh, qh, doh, oh = k[:, kvh], v[:, kvh], q[:, h], do[:, h], o[:, h]
+        s = scale * np.matmul(qh, t(kh))
+        seen = np.isfinite(lse[:, h])
+        keep = visible[None] & seen[..., None]
+        shift = np.where(seen, lse[:, h], 0.0)[..., None]
+        p = np.where(keep, np.exp(np.where(keep, s - shift, 0.0)), 0.0)
+        eps_s = scale * gamma(d) * np.matmul(np.abs(qh), t(np.abs(kh)))
+        delta_p = np.where(keep, eps_s + 2.0 ** -24 * (np.abs(s) + np.abs(shift)) + 2.0 ** -18, 0.0)
+        dp = np.matmul(doh, t(vh))
+        delta = np.sum(doh * oh, axis=-1, keepdims=True)
+        ds = p * (dp - delta)
+        e_dp = gamma(dv) * (np.matmul(np.abs(doh), t(np.abs(vh)))
+                            + np.sum(np.abs(doh * oh), axis=-1, keepdims=True))
+        e_ds = (p * (delta_p * np.abs(dp - delta) + e_dp) + (u + 2.0 ** -23) * np.abs(ds)
+                + np.where(keep, tiny, 0.0))
+        dv_b[:, kvh] += np.matmul(t(p * (delta_p + u + gamma(group * nq)) + np.where(keep, tiny, 0.0)),
+                                  np.abs(doh))
+        dq_b[:, h] = scale * np.matmul(e_ds + gamma(nk) * np.abs(ds), np.abs(kh))
+        dk_b[:, kvh] += scale * np.matmul(t(e_ds + gamma(group * nq) * np.abs(ds)), np.abs(qh))
+    dq_b += u * np.abs(dq) + tiny
+    dk_b += u * np.abs(dk) + tiny
+    dv_b += u * np.abs(dvv) + tiny
+    return 2 * dq_b, 2 * dk_b, 2 * dv_b
+
+
+def backward_schedule_attr(block_q: int, block_kv: int) -> str:
+    """A schedule that --flash-cpu-pipeline keeps (it only fills in missing ones)."""
+    return ('#flash.schedule<arch = "sm_80", block_q = %d, block_kv = %d, stages = 1, warps = 8>'
+            % (block_q, block_kv))
+
+
+def _widened(name: str, shape, et: str, out: str) -> List[str]:
+    """Lines that widen tensor %name (element type et) to f32 as %out."""
+    rank = len(shape)
+    ident = "affine_map<(%s) -> (%s)>" % ((", ".join("d%d" % i for i in range(rank)),) * 2)
+    return [
+        "    %%%s_init = tensor.empty() : %s" % (out, tensor_type(shape)),
+        "    %%%s = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]}"
+        % (out, ident, ident, ", ".join(['"parallel"'] * rank)),
+        "        ins(%%%s : %s) outs(%%%s_init : %s) {" % (name, tensor_type(shape, et), out,
+                                                         tensor_type(shape)),
+        "    ^bb0(%%x: %s, %%unused: f32):" % et,
+        "      %%wide = arith.extf %%x : %s to f32" % et,
+        "      linalg.yield %wide : f32",
+        "    } -> %s" % tensor_type(shape),
+    ]
+
+
+def _print_lines(name: str, shape) -> List[str]:
+    tt, mt = tensor_type(shape), memref_type(shape)
+    return [
+        "    %%%s_buf = bufferization.to_buffer %%%s : %s to %s" % (name, name, tt, mt),
+        "    %%%s_unranked = memref.cast %%%s_buf : %s to memref<*xf32>" % (name, name, mt),
+        "    func.call @printMemrefF32(%%%s_unranked) : (memref<*xf32>) -> ()" % name,
+    ]
+
+
+def render_backward_lines(cfg: CaseConfig, inputs, suffix: str = "",
+                          schedule: Optional[Tuple[int, int]] = None) -> List[str]:
+    """The body lines of one backward case in ``main``: constants, the op
+    (with ``schedule`` = (block_q, block_kv) as its #flash.schedule when
+    given), and the prints of dQ, dK, dV (widened to f32)."""
+    q, k, v, o, lse, do = inputs
+    et = cfg.dtype
+    types = [tensor_type(cfg.q_shape, et), tensor_type(cfg.k_shape, et),
+             tensor_type(cfg.v_shape, et), tensor_type(cfg.o_shape, et),
+             tensor_type(cfg.o_shape, et), tensor_type(cfg.lse_shape)]
+    names = ["q", "k", "v", "o", "do", "lse"]
+    values = [q, k, v, o, do, lse]
+    n = {x: x + suffix for x in names + ["dq", "dk", "dv"]}
+    lines = ["    %%%s = arith.constant %s : %s" % (n[x], dense_literal(a), ty)
+             for x, a, ty in zip(names, values, types)]
+    attrs = []
+    if cfg.causal:
+        attrs.append("causal")
+    if cfg.scale is not None:
+        attrs.append("scale = %s : f32" % f32_literal(cfg.scale))
+    if schedule is not None:
+        attrs.append("schedule = %s" % backward_schedule_attr(*schedule))
+    attr_text = (" {" + ", ".join(attrs) + "}") if attrs else ""
+    lines.append("    %%%s, %%%s, %%%s = flash.attention_backward %%%s, %%%s, %%%s, %%%s, %%%s, %%%s%s"
+                 % (n["dq"], n["dk"], n["dv"], n["q"], n["k"], n["v"], n["o"], n["do"], n["lse"],
+                    attr_text))
+    lines.append("        : %s -> %s, %s, %s" % (", ".join(types), types[0], types[1], types[2]))
+    for x, shape in (("dq", cfg.q_shape), ("dk", cfg.k_shape), ("dv", cfg.v_shape)):
+        printed = n[x]
+        if et != "f32":
+            printed = n[x] + "_f32"
+            lines += _widened(n[x], shape, et, printed)
+        lines += _print_lines(printed, shape)
+    return lines
+
+
+def render_backward_module(cases, note: str = "") -> str:
+    """One module whose ``main`` runs every (cfg, inputs, schedule) case."""
+    lines = ["// Generated by flash_mlir.testing.cpu_case%s" % (" " + note if note else ""),
+             "module {",
+             "  func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}",
+             "",
+             "  func.func @main() {"]
+    for i, (cfg, inputs, schedule) in enumerate(cases):
+        lines.append("    // case %d: %s" % (i, cfg.short_id()))
+        lines += render_backward_lines(cfg, inputs, "" if len(cases) == 1 else "_%d" % i, schedule)
+    lines += ["    return", "  }", "}", ""]
+    return "\n".join(lines)
+
+
+def generate_backward(cases, mlir_path: str, expected_path: str):
+    """Write one module running every (cfg, schedule) backward case (schedule
+    (block_q, block_kv) or None) and an .npz with the expected dQ, dK, dV of
+    each (named dq, dk, dv, with a _i suffix when there are several) and their
+    per-element bounds. Returns the expected tensors."""
+    if expected_path.endswith(".json"):
+        raise ValueError("backward cases need an .npz file for their bounds")
+    rendered, arrays, names = [], {}, []
+    for i, (cfg, schedule) in enumerate(cases):
+        if not cfg.backward:
+            raise ValueError("generate_backward takes backward cases, got %s" % cfg.short_id())
+        inputs = make_backward_inputs(cfg)
+        q, k, v, o, lse, do = inputs
+        scale = effective_scale(cfg)
+        grads = attention_backward_reference(q, k, v, do, causal=cfg.causal, scale=scale, o=o, lse=lse)
+        bounds = backward_rounding_tolerance(q, k, v, o, lse, do, cfg.causal, scale, cfg.dtype)
+        suffix = "" if len(cases) == 1 else "_%d" % i
+        for base, g, bound in zip(("dq", "dk", "dv"), grads, bounds):
+            names.append(base + suffix)
+            arrays[base + suffix] = np.asarray(g, dtype=np.float64)
+            arrays[base + suffix + "_bound"] = np.asarray(bound, dtype=np.float64)
+        rendered.append((cfg, inputs, schedule))
+    note = ("gen " + " ".join(cases[0][0].gen_argv())) if len(cases) == 1 else \
+        "(%d backward cases)" % len(cases)
+    with open(mlir_path, "w") as f:
+        f.write(render_backward_module(rendered, note))
+    arrays["names"] = np.array(names)
+    arrays["config"] = np.array(json.dumps([json.loads(c.to_json()) for c, _ in cases]))
+    with open(expected_path, "wb") as f:
+        np.savez(f, **arrays)
+    return [(n, arrays[n]) for n in names]
+
+
 def generate(cfg: CaseConfig, mlir_path: str, expected_path: str):
     """Write the MLIR module and the expected outputs (.npz or .json); for
     16-bit cases the .npz also holds the per-element bounds."""
+    if cfg.backward:
+        return generate_backward([(cfg, None)], mlir_path, expected_path)
     q, k, v = make_inputs(cfg)
     o, lse = expected_outputs(cfg, q, k, v)
     with open(mlir_path, "w") as f:
@@ -419,7 +641,9 @@ def load_expected(path: str):
                 out.append((name, np.array(data, dtype=np.float64).reshape(doc[name]["shape"])))
         return out
     with np.load(path, allow_pickle=False) as z:
-        for name in ("o", "lse"):
+        # A backward file lists its tensors in print order.
+        names = [str(n) for n in z["names"]] if "names" in z.files else ["o", "lse"]
+        for name in names:
             if name in z.files:
                 out.append((name, np.array(z[name], dtype=np.float64)))
     return out
@@ -693,6 +917,72 @@ def run_case(config, flash_opt: str, pipeline_args, atol: float = DEFAULT_ATOL,
     return ok, msg
 
 
+def run_backward_batch(cases, flash_opt: str, pipeline_args, timeout: float = 300.0,
+                       workdir: Optional[str] = None):
+    """Run many backward cases in one module: ``cases`` is a list of
+    ``(cfg, (block_q, block_kv) or None)``; each op carries its tiles as a
+    #flash.schedule, which --flash-cpu-pipeline keeps (the reference lowering
+    ignores it). One flash-opt and one mlir-runner run for all of them.
+
+    Returns ``(ok, messages)``: one message per case (its check, with a
+    one-case reproducer when it failed), or a single message when the run
+    itself failed. Files are kept on failure.
+    """
+    pargs = _as_argv(pipeline_args)
+    tmp = workdir or tempfile.mkdtemp(prefix="flash_bwd_batch_")
+    os.makedirs(tmp, exist_ok=True)
+    mlir_path, exp_path = os.path.join(tmp, "batch.mlir"), os.path.join(tmp, "batch.npz")
+    expected = generate_backward(cases, mlir_path, exp_path)
+    bounds = load_bounds(exp_path)
+
+    def keep(msg):
+        return False, ["%s\nfiles kept in %s" % (msg, tmp)]
+
+    try:
+        p1 = subprocess.run([flash_opt, mlir_path] + pargs, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return keep("flash-opt timed out after %gs" % timeout)
+    if p1.returncode != 0:
+        return keep("flash-opt exited with %d:\n%s" % (p1.returncode, _tail(p1.stderr)))
+    try:
+        p2 = subprocess.run([MLIR_RUNNER] + RUNNER_ARGS, input=p1.stdout, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return keep("mlir-runner timed out after %gs" % timeout)
+    text = p2.stdout.decode("utf-8", "replace")
+    with open(os.path.join(tmp, "batch.out"), "w") as f:
+        f.write(text)
+    if p2.returncode != 0:
+        return keep("mlir-runner exited with %d:\n%s" % (p2.returncode, _tail(p2.stderr)))
+    try:
+        blocks = parse_memref_prints(text)
+    except ValueError as e:
+        return keep("cannot parse runner output: %s" % e)
+    if len(blocks) != len(expected):
+        return keep("expected %d printed memrefs, found %d" % (len(expected), len(blocks)))
+    all_ok, messages = True, []
+    for i, (cfg, tiles) in enumerate(cases):
+        parts, ok = [], True
+        for blk, (name, ref) in zip(blocks[3 * i:3 * i + 3], expected[3 * i:3 * i + 3]):
+            good, msg, _ = compare(name, blk.values, ref, 0.0, 0.0, bound=bounds[name])
+            ok &= good
+            parts.append(msg)
+        msg = "case %d %s: %s" % (i, cfg.short_id(), "; ".join(parts))
+        if not ok:
+            one = pargs if tiles is None or "reference=true" in " ".join(pargs) else \
+                ["--flash-cpu-pipeline=block-q=%d block-kv=%d" % tiles]
+            msg = "FAIL " + msg + "\nreproducer (from the repository root):\n" + \
+                reproducer(cfg, flash_opt, one)
+        all_ok &= ok
+        messages.append(msg)
+    if all_ok and workdir is None:
+        shutil.rmtree(tmp, ignore_errors=True)
+    elif not all_ok:
+        messages.append("files kept in %s" % tmp)
+    return all_ok, messages
+
+
 # --------------------------------------------------------------------------
 # CLI
 # --------------------------------------------------------------------------
@@ -711,12 +1001,14 @@ def _add_config_args(p):
     p.add_argument("--lse", action="store_true", help="also return and print the LSE")
     p.add_argument("--dtype", default="f32", choices=sorted(UNIT_ROUNDOFF),
                    help="element type of q, k, v and O (16-bit: checked to rounding_tolerance)")
+    p.add_argument("--backward", action="store_true",
+                   help="flash.attention_backward: print and check dQ, dK, dV (--lse is unused)")
 
 
 def _config_from_args(a) -> CaseConfig:
     return CaseConfig(seed=a.seed, batch=a.batch, hq=a.hq, hkv=a.hkv, nq=a.nq, nk=a.nk,
                       d=a.d, dv=a.d if a.dv is None else a.dv, causal=a.causal,
-                      scale=a.scale, lse=a.lse, dtype=a.dtype)
+                      scale=a.scale, lse=a.lse, dtype=a.dtype, backward=a.backward)
 
 
 def main(argv=None) -> int:

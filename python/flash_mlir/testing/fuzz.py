@@ -11,10 +11,11 @@ Inputs (all from fixed seeds, so a run is reproducible by its seed and index):
   (one or two deep) or moved into a ``gpu.module`` (as ``func.func`` or as
   ``gpu.func``), a line deleted, duplicated or swapped, a token replaced;
 - *grammar* cases built from scratch (:func:`grammar_case`): 0-3 functions of 0-3
-  attentions each, consistent or inconsistent shapes (zero and dynamic dims,
-  GQA), f32/f16/bf16 and unsupported types, causal, scale, LSE, schedules, in a
-  ``main`` with constants and ``printMemrefF32`` or as a function of its
-  arguments, placed at the top level, in nested modules, or in a ``gpu.module``.
+  attentions each (a quarter of them ``flash.attention_backward`` on constants),
+  consistent or inconsistent shapes (zero and dynamic dims, GQA), f32/f16/bf16
+  and unsupported types, causal, scale, LSE, schedules, in a ``main`` with
+  constants and ``printMemrefF32`` or as a function of its arguments, placed
+  at the top level, in nested modules, or in a ``gpu.module``.
 
 Each input runs through every pipeline of :data:`PIPELINES` (fourteen: none,
 schedule+tile per arch, the CPU pipeline with random options and its reference
@@ -279,13 +280,15 @@ def _mut_dim(rng, text):
 
 
 def _attention_attrs(rng, text, edit):
-    hits = list(re.finditer(r"flash\.attention (%[\w#]+, %[\w#]+, %[\w#]+)( \{[^}]*\})?", text))
+    # flash.attention (three operands) or flash.attention_backward (six).
+    hits = list(re.finditer(r"flash\.attention(_backward)? ((?:%[\w#]+, )*%[\w#]+)( \{[^}]*\})?", text))
     if not hits:
         return text
     m = rng.choice(hits)
-    attrs = [a.strip() for a in (m.group(2) or "").strip(" {}").split(",") if a.strip()]
+    attrs = [a.strip() for a in (m.group(3) or "").strip(" {}").split(",") if a.strip()]
     attrs = edit(attrs)
-    new = f"flash.attention {m.group(1)}" + (" {" + ", ".join(attrs) + "}" if attrs else "")
+    new = (f"flash.attention{m.group(1) or ''} {m.group(2)}"
+           + (" {" + ", ".join(attrs) + "}" if attrs else ""))
     return text[:m.start()] + new + text[m.end():]
 
 
@@ -401,6 +404,33 @@ def _attention(rng, args, lse_prefix):
     return text, (q, k, v, o, et, lse)
 
 
+def _backward(rng, i):
+    """Lines building constant inputs and one flash.attention_backward; returns
+    (lines, name of dQ, its tensor type's shape, element type)."""
+    text, (q, k, v, o, et, _) = _attention(rng, [f"%q{i}", f"%k{i}", f"%v{i}"], f"a{i}")
+    q, k, v, o = (x.replace("?", "1") for x in (q, k, v, o))
+    b, hq, nq = q.split("x")[:3]
+    lse = f"{b}x{hq}x{nq}"
+    if rng.random() < 0.1:  # an inconsistent LSE
+        lse = f"{b}x{hq}x{rng.choice([1, 3, 64])}"
+    attr = re.search(r" \{[^}]*\}", text)
+    attr = attr.group(0) if attr else ""
+    if rng.random() < 0.2:
+        attr = (attr[:-1] + ", deterministic}") if attr else " {deterministic}"
+    grads = [q, k, v] if rng.random() < 0.9 else [k, q, v]  # or swapped gradients
+    lines = [f"%q{i} = arith.constant dense<0.5> : tensor<{q}x{et}>",
+             f"%k{i} = arith.constant dense<0.25> : tensor<{k}x{et}>",
+             f"%v{i} = arith.constant dense<1.0> : tensor<{v}x{et}>",
+             f"%o{i} = arith.constant dense<1.0> : tensor<{o}x{et}>",
+             f"%do{i} = arith.constant dense<{rng.choice(['0.5', '-1.0'])}> : tensor<{o}x{et}>",
+             f"%l{i} = arith.constant dense<{rng.choice(['2.0', '0xFF800000'])}> : tensor<{lse}xf32>",
+             f"%a{i}o, %a{i}k, %a{i}v = flash.attention_backward %q{i}, %k{i}, %v{i}, %o{i}, %do{i}, %l{i}"
+             f"{attr} : tensor<{q}x{et}>, tensor<{k}x{et}>, tensor<{v}x{et}>, tensor<{o}x{et}>, "
+             f"tensor<{o}x{et}>, tensor<{lse}xf32> -> "
+             + ", ".join(f"tensor<{g}x{et}>" for g in grads)]
+    return lines, f"%a{i}o", grads[0], et
+
+
 def _function(rng, name, count, form):
     """A func.func holding `count` attentions: 'args' form computes them from
     its arguments and returns the first; 'main' form builds constant inputs and
@@ -417,6 +447,14 @@ def _function(rng, name, count, form):
             sig_args = [f"%q: tensor<{q}x{et}>", f"%k: tensor<{k}x{et}>", f"%v: tensor<{v}x{et}>"]
             first = (f"%a{i}o", f"tensor<{o}x{et}>")
             body.append(text)
+            continue
+        if rng.random() < 0.25:  # the backward, on constants
+            lines, printed, shape, et = _backward(rng, i)
+            body += lines
+            if form == "main" and et == "f32":
+                body += [f"%b{i} = bufferization.to_buffer {printed} : tensor<{shape}x{et}> to memref<{shape}x{et}>",
+                         f"%u{i} = memref.cast %b{i} : memref<{shape}x{et}> to memref<*x{et}>",
+                         f"call @printMemrefF32(%u{i}) : (memref<*x{et}>) -> ()"]
             continue
         # A case consistent enough for constants: static shapes only.
         text, (q, k, v, o, et, lse) = _attention(rng, [f"%q{i}", f"%k{i}", f"%v{i}"], f"a{i}")

@@ -1,6 +1,7 @@
 // RUN: flash-opt %s -split-input-file -verify-diagnostics
 
-// One case per diagnostic of flash.attention and its L1 tile ops.
+// One case per diagnostic of flash.attention, flash.attention_backward and
+// their L1 tile ops.
 
 func.func @query_rank(%q: tensor<8x100x64xf32>, %k: tensor<2x2x100x64xf32>, %v: tensor<2x2x100x64xf32>) {
   // expected-error @+1 {{query must be a rank-4 tensor (B×Hq×Nq×D), got rank 3}}
@@ -293,7 +294,7 @@ func.func @load_tile_element(%k: tensor<2x2x100x64xf32>, %i: index) {
 // -----
 
 func.func @load_tile_source_rank(%k: tensor<100x64xf32>, %i: index) {
-  // expected-error @+1 {{source must be a rank-4 tensor (B×H×N×D), got rank 2}}
+  // expected-error @+1 {{source must be a rank-4 (B×H×N×D) or rank-3 (B×H×N) tensor, got rank 2}}
   %t = flash.load_tile %k[%i, %i, %i] : tensor<100x64xf32> -> tensor<16x64xf32>
   return
 }
@@ -423,5 +424,473 @@ func.func @finalize_lse(%acc: tensor<16x64xf32>, %m: tensor<16xf32>, %l: tensor<
 func.func @finalize_element(%acc: tensor<16x64xf32>, %m: tensor<16xf32>, %l: tensor<16xf32>) {
   // expected-error @+1 {{output tile element type must be f32, f16 or bf16}}
   %o, %lse = flash.finalize %acc, %m, %l : tensor<16x64xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<16x64xi8>, tensor<16xf32>
+  return
+}
+
+// -----
+
+// flash.attention_backward: one case per diagnostic.
+
+func.func @bwd_query_rank(%q: tensor<8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{query must be a rank-4 tensor (B×Hq×Nq×D), got rank 3}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_key_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64x1xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{key must be a rank-4 tensor (B×Hkv×Nk×D), got rank 5}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64x1xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_value_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{value must be a rank-4 tensor (B×Hkv×Nk×Dv), got rank 2}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_output_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{output must be a rank-4 tensor (B×Hq×Nq×Dv), got rank 3}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_grad_output_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{grad_output must be a rank-4 tensor (B×Hq×Nq×Dv), got rank 3}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_grad_query_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{grad_query must be a rank-4 tensor (B×Hq×Nq×D), got rank 3}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_grad_key_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{grad_key must be a rank-4 tensor (B×Hkv×Nk×D), got rank 3}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_grad_value_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{grad_value must be a rank-4 tensor (B×Hkv×Nk×Dv), got rank 3}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_non_float(%q: tensor<2x8x100x64xi32>, %k: tensor<2x2x120x64xi32>, %v: tensor<2x2x120x32xi32>, %o: tensor<2x8x100x32xi32>, %do: tensor<2x8x100x32xi32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{query element type must be f32, f16 or bf16, got 'i32'}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xi32>, tensor<2x2x120x64xi32>, tensor<2x2x120x32xi32>, tensor<2x8x100x32xi32>, tensor<2x8x100x32xi32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xi32>, tensor<2x2x120x64xi32>, tensor<2x2x120x32xi32>
+  return
+}
+
+// -----
+
+func.func @bwd_key_element(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xbf16>, %v: tensor<2x2x120x32xf16>, %o: tensor<2x8x100x32xf16>, %do: tensor<2x8x100x32xf16>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{key element type 'bf16' must match query element type 'f16'}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf16>, tensor<2x2x120x64xbf16>, tensor<2x2x120x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>
+  return
+}
+
+// -----
+
+func.func @bwd_value_element(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xf16>, %v: tensor<2x2x120x32xbf16>, %o: tensor<2x8x100x32xf16>, %do: tensor<2x8x100x32xf16>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{value element type 'bf16' must match query element type 'f16'}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xbf16>, tensor<2x8x100x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>
+  return
+}
+
+// -----
+
+func.func @bwd_output_element(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xf16>, %v: tensor<2x2x120x32xf16>, %o: tensor<2x8x100x32xbf16>, %do: tensor<2x8x100x32xf16>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{output element type 'bf16' must match query element type 'f16'}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>, tensor<2x8x100x32xbf16>, tensor<2x8x100x32xf16>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>
+  return
+}
+
+// -----
+
+func.func @bwd_grad_output_element(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xf16>, %v: tensor<2x2x120x32xf16>, %o: tensor<2x8x100x32xf16>, %do: tensor<2x8x100x32xbf16>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{grad_output element type 'bf16' must match query element type 'f16'}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100x32xbf16>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>
+  return
+}
+
+// -----
+
+func.func @bwd_grad_query_element(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xf16>, %v: tensor<2x2x120x32xf16>, %o: tensor<2x8x100x32xf16>, %do: tensor<2x8x100x32xf16>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{grad_query element type 'bf16' must match query element type 'f16'}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100xf32> -> tensor<2x8x100x64xbf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>
+  return
+}
+
+// -----
+
+func.func @bwd_grad_key_element(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xf16>, %v: tensor<2x2x120x32xf16>, %o: tensor<2x8x100x32xf16>, %do: tensor<2x8x100x32xf16>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{grad_key element type 'bf16' must match query element type 'f16'}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf16>, tensor<2x2x120x64xbf16>, tensor<2x2x120x32xf16>
+  return
+}
+
+// -----
+
+func.func @bwd_grad_value_element(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xf16>, %v: tensor<2x2x120x32xf16>, %o: tensor<2x8x100x32xf16>, %do: tensor<2x8x100x32xf16>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{grad_value element type 'bf16' must match query element type 'f16'}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xbf16>
+  return
+}
+
+// -----
+
+func.func @bwd_zero_heads(%q: tensor<2x8x100x64xf32>, %k: tensor<2x0x120x64xf32>, %v: tensor<2x0x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{key must have at least one head, got 0}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x0x120x64xf32>, tensor<2x0x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x0x120x64xf32>, tensor<2x0x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_zero_head_dim(%q: tensor<2x8x100x0xf32>, %k: tensor<2x2x120x0xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{query head dimension D must be positive, got 0}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x0xf32>, tensor<2x2x120x0xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x0xf32>, tensor<2x2x120x0xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_zero_value_dim(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x0xf32>, %o: tensor<2x8x100x0xf32>, %do: tensor<2x8x100x0xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{value head dimension Dv must be positive, got 0}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x0xf32>, tensor<2x8x100x0xf32>, tensor<2x8x100x0xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x0xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_key_batch(%q: tensor<2x8x100x64xf32>, %k: tensor<3x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{key batch size 3 must match query batch size 2}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<3x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_value_batch(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<3x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{value batch size 3 must match query batch size 2}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<3x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_value_heads(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x4x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{value heads 4 must match key heads 2}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x4x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_gqa(%q: tensor<2x8x100x64xf32>, %k: tensor<2x3x120x64xf32>, %v: tensor<2x3x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{query heads 8 must be a multiple of key/value heads 3 (grouped-query attention)}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x3x120x64xf32>, tensor<2x3x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x3x120x64xf32>, tensor<2x3x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_key_dim(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x32xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{key head dimension 32 must match query head dimension 64}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x32xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_value_len(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x100x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{value sequence length 100 must match key sequence length 120}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_output_shape(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x64xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{output shape 2x8x100x64 must be B×Hq×Nq×Dv = 2x8x100x32}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x64xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_grad_output_shape(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x99x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{grad_output shape 2x8x99x32 must be B×Hq×Nq×Dv = 2x8x100x32}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x99x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_grad_query_shape(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{grad_query shape 2x8x100x32 must be the query's B×Hq×Nq×D = 2x8x100x64}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x32xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_grad_key_shape(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{grad_key shape 2x8x120x64 must be the key's B×Hkv×Nk×D = 2x2x120x64}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x8x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_grad_value_shape(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{grad_value shape 2x2x100x32 must be the value's B×Hkv×Nk×Dv = 2x2x120x32}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x100x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_lse_element(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf16>) {
+  // expected-error @+1 {{lse element type must be f32, got 'f16'}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf16> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_lse_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<16x100xf32>) {
+  // expected-error @+1 {{lse must be a rank-3 tensor (B×Hq×Nq = 2x8x100), got rank 2}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<16x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_lse_shape(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x64xf32>) {
+  // expected-error @+1 {{lse shape 2x8x64 must be B×Hq×Nq = 2x8x100}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x64xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_scale_nan(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{scale must be finite and non-zero, got nan}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse {scale = 0x7FC00000 : f32} : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_scale_inf(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{scale must be finite and non-zero, got -inf}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse {scale = 0xFF800000 : f32} : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @bwd_scale_zero(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
+  // expected-error @+1 {{scale must be finite and non-zero, got 0}}
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse {scale = 0.0 : f32} : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+// The backward's L1 tile ops.
+
+func.func @load_tile_stats_rank(%lse: tensor<2x8x100xf32>, %i: index) {
+  // expected-error @+1 {{tile must have rank 1, got 2}}
+  %t = flash.load_tile %lse[%i, %i, %i] : tensor<2x8x100xf32> -> tensor<16x1xf32>
+  return
+}
+
+// -----
+
+func.func @row_dot_rank(%x: tensor<16xf16>) {
+  // expected-error @+1 {{lhs tile must have rank 2, got 1}}
+  %d = flash.row_dot %x, %x : tensor<16xf16>, tensor<16xf16> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @row_dot_element(%x: tensor<16x8xi32>) {
+  // expected-error @+1 {{lhs tile element type must be f32, f16 or bf16, got 'i32'}}
+  %d = flash.row_dot %x, %x : tensor<16x8xi32>, tensor<16x8xi32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @row_dot_rhs(%x: tensor<16x8xf16>, %y: tensor<16x8xbf16>) {
+  // expected-error @+1 {{rhs tile must have the lhs tile's type 'tensor<16x8xf16>', got 'tensor<16x8xbf16>'}}
+  %d = flash.row_dot %x, %y : tensor<16x8xf16>, tensor<16x8xbf16> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @row_dot_rows(%x: tensor<16x8xf16>) {
+  // expected-error @+1 {{result must have 16 rows (one per tile row), got 8}}
+  %d = flash.row_dot %x, %x : tensor<16x8xf16>, tensor<16x8xf16> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @row_dot_f32(%x: tensor<16x8xf16>) {
+  // expected-error @+1 {{result must be f32, got 'f16'}}
+  %d = flash.row_dot %x, %x : tensor<16x8xf16>, tensor<16x8xf16> -> tensor<16xf16>
+  return
+}
+
+// -----
+
+func.func @recompute_probs_f32(%s: tensor<16x32xf16>, %l: tensor<16xf32>) {
+  // expected-error @+1 {{score tile must be f32, got 'f16'}}
+  %p = flash.recompute_probs %s, %l : tensor<16x32xf16>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @recompute_probs_rank(%s: tensor<32xf32>, %l: tensor<16xf32>) {
+  // expected-error @+1 {{score tile must have rank 2, got 1}}
+  %p = flash.recompute_probs %s, %l : tensor<32xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @recompute_probs_lse(%s: tensor<16x32xf32>, %l: tensor<32xf32>) {
+  // expected-error @+1 {{lse must have 16 rows (one per tile row), got 32}}
+  %p = flash.recompute_probs %s, %l : tensor<16x32xf32>, tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @score_grad_f32(%p: tensor<16x32xbf16>, %d: tensor<16xf32>) {
+  // expected-error @+1 {{probabilities must be f32, got 'bf16'}}
+  %ds = flash.score_grad %p, %p, %d : tensor<16x32xbf16>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @score_grad_delta(%p: tensor<16x32xf32>, %d: tensor<32xf32>) {
+  // expected-error @+1 {{delta must have 16 rows (one per tile row), got 32}}
+  %ds = flash.score_grad %p, %p, %d : tensor<16x32xf32>, tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @score_grad_types(%p: tensor<16x32xf32>, %q: tensor<16x16xf32>, %d: tensor<16xf32>) {
+  // expected-error @+1 {{failed to verify that all of {probs, grad_probs, grad_scores} have same type}}
+  %ds = "flash.score_grad"(%p, %q, %d) : (tensor<16x32xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_product_acc(%acc: tensor<16x8xf16>, %a: tensor<16x32xf32>, %b: tensor<32x8xf16>) {
+  // expected-error @+1 {{accumulator must be f32, got 'f16'}}
+  %r = flash.accumulate_product %acc, %a, %b : tensor<16x8xf16>, tensor<16x32xf32>, tensor<32x8xf16>
+  return
+}
+
+// -----
+
+func.func @accumulate_product_lhs(%acc: tensor<16x8xf32>, %a: tensor<16x32xf16>, %b: tensor<32x8xf16>) {
+  // expected-error @+1 {{lhs tile must be f32, got 'f16'}}
+  %r = flash.accumulate_product %acc, %a, %b : tensor<16x8xf32>, tensor<16x32xf16>, tensor<32x8xf16>
+  return
+}
+
+// -----
+
+func.func @accumulate_product_rhs_rank(%acc: tensor<16x8xf32>, %a: tensor<16x32xf32>, %b: tensor<32xf16>) {
+  // expected-error @+1 {{rhs tile must have rank 2, got 1}}
+  %r = flash.accumulate_product %acc, %a, %b : tensor<16x8xf32>, tensor<16x32xf32>, tensor<32xf16>
+  return
+}
+
+// -----
+
+func.func @accumulate_product_rhs_element(%acc: tensor<16x8xf32>, %a: tensor<16x32xf32>, %b: tensor<32x8xi8>) {
+  // expected-error @+1 {{rhs tile element type must be f32, f16 or bf16, got 'i8'}}
+  %r = flash.accumulate_product %acc, %a, %b : tensor<16x8xf32>, tensor<16x32xf32>, tensor<32x8xi8>
+  return
+}
+
+// -----
+
+func.func @accumulate_product_shapes(%acc: tensor<16x8xf32>, %a: tensor<16x32xf32>, %b: tensor<16x8xf16>) {
+  // expected-error @+1 {{shapes do not compose: accumulator 16x8 += lhs 16x32 · rhs 16x8}}
+  %r = flash.accumulate_product %acc, %a, %b : tensor<16x8xf32>, tensor<16x32xf32>, tensor<16x8xf16>
+  return
+}
+
+// -----
+
+func.func @accumulate_product_transposed_shapes(%acc: tensor<16x8xf32>, %a: tensor<16x32xf32>, %b: tensor<16x8xf16>) {
+  // expected-error @+1 {{shapes do not compose: accumulator 16x8 += lhsᵀ 16x32 · rhs 16x8}}
+  %r = flash.accumulate_product %acc, %a, %b {transpose_lhs} : tensor<16x8xf32>, tensor<16x32xf32>, tensor<16x8xf16>
+  return
+}
+
+// -----
+
+func.func @finalize_grad_acc(%acc: tensor<16x8xbf16>) {
+  // expected-error @+1 {{accumulator must be f32, got 'bf16'}}
+  %r = flash.finalize_grad %acc {scale = 1.0 : f32} : tensor<16x8xbf16> -> tensor<16x8xbf16>
+  return
+}
+
+// -----
+
+func.func @finalize_grad_shape(%acc: tensor<16x8xf32>) {
+  // expected-error @+1 {{result tile shape 8x8 must match accumulator shape 16x8}}
+  %r = flash.finalize_grad %acc {scale = 1.0 : f32} : tensor<16x8xf32> -> tensor<8x8xbf16>
+  return
+}
+
+// -----
+
+func.func @finalize_grad_element(%acc: tensor<16x8xf32>) {
+  // expected-error @+1 {{result tile element type must be f32, f16 or bf16, got 'i16'}}
+  %r = flash.finalize_grad %acc {scale = 1.0 : f32} : tensor<16x8xf32> -> tensor<16x8xi16>
+  return
+}
+
+// -----
+
+func.func @finalize_grad_scale(%acc: tensor<16x8xf32>) {
+  // expected-error @+1 {{scale must be finite}}
+  %r = flash.finalize_grad %acc {scale = 0x7F800000 : f32} : tensor<16x8xf32> -> tensor<16x8xf16>
   return
 }

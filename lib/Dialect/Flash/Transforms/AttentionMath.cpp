@@ -323,3 +323,115 @@ Value mlir::flash::buildLogSumExp(OpBuilder &b, Location loc, Value rowMax,
         return arith::SelectOp::create(nb, l, empty, ninf, lse);
       });
 }
+
+//===----------------------------------------------------------------------===//
+// The backward
+//===----------------------------------------------------------------------===//
+
+Value mlir::flash::buildRowDot(OpBuilder &b, Location loc, Value x, Value y) {
+  MLIRContext *ctx = b.getContext();
+  auto type = tensorType(x);
+  unsigned rank = type.getRank();
+  Value zero = buildFilled(b, loc, type.getShape().drop_back(), b.getF32Type(),
+                           0.0);
+  auto identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<utils::IteratorType> iters = parallel(rank - 1);
+  iters.push_back(utils::IteratorType::reduction);
+  // D_i = Σ_d dO_id · O_id, each product of widened operands.
+  return generic(b, loc, {x, y}, zero, {identity, identity, rowsOf(ctx, rank)},
+                 iters, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                   Value prod = arith::MulFOp::create(
+                       nb, l, toF32(nb, l, a[0]), toF32(nb, l, a[1]));
+                   return arith::AddFOp::create(nb, l, a[2], prod);
+                 });
+}
+
+Value mlir::flash::buildProbsFromLse(OpBuilder &b, Location loc, Value scores,
+                                     Value lse) {
+  MLIRContext *ctx = b.getContext();
+  auto type = tensorType(scores);
+  unsigned rank = type.getRank();
+  return elementwise(
+      b, loc, type.getShape(), b.getF32Type(), {scores, lse},
+      {AffineMap::getMultiDimIdentityMap(rank, ctx), rowsOf(ctx, rank)},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        // A row that saw no key has lse = -inf and scores -inf: its P is 0,
+        // not exp(-inf - (-inf)).
+        Value ninf = f32Const(nb, l, -std::numeric_limits<double>::infinity());
+        Value empty = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                            a[1], ninf);
+        Value diff = arith::SubFOp::create(nb, l, a[0], a[1]);
+        Value p = math::ExpOp::create(nb, l, diff);
+        return arith::SelectOp::create(nb, l, empty, f32Const(nb, l, 0.0), p);
+      });
+}
+
+Value mlir::flash::buildScoreGrad(OpBuilder &b, Location loc, Value probs,
+                                  Value gradProbs, Value delta) {
+  MLIRContext *ctx = b.getContext();
+  auto type = tensorType(probs);
+  unsigned rank = type.getRank();
+  auto identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  return elementwise(b, loc, type.getShape(), b.getF32Type(),
+                     {probs, gradProbs, delta},
+                     {identity, identity, rowsOf(ctx, rank)},
+                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       Value centred = arith::SubFOp::create(nb, l, a[1], a[2]);
+                       return arith::MulFOp::create(nb, l, a[0], centred);
+                     });
+}
+
+Value mlir::flash::buildAccumulateTransposed(OpBuilder &b, Location loc,
+                                             Value lhs, Value rhs, Value acc,
+                                             Type roundLhsTo) {
+  MLIRContext *ctx = b.getContext();
+  unsigned accRank = tensorType(acc).getRank();  // batch..., j, d
+  unsigned lhsRank = tensorType(lhs).getRank();  // batch..., e..., i, j
+  unsigned numBatch = accRank - 2, numExtra = lhsRank - accRank;
+  // Loops: batch..., j, d (parallel), then e..., i (reduction).
+  unsigned numLoops = accRank + numExtra + 1;
+  auto d = dims(ctx, numLoops);
+  ArrayRef<AffineExpr> batch = ArrayRef<AffineExpr>(d).take_front(numBatch);
+  AffineExpr j = d[numBatch], f = d[numBatch + 1];
+  ArrayRef<AffineExpr> extra =
+      ArrayRef<AffineExpr>(d).slice(numBatch + 2, numExtra);
+  AffineExpr i = d[numLoops - 1];
+  auto with = [&](ArrayRef<AffineExpr> middle,
+                  std::initializer_list<AffineExpr> tail) {
+    SmallVector<AffineExpr> e(batch);
+    e.append(middle.begin(), middle.end());
+    e.append(tail);
+    return pick(ctx, numLoops, e);
+  };
+  SmallVector<utils::IteratorType> iters = parallel(accRank);
+  iters.append(numExtra + 1, utils::IteratorType::reduction);
+  return generic(
+      b, loc, {lhs, rhs}, acc,
+      {with(extra, {i, j}), with(extra, {i, f}), with({}, {j, f})}, iters,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value x = a[0];
+        if (roundLhsTo && !roundLhsTo.isF32()) {
+          x = arith::TruncFOp::create(nb, l, roundLhsTo, x);
+          x = arith::ExtFOp::create(nb, l, nb.getF32Type(), x);
+        }
+        Value prod = arith::MulFOp::create(nb, l, x, toF32(nb, l, a[1]));
+        return arith::AddFOp::create(nb, l, a[2], prod);
+      });
+}
+
+Value mlir::flash::buildScaleConvert(OpBuilder &b, Location loc, Value acc,
+                                     float scale, Type outElementType) {
+  MLIRContext *ctx = b.getContext();
+  auto type = tensorType(acc);
+  auto identity = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
+  return elementwise(b, loc, type.getShape(), outElementType, {acc},
+                     {identity},
+                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       Value out = arith::MulFOp::create(
+                           nb, l, a[0], f32Const(nb, l, scale));
+                       if (!outElementType.isF32())
+                         out = arith::TruncFOp::create(nb, l, outElementType,
+                                                       out);
+                       return out;
+                     });
+}

@@ -2,7 +2,8 @@
 //
 // Expands each L1 tile op into tile-sized linalg.generic ops built by
 // AttentionMath (the builders the reference lowering uses too), so that the
-// tiled algorithm itself, not the reference, runs in --flash-cpu-pipeline.
+// tiled algorithm itself, not the reference, runs in --flash-cpu-pipeline
+// (the forward's tile ops and the backward's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,25 +25,33 @@ using namespace mlir;
 using namespace mlir::flash;
 
 /// rows [row, row + R) of source[b, h]; rows past N are zero (tensor.pad).
+/// A B×H×N source (row statistics) gives R values the same way.
 static Value decomposeLoadTile(OpBuilder &b, LoadTileOp op) {
   Location loc = op.getLoc();
   auto srcType = op.getSource().getType();
   auto tileType = op.getTile().getType();
+  bool rowStatistics = srcType.getRank() == 3;
   int64_t seqLen = srcType.getShape()[2];
-  int64_t rows = tileType.getShape()[0], width = tileType.getShape()[1];
+  int64_t rows = tileType.getShape()[0];
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   Value start = arith::MinSIOp::create(b, loc, op.getRow(), c(seqLen));
   Value remaining = arith::SubIOp::create(b, loc, c(seqLen), start);
   Value valid = arith::MinSIOp::create(b, loc, remaining, c(rows));
   OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+  SmallVector<OpFoldResult> offsets = {op.getBatch(), op.getHead(), start};
+  SmallVector<OpFoldResult> sizes = {one, one, valid};
+  SmallVector<OpFoldResult> strides = {one, one, one};
+  SmallVector<int64_t> sliceShape = {ShapedType::kDynamic};
+  if (!rowStatistics) {
+    int64_t width = tileType.getShape()[1];
+    offsets.push_back(zero);
+    sizes.push_back(b.getIndexAttr(width));
+    strides.push_back(one);
+    sliceShape.push_back(width);
+  }
   Value slice = tensor::ExtractSliceOp::create(
-      b, loc,
-      RankedTensorType::get({ShapedType::kDynamic, width},
-                            tileType.getElementType()),
-      op.getSource(),
-      ArrayRef<OpFoldResult>{op.getBatch(), op.getHead(), start, zero},
-      ArrayRef<OpFoldResult>{one, one, valid, b.getIndexAttr(width)},
-      ArrayRef<OpFoldResult>{one, one, one, one});
+      b, loc, RankedTensorType::get(sliceShape, tileType.getElementType()),
+      op.getSource(), offsets, sizes, strides);
   Value padValue = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(tileType.getElementType(), 0.0));
   return tensor::createPadHighOp(tileType, slice, padValue, /*nofold=*/false,
@@ -100,6 +109,48 @@ static LogicalResult decompose(RewriterBase &rewriter, Operation *op) {
                                              valueElement));
     return success();
   }
+  if (auto rowDot = dyn_cast<RowDotOp>(op)) {
+    // D_i = Σ_d dO_id · O_id.
+    rewriter.replaceOp(
+        op, buildRowDot(rewriter, loc, rowDot.getLhs(), rowDot.getRhs()));
+    return success();
+  }
+  if (auto recompute = dyn_cast<RecomputeProbsOp>(op)) {
+    // P = exp(S − LSE), 0 where LSE = −inf.
+    rewriter.replaceOp(op, buildProbsFromLse(rewriter, loc,
+                                             recompute.getScores(),
+                                             recompute.getLse()));
+    return success();
+  }
+  if (auto scoreGrad = dyn_cast<ScoreGradOp>(op)) {
+    // dS = P ∘ (dP − D).
+    rewriter.replaceOp(op, buildScoreGrad(rewriter, loc, scoreGrad.getProbs(),
+                                          scoreGrad.getGradProbs(),
+                                          scoreGrad.getDelta()));
+    return success();
+  }
+  if (auto product = dyn_cast<AccumulateProductOp>(op)) {
+    // acc' = acc + round(A)ᵀ·B or acc + round(A)·B, A rounded to B's type.
+    Type rhsElement = product.getRhs().getType().getElementType();
+    Value result =
+        product.getTransposeLhs()
+            ? buildAccumulateTransposed(rewriter, loc, product.getLhs(),
+                                        product.getRhs(), product.getAcc(),
+                                        rhsElement)
+            : buildAccumulatePV(rewriter, loc, product.getLhs(),
+                                product.getRhs(), product.getAcc(),
+                                rhsElement);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+  if (auto fin = dyn_cast<FinalizeGradOp>(op)) {
+    // T(scale · acc).
+    rewriter.replaceOp(
+        op, buildScaleConvert(rewriter, loc, fin.getAcc(),
+                              fin.getScale().convertToFloat(),
+                              fin.getResult().getType().getElementType()));
+    return success();
+  }
   if (auto fin = dyn_cast<FinalizeOp>(op)) {
     Type outElement = fin.getOutput().getType().getElementType();
     Value out = buildNormalize(rewriter, loc, fin.getAcc(),
@@ -119,15 +170,18 @@ struct FlashDecomposePass
     SmallVector<Operation *> ops;
     bool sawAttention = false;
     getOperation()->walk([&](Operation *op) {
-      if (isa<AttentionOp>(op))
+      if (isa<AttentionOp, AttentionBackwardOp>(op))
         sawAttention = true;
       if (isa<LoadTileOp, QKOp, MaskOp, OnlineSoftmaxOp, AccumulatePVOp,
-              FinalizeOp>(op))
+              FinalizeOp, RowDotOp, RecomputeProbsOp, ScoreGradOp,
+              AccumulateProductOp, FinalizeGradOp>(op))
         ops.push_back(op);
     });
     if (sawAttention) {
-      getOperation()->walk([](AttentionOp op) {
-        op.emitOpError() << "must be tiled (flash-tile) before flash-decompose";
+      getOperation()->walk([](Operation *op) {
+        if (isa<AttentionOp, AttentionBackwardOp>(op))
+          op->emitOpError()
+              << "must be tiled (flash-tile) before flash-decompose";
       });
       return signalPassFailure();
     }

@@ -5,6 +5,8 @@
 // bytes the tiled schedule moves (Q and O once, K/V once per Q tile that
 // sees them) against standard attention (three kernels writing S and P),
 // the FLOPs, the arithmetic intensity, and the shared memory per block.
+// A scheduled flash.attention_backward gets the same lines for the three
+// stages of the tiled backward against standard attention's backward.
 // docs/io-model.md explains each line.
 //
 //===----------------------------------------------------------------------===//
@@ -39,6 +41,32 @@ static std::string human(double value, StringRef unit) {
   llvm::raw_string_ostream os(text);
   os << llvm::format("%.3g ", value) << prefixes[i] << unit;
   return text;
+}
+
+/// The lines every report ends with: intensity and the time floors.
+static void printRates(raw_ostream &os, const TargetModel *target,
+                       int64_t usefulFlops, int64_t tiledBytes,
+                       int64_t standardBytes) {
+  if (tiledBytes && standardBytes)
+    os << llvm::format("  intensity      tiled %.1f FLOP/B, standard %.1f FLOP/B",
+                       double(usefulFlops) / tiledBytes,
+                       double(usefulFlops) / standardBytes);
+  if (target)
+    os << llvm::format("; %s balance %.0f FLOP/B (%.0f TFLOP/s / %.2f TB/s)",
+                       target->exampleChip.str().c_str(),
+                       target->bf16FlopsPerSecond / target->hbmBytesPerSecond,
+                       target->bf16FlopsPerSecond / 1e12,
+                       target->hbmBytesPerSecond / 1e12);
+  os << "\n";
+  if (target) {
+    double computeTime = usefulFlops / target->bf16FlopsPerSecond;
+    double tiledTime = tiledBytes / target->hbmBytesPerSecond;
+    double standardTime = standardBytes / target->hbmBytesPerSecond;
+    os << llvm::format("  time floors    compute %.3f ms, tiled HBM %.3f ms, "
+                       "standard HBM %.3f ms (peak rates of %s)\n",
+                       computeTime * 1e3, tiledTime * 1e3, standardTime * 1e3,
+                       target->exampleChip.str().c_str());
+  }
 }
 
 static void printReport(raw_ostream &os, AttentionOp op,
@@ -89,26 +117,64 @@ static void printReport(raw_ostream &os, AttentionOp op,
   os << "  FLOPs          useful " << m.usefulFlops << " ("
      << human(m.usefulFlops, "FLOP") << "), executed " << m.executedFlops
      << " (" << human(m.executedFlops, "FLOP") << ", whole tiles)\n";
-  if (m.tiledBytes && m.standardBytes)
-    os << llvm::format("  intensity      tiled %.1f FLOP/B, standard %.1f FLOP/B",
-                       double(m.usefulFlops) / m.tiledBytes,
-                       double(m.usefulFlops) / m.standardBytes);
+  printRates(os, target, m.usefulFlops, m.tiledBytes, m.standardBytes);
+}
+
+static void printBackwardReport(raw_ostream &os, AttentionBackwardOp op,
+                                const AttentionShape &s,
+                                ScheduleAttr schedule) {
+  const TargetModel *target = lookupTargetModel(schedule.getArch());
+  ScheduleChoice choice{schedule.getBlockQ(), schedule.getBlockKv(),
+                        schedule.getStages(), schedule.getWarps()};
+  BackwardIOModel m = computeBackwardIOModel(s, choice);
+  Type elementType = op.getQuery().getType().getElementType();
+
+  os << "flash-io-report: " << op.getLoc() << "\n";
+  os << "  problem        backward B=" << s.batch << " Hq=" << s.queryHeads
+     << " Hkv=" << s.kvHeads << " Nq=" << s.seqQ << " Nk=" << s.seqKV
+     << " D=" << s.headDim << " Dv=" << s.valueDim << " " << elementType
+     << " causal=" << (s.causal ? "yes" : "no") << "\n";
+  os << "  schedule       " << schedule.getArch() << " Br=" << choice.blockQ
+     << " Bc=" << choice.blockKV << " stages=" << choice.stages
+     << " warps=" << choice.warps << "\n";
+  int64_t kvTileBytes =
+      choice.blockKV * (s.headDim + s.valueDim) * s.elementBytes;
+  int64_t qTileBytes =
+      choice.blockQ * (s.headDim + s.valueDim) * s.elementBytes +
+      2 * choice.blockQ * 4;
+  int64_t probsBytes = 2 * choice.blockQ * choice.blockKV * s.elementBytes;
+  os << "  SRAM/block     K/V tile " << kvTileBytes << " B + " << choice.stages
+     << " x Q/dO/LSE/D tile " << qTileBytes << " B + P/dS " << probsBytes
+     << " B = " << m.sharedBytes << " B";
   if (target)
-    os << llvm::format("; %s balance %.0f FLOP/B (%.0f TFLOP/s / %.2f TB/s)",
-                       target->exampleChip.str().c_str(),
-                       target->bf16FlopsPerSecond / target->hbmBytesPerSecond,
-                       target->bf16FlopsPerSecond / 1e12,
-                       target->hbmBytesPerSecond / 1e12);
+    os << llvm::format(" (%.1f%% of %lld B per block)",
+                       100.0 * m.sharedBytes / target->sharedMemPerBlock,
+                       (long long)target->sharedMemPerBlock);
   os << "\n";
-  if (target) {
-    double computeTime = m.usefulFlops / target->bf16FlopsPerSecond;
-    double tiledTime = m.tiledBytes / target->hbmBytesPerSecond;
-    double standardTime = m.standardBytes / target->hbmBytesPerSecond;
-    os << llvm::format("  time floors    compute %.3f ms, tiled HBM %.3f ms, "
-                       "standard HBM %.3f ms (peak rates of %s)\n",
-                       computeTime * 1e3, tiledTime * 1e3, standardTime * 1e3,
-                       target->exampleChip.str().c_str());
-  }
+  if (target)
+    os << "  registers      ~"
+       << estimateBackwardRegistersPerThread(*target, s, choice)
+       << " per accumulator thread (budget "
+       << registerBudgetPerThread(*target, choice) << ")\n";
+  double qReads =
+      s.seqQ ? double(m.visitedQRows) / double(s.batch * s.queryHeads * s.seqQ)
+             : 0.0;
+  os << "  HBM tiled      preprocess " << m.preprocessBytes << " + K/V "
+     << m.mainBytesKV << " + dK/dV " << m.mainBytesGrads << " + Q/dO/LSE/D "
+     << m.mainBytesQ << " + dQ f32 " << m.mainBytesDQ << " + convert "
+     << m.convertBytes << " = " << m.tiledBytes << " B ("
+     << human(m.tiledBytes, "B")
+     << llvm::format("; Q rows read %.2fx per q-head)", qReads) << "\n";
+  os << "  HBM standard   " << m.standardBytes << " B ("
+     << human(m.standardBytes, "B")
+     << "; P read, dP and dS written and read)\n";
+  if (m.tiledBytes)
+    os << llvm::format("  HBM saving     %.2fx less traffic than standard\n",
+                       double(m.standardBytes) / double(m.tiledBytes));
+  os << "  FLOPs          useful " << m.usefulFlops << " ("
+     << human(m.usefulFlops, "FLOP") << "), executed " << m.executedFlops
+     << " (" << human(m.executedFlops, "FLOP") << ", whole tiles)\n";
+  printRates(os, target, m.usefulFlops, m.tiledBytes, m.standardBytes);
 }
 
 namespace {
@@ -122,17 +188,29 @@ struct FlashIOReportPass : flash::impl::FlashIOReportBase<FlashIOReportPass> {
       getOperation()->emitError() << "flash-io-report: " << errorMessage;
       return signalPassFailure();
     }
-    WalkResult result = getOperation()->walk([&](AttentionOp op) {
-      ScheduleAttr schedule = op.getScheduleAttr();
-      if (!schedule) {
-        op.emitOpError() << "has no #flash.schedule; run "
-                            "flash-select-schedule before flash-io-report";
-        return WalkResult::interrupt();
+    auto noSchedule = [](Operation *op) {
+      op->emitOpError() << "has no #flash.schedule; run "
+                           "flash-select-schedule before flash-io-report";
+      return WalkResult::interrupt();
+    };
+    WalkResult result = getOperation()->walk([&](Operation *op) {
+      if (auto forward = dyn_cast<AttentionOp>(op)) {
+        ScheduleAttr schedule = forward.getScheduleAttr();
+        if (!schedule)
+          return noSchedule(op);
+        FailureOr<AttentionShape> shape = getAttentionShape(forward);
+        if (failed(shape))
+          return WalkResult::interrupt();
+        printReport(file->os(), forward, *shape, schedule);
+      } else if (auto backward = dyn_cast<AttentionBackwardOp>(op)) {
+        ScheduleAttr schedule = backward.getScheduleAttr();
+        if (!schedule)
+          return noSchedule(op);
+        FailureOr<AttentionShape> shape = getAttentionShape(backward);
+        if (failed(shape))
+          return WalkResult::interrupt();
+        printBackwardReport(file->os(), backward, *shape, schedule);
       }
-      FailureOr<AttentionShape> shape = getAttentionShape(op);
-      if (failed(shape))
-        return WalkResult::interrupt();
-      printReport(file->os(), op, *shape, schedule);
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

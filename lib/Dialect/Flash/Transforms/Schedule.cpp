@@ -33,6 +33,31 @@ AttentionShape mlir::flash::getAttentionShape(RankedTensorType q,
   return shape;
 }
 
+/// What the passes need of an op's tensors: static shapes, and sizes that
+/// the loop counters and the kernels' i32 arguments can hold.
+static LogicalResult
+checkCountableShapes(Operation *op,
+                     ArrayRef<std::pair<StringRef, Type>> types) {
+  for (auto [name, type] : types) {
+    if (!cast<RankedTensorType>(type).hasStaticShape())
+      return op->emitOpError() << "not supported yet: dynamic dimensions ("
+                               << name << " is " << type << ")";
+  }
+  for (auto [name, type] : types) {
+    auto shaped = cast<RankedTensorType>(type);
+    if (llvm::any_of(shaped.getShape(),
+                     [](int64_t d) { return d > int64_t(INT32_MAX); }))
+      return op->emitOpError()
+             << "not supported yet: a dimension above 2^31 - 1 (" << name
+             << " is " << type << ")";
+    if (shaped.getNumElements() > (int64_t(1) << 48))
+      return op->emitOpError()
+             << "not supported yet: more than 2^48 elements (" << name
+             << " is " << type << ")";
+  }
+  return success();
+}
+
 FailureOr<AttentionShape> mlir::flash::getAttentionShape(AttentionOp op) {
   auto q = op.getQuery().getType(), k = op.getKey().getType(),
        v = op.getValue().getType();
@@ -40,25 +65,33 @@ FailureOr<AttentionShape> mlir::flash::getAttentionShape(AttentionOp op) {
       {"query", q}, {"key", k}, {"value", v}, {"output", op.getOutput().getType()}};
   if (op.getLse())
     types.push_back({"lse", op.getLse().getType()});
-  for (auto [name, type] : types) {
-    if (!cast<RankedTensorType>(type).hasStaticShape())
-      return op.emitOpError() << "not supported yet: dynamic dimensions ("
-                              << name << " is " << type << ")";
-  }
-  // Counters in the passes and the kernels' i32 arguments need bounded sizes.
-  for (auto [name, type] : types) {
-    auto shaped = cast<RankedTensorType>(type);
-    if (llvm::any_of(shaped.getShape(),
-                     [](int64_t d) { return d > int64_t(INT32_MAX); }))
-      return op.emitOpError() << "not supported yet: a dimension above 2^31 - 1 ("
-                              << name << " is " << type << ")";
-    if (shaped.getNumElements() > (int64_t(1) << 48))
-      return op.emitOpError() << "not supported yet: more than 2^48 elements ("
-                              << name << " is " << type << ")";
-  }
+  if (failed(checkCountableShapes(op, types)))
+    return failure();
   AttentionShape shape = getAttentionShape(q, k, v);
   shape.causal = op.getCausal();
   shape.hasLse = static_cast<bool>(op.getLse());
+  return shape;
+}
+
+FailureOr<AttentionShape>
+mlir::flash::getAttentionShape(AttentionBackwardOp op) {
+  auto q = op.getQuery().getType(), k = op.getKey().getType(),
+       v = op.getValue().getType();
+  SmallVector<std::pair<StringRef, Type>> types = {
+      {"query", q},
+      {"key", k},
+      {"value", v},
+      {"output", op.getOutput().getType()},
+      {"grad_output", op.getGradOutput().getType()},
+      {"lse", op.getLse().getType()},
+      {"grad_query", op.getGradQuery().getType()},
+      {"grad_key", op.getGradKey().getType()},
+      {"grad_value", op.getGradValue().getType()}};
+  if (failed(checkCountableShapes(op, types)))
+    return failure();
+  AttentionShape shape = getAttentionShape(q, k, v);
+  shape.causal = op.getCausal();
+  shape.hasLse = false;
   return shape;
 }
 
@@ -246,12 +279,29 @@ mlir::flash::chooseSchedule(const TargetModel &target,
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+int64_t mlir::flash::countVisiblePairs(const AttentionShape &shape) {
+  // Nq·Nk, or with causal Σ_i clamp(i + off + 1, 0, Nk), summed in closed
+  // form (rows before the first key: 0; then a ramp 1, 2, ... up to Nk; then
+  // Nk per row).
+  const int64_t causalOffset = shape.seqKV - shape.seqQ;
+  int64_t visiblePairs = shape.seqQ * shape.seqKV;
+  if (shape.causal) {
+    int64_t firstRow = std::clamp<int64_t>(-causalOffset, 0, shape.seqQ);
+    int64_t fullRow = std::clamp<int64_t>(shape.seqKV - causalOffset - 1, 0,
+                                          shape.seqQ); // first row seeing Nk keys
+    int64_t rampRows = std::max<int64_t>(fullRow - firstRow, 0);
+    int64_t rampStart = firstRow + causalOffset + 1; // keys seen by firstRow
+    visiblePairs = rampRows * rampStart + rampRows * (rampRows - 1) / 2 +
+                   (shape.seqQ - std::max(fullRow, firstRow)) * shape.seqKV;
+  }
+  return shape.batch * shape.queryHeads * visiblePairs;
+}
+
 IOModel mlir::flash::computeIOModel(const AttentionShape &shape,
                                     const ScheduleChoice &s) {
   IOModel m{};
   const int64_t e = shape.elementBytes;
   const int64_t heads = shape.batch * shape.queryHeads;
-  const int64_t causalOffset = shape.seqKV - shape.seqQ;
   m.numQueryTiles = ceilDiv(shape.seqQ, s.blockQ);
 
   // K/V rows each Q tile reads: everything up to the last key its last row
@@ -282,20 +332,8 @@ IOModel mlir::flash::computeIOModel(const AttentionShape &shape,
   if (shape.hasLse)
     m.standardBytes += heads * shape.seqQ * 4;
 
-  // Visible (query, key) pairs: Nq·Nk, or with causal Σ_i clamp(i + off + 1,
-  // 0, Nk), summed in closed form (rows before the first key: 0; then a ramp
-  // 1, 2, ... up to Nk; then Nk per row).
-  int64_t visiblePairs = shape.seqQ * shape.seqKV;
-  if (shape.causal) {
-    int64_t firstRow = std::clamp<int64_t>(-causalOffset, 0, shape.seqQ);
-    int64_t fullRow = std::clamp<int64_t>(shape.seqKV - causalOffset - 1, 0,
-                                          shape.seqQ); // first row seeing Nk keys
-    int64_t rampRows = std::max<int64_t>(fullRow - firstRow, 0);
-    int64_t rampStart = firstRow + causalOffset + 1; // keys seen by firstRow
-    visiblePairs = rampRows * rampStart + rampRows * (rampRows - 1) / 2 +
-                   (shape.seqQ - std::max(fullRow, firstRow)) * shape.seqKV;
-  }
-  m.usefulFlops = heads * visiblePairs * 2 * (shape.headDim + shape.valueDim);
+  m.usefulFlops =
+      countVisiblePairs(shape) * 2 * (shape.headDim + shape.valueDim);
   m.executedFlops = heads * kvTiles * s.blockQ * s.blockKV * 2 *
                     (shape.headDim + shape.valueDim);
   m.sharedBytes = sharedMemoryBytes(shape, s.blockQ, s.blockKV, s.stages);
@@ -312,5 +350,213 @@ KernelAttr mlir::flash::getForwardKernelDescriptor(AttentionOp op,
       shape.headDim, shape.valueDim, shape.causal, shape.hasLse,
       FloatAttr::get(Float32Type::get(ctx), op.getEffectiveScale()), schedule,
       /*deterministic=*/false, /*page_size=*/0, /*max_splits=*/0,
+      /*form=*/nullptr);
+}
+
+//===----------------------------------------------------------------------===//
+// The backward
+//===----------------------------------------------------------------------===//
+
+int64_t mlir::flash::backwardSharedMemoryBytes(const AttentionShape &shape,
+                                               int64_t blockQ, int64_t blockKV,
+                                               int64_t stages) {
+  const int64_t e = shape.elementBytes;
+  int64_t kvTile = blockKV * (shape.headDim + shape.valueDim) * e;
+  // Q and dO tiles with their LSE and D rows, `stages` of them in flight.
+  int64_t qTile = blockQ * (shape.headDim + shape.valueDim) * e + 2 * blockQ * 4;
+  // P (for dV += Pᵀ·dO) and dS (for dK += dSᵀ·Q and dQ += dS·K) in T.
+  int64_t probs = 2 * blockQ * blockKV * e;
+  return kvTile + stages * qTile + probs;
+}
+
+int64_t mlir::flash::estimateBackwardRegistersPerThread(
+    const TargetModel &target, const AttentionShape &shape,
+    const ScheduleChoice &c) {
+  int64_t threads = accumulatorThreads(target, c);
+  constexpr int64_t kOverhead = 32;
+  // Tensor memory holds dK, dV, S and dP; the softmax pulls slices of S.
+  if (target.mmaKind == MmaKind::TensorMemoryMma)
+    return c.blockQ * c.blockKV / (4 * threads) + kOverhead;
+  // f32 dK and dV accumulators (Bc×(D + Dv)) live through the whole Q loop;
+  // at the peak of a step S (then P) and dP (then dS) are live beside them.
+  // dQ's Br×D partial product comes after S and dP are dead.
+  int64_t grads = c.blockKV * (shape.headDim + shape.valueDim) / threads;
+  int64_t scores = 2 * c.blockQ * c.blockKV / threads;
+  return grads + scores + kOverhead;
+}
+
+ScheduleCandidates
+mlir::flash::backwardScheduleCandidates(const TargetModel &target) {
+  ScheduleCandidates c;
+  switch (target.mmaKind) {
+  case MmaKind::WarpMma:
+    // FlashAttention-2's backward tiles on 8 warps (64 or 128 per side); it
+    // drops double buffering of Q and dO where shared memory is short (one
+    // stage, as its A100 build does at D = 256).
+    c.blockQs = {64, 128};
+    c.blockKVs = {64, 128};
+    c.maxStages = 2;
+    c.minStages = 1;
+    break;
+  case MmaKind::WarpgroupMma:
+    // wgmma's m64: the dK and dV products (M = Bc) and S (M = Br) take
+    // multiples of 64 rows; two stages for the producer's Q/dO pipeline.
+    c.blockQs = {64, 128};
+    c.blockKVs = {64, 128};
+    c.maxStages = 2;
+    c.minStages = 2;
+    break;
+  case MmaKind::TensorMemoryMma:
+    // tcgen05 m128: dK and dV take the 128 lanes of tensor memory.
+    c.blockQs = {64, 128};
+    c.blockKVs = {128};
+    c.maxStages = 2;
+    c.minStages = 2;
+    break;
+  }
+  return c;
+}
+
+int64_t mlir::flash::backwardWarps(const TargetModel &target, int64_t blockQ) {
+  switch (target.mmaKind) {
+  case MmaKind::WarpMma:
+    return 8; // FlashAttention-2's backward
+  case MmaKind::WarpgroupMma:
+    return 12; // two MMA warpgroups and a producer (FlashAttention-3's)
+  case MmaKind::TensorMemoryMma:
+    return 4 * (blockQ / 64) + 8; // not measured: no sm_100a lowering yet
+  }
+  return 8;
+}
+
+std::optional<ScheduleChoice>
+mlir::flash::chooseBackwardSchedule(const TargetModel &target,
+                                    const AttentionShape &shape) {
+  ScheduleCandidates candidates = backwardScheduleCandidates(target);
+  // Objective: Br·Bc/(Br + Bc) times the useful share of the executed
+  // FLOPs, as the forward's (Schedule.cpp, chooseSchedule), with the roles
+  // of the tiles swapped: a block keeps one K/V tile, so the bytes it
+  // streams (Q, dO, LSE, D, and the f32 dQ workspace read and written) are
+  // re-read once per K/V tile and fall as 1/Bc, while the fixed cost of a
+  // step (its barriers, the dQ update) falls as 1/Br. Ties go to the larger
+  // K/V tile (FlashAttention-2 measured 128×64 slower than 64×128 at D = 128
+  // for that reason: twice the dQ traffic), then to the larger Q tile. The
+  // fit checks keep what FlashAttention-2 and -3 chose by hand: 128×128 at
+  // D = 64, 64×128 at D = 128 (128×128's dK, dV, S and dP overflow the
+  // registers) and 64×64 at D = 256 (one stage on sm_80).
+  std::optional<ScheduleChoice> best;
+  double bestScore = -1.0;
+  for (int64_t blockQ : candidates.blockQs) {
+    for (int64_t blockKV : candidates.blockKVs) {
+      // Tensor memory (128 lanes): dK and dV (D + Dv columns) beside S and
+      // dP (Br columns each, transposed to the K/V tile's rows).
+      if (target.tensorMemoryColumns &&
+          shape.headDim + shape.valueDim + 2 * blockQ >
+              target.tensorMemoryColumns)
+        continue;
+      ScheduleChoice choice{blockQ, blockKV, 0, backwardWarps(target, blockQ)};
+      if (estimateBackwardRegistersPerThread(target, shape, choice) >
+          registerBudgetPerThread(target, choice))
+        continue;
+      for (int64_t stages = candidates.maxStages;
+           stages >= candidates.minStages; --stages) {
+        if (backwardSharedMemoryBytes(shape, blockQ, blockKV, stages) >
+            target.sharedMemPerBlock)
+          continue;
+        choice.stages = stages;
+        double score = double(blockQ * blockKV) / double(blockQ + blockKV);
+        BackwardIOModel io = computeBackwardIOModel(shape, choice);
+        if (io.executedFlops > 0)
+          score *= double(io.usefulFlops) / double(io.executedFlops);
+        bool better =
+            score > bestScore ||
+            (score == bestScore &&
+             (blockKV > best->blockKV ||
+              (blockKV == best->blockKV && blockQ > best->blockQ)));
+        if (better) {
+          best = choice;
+          bestScore = score;
+        }
+        break;
+      }
+    }
+  }
+  return best;
+}
+
+BackwardIOModel
+mlir::flash::computeBackwardIOModel(const AttentionShape &shape,
+                                    const ScheduleChoice &s) {
+  BackwardIOModel m{};
+  const int64_t e = shape.elementBytes;
+  const int64_t qHeads = shape.batch * shape.queryHeads;
+  const int64_t kvHeads = shape.batch * shape.kvHeads;
+  const int64_t d = shape.headDim, dv = shape.valueDim;
+  m.numKVTiles = ceilDiv(shape.seqKV, s.blockKV);
+
+  // The (K/V tile, Q tile) steps of one q-head, and the Q rows they read:
+  // the Q tiles from the first that sees the K/V tile to the last (the same
+  // bounds flash-tile puts on the backward's Q loop).
+  int64_t tilePairs = 0, qRows = 0;
+  for (int64_t j = 0; j < m.numKVTiles; ++j) {
+    VisibleQTiles<int64_t> visible =
+        visibleQTiles(j * s.blockKV, shape.seqQ, shape.seqKV, s.blockQ,
+                      s.blockKV, shape.causal);
+    tilePairs += visible.numTiles - visible.first;
+    qRows += shape.seqQ - std::min(visible.first * s.blockQ, shape.seqQ);
+  }
+  m.visitedTilePairs = qHeads * tilePairs;
+  m.visitedQRows = qHeads * qRows;
+
+  // Preprocess: read O and dO; write D (f32) and zero the f32 dQ workspace.
+  m.preprocessBytes = qHeads * shape.seqQ * (2 * dv * e + 4 + 4 * d);
+  // Main: K, V once per kv-head, dK, dV written once; per visited Q row the
+  // Q and dO rows, LSE and D, and the dQ workspace row read and written.
+  m.mainBytesKV = kvHeads * shape.seqKV * (d + dv) * e;
+  m.mainBytesGrads = m.mainBytesKV;
+  m.mainBytesQ = m.visitedQRows * ((d + dv) * e + 4 + 4);
+  m.mainBytesDQ = m.visitedQRows * d * 4 * 2;
+  // Conversion: the dQ workspace read, dQ = scale·dQacc written in T.
+  m.convertBytes = qHeads * shape.seqQ * d * (4 + e);
+  m.tiledBytes = m.preprocessBytes + m.mainBytesKV + m.mainBytesGrads +
+                 m.mainBytesQ + m.mainBytesDQ + m.convertBytes;
+
+  // Standard attention's backward (the paper's Algorithm 3), P kept by the
+  // forward, every matrix in T, one kernel per line:
+  //   dV = Pᵀ·dO       read P, dO; write dV
+  //   dP = dO·Vᵀ       read dO, V; write dP
+  //   dS = P∘(dP − D)  read P, dP; write dS
+  //   dQ = dS·K        read dS, K; write dQ
+  //   dK = dSᵀ·Q       read dS, Q; write dK
+  // Under GQA it runs per q-head (K, V read per q-head) and sums the group's
+  // dK, dV at the end (read per q-head, write per kv-head).
+  const int64_t scores = shape.seqQ * shape.seqKV;
+  m.standardBytes =
+      qHeads * e *
+      (7 * scores + 2 * shape.seqQ * dv + 2 * shape.seqKV * dv +
+       2 * shape.seqKV * d + 2 * shape.seqQ * d);
+  if (shape.queryHeads != shape.kvHeads)
+    m.standardBytes += (qHeads + kvHeads) * shape.seqKV * (d + dv) * e;
+
+  // FLOPs per computed pair: S = Q·Kᵀ again (2D), dV (2Dv), dP (2Dv), dK and
+  // dQ (2D each): 2.5× the forward's at D = Dv.
+  const int64_t pairFlops = 2 * (3 * d + 2 * dv);
+  m.usefulFlops = countVisiblePairs(shape) * pairFlops;
+  m.executedFlops = m.visitedTilePairs * s.blockQ * s.blockKV * pairFlops;
+  m.sharedBytes =
+      backwardSharedMemoryBytes(shape, s.blockQ, s.blockKV, s.stages);
+  return m;
+}
+
+KernelAttr mlir::flash::getBackwardKernelDescriptor(
+    AttentionBackwardOp op, const AttentionShape &shape,
+    ScheduleAttr schedule) {
+  MLIRContext *ctx = op.getContext();
+  return KernelAttr::get(
+      ctx, KernelKind::Backward, op.getQuery().getType().getElementType(),
+      shape.batch, shape.queryHeads, shape.kvHeads, shape.seqQ, shape.seqKV,
+      shape.headDim, shape.valueDim, shape.causal, /*lse=*/false,
+      FloatAttr::get(Float32Type::get(ctx), op.getEffectiveScale()), schedule,
+      op.getDeterministic(), /*page_size=*/0, /*max_splits=*/0,
       /*form=*/nullptr);
 }

@@ -1,7 +1,9 @@
 //===- SelectSchedule.cpp - IO-aware schedule choice -----------------------===//
 //
-// Attaches #flash.schedule to each flash.attention, chosen by
-// chooseSchedule() (Schedule.cpp) from the target model named by `arch`.
+// Attaches #flash.schedule to each flash.attention and
+// flash.attention_backward, chosen by chooseSchedule() or
+// chooseBackwardSchedule() (Schedule.cpp) from the target model named by
+// `arch`.
 // Options override single fields; an op that already has a schedule keeps it
 // unless `overwrite` is set.
 //
@@ -48,23 +50,25 @@ struct FlashSelectSchedulePass
       }
     }
 
-    WalkResult result = getOperation()->walk([&](AttentionOp op) {
-      if (op.getScheduleAttr() && !overwrite)
-        return WalkResult::advance();
-      FailureOr<AttentionShape> shape = getAttentionShape(op);
+    // One op: its shape, the model's choice (unless every field is
+    // overridden), then the overrides.
+    auto schedule = [&](Operation *op, FailureOr<AttentionShape> shape,
+                        function_ref<std::optional<ScheduleChoice>(
+                            const AttentionShape &)>
+                            choose,
+                        StringRef what) -> FailureOr<ScheduleAttr> {
       if (failed(shape))
-        return WalkResult::interrupt();
+        return failure();
       bool allOverridden = blockQ && blockKV && stages && warps;
       std::optional<ScheduleChoice> choice;
       if (!allOverridden) {
-        choice = chooseSchedule(*target, *shape);
-        if (!choice) {
-          op.emitOpError() << "not supported yet: no schedule for " << arch
-                           << " fits D=" << shape->headDim
-                           << ", Dv=" << shape->valueDim
-                           << " in shared memory and registers";
-          return WalkResult::interrupt();
-        }
+        choice = choose(*shape);
+        if (!choice)
+          return op->emitOpError()
+                 << "not supported yet: no " << what << "schedule for "
+                 << arch << " fits D=" << shape->headDim
+                 << ", Dv=" << shape->valueDim
+                 << " in shared memory and registers";
       } else {
         choice = ScheduleChoice{};
       }
@@ -76,9 +80,35 @@ struct FlashSelectSchedulePass
         choice->stages = stages;
       if (warps)
         choice->warps = warps;
-      op.setScheduleAttr(ScheduleAttr::get(&getContext(), target->arch,
-                                           choice->blockQ, choice->blockKV,
-                                           choice->stages, choice->warps));
+      return ScheduleAttr::get(&getContext(), target->arch, choice->blockQ,
+                               choice->blockKV, choice->stages,
+                               choice->warps);
+    };
+
+    WalkResult result = getOperation()->walk([&](Operation *op) {
+      if (auto forward = dyn_cast<AttentionOp>(op)) {
+        if (forward.getScheduleAttr() && !overwrite)
+          return WalkResult::advance();
+        FailureOr<ScheduleAttr> chosen = schedule(
+            op, getAttentionShape(forward),
+            [&](const AttentionShape &s) { return chooseSchedule(*target, s); },
+            "");
+        if (failed(chosen))
+          return WalkResult::interrupt();
+        forward.setScheduleAttr(*chosen);
+      } else if (auto backward = dyn_cast<AttentionBackwardOp>(op)) {
+        if (backward.getScheduleAttr() && !overwrite)
+          return WalkResult::advance();
+        FailureOr<ScheduleAttr> chosen = schedule(
+            op, getAttentionShape(backward),
+            [&](const AttentionShape &s) {
+              return chooseBackwardSchedule(*target, s);
+            },
+            "backward ");
+        if (failed(chosen))
+          return WalkResult::interrupt();
+        backward.setScheduleAttr(*chosen);
+      }
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

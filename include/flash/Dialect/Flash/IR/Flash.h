@@ -26,6 +26,13 @@ namespace mlir {
 namespace flash {
 /// The discardable attribute holding a loop nest's #flash.kernel descriptor.
 constexpr llvm::StringLiteral kKernelDescriptorAttrName = "flash.kernel";
+/// The discardable string attribute naming the stage a loop nest of a tiled
+/// flash.attention_backward is: the preprocess (D = rowsum(dO ∘ O), dQ
+/// workspace zeroed) before the main loop nest, which carries the
+/// #flash.kernel descriptor, and the dQ conversion after it.
+constexpr llvm::StringLiteral kStageAttrName = "flash.stage";
+constexpr llvm::StringLiteral kPreprocessStage = "preprocess";
+constexpr llvm::StringLiteral kDQConvertStage = "dq_convert";
 } // namespace flash
 } // namespace mlir
 

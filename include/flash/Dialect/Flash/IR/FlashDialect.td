@@ -21,11 +21,17 @@ def Flash_Dialect : Dialect {
     CPU code or GPU kernels.
 
     Two levels live here:
-    - L0: `flash.attention` on whole tensors in B×H×N×D layout.
-    - L1: tile ops (`flash.load_tile`, `flash.qk`, `flash.mask`,
-      `flash.online_softmax`, `flash.accumulate_pv`, `flash.finalize`) inside
-      a parallel loop over (batch, q-head, Q tile) and a sequential loop over
-      K/V tiles, produced by `flash-tile`. Every tensor at L1 is tile-sized.
+    - L0: `flash.attention` on whole tensors in B×H×N×D layout, and its
+      gradients `flash.attention_backward`.
+    - L1: tile ops produced by `flash-tile`. The forward's
+      (`flash.load_tile`, `flash.qk`, `flash.mask`, `flash.online_softmax`,
+      `flash.accumulate_pv`, `flash.finalize`) run inside a parallel loop
+      over (batch, q-head, Q tile) and a sequential loop over K/V tiles; the
+      backward adds `flash.row_dot`, `flash.recompute_probs`,
+      `flash.score_grad`, `flash.accumulate_product` and
+      `flash.finalize_grad` inside a loop over (batch, kv-head), K/V tiles,
+      the group's q-heads and Q tiles. Every tensor at L1 is tile-sized or
+      a head's rows.
   }];
   let useDefaultAttributePrinterParser = 1;
 }

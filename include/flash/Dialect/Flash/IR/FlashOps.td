@@ -1,7 +1,10 @@
 //===- FlashOps.td - flash dialect ops ----------------------*- tablegen -*-===//
 //
-// L0: flash.attention. L1: the tile ops that flash-tile emits inside the
-// parallel (batch, q-head, Q tile) loop and the sequential K/V loop.
+// L0: flash.attention and flash.attention_backward. L1: the tile ops that
+// flash-tile emits inside the loops of the forward (a parallel loop over
+// (batch, q-head, Q tile) and a sequential K/V loop) and of the backward (a
+// preprocess, a loop over (batch, kv-head) with K/V and Q tile loops, a dQ
+// conversion).
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,20 +72,97 @@ def Flash_AttentionOp : Flash_Op<"attention", [Pure]> {
   }];
 }
 
+def Flash_AttentionBackwardOp : Flash_Op<"attention_backward", [Pure]> {
+  let summary = "Gradients dQ, dK, dV of flash.attention's output";
+  let description = [{
+    Given the inputs of a `flash.attention` with the same attributes, its
+    output `output` (O) and log-sum-exp `lse`, and the gradient `grad_output`
+    (dO) of a loss with respect to O, computes the gradients of that loss
+    with respect to Q, K and V:
+
+    ```
+    S  = scale · Q·Kᵀ, masked as the forward masks it (−inf)
+    P  = exp(S − LSE)             recomputed from LSE (0 where LSE = −inf)
+    dV = Pᵀ·dO
+    dP = dO·Vᵀ
+    Dᵢ = rowsum(dO ∘ O)           (= Σⱼ Pᵢⱼ·dPᵢⱼ for the forward's O)
+    dS = P ∘ (dP − D)
+    dQ = scale · dS·K
+    dK = scale · dSᵀ·Q
+    ```
+
+    - Shapes and types are the forward's: `query` B×Hq×Nq×D, `key`
+      B×Hkv×Nk×D, `value` B×Hkv×Nk×Dv, `output` and `grad_output`
+      B×Hq×Nq×Dv, all of one element type T (f32, f16 or bf16); `lse`
+      B×Hq×Nq in f32. The results have the types of Q, K and V.
+    - `causal`, `scale` (default 1/sqrt(D)) and grouped-query attention mean
+      what they mean for `flash.attention`. Under GQA the dK and dV of a
+      kv-head sum the contributions of the Hq/Hkv query heads that read it.
+    - A row that sees no key (LSE = −inf) contributes nothing, and its dQ
+      row is 0; never NaN.
+    - Products accumulate in f32. The tiled lowering rounds P and dS to T
+      before the products that take them (as the tensor cores take them);
+      the reference lowering does not.
+    - `deterministic` asks a GPU kernel for results that are bitwise
+      identical from run to run (no order-dependent floating-point
+      accumulation of dQ). The CPU lowerings are always deterministic.
+    - `schedule` is set by `flash-select-schedule` and read by `flash-tile`.
+
+    Example:
+
+    ```mlir
+    %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse {causal, scale = 0.125 : f32}
+        : tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>,
+          tensor<2x8x1000x64xbf16>, tensor<2x8x1000x64xbf16>, tensor<2x8x1000xf32>
+        -> tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    AnyRankedTensor:$output,
+    AnyRankedTensor:$grad_output,
+    AnyRankedTensor:$lse,
+    UnitAttr:$causal,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$deterministic,
+    OptionalAttr<Flash_ScheduleAttr>:$schedule
+  );
+  let results = (outs AnyRankedTensor:$grad_query, AnyRankedTensor:$grad_key,
+                 AnyRankedTensor:$grad_value);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $output `,` $grad_output `,` $lse attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `,` type($output) `,`
+    type($grad_output) `,` type($lse) `->` type($grad_query) `,`
+    type($grad_key) `,` type($grad_value)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The scale applied to Q·Kᵀ: the attribute, or 1/sqrt(D).
+    float getEffectiveScale();
+    /// Query heads per key/value head (Hq / Hkv).
+    int64_t getGroupSize();
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // L1: tile ops
 //===----------------------------------------------------------------------===//
 
 def Flash_LoadTileOp : Flash_Op<"load_tile", [Pure]> {
-  let summary = "Reads rows [row, row + R) of one head as an R×D tile";
+  let summary = "Reads rows [row, row + R) of one head as an R×D tile (or R values)";
   let description = [{
-    Reads `source[batch, head, row + i, :]` for i in [0, R) into an R×D tile.
-    Rows past the end of the sequence (row + i ≥ N) read as zero, so the last
-    tile of a sequence whose length is not a multiple of R is well defined
-    (the ragged tail). On a GPU this is a predicated copy into shared memory.
+    Reads `source[batch, head, row + i, :]` for i in [0, R) into an R×D tile,
+    or, from a B×H×N source of row statistics (LSE, the backward's D),
+    `source[batch, head, row + i]` into R values. Rows past the end of the
+    sequence (row + i ≥ N) read as zero, so the last tile of a sequence
+    whose length is not a multiple of R is well defined (the ragged tail).
+    On a GPU this is a predicated copy into shared memory.
 
     ```mlir
     %kt = flash.load_tile %k[%b, %h, %row] : tensor<2x2x1000x64xf32> -> tensor<64x64xf32>
+    %lt = flash.load_tile %lse[%b, %h, %row] : tensor<2x8x1000xf32> -> tensor<64xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$source, Index:$batch, Index:$head, Index:$row);
@@ -97,7 +177,8 @@ def Flash_QKOp : Flash_Op<"qk", [Pure]> {
   let summary = "Score tile S = scale · Q_tile · K_tileᵀ in f32";
   let description = [{
     `query` is Br×D, `key` is Bc×D, the result Br×Bc f32. Products of f16/bf16
-    operands accumulate in f32.
+    operands accumulate in f32. The backward also takes dP = dO·Vᵀ with it
+    (`scale` = 1, dO as `query`, V as `key`).
 
     ```mlir
     %s = flash.qk %qt, %kt {scale = 0.125 : f32} : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
@@ -209,6 +290,131 @@ def Flash_FinalizeOp : Flash_Op<"finalize", [Pure]> {
   let assemblyFormat = [{
     $acc `,` $running_max `,` $running_sum attr-dict `:` type($acc) `,`
     type($running_max) `,` type($running_sum) `->` type($output) `,` type($lse)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// L1: tile ops of the backward
+//===----------------------------------------------------------------------===//
+
+def Flash_RowDotOp : Flash_Op<"row_dot", [Pure]> {
+  let summary = "r_i = Σ_d lhs[i, d] · rhs[i, d] in f32 (the backward's D = rowsum(dO ∘ O))";
+  let description = [{
+    The dot product of each row of two tiles of one type (R×Dv), accumulated
+    in f32: the backward's preprocess computes Dᵢ = rowsum(dOᵢ ∘ Oᵢ) with it.
+    Rows past the end of the sequence were read as zeros and give 0.
+
+    ```mlir
+    %d = flash.row_dot %dot, %ot : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Flash_RecomputeProbsOp : Flash_Op<"recompute_probs",
+    [Pure, AllTypesMatch<["scores", "probs"]>]> {
+  let summary = "P = exp(S − LSE): the forward's probabilities, recomputed from LSE";
+  let description = [{
+    For a Br×Bc score tile S (f32, masked as the forward masks it) and the
+    forward's log-sum-exp of its rows,
+
+    ```
+    P[i][j] = exp(S[i][j] − lse[i])      (0 where lse[i] = −inf)
+    ```
+
+    which is the forward's softmax without a second pass over the keys. A row
+    that saw no key in the forward (lse = −inf, all its scores −inf) gives
+    P = 0, never exp(−inf − (−inf)) = NaN.
+
+    ```mlir
+    %p = flash.recompute_probs %s, %lse : tensor<64x128xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$scores, AnyRankedTensor:$lse);
+  let results = (outs AnyRankedTensor:$probs);
+  let assemblyFormat = [{
+    $scores `,` $lse attr-dict `:` type($scores) `,` type($lse)
+  }];
+  let hasVerifier = 1;
+}
+
+def Flash_ScoreGradOp : Flash_Op<"score_grad",
+    [Pure, AllTypesMatch<["probs", "grad_probs", "grad_scores"]>]> {
+  let summary = "dS = P ∘ (dP − D): the gradient of the scores through the softmax";
+  let description = [{
+    For a Br×Bc tile of probabilities P and of their gradient dP = dO·Vᵀ
+    (both f32), and the rows' Dᵢ = rowsum(dOᵢ ∘ Oᵢ),
+
+    ```
+    dS[i][j] = P[i][j] · (dP[i][j] − D[i])
+    ```
+
+    (the softmax's Jacobian applied to dP; the scale is applied to dQ and dK
+    at the end). Masked entries have P = 0 and give dS = 0.
+
+    ```mlir
+    %ds = flash.score_grad %p, %dp, %d : tensor<64x128xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$probs, AnyRankedTensor:$grad_probs,
+                   AnyRankedTensor:$delta);
+  let results = (outs AnyRankedTensor:$grad_scores);
+  let assemblyFormat = [{
+    $probs `,` $grad_probs `,` $delta attr-dict `:` type($probs) `,` type($delta)
+  }];
+  let hasVerifier = 1;
+}
+
+def Flash_AccumulateProductOp : Flash_Op<"accumulate_product",
+    [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "acc_new = acc + op(A)·B, op(A) = A or Aᵀ, in f32";
+  let description = [{
+    Adds the product of an f32 tile A (P or dS) and a tile B of the
+    operands' element type to an f32 accumulator. A is rounded to B's
+    element type first (as the tensor cores take it, the way
+    `flash.accumulate_pv` rounds P); the sum is in f32.
+
+    - `transpose_lhs`: acc (C×N) += Aᵀ·B with A R×C and B R×N. The backward's
+      dV += Pᵀ·dO and dK += dSᵀ·Q, summed over the rows of a Q tile.
+    - otherwise: acc (R×N) += A·B with A R×C and B C×N. The backward's
+      dQ += dS·K.
+
+    ```mlir
+    %dv1 = flash.accumulate_product %dv0, %p, %dot {transpose_lhs}
+        : tensor<128x64xf32>, tensor<64x128xf32>, tensor<64x64xbf16>
+    %dq1 = flash.accumulate_product %dq0, %ds, %kt
+        : tensor<64x64xf32>, tensor<64x128xf32>, tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$acc, AnyRankedTensor:$lhs,
+                   AnyRankedTensor:$rhs, UnitAttr:$transpose_lhs);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $acc `,` $lhs `,` $rhs attr-dict `:` type($acc) `,` type($lhs) `,` type($rhs)
+  }];
+  let hasVerifier = 1;
+}
+
+def Flash_FinalizeGradOp : Flash_Op<"finalize_grad", [Pure]> {
+  let summary = "Gradient tile scale · acc, converted to the element type";
+  let description = [{
+    Ends the accumulation of a gradient tile: `result = T(scale · acc)`. The
+    backward applies the softmax scale to dQ and dK here (scale = 1 for dV).
+
+    ```mlir
+    %dk = flash.finalize_grad %acc {scale = 0.125 : f32} : tensor<128x64xf32> -> tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$acc, F32Attr:$scale);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $acc attr-dict `:` type($acc) `->` type($result)
   }];
   let hasVerifier = 1;
 }

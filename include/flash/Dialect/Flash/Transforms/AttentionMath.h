@@ -3,8 +3,9 @@
 // The arithmetic of attention written once as linalg.generic builders over
 // ranked tensors with any number of leading batch dimensions: the last two
 // dimensions are (query row, key column) for scores and (row, feature) for
-// Q/K/V/O tiles; row statistics (max, sum, LSE) drop the last dimension.
-// The reference lowering calls them on whole heads, flash-decompose on tiles.
+// Q/K/V/O tiles; row statistics (max, sum, LSE, D) drop the last dimension.
+// The reference lowering calls them on whole heads, flash-decompose on tiles,
+// for the forward and the backward alike.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,6 +67,34 @@ Value buildNormalize(OpBuilder &b, Location loc, Value acc, Value rowSum,
 
 /// lse[.., i] = l[.., i] == 0 ? -inf : m[.., i] + log(l[.., i]).
 Value buildLogSumExp(OpBuilder &b, Location loc, Value rowMax, Value rowSum);
+
+//===----------------------------------------------------------------------===//
+// The backward
+//===----------------------------------------------------------------------===//
+
+/// r[.., i] = Σ_d x[.., i, d] · y[.., i, d] in f32 (D = rowsum(dO ∘ O)).
+Value buildRowDot(OpBuilder &b, Location loc, Value x, Value y);
+
+/// P[.., i, j] = lse[.., i] == -inf ? 0 : exp(S[.., i, j] - lse[.., i]):
+/// the forward's probabilities from its log-sum-exp, never NaN for a row
+/// that saw no key.
+Value buildProbsFromLse(OpBuilder &b, Location loc, Value scores, Value lse);
+
+/// dS[.., i, j] = P[.., i, j] · (dP[.., i, j] - delta[.., i]).
+Value buildScoreGrad(OpBuilder &b, Location loc, Value probs, Value gradProbs,
+                     Value delta);
+
+/// r[.., j, d] = acc[.., j, d] + Σ_{e.., i} A[.., e.., i, j] · B[.., e.., i, d]
+/// in f32, with A first rounded to `roundLhsTo` when it is set: acc += Aᵀ·B,
+/// summed also over the dimensions e.. that A and B have between acc's
+/// leading ones and the last two (the reference's GQA group, so that a
+/// kv-head's dK and dV add up its query heads).
+Value buildAccumulateTransposed(OpBuilder &b, Location loc, Value lhs,
+                                Value rhs, Value acc, Type roundLhsTo);
+
+/// r = T(scale · acc), T = `outElementType` (a gradient's last step).
+Value buildScaleConvert(OpBuilder &b, Location loc, Value acc, float scale,
+                        Type outElementType);
 
 } // namespace flash
 } // namespace mlir

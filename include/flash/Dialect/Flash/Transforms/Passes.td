@@ -1,7 +1,8 @@
 //===- Passes.td - IO-aware passes of the flash dialect -----*- tablegen -*-===//
 //
-// L0 -> L1 (select a schedule, tile into an online softmax), L1 -> linalg for
-// the CPU, the naive reference lowering, and the IO report.
+// L0 -> L1 (select a schedule, tile into an online softmax or the tiled
+// backward), L1 -> linalg for the CPU, the naive reference lowering, and the
+// IO report.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,21 +12,28 @@
 include "mlir/Pass/PassBase.td"
 
 def FlashLowerToReference : Pass<"flash-lower-to-reference"> {
-  let summary = "Lower flash.attention to the naive algorithm on linalg (the oracle)";
+  let summary = "Lower flash.attention and flash.attention_backward to the naive algorithm on linalg (the oracle)";
   let description = [{
     Rewrites each `flash.attention` into whole-tensor linalg ops that follow
     the definition: S = scale·Q·Kᵀ (B×Hq×Nq×Nk, f32), the causal mask, a
     row softmax, and P·V, divided by the row sum at the end. Grouped-query
-    attention broadcasts K and V over the query heads of a group. This is the
-    semantics every other lowering is checked against; it materialises
-    Nq×Nk scores and is not meant to be fast.
+    attention broadcasts K and V over the query heads of a group.
+
+    Each `flash.attention_backward` becomes its formulas on whole tensors:
+    S as above, P = exp(S − LSE) (0 where LSE = −inf), D = rowsum(dO ∘ O),
+    dV = Pᵀ·dO and dK = scale·dSᵀ·Q summed over each kv-head's query heads,
+    dP = dO·Vᵀ, dS = P ∘ (dP − D), dQ = scale·dS·K, in f32 without rounding
+    P or dS.
+
+    This is the semantics every other lowering is checked against; it
+    materialises Nq×Nk scores and is not meant to be fast.
   }];
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "math::MathDialect"];
 }
 
 def FlashSelectSchedule : Pass<"flash-select-schedule"> {
-  let summary = "Choose tiles, stages and warps for each flash.attention from a target model";
+  let summary = "Choose tiles, stages and warps for each flash.attention (and backward) from a target model";
   let description = [{
     For every `flash.attention` without a schedule, picks the query tile
     (Br), K/V tile (Bc), pipeline stages and warps from the head dimensions,
@@ -38,9 +46,19 @@ def FlashSelectSchedule : Pass<"flash-select-schedule"> {
     attention gets smaller tiles than long (docs/io-model.md). On sm_90a the
     first factor is 1/(w·D + u/C + 1/Br + 1/Bc), with the MMA work and the
     softmax not hidden by C = Br/64 consumer warpgroups weighed by w and u
-    fitted on the H200 (TargetModel.cpp). A non-zero
-    option overrides the corresponding field (no fit check is made for
-    overridden fields).
+    fitted on the H200 (TargetModel.cpp).
+
+    Every `flash.attention_backward` without a schedule gets the backward's
+    tiles: a block keeps one Bc-row K/V tile with its f32 dK and dV
+    accumulators while `stages` Br-row Q tiles (with dO, LSE and D) stream
+    past, and P and dS pass through shared memory; among the tiles that fit
+    shared memory and registers it maximises Br·Bc/(Br + Bc) times the useful
+    share of the executed FLOPs, ties going to the larger K/V tile (Q, dO and
+    the dQ workspace are re-read once per K/V tile). sm_80: 8 warps, one or
+    two stages; sm_90a: two MMA warpgroups and a producer (12 warps).
+
+    A non-zero option overrides the corresponding field (no fit check is
+    made for overridden fields).
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
@@ -59,7 +77,7 @@ def FlashSelectSchedule : Pass<"flash-select-schedule"> {
 }
 
 def FlashTile : Pass<"flash-tile"> {
-  let summary = "Tile flash.attention into loops with an online softmax (L0 -> L1)";
+  let summary = "Tile flash.attention into loops with an online softmax, and flash.attention_backward into FlashAttention-2's backward (L0 -> L1)";
   let description = [{
     Rewrites each scheduled `flash.attention` into the FlashAttention
     algorithm: an `scf.forall` over (batch, q-head, Q tile) whose body loads
@@ -75,8 +93,29 @@ def FlashTile : Pass<"flash-tile"> {
       masked; only valid rows are written back.
     - GQA: q-head h reads kv-head h / (Hq/Hkv) without copying K or V.
 
+    Each scheduled `flash.attention_backward` becomes FlashAttention-2's
+    backward in three `scf.forall` loop nests, the three kernels of a GPU
+    backward:
+
+    - `flash.stage = "preprocess"`, over (batch, q-head, Q tile):
+      D = rowsum(dO ∘ O) (`flash.row_dot`, f32, B×Hq×Nq) and the f32 dQ
+      workspace (B×Hq×Nq×D) zeroed.
+    - the main loop nest, over (batch, kv-head), carrying the
+      `#flash.kernel<kind = backward, ...>` descriptor: an `scf.for` over
+      K/V tiles carrying the group's f32 dQ workspace; per K/V tile, f32 dK
+      and dV accumulators, a loop over the group's q-heads and over the Q
+      tiles that see the tile (causal tiles wholly above the diagonal are
+      not visited; tiles that need no mask skip `flash.mask`), which
+      recomputes S and P = exp(S − LSE) (`flash.recompute_probs`), then
+      dV += Pᵀ·dO, dP = dO·Vᵀ (`flash.qk` with scale 1),
+      dS = P ∘ (dP − D) (`flash.score_grad`), dK += dSᵀ·Q and
+      dQacc += dS·K (`flash.accumulate_product`); dK = scale·dK and dV are
+      converted to the element type (`flash.finalize_grad`) and written.
+    - `flash.stage = "dq_convert"`, over (batch, q-head, Q tile):
+      dQ = scale·dQacc in the element type.
+
     No tensor of size Nq×Nk exists after this pass: every value inside the
-    loops is tile-sized.
+    loops is tile-sized or a head's rows.
   }];
   let dependentDialects = ["scf::SCFDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "linalg::LinalgDialect"];
@@ -86,22 +125,27 @@ def FlashDecompose : Pass<"flash-decompose"> {
   let summary = "Decompose the L1 tile ops into linalg/tensor/arith/math";
   let description = [{
     Expands `flash.load_tile`, `flash.qk`, `flash.mask`,
-    `flash.online_softmax`, `flash.accumulate_pv` and `flash.finalize` into
-    tile-sized linalg.generic ops (the same builders the reference lowering
-    uses), so that the tiled algorithm runs on the CPU.
+    `flash.online_softmax`, `flash.accumulate_pv` and `flash.finalize`, and
+    the backward's `flash.row_dot`, `flash.recompute_probs`,
+    `flash.score_grad`, `flash.accumulate_product` and `flash.finalize_grad`,
+    into tile-sized linalg.generic ops (the same builders the reference
+    lowering uses), so that the tiled algorithm runs on the CPU.
   }];
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "math::MathDialect"];
 }
 
 def FlashIOReport : Pass<"flash-io-report"> {
-  let summary = "Print the IO model of each scheduled flash.attention";
+  let summary = "Print the IO model of each scheduled flash.attention and flash.attention_backward";
   let description = [{
     For every `flash.attention` with a `#flash.schedule`, prints (to stdout,
     or to `output` when set) the schedule, the shared memory a thread block
     needs, the HBM bytes the tiled schedule moves against standard attention
     (three kernels that write S and P), the FLOPs and the arithmetic
-    intensity. docs/io-model.md explains the model. The IR is not changed.
+    intensity. For every scheduled `flash.attention_backward` it prints the
+    same for the tiled backward (preprocess, main loop, dQ conversion)
+    against standard attention's backward (P read, dP and dS written and
+    read). docs/io-model.md explains the model. The IR is not changed.
   }];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",

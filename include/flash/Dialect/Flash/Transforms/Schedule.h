@@ -19,10 +19,12 @@
 namespace mlir {
 namespace flash {
 class AttentionOp;
+class AttentionBackwardOp;
 class KernelAttr;
 class ScheduleAttr;
 
-/// The sizes of one attention problem, read off a flash.attention.
+/// The sizes of one attention problem, read off a flash.attention (or the
+/// flash.attention_backward of one).
 struct AttentionShape {
   int64_t batch, queryHeads, kvHeads, seqQ, seqKV, headDim, valueDim;
   int64_t elementBytes;
@@ -30,8 +32,12 @@ struct AttentionShape {
   bool hasLse;
 };
 
-/// Reads the shape of `op`; fails (with a diagnostic) on dynamic dimensions.
+/// Reads the shape of `op`; fails (with a diagnostic) on dynamic dimensions
+/// and on sizes the passes and kernels cannot count (above 2^31 - 1 in a
+/// dimension, 2^48 elements in a tensor).
 FailureOr<AttentionShape> getAttentionShape(AttentionOp op);
+/// The same for a backward (hasLse false: LSE is an input there).
+FailureOr<AttentionShape> getAttentionShape(AttentionBackwardOp op);
 
 /// The sizes of B×H×N×D query, key and value types with static shapes
 /// (causal and hasLse false).
@@ -69,11 +75,41 @@ ScheduleCandidates scheduleCandidates(const TargetModel &target);
 std::optional<ScheduleChoice> chooseSchedule(const TargetModel &target,
                                              const AttentionShape &shape);
 
+/// The backward's counterparts (docs/io-model.md, "The backward"): a block
+/// keeps one K/V tile and its f32 dK, dV accumulators while `stages` Q tiles
+/// (with dO, LSE and D) stream past; P and dS pass through shared memory in
+/// the element type for the products that take them transposed.
+int64_t backwardSharedMemoryBytes(const AttentionShape &shape, int64_t blockQ,
+                                  int64_t blockKV, int64_t stages);
+int64_t estimateBackwardRegistersPerThread(const TargetModel &target,
+                                           const AttentionShape &shape,
+                                           const ScheduleChoice &choice);
+ScheduleCandidates backwardScheduleCandidates(const TargetModel &target);
+/// The backward's warps per block on `target` for a Q tile of `blockQ` rows.
+int64_t backwardWarps(const TargetModel &target, int64_t blockQ);
+/// Picks the backward's tiles: among those that fit shared memory and
+/// registers, the best Br·Bc/(Br + Bc) times the useful share of the
+/// executed FLOPs, ties to the larger K/V tile (Q, dO and the dQ workspace
+/// are re-read once per K/V tile). Nothing when no tile fits.
+std::optional<ScheduleChoice>
+chooseBackwardSchedule(const TargetModel &target, const AttentionShape &shape);
+
 /// The typed descriptor of the forward kernel that computes `op` with
 /// `schedule` (no form yet): what flash-tile attaches to its loop nest.
 KernelAttr getForwardKernelDescriptor(AttentionOp op,
                                       const AttentionShape &shape,
                                       ScheduleAttr schedule);
+
+/// The typed descriptor of the backward that computes `op` with `schedule`
+/// (kind = backward, lse = false, deterministic from the op; no form yet):
+/// what flash-tile attaches to the backward's main loop nest.
+KernelAttr getBackwardKernelDescriptor(AttentionBackwardOp op,
+                                       const AttentionShape &shape,
+                                       ScheduleAttr schedule);
+
+/// (query, key) pairs that attention computes (not masked), over all
+/// batches and query heads.
+int64_t countVisiblePairs(const AttentionShape &shape);
 
 /// The IO model of docs/io-model.md.
 struct IOModel {
@@ -87,6 +123,29 @@ struct IOModel {
   int64_t sharedBytes;
 };
 IOModel computeIOModel(const AttentionShape &shape, const ScheduleChoice &s);
+
+/// The backward's IO model (docs/io-model.md, "The backward"): the three
+/// stages of the tiled backward against standard attention's backward
+/// (Algorithm 3 of the FlashAttention paper, P stored by the forward).
+struct BackwardIOModel {
+  int64_t numKVTiles;
+  int64_t visitedTilePairs; ///< (K/V tile, Q tile) steps over all q-heads
+  int64_t visitedQRows;     ///< Q rows those steps read, over all q-heads
+  // Preprocess: O and dO read, D and the zeroed dQ workspace written.
+  int64_t preprocessBytes;
+  // Main: K and V read and dK, dV written once per kv-head; Q, dO, LSE and
+  // D read and the f32 dQ workspace read and written per visited step.
+  int64_t mainBytesKV, mainBytesGrads, mainBytesQ, mainBytesDQ;
+  // Conversion: the dQ workspace read, dQ written.
+  int64_t convertBytes;
+  int64_t tiledBytes;       ///< sum of the above
+  int64_t standardBytes;    ///< standard attention's backward
+  int64_t usefulFlops;      ///< 2·(3D + 2Dv) per visible pair (S recomputed)
+  int64_t executedFlops;    ///< the same per pair of every visited tile pair
+  int64_t sharedBytes;
+};
+BackwardIOModel computeBackwardIOModel(const AttentionShape &shape,
+                                       const ScheduleChoice &s);
 
 } // namespace flash
 } // namespace mlir

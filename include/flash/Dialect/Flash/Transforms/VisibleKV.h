@@ -1,12 +1,16 @@
 //===- VisibleKV.h - which K/V tiles a block of query rows sees -*- C++ -*-===//
 //
-// The one model of the K/V range of a block of query rows, written once over
-// an arithmetic domain so that every user computes it with the same formula:
-// flash-tile builds it from index ops (its K/V loop bounds), the GPU kernels
-// from i32 ops on run-time sizes (KernelBuilder's buildKVRange, per Q tile and
-// per consumer warpgroup), and the IO model and schedule objective from plain
-// integers (Schedule.cpp). A new mask (sliding windows, say) is added here
-// once and reaches tiling, kernels and the IO report together.
+// The one model of which (Q tile, K/V tile) pairs attention visits, written
+// once over an arithmetic domain so that every user computes it with the same
+// formula: flash-tile builds it from index ops (its loop bounds), the GPU
+// kernels from i32 ops on run-time sizes (KernelBuilder's buildKVRange, per Q
+// tile and per consumer warpgroup), and the IO model and schedule objective
+// from plain integers (Schedule.cpp). A new mask (sliding windows, say) is
+// added here once and reaches tiling, kernels and the IO report together.
+// Two questions are asked of it: the forward's, which K/V tiles a Q tile sees
+// (visibleKVTiles), and the backward's, its transpose, which Q tiles see a
+// K/V tile (visibleQTiles). flash-test-visible-ranges checks both against
+// brute force and against each other, exhaustively over small sizes.
 //
 // For rows [qStart, qStart + rows) of Nq query rows against Nk keys, with
 // causal attention aligned bottom-right (row i sees keys j <= i + Nk - Nq):
@@ -19,9 +23,29 @@
 // Tiles [0, numUnmasked) need no mask; [numUnmasked, numTiles) cross the
 // diagonal or the end of the sequence; tiles past numTiles are not visited.
 //
+// For the K/V tile of keys [kvStart, kvStart + Bc) (the transpose):
+//   numTiles      = ceil(Nq / Br)                         Q tiles in all
+//   first         = min(max(kvStart - (Nk - Nq), 0) / Br,  the Q tile of the
+//                       numTiles)                         first row that sees
+//                                                         key kvStart (0
+//                                                         without causal)
+//   firstUnmasked = clamp(ceil(max(kvStart + Bc - 1 - (Nk - Nq), 0) / Br),
+//                         first, numTiles)                the first Q tile whose
+//                                                         first row sees the
+//                                                         whole K/V tile (0
+//                                                         without causal),
+//                   or numTiles when the K/V tile crosses the end of the
+//                   sequence (kvStart + Bc > Nk)
+// Q tiles [first, firstUnmasked) need a mask, [firstUnmasked, numTiles) do
+// not; tiles before `first` are not visited. Visibility grows with the row,
+// so the visited Q tiles of a K/V tile are always a suffix. Q tile t visits
+// K/V tile j in the forward exactly when t >= first(j), and without a mask
+// exactly when t >= firstUnmasked(j).
+//
 // A domain provides: Value, constant(int64_t), add, sub, min, max (signed)
-// and floorDiv (of non-negative values). The order of the calls below is the
-// order of the ops the kernels emit; keep it when changing the formula.
+// and floorDiv (of non-negative values); visibleQTiles also needs mul. The
+// order of the calls below is the order of the ops the kernels emit; keep it
+// when changing the formula.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,12 +89,49 @@ visibleKVTiles(Domain &d, typename Domain::Value qStart,
   return {numTiles, numUnmasked, kvEnd};
 }
 
+template <typename V>
+struct VisibleQTiles {
+  V first;         ///< the first Q tile that sees the K/V tile
+  V firstUnmasked; ///< Q tiles from here on see all of it: no mask
+  V numTiles;      ///< one past the last Q tile (all Q tiles of the head)
+};
+
+template <typename Domain>
+VisibleQTiles<typename Domain::Value>
+visibleQTiles(Domain &d, typename Domain::Value kvStart,
+              typename Domain::Value seqQ, typename Domain::Value seqKV,
+              int64_t blockQ, int64_t blockKV, bool causal) {
+  using V = typename Domain::Value;
+  V br = d.constant(blockQ);
+  V numTiles = d.floorDiv(d.add(seqQ, d.constant(blockQ - 1)), br);
+  // 1 when the K/V tile crosses the end of the sequence (keys past Nk read
+  // as zeros and must be masked in every Q tile), else 0.
+  V pastEnd =
+      d.max(d.sub(d.add(kvStart, d.constant(blockKV)), seqKV), d.constant(0));
+  V crossesEnd = d.min(pastEnd, d.constant(1));
+  V raggedUnmasked = d.mul(crossesEnd, numTiles);
+  if (!causal)
+    return {d.constant(0), raggedUnmasked, numTiles};
+  // Row i sees key k when k <= i + (Nk - Nq).
+  V causalOffset = d.sub(seqKV, seqQ);
+  V firstRow = d.max(d.sub(kvStart, causalOffset), d.constant(0));
+  V first = d.min(d.floorDiv(firstRow, br), numTiles);
+  V lastKey = d.add(kvStart, d.constant(blockKV - 1));
+  V wholeTileRow = d.max(d.sub(lastKey, causalOffset), d.constant(0));
+  V causalUnmasked =
+      d.floorDiv(d.add(wholeTileRow, d.constant(blockQ - 1)), br);
+  V firstUnmasked =
+      d.min(d.max(d.max(causalUnmasked, raggedUnmasked), first), numTiles);
+  return {first, firstUnmasked, numTiles};
+}
+
 /// The domain of plain integers (the IO model, the schedule objective).
 struct IntegerDomain {
   using Value = int64_t;
   Value constant(int64_t v) { return v; }
   Value add(Value x, Value y) { return x + y; }
   Value sub(Value x, Value y) { return x - y; }
+  Value mul(Value x, Value y) { return x * y; }
   Value min(Value x, Value y) { return std::min(x, y); }
   Value max(Value x, Value y) { return std::max(x, y); }
   Value floorDiv(Value x, Value y) { return x / y; }
@@ -82,6 +143,14 @@ inline VisibleKVTiles<int64_t> visibleKVTiles(int64_t qStart, int64_t seqQ,
                                               int64_t blockKV, bool causal) {
   IntegerDomain d;
   return visibleKVTiles(d, qStart, seqQ, seqKV, rows, blockKV, causal);
+}
+
+/// visibleQTiles on integers.
+inline VisibleQTiles<int64_t> visibleQTiles(int64_t kvStart, int64_t seqQ,
+                                            int64_t seqKV, int64_t blockQ,
+                                            int64_t blockKV, bool causal) {
+  IntegerDomain d;
+  return visibleQTiles(d, kvStart, seqQ, seqKV, blockQ, blockKV, causal);
 }
 
 } // namespace flash
