@@ -30,6 +30,9 @@ const Driver *Driver::get(std::string &error) {
     loadError = "the CUDA driver has no " FLASH_STRINGIFY_EXPANDED(name);
     FLASH_DRIVER_FUNCTIONS(FLASH_DRIVER_LOAD)
 #undef FLASH_DRIVER_LOAD
+    driver.cuThreadExchangeStreamCaptureMode =
+        reinterpret_cast<decltype(driver.cuThreadExchangeStreamCaptureMode)>(
+            dlsym(handle, "cuThreadExchangeStreamCaptureMode"));
     if (loadError.empty()) {
       CUresult r = driver.cuInit(0);
       if (r != CUDA_SUCCESS)

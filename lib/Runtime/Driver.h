@@ -37,6 +37,10 @@ struct Driver {
 #define FLASH_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
   FLASH_DRIVER_FUNCTIONS(FLASH_DRIVER_MEMBER)
 #undef FLASH_DRIVER_MEMBER
+  /// Optional (null if the driver lacks it): lets an allocation happen while
+  /// the thread captures a CUDA graph in global mode.
+  decltype(&::cuThreadExchangeStreamCaptureMode)
+      cuThreadExchangeStreamCaptureMode = nullptr;
 
   /// The loaded driver, or null with `error` set.
   static const Driver *get(std::string &error);

@@ -209,7 +209,16 @@ CUdeviceptr workspaceFor(const Driver *cu, CUstream stream,
   bytes = std::max<uint64_t>(bytes, 4);
   if (slot.capacity < bytes) {
     CUdeviceptr pointer = 0;
+    // A first call inside a CUDA-graph capture (global mode forbids
+    // allocating) allocates in relaxed mode, as torch's allocator does; a
+    // zeroing memset is then captured too (it runs at each replay, harmless
+    // for a workspace the kernels leave zero).
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    if (cu->cuThreadExchangeStreamCaptureMode)
+      cu->cuThreadExchangeStreamCaptureMode(&mode);
     CUresult r = cu->cuMemAlloc(&pointer, bytes);
+    if (cu->cuThreadExchangeStreamCaptureMode)
+      cu->cuThreadExchangeStreamCaptureMode(&mode);
     if (r == CUDA_SUCCESS && spec.zeroInit)
       r = cu->cuMemsetD8Async(pointer, 0, bytes, stream);
     if (r != CUDA_SUCCESS) {
