@@ -263,6 +263,37 @@ def check_graph(lib, results, seed=2):
     return failures
 
 
+def check_capture_after_eager_warmup(lib, results, seed=3):
+    """The usual serving pattern: eager calls on the default stream, then a
+    capture with torch.cuda.graph's own stream, whose workspaces do not
+    exist yet (allocated inside the capture); replays equal eager calls."""
+    import torch
+    gen = torch.Generator().manual_seed(seed)
+    b, hq, hkv, d, page = 4, 32, 8, 128, 16
+    kc, vc, table, lens, _, _ = make_paged(b, hkv, d, page, [3000] * b, torch.bfloat16, gen=gen)
+    q = torch.randn(b, hq, 1, d, generator=gen).to("cuda", torch.bfloat16)
+    lib.paged_attention(q, kc, vc, table, lens)  # warm-up: module loaded
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    ok = True
+    try:
+        with torch.cuda.graph(graph):
+            out = lib.paged_attention(q, kc, vc, table, lens)
+        for n in (1, 17, 3000, 0):
+            lens.fill_(n)
+            graph.replay()
+            eager = lib.paged_attention(q, kc, vc, table, lens)
+            torch.cuda.synchronize()
+            ok &= torch.equal(out, eager) and bool(torch.isfinite(out).all())
+    except Exception as e:
+        ok = False
+        print("capture failed:", str(e)[:300])
+    results.append({"case": "capture after eager warm-up", "ok": ok})
+    print(("PASS " if ok else "FAIL ") + "capture on torch's capture stream after an eager "
+          "warm-up (4 replays vs eager, bitwise)", flush=True)
+    return int(not ok)
+
+
 def planted(bundles, plant):
     """A copy of the paged plans with a planted bug (table-row: the kernel's
     block-table row stride M - 1, an off-by-one that stays in bounds)."""
@@ -290,7 +321,7 @@ def main(argv=None):
                     help="two tiny cases per check (for compute-sanitizer)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--plant", default=None, choices=["table-row"])
-    ap.add_argument("--only", default="paged,split,graph")
+    ap.add_argument("--only", default="paged,split,graph,capture")
     args = ap.parse_args(argv)
     from flash_mlir.runtime import KernelLibrary
     bundles = planted(args.bundles, args.plant) if args.plant else args.bundles
@@ -303,6 +334,8 @@ def main(argv=None):
         failures += check_split(lib, args.quick, results, small=args.small)
     if "graph" in only and not args.plant:
         failures += check_graph(lib, results)
+    if "capture" in only and not args.plant:
+        failures += check_capture_after_eager_warmup(lib, results)
     print(f"{len(results) - failures}/{len(results)} passed"
           + (f" (planted bug: {args.plant})" if args.plant else ""))
     if args.json:
