@@ -19,7 +19,7 @@ Configurations: fixed corners plus random ones from a fixed base seed.
 Environment:
   FLASH_OPT            flash-opt binary (default build/bin/flash-opt under the repo root)
   FLASH_TEST_SEED      base seed of the random configurations (default 20261202)
-  FLASH_TEST_RANDOM    number of random configurations (default 40)
+  FLASH_TEST_RANDOM    number of random configurations (default 60)
 
 Run (from the repository root):
   /usr/bin/python3 -m pytest python/tests/test_cpu_backward.py -q
@@ -40,7 +40,7 @@ from flash_mlir.testing.cpu_case import CaseConfig, run_backward_batch  # noqa: 
 from flash_opt import flash_opt_path  # noqa: E402
 
 BASE_SEED = int(os.environ.get("FLASH_TEST_SEED", "20261202"))
-N_RANDOM = int(os.environ.get("FLASH_TEST_RANDOM", "40"))
+N_RANDOM = int(os.environ.get("FLASH_TEST_RANDOM", "60"))
 MAX_ELEMS = 16 * 1024          # per tensor
 BATCH_ELEMS = 96 * 1024        # q, k, v, o, do elements per batch (module size)
 

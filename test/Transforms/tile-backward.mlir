@@ -1,6 +1,8 @@
 // RUN: flash-opt %s --flash-tile --split-input-file | FileCheck %s
 // RUN: flash-opt %s --flash-tile --split-input-file | FileCheck %s --check-prefix=NOSCORES
 // RUN: flash-opt %s --flash-tile --flash-decompose --split-input-file | FileCheck %s --check-prefix=NOSCORES
+// The tiled IR, descriptors included, parses and verifies again.
+// RUN: flash-opt %s --flash-tile --split-input-file | flash-opt --split-input-file -o /dev/null
 
 // flash-tile on flash.attention_backward: FlashAttention-2's backward as
 // three loop nests, the preprocess (D, the zeroed f32 dQ workspace), the
@@ -214,4 +216,21 @@ func.func @no_keys(%q: tensor<1x2x5x8xf32>, %k: tensor<1x1x0x8xf32>, %v: tensor<
       : tensor<1x2x5x8xf32>, tensor<1x1x0x8xf32>, tensor<1x1x0x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5xf32>
       -> tensor<1x2x5x8xf32>, tensor<1x1x0x8xf32>, tensor<1x1x0x8xf32>
   return %dq, %dk, %dv : tensor<1x2x5x8xf32>, tensor<1x1x0x8xf32>, tensor<1x1x0x8xf32>
+}
+
+// -----
+
+// No batch: nothing to compute, and no loop nest whose descriptor would have
+// a batch of 0 (which #flash.kernel's verifier refuses).
+// CHECK-LABEL: func.func @no_batch
+// CHECK-NOT: scf.forall
+// CHECK-NOT: flash.kernel
+// CHECK: return
+func.func @no_batch(%q: tensor<0x2x10x8xf32>, %k: tensor<0x1x13x8xf32>, %v: tensor<0x1x13x4xf32>,
+                    %o: tensor<0x2x10x4xf32>, %do: tensor<0x2x10x4xf32>, %lse: tensor<0x2x10xf32>)
+    -> (tensor<0x2x10x8xf32>, tensor<0x1x13x8xf32>, tensor<0x1x13x4xf32>) {
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse {schedule = #flash.schedule<arch = "sm_80", block_q = 4, block_kv = 4, stages = 1, warps = 8>}
+      : tensor<0x2x10x8xf32>, tensor<0x1x13x8xf32>, tensor<0x1x13x4xf32>, tensor<0x2x10x4xf32>, tensor<0x2x10x4xf32>, tensor<0x2x10xf32>
+      -> tensor<0x2x10x8xf32>, tensor<0x1x13x8xf32>, tensor<0x1x13x4xf32>
+  return %dq, %dk, %dv : tensor<0x2x10x8xf32>, tensor<0x1x13x8xf32>, tensor<0x1x13x4xf32>
 }

@@ -455,9 +455,10 @@ LogicalResult tileAttentionBackward(RewriterBase &rewriter,
   rewriter.setInsertionPoint(op);
   IndexMath im{rewriter, loc};
 
-  // No query or no key: nothing is accumulated, every gradient is 0 (and
-  // empty where its sequence is).
-  if (s.seqQ == 0 || s.seqKV == 0) {
+  // No query, no key, no batch or no query head: nothing is accumulated,
+  // every gradient is 0 (and empty where its sizes are). No loop nest, so no
+  // descriptor with sizes its verifier refuses.
+  if (s.seqQ == 0 || s.seqKV == 0 || s.batch == 0 || s.queryHeads == 0) {
     SmallVector<Value> zeros;
     for (Value result : op->getResults())
       zeros.push_back(buildFilled(
