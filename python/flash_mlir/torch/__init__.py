@@ -5,8 +5,10 @@
 Ops registered by ``register_torch_op(library)``:
 
 - ``flash_mlir::attention(q, k, v, causal, scale) -> o``: differentiable. It is
-  a composite of ``attention_with_lse`` (the forward also writes LSE, which
-  autograd saves for the backward instead of recomputing it).
+  a composite: when autograd will differentiate the call, ``attention_with_lse``
+  (the forward also writes LSE, which autograd saves for the backward instead
+  of recomputing it); otherwise ``attention_forward`` (no LSE).
+- ``flash_mlir::attention_forward(q, k, v, causal, scale) -> o``: the forward.
 - ``flash_mlir::attention_with_lse(q, k, v, causal, scale) -> (o, lse)``: the
   forward with its log-sum-exp (B×Hq×Nq f32); differentiable in q, k, v (LSE
   is an output autograd does not differentiate through: its gradient must be
@@ -16,7 +18,12 @@ Ops registered by ``register_torch_op(library)``:
   kernels; block_table and seq_lens int32 on the device, read only there).
 - ``flash_mlir::attention_backward(dout, q, k, v, o, lse, causal, scale,
   deterministic) -> (dq, dk, dv)``: the backward kernels (preprocess, main, dQ
-  convert).
+  convert) through ``KernelLibrary.attention_backward``. Not on main yet (the
+  backward kernels are on branches bwd-sm80/bwd-sm90, issue #16): without it
+  the op raises "not supported yet", and so does a backward through
+  ``attention``.
+- ``flash_mlir::paged_attention(q, k_cache, v_cache, block_table, seq_lens,
+  causal, scale) -> o``: split-KV decoding over a paged cache.
 
 Each has a fake (meta) implementation, so torch.compile(fullgraph=True)
 traces through them, and none synchronises the host, so CUDA graphs capture
@@ -54,6 +61,13 @@ def register_torch_op(library):
         return (q.new_empty(q.shape[:3] + v.shape[3:]),
                 q.new_empty((b, hq, nq), dtype=torch.float32))
 
+    if not hasattr(_TORCH_OP_LIBRARY, "attention_backward"):
+        def _missing(*args, **kwargs):
+            raise NotImplementedError(
+                "not supported yet: gradients of flash_mlir::attention (this build's "
+                "runtime has no backward kernels; issue #16)")
+        _TORCH_OP_LIBRARY.attention_backward = _missing
+
     @torch.library.custom_op("flash_mlir::attention_backward", mutates_args=())
     def attention_backward(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                            v: torch.Tensor, o: torch.Tensor, lse: torch.Tensor,
@@ -89,8 +103,20 @@ def register_torch_op(library):
     lib.define("attention(Tensor q, Tensor k, Tensor v, bool causal=False, "
                "float scale=0.0) -> Tensor")
 
+    @torch.library.custom_op("flash_mlir::attention_forward", mutates_args=())
+    def attention_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                          causal: bool = False, scale: float = 0.0) -> torch.Tensor:
+        return _TORCH_OP_LIBRARY.attention(q, k, v, causal=causal, scale=_scale(scale))
+
+    @attention_forward.register_fake
+    def _(q, k, v, causal=False, scale=0.0):
+        return q.new_empty(q.shape[:3] + v.shape[3:])
+
     def attention(q, k, v, causal=False, scale=0.0):
-        return torch.ops.flash_mlir.attention_with_lse(q, k, v, causal, scale)[0]
+        # Only a call autograd will differentiate pays for writing LSE.
+        if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
+            return torch.ops.flash_mlir.attention_with_lse(q, k, v, causal, scale)[0]
+        return torch.ops.flash_mlir.attention_forward(q, k, v, causal, scale)
 
     lib.impl("attention", attention, "CompositeImplicitAutograd")
 
