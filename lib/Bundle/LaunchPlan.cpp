@@ -159,6 +159,23 @@ Object tensor(StringRef name, Array shape, StringRef elementType,
                 {"output", output},
                 {"required", required}};
 }
+/// What every call of an attention plan must meet.
+Array constraints() {
+  const int64_t elementLimit = int64_t(1) << 31;
+  return Array{
+      Object{{"check", call({"ge", "B", 1})}, {"message", "batch must be at least 1"}},
+      Object{{"check", call({"ge", "Hkv", 1})},
+             {"message", "key/value heads must be at least 1"}},
+      Object{{"check", call({"eq", call({"mod", "Hq", "Hkv"}), 0})},
+             {"message", "query heads must be a multiple of key/value heads"}},
+      Object{{"check", call({"lt", call({"mul", "B", "Hq", "Nq", "D"}), elementLimit})},
+             {"message", "tensors of 2^31 elements or more are not supported yet"}},
+      Object{{"check", call({"lt", call({"mul", "B", "Hkv", "Nk", "D"}), elementLimit})},
+             {"message", "tensors of 2^31 elements or more are not supported yet"}},
+      Object{{"check", call({"gt", "scale", 0})},
+             {"message", "scale must be finite and positive"}}};
+}
+
 } // namespace
 
 llvm::json::Value mlir::flash::attributeToJSON(Attribute attr) {
@@ -440,9 +457,179 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
 }
 } // namespace
 
+namespace {
+/// The backward's plan (op "attention_backward"): the lowering describes
+/// several launches (preprocess, main, convert or dQ) sharing one PTX and
+/// cubin, and workspaces whose sizes are formulas of the call's shapes.
+llvm::Expected<Object> buildBackwardLaunchPlan(DictionaryAttr kernel,
+                                               const LaunchPlanOptions &options) {
+  auto string = [&](DictionaryAttr dict, StringRef key) -> std::string {
+    auto s = dict.getAs<StringAttr>(key);
+    return s ? s.getValue().str() : std::string();
+  };
+  auto integer = [&](DictionaryAttr dict, StringRef key) -> int64_t {
+    auto i = dict.getAs<IntegerAttr>(key);
+    return i ? i.getInt() : -1;
+  };
+  std::string name = string(kernel, "kernel"), arch = string(kernel, "arch"),
+              elementType = string(kernel, "element_type");
+  int64_t headDim = integer(kernel, "head_dim"),
+          valueDim = integer(kernel, "value_dim");
+  auto launches = kernel.getAs<ArrayAttr>("launches");
+  auto workspaceList = kernel.getAs<ArrayAttr>("workspaces");
+  if (name.empty() || arch.empty() || headDim < 0 || valueDim < 0 ||
+      !launches || launches.empty() || !workspaceList)
+    return error("backward kernel description '" + name +
+                 "' needs kernel, arch, head_dim, value_dim, launches and "
+                 "workspaces");
+  if (elementType != "bf16" && elementType != "f16")
+    return error("kernel '" + name + "': element type '" + elementType +
+                 "' has no launch plan (bf16 or f16)");
+  auto boolean = [&](StringRef key) {
+    auto b = kernel.getAs<BoolAttr>(key);
+    return b && b.getValue();
+  };
+  const bool causal = boolean("causal"), deterministic = boolean("deterministic");
+  // The deterministic kernels are a variant of the key: chosen by name.
+  std::string variant = options.variant;
+  if (variant.empty() && deterministic)
+    variant = "deterministic";
+
+  Object plan;
+  plan["format"] = "flash-launch-plan";
+  plan["version"] = kLaunchPlanVersion;
+  plan["name"] = name;
+  plan["op"] = "attention_backward";
+  JValue seqMax = options.seqMax ? JValue(*options.seqMax) : JValue(nullptr);
+  plan["select"] = Object{{"arch", arch},
+                          {"element_type", elementType},
+                          {"head_dim", headDim},
+                          {"value_dim", valueDim},
+                          {"causal", causal},
+                          {"lse", false},
+                          {"seq_range", Array{options.seqMin, seqMax}},
+                          {"variant", variant}};
+  plan["constants"] = Object{{"D", headDim}, {"Dv", valueDim}};
+  // Inputs: the forward's Q, K, V, O, its LSE and dO; outputs dQ, dK, dV.
+  plan["tensors"] = Array{
+      tensor("q", Array{"B", "Hq", "Nq", "D"}, elementType, false, true),
+      tensor("k", Array{"B", "Hkv", "Nk", "D"}, elementType, false, true),
+      tensor("v", Array{"B", "Hkv", "Nk", "Dv"}, elementType, false, true),
+      tensor("o", Array{"B", "Hq", "Nq", "Dv"}, elementType, false, true),
+      tensor("dout", Array{"B", "Hq", "Nq", "Dv"}, elementType, false, true),
+      tensor("lse", Array{"B", "Hq", "Nq"}, "f32", false, true),
+      tensor("dq", Array{"B", "Hq", "Nq", "D"}, elementType, true, true),
+      tensor("dk", Array{"B", "Hkv", "Nk", "D"}, elementType, true, true),
+      tensor("dv", Array{"B", "Hkv", "Nk", "Dv"}, elementType, true, true)};
+  plan["scalars"] = Array{Object{
+      {"name", "scale"}, {"type", "f32"}, {"default", call({"rsqrt", "D"})}}};
+  plan["constraints"] = constraints();
+
+  // Workspaces: per stream, sized per call; the preprocess writes every
+  // byte the later kernels read, so none needs zeroing.
+  llvm::StringMap<int64_t> noConstants;
+  Array workspaces;
+  SmallVector<std::string> workspaceNames;
+  for (Attribute w : workspaceList) {
+    auto dict = dyn_cast<DictionaryAttr>(w);
+    std::string wName = dict ? string(dict, "name") : "";
+    std::string bytes = dict ? string(dict, "bytes") : "";
+    if (wName.empty() || bytes.empty())
+      return error("kernel '" + name + "': a workspace needs name and bytes");
+    auto f = formula(bytes, noConstants);
+    if (!f)
+      return f.takeError();
+    workspaces.push_back(Object{{"name", wName},
+                                {"bytes", std::move(*f)},
+                                {"scope", "stream"},
+                                {"init", "none"},
+                                {"kernel_restores", false}});
+    workspaceNames.push_back(wName);
+  }
+  plan["workspaces"] = std::move(workspaces);
+
+  Object shared;
+  for (NamedAttribute field : kernel)
+    if (field.getName() != "launches")
+      shared[field.getName().getValue()] = attributeToJSON(field.getValue());
+  Array kernels;
+  for (Attribute l : launches) {
+    auto launch = dyn_cast<DictionaryAttr>(l);
+    std::string kernelName = launch ? string(launch, "kernel") : "";
+    int64_t threads = launch ? integer(launch, "threads") : -1;
+    int64_t sharedBytes = launch ? integer(launch, "dynamic_shared_memory") : -1;
+    auto grid = launch ? launch.getAs<ArrayAttr>("grid") : ArrayAttr();
+    auto args = launch ? launch.getAs<ArrayAttr>("args") : ArrayAttr();
+    if (kernelName.empty() || threads < 1 || sharedBytes < 0 || !grid ||
+        grid.size() != 3 || !args)
+      return error("kernel '" + name + "': a launch needs kernel, threads, "
+                   "dynamic_shared_memory, three grid formulas and args");
+    Object gridFormula{{"kind", "tiles"}};
+    static const char *const axes[] = {"x", "y", "z"};
+    for (int axis = 0; axis < 3; ++axis) {
+      auto text = dyn_cast<StringAttr>(grid[axis]);
+      if (!text)
+        return error("kernel '" + kernelName + "': grid formulas are strings");
+      auto f = formula(text.getValue(), noConstants);
+      if (!f)
+        return f.takeError();
+      gridFormula[axes[axis]] = std::move(*f);
+    }
+    Array arguments;
+    for (Attribute a : args) {
+      auto text = dyn_cast<StringAttr>(a);
+      if (!text)
+        return error("kernel '" + kernelName + "': arguments are strings");
+      auto [argName, type] = text.getValue().split(':');
+      Object out{{"name", argName.str()}, {"type", type.str()}};
+      bool isTensor = llvm::is_contained(
+          {"q", "k", "v", "o", "dout", "lse", "dq", "dk", "dv"}, argName);
+      bool isSize = llvm::is_contained({"B", "Hq", "Hkv", "Nq", "Nk"}, argName);
+      if (type == "ptr" && isTensor)
+        out["tensor"] = argName.str();
+      else if (type == "ptr" && llvm::is_contained(workspaceNames, argName))
+        out["workspace"] = argName.str();
+      else if (type == "i32" && isSize)
+        out["value"] = argName.str();
+      else if (type == "f32" && argName == "scale")
+        out["value"] = "scale";
+      else
+        return error("kernel '" + kernelName + "': argument '" +
+                     text.getValue() +
+                     "' has no known source (tensors q k v o dout lse dq dk "
+                     "dv, sizes B Hq Hkv Nq Nk, scale, the workspaces)");
+      arguments.push_back(std::move(out));
+    }
+    // The shared PTX and cubins, with ptxas's report of this kernel.
+    auto perKernel = options.kernelCubins.find(kernelName);
+    Object files{{"ptx", options.ptxFile},
+                 {"ptx_target", arch},
+                 {"cubins", perKernel != options.kernelCubins.end()
+                                ? Object(perKernel->second)
+                                : Object(options.cubins)}};
+    Object description = shared;
+    for (NamedAttribute field : launch)
+      description[field.getName().getValue()] =
+          attributeToJSON(field.getValue());
+    kernels.push_back(Object{{"name", kernelName},
+                             {"files", std::move(files)},
+                             {"grid", std::move(gridFormula)},
+                             {"block", Array{threads, 1, 1}},
+                             {"dynamic_shared_memory", sharedBytes},
+                             {"args", std::move(arguments)},
+                             {"description", std::move(description)}});
+  }
+  plan["kernels"] = std::move(kernels);
+  return plan;
+}
+} // namespace
+
 llvm::Expected<Object>
 mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
                              const LaunchPlanOptions &options) {
+  if (auto op = kernel.getAs<StringAttr>("op");
+      op && op.getValue() == "attention_backward")
+    return buildBackwardLaunchPlan(kernel, options);
   if (kernel.get("kernels"))
     return buildSplitKVPlan(kernel, options);
   // The fields of the description the plan needs; everything else is kept
@@ -524,19 +711,7 @@ mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
       tensor("lse", Array{"B", "Hq", "Nq"}, "f32", true, writesLse)};
   plan["scalars"] = Array{Object{
       {"name", "scale"}, {"type", "f32"}, {"default", call({"rsqrt", "D"})}}};
-  const int64_t elementLimit = int64_t(1) << 31;
-  plan["constraints"] = Array{
-      Object{{"check", call({"ge", "B", 1})}, {"message", "batch must be at least 1"}},
-      Object{{"check", call({"ge", "Hkv", 1})},
-             {"message", "key/value heads must be at least 1"}},
-      Object{{"check", call({"eq", call({"mod", "Hq", "Hkv"}), 0})},
-             {"message", "query heads must be a multiple of key/value heads"}},
-      Object{{"check", call({"lt", call({"mul", "B", "Hq", "Nq", "D"}), elementLimit})},
-             {"message", "tensors of 2^31 elements or more are not supported yet"}},
-      Object{{"check", call({"lt", call({"mul", "B", "Hkv", "Nk", "D"}), elementLimit})},
-             {"message", "tensors of 2^31 elements or more are not supported yet"}},
-      Object{{"check", call({"gt", "scale", 0})},
-             {"message", "scale must be finite and positive"}}};
+  plan["constraints"] = constraints();
 
   // Arguments, in the kernel's order, each with what fills it.
   llvm::StringMap<DictionaryAttr> tensorMaps;

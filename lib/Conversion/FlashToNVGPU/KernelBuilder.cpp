@@ -223,6 +223,7 @@ struct KernelI32Domain {
   Value min(Value x, Value y) { return km.minsi(x, y); }
   Value max(Value x, Value y) { return km.maxsi(x, y); }
   Value floorDiv(Value x, Value y) { return km.divu(x, y); }
+  Value mul(Value x, Value y) { return km.mul(x, y); }
 };
 } // namespace
 
@@ -234,6 +235,17 @@ KVRange mlir::flash::buildKVRange(KernelMath &km, Value qStart, Value seqQ,
   VisibleKVTiles<Value> tiles =
       visibleKVTiles(domain, qStart, seqQ, seqKV, blockQ, blockKV, causal);
   return {tiles.numTiles, tiles.numUnmasked};
+}
+
+QTileRange mlir::flash::buildQTileRange(KernelMath &km, Value kvStart,
+                                        Value seqQ, Value seqKV,
+                                        int64_t blockKV, int64_t blockQ,
+                                        bool causal) {
+  // The backward's question of the same model (VisibleKV.h).
+  KernelI32Domain domain{km};
+  VisibleQTiles<Value> tiles =
+      visibleQTiles(domain, kvStart, seqQ, seqKV, blockQ, blockKV, causal);
+  return {tiles.first, tiles.firstUnmasked, tiles.numTiles};
 }
 
 void mlir::flash::buildFragmentMask(KernelMath &km, Fragment &scores,
@@ -531,6 +543,133 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
         km.ifLanes(km.cmp(P::eq, lane.quadLane, km.i32(0)), writeLse);
       else
         writeLse();
+    });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The backward pass's math
+//===----------------------------------------------------------------------===//
+
+void mlir::flash::buildKeyRowMask(KernelMath &km, Fragment &scores,
+                                  LaneCoords lane, Value keyRowBase,
+                                  Value qStart, Value seqQ, Value seqKV,
+                                  bool causal) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = km.b;
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  const AccumulatorLayout &layout = scores.layout;
+  // Column c of this lane holds query col0 + columnOffset(c). Key k of row r
+  // is visible iff k < Nk and, causal, columnOffset(c) >= k − (Nk − Nq) −
+  // col0 (the query's diagonal, as in buildFragmentMask).
+  Value col0 = layout.isMmaQuad()
+                   ? km.add(qStart, km.mul(lane.quadLane,
+                                           km.i32(layout.columnLaneStride())))
+                   : qStart;
+  Value firstKey = km.add(keyRowBase, lane.group);
+  Value diagonalShift;
+  if (causal)
+    diagonalShift = km.add(km.sub(seqKV, seqQ), col0);
+  for (int64_t r = 0; r < layout.rowsPerThread; ++r) {
+    Value key = km.add(firstKey, km.i32(layout.rowOffset(r)));
+    Value inSequence = km.cmp(P::slt, key, seqKV);
+    Value firstVisibleColumn;
+    if (causal)
+      firstVisibleColumn = km.sub(key, diagonalShift);
+    for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+      Value visible = inSequence;
+      if (causal)
+        visible = km.andi(visible,
+                          km.cmp(P::sle, firstVisibleColumn,
+                                 km.i32(layout.columnOffset(c))));
+      Value &s = scores.reg(r, c);
+      s = arith::SelectOp::create(b, km.loc, visible, s, negInf);
+    }
+  }
+}
+
+Fragment mlir::flash::buildRecomputedProbs(KernelMath &km,
+                                           const Fragment &scores,
+                                           ArrayRef<Value> shifts,
+                                           bool perColumn, Value scaleLog2e) {
+  const AccumulatorLayout &layout = scores.layout;
+  Fragment probs = scores;
+  for (int64_t r = 0; r < layout.rowsPerThread; ++r)
+    for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+      // P = exp2(S·c − shift): −inf (masked, or shift = +inf) gives 0.
+      Value negShift =
+          arith::NegFOp::create(km.b, km.loc, perColumn ? shifts[c] : shifts[r]);
+      Value &p = probs.reg(r, c);
+      p = buildExp2(km, buildFma(km, p, scaleLog2e, negShift));
+    }
+  return probs;
+}
+
+Fragment mlir::flash::buildScoreGradient(KernelMath &km, const Fragment &probs,
+                                         const Fragment &probsGradient,
+                                         ArrayRef<Value> delta,
+                                         bool perColumn) {
+  const AccumulatorLayout &layout = probs.layout;
+  Fragment grad = probs;
+  for (int64_t r = 0; r < layout.rowsPerThread; ++r)
+    for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+      int64_t reg = layout.registerOf(r, c);
+      Value centred = arith::SubFOp::create(km.b, km.loc,
+                                            probsGradient.regs[reg],
+                                            perColumn ? delta[c] : delta[r]);
+      grad.regs[reg] =
+          arith::MulFOp::create(km.b, km.loc, probs.regs[reg], centred);
+    }
+  return grad;
+}
+
+SmallVector<Value> mlir::flash::buildPackFragment(KernelMath &km,
+                                                  const Fragment &values,
+                                                  Type elementType) {
+  const AccumulatorLayout &layout = values.layout;
+  SmallVector<Value> pairs(layout.numRegisters() / 2);
+  for (int64_t r = 0; r < layout.rowsPerThread; ++r)
+    for (int64_t cp = 0; cp < layout.columnsPerRow / 2; ++cp)
+      pairs[layout.pairIndex(r, cp)] = buildPackPair(
+          km, values.regs[layout.registerOf(r, 2 * cp)],
+          values.regs[layout.registerOf(r, 2 * cp + 1)], elementType);
+  return pairs;
+}
+
+void mlir::flash::buildStoreFragment(KernelMath &km, const Fragment &values,
+                                     Value multiplier, Type elementType,
+                                     LaneCoords lane, Value rowBase,
+                                     Value validRows, int64_t rowLength,
+                                     Value wordMemref, Value base) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  const AccumulatorLayout &layout = values.layout;
+  auto scaled = [&](int64_t r, int64_t c) -> Value {
+    Value v = values.regs[layout.registerOf(r, c)];
+    return multiplier ? arith::MulFOp::create(b, loc, v, multiplier) : v;
+  };
+  for (int64_t r = 0; r < layout.rowsPerThread; ++r) {
+    Value row =
+        km.add(rowBase, km.add(lane.group, km.i32(layout.rowOffset(r))));
+    km.ifLanes(km.cmp(P::slt, row, validRows), [&] {
+      Value rowOffset = arith::AddIOp::create(
+          b, loc, base,
+          km.toIndex(layout.isMmaQuad()
+                         ? km.add(km.mul(row, km.i32(rowLength)),
+                                  km.mul(lane.quadLane,
+                                         km.i32(layout.columnLaneStride())))
+                         : km.mul(row, km.i32(rowLength))));
+      for (int64_t cp = 0; cp < layout.columnsPerRow / 2; ++cp) {
+        Value pair = buildPackPair(km, scaled(r, 2 * cp), scaled(r, 2 * cp + 1),
+                                   elementType);
+        Value wordIndex = arith::ShRUIOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc, rowOffset,
+                                  km.index(layout.columnOffset(2 * cp))),
+            km.index(1));
+        km.store(km.pairWord(pair), wordMemref, wordIndex);
+      }
     });
   }
 }

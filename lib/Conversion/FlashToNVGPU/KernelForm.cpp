@@ -67,7 +67,9 @@ FailureOr<KernelConfig> commonConfig(KernelAttr kernel, StringRef name,
            << "not supported yet: " << what << " on " << target.arch;
   };
   c.kind = kernel.getKind();
-  if (c.kind == KernelKind::Backward)
+  c.deterministic = kernel.getDeterministic();
+  // The backward has an sm_80 kernel (SM80/BackwardKernel) only.
+  if (c.kind == KernelKind::Backward && target.arch != "sm_80")
     return unsupported("kernel kind " + stringifyKernelKind(kernel.getKind()));
   if (schedule.getArch() != target.arch)
     return mlir::emitError(loc)
@@ -128,8 +130,11 @@ FailureOr<Attribute> mlir::flash::selectKernelForm(KernelAttr kernel,
       return failure();
     return Attribute(*form);
   }
-  if (failed(checkSM80Choices(choices, target, loc)) ||
-      failed(sm80ConfigFromSchedule(*common, target, loc)))
+  if (failed(checkSM80Choices(choices, target, loc)))
+    return failure();
+  if (common->kind == KernelKind::Backward
+          ? failed(sm80BackwardConfigFromSchedule(*common, target, loc))
+          : failed(sm80ConfigFromSchedule(*common, target, loc)))
     return failure();
   return Attribute();
 }
@@ -159,6 +164,8 @@ mlir::flash::kernelConfigFromDescriptor(KernelAttr kernel, StringRef name,
   if (kernel.getForm())
     return mlir::emitError(loc) << "the sm_80 kernel has no form choices, got "
                                 << kernel.getForm();
+  if (common->kind == KernelKind::Backward)
+    return sm80BackwardConfigFromSchedule(*common, target, loc);
   return sm80ConfigFromSchedule(*common, target, loc);
 }
 

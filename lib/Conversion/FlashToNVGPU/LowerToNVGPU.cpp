@@ -11,6 +11,7 @@
 
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
 #include "flash/Conversion/FlashToNVGPU/KernelForm.h"
+#include "flash/Conversion/FlashToNVGPU/SM80/BackwardKernel.h"
 #include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
 #include "flash/Target/SplitKV.h"
@@ -31,19 +32,26 @@ using namespace mlir;
 using namespace mlir::flash;
 
 namespace {
-/// The string attribute that tags a split-KV attention's merge loop.
-constexpr StringLiteral kStageAttrName = "flash.stage";
-
+/// The tiling's stage loops beside the loop that carries the descriptor are
+/// tagged flash.stage (Flash.h's kStageAttrName): a split-KV attention's
+/// merge loop, the backward's preprocess and dQ conversion.
 bool isMergeLoop(Operation *op) {
   auto stage = op->getAttrOfType<StringAttr>(kStageAttrName);
   return isa<scf::ForallOp>(op) && stage && stage.getValue() == "merge";
 }
 
 /// The tiled attention of `func`: null when the function holds none, failure
-/// (diagnosed) when it holds one the GPU lowering cannot take. A split-KV
+/// (diagnosed) when it holds one the GPU lowering cannot take. A forward
+/// function takes Q, K, V and returns the loop's results. A split-KV
 /// attention (kinds split_kv and paged) is two loops: the split loop, which
 /// carries the descriptor, and the merge loop (`flash.stage = "merge"`),
-/// whose results the function returns.
+/// whose results the function returns. A backward one takes Q, K, V, O, dO,
+/// LSE; beside the descriptor's loop it may hold the tiling's stage loops
+/// (flash.stage = "preprocess" and "dq_convert", whose work the GPU kernels
+/// do themselves: their bodies are not read) and returns dQ, dK, dV: either
+/// the descriptor loop's three results (dQ, dK, dV), or, as flash-tile
+/// builds it, the dq_convert loop's result and the descriptor loop's first
+/// two (dK, dV; its third is the f32 dQ workspace).
 FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
   bool hasAttention = false;
   func.walk([&](scf::ForallOp forall) {
@@ -51,7 +59,8 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
   });
   if (!hasAttention)
     return scf::ForallOp();
-  scf::ForallOp attention, merge;
+  scf::ForallOp attention, merge, convert;
+  SmallVector<scf::ForallOp> stages;
   for (Operation &op : func.getBody().front()) {
     if (auto forall = dyn_cast<scf::ForallOp>(op);
         forall && forall->hasAttr(kKernelDescriptorAttrName)) {
@@ -70,6 +79,21 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
       merge = cast<scf::ForallOp>(op);
       continue;
     }
+    if (auto forall = dyn_cast<scf::ForallOp>(op);
+        forall && forall->hasAttr(kStageAttrName)) {
+      auto stage = forall->getAttrOfType<StringAttr>(kStageAttrName);
+      if (!stage || (stage.getValue() != kPreprocessStage &&
+                     stage.getValue() != kDQConvertStage))
+        return mlir::emitError(forall.getLoc())
+               << "not supported yet: a loop of " << kStageAttrName << " = "
+               << forall->getAttr(kStageAttrName)
+               << " (the backward's GPU lowering rebuilds the \"preprocess\" "
+                  "and \"dq_convert\" stages)";
+      if (stage.getValue() == kDQConvertStage)
+        convert = forall;
+      stages.push_back(forall);
+      continue;
+    }
     if (isa<tensor::EmptyOp, func::ReturnOp, arith::ConstantOp>(op))
       continue;
     return mlir::emitError(op.getLoc())
@@ -84,6 +108,7 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
   auto kernel = attention->getAttrOfType<KernelAttr>(kKernelDescriptorAttrName);
   KernelKind kind = kernel ? kernel.getKind() : KernelKind::Forward;
   bool split = kind == KernelKind::SplitKV || kind == KernelKind::Paged;
+  bool backward = kind == KernelKind::Backward;
   if (split && !merge)
     return mlir::emitError(attention.getLoc())
            << "not supported yet: a " << stringifyKernelKind(kind)
@@ -93,6 +118,12 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
     return mlir::emitError(merge.getLoc())
            << "not supported yet: a merge loop beside a "
            << stringifyKernelKind(kind) << " attention";
+  if (!backward && !stages.empty())
+    return mlir::emitError(stages.front().getLoc())
+           << "not supported yet: a stage loop around a "
+           << stringifyKernelKind(kind)
+           << " attention (preprocess and dq_convert loops belong to the "
+              "backward)";
   // The kernels take the tensors at run time: the function's arguments.
   if (kind == KernelKind::Paged) {
     if (func.getNumArguments() != 5)
@@ -100,17 +131,84 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
              << "not supported yet: a paged kernel function must take "
                 "exactly Q, the K and V caches, the block table and the "
                 "sequence lengths";
+  } else if (backward) {
+    if (func.getNumArguments() != 6)
+      return mlir::emitError(func.getLoc())
+             << "not supported yet: a backward kernel function must take "
+                "exactly Q, K, V, O, dO and LSE";
   } else if (func.getNumArguments() != 3) {
     return mlir::emitError(func.getLoc())
            << "not supported yet: a kernel function must take "
               "exactly Q, K and V";
   }
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  if (ret.getOperands() != ValueRange((merge ? merge : attention).getResults()))
+  ValueRange results = (merge ? merge : attention).getResults();
+  bool returnsLoop = ret.getOperands() == results;
+  bool returnsStages = backward && convert && ret.getNumOperands() == 3 &&
+                       results.size() == 3 && convert->getNumResults() == 1 &&
+                       ret.getOperand(0) == convert->getResult(0) &&
+                       ret.getOperand(1) == results[0] &&
+                       ret.getOperand(2) == results[1];
+  if (!returnsLoop && !returnsStages)
     return mlir::emitError(ret.getLoc())
            << "not supported yet: the function must return "
-              "exactly the attention's results";
+              "exactly the attention's results"
+           << (backward ? " (dQ, dK, dV of the descriptor's loop, or the "
+                          "dq_convert loop's dQ and the descriptor loop's dK, "
+                          "dV)"
+                        : "");
   return attention;
+}
+
+/// The backward's launch contract: the kernels of sm80::backwardLaunches,
+/// in order, each with its grid and arguments, and the plan's workspaces
+/// (the runtime sizes them from the formulas).
+DictionaryAttr describeBackward(Builder &b, const KernelConfig &c,
+                                ScheduleAttr schedule) {
+  std::string elementType;
+  llvm::raw_string_ostream os(elementType);
+  os << c.elementType;
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  auto strings = [&](ArrayRef<std::string> values) {
+    SmallVector<StringRef> refs(values.begin(), values.end());
+    return b.getStrArrayAttr(refs);
+  };
+  SmallVector<Attribute> launches;
+  for (const sm80::BackwardLaunch &l : sm80::backwardLaunches(c))
+    launches.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("kernel", b.getStringAttr(l.name)),
+         b.getNamedAttr("grid", strings(l.grid)),
+         b.getNamedAttr("args", strings(l.args)),
+         b.getNamedAttr("threads", i64(l.threads)),
+         b.getNamedAttr("dynamic_shared_memory", i64(l.sharedBytes))}));
+  SmallVector<Attribute> workspaces;
+  for (const sm80::BackwardWorkspace &w : sm80::backwardWorkspaces(c))
+    workspaces.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("name", b.getStringAttr(w.name)),
+         b.getNamedAttr("bytes", b.getStringAttr(w.bytes))}));
+  return b.getDictionaryAttr({
+      b.getNamedAttr("op", b.getStringAttr("attention_backward")),
+      b.getNamedAttr("kernel", b.getStringAttr(c.name)),
+      b.getNamedAttr("arch", b.getStringAttr(c.arch)),
+      b.getNamedAttr("element_type", b.getStringAttr(elementType)),
+      b.getNamedAttr("head_dim", i64(c.headDim)),
+      b.getNamedAttr("value_dim", i64(c.headDim)),
+      b.getNamedAttr("causal", b.getBoolAttr(c.causal)),
+      b.getNamedAttr("deterministic", b.getBoolAttr(c.deterministic)),
+      b.getNamedAttr("scale", b.getF32FloatAttr(c.scale)),
+      b.getNamedAttr("block_q", i64(c.blockQ)),
+      b.getNamedAttr("block_kv", i64(c.blockKV)),
+      b.getNamedAttr("stages", i64(c.stages)),
+      b.getNamedAttr("warps", i64(c.warps)),
+      b.getNamedAttr("threads", i64(c.threads())),
+      b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
+      b.getNamedAttr("compiled_shape",
+                     b.getI64ArrayAttr({c.batch, c.queryHeads, c.kvHeads,
+                                        c.seqQ, c.seqKV})),
+      b.getNamedAttr("schedule", schedule),
+      b.getNamedAttr("launches", b.getArrayAttr(launches)),
+      b.getNamedAttr("workspaces", b.getArrayAttr(workspaces)),
+  });
 }
 
 DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
@@ -316,8 +414,12 @@ static LogicalResult refuseUnsupportedPlacement(ModuleOp module) {
       }
       return WalkResult::skip();
     }
+    // The backward's stage loops hold its L1 ops too (findTiledAttention
+    // checks where they are).
+    if (isa<scf::ForallOp>(op) && op->hasAttr(kStageAttrName))
+      return WalkResult::skip();
     if (isa_and_nonnull<FlashDialect>(op->getDialect()) &&
-        !isa<AttentionOp>(op)) {
+        !isa<AttentionOp, AttentionBackwardOp>(op)) {
       mlir::emitError(op->getLoc())
           << "not supported yet: '" << op->getName()
           << "' outside a tiled attention (flash-lower-to-nvgpu lowers the "
@@ -364,9 +466,11 @@ struct FlashLowerToNVGPUPass
         work.push_back({func, *attention});
     });
     // Untiled attention ops cannot be lowered.
-    module.walk([&](AttentionOp op) {
-      op.emitOpError() << "must be tiled (flash-tile) before "
-                          "flash-lower-to-nvgpu";
+    module.walk([&](Operation *op) {
+      if (!isa<AttentionOp, AttentionBackwardOp>(op))
+        return;
+      op->emitOpError() << "must be tiled (flash-tile) before "
+                           "flash-lower-to-nvgpu";
       failedAny = true;
     });
     if (failedAny)
@@ -401,8 +505,10 @@ struct FlashLowerToNVGPUPass
       auto gpuModule =
           gpu::GPUModuleOp::create(b, func.getLoc(), config->name + "_module");
       b.setInsertionPointToStart(gpuModule.getBody());
+      bool backward = config->kind == KernelKind::Backward;
       LogicalResult built =
           config->isDecode() ? buildDecodeKernels(b, func.getLoc(), *config)
+          : backward         ? buildSM80BackwardKernels(b, func.getLoc(), *config)
           : target->arch == "sm_90a"
               ? buildSM90Kernel(b, func.getLoc(), *config)
               : buildSM80Kernel(b, func.getLoc(), *config);
@@ -410,7 +516,8 @@ struct FlashLowerToNVGPUPass
         return signalPassFailure();
       kernels.push_back(config->isDecode()
                             ? describeDecodeKernels(b, *config, schedule)
-                            : describeKernel(b, *config, schedule));
+                        : backward ? describeBackward(b, *config, schedule)
+                                   : describeKernel(b, *config, schedule));
       func.erase();
     }
     if (!work.empty()) {

@@ -20,11 +20,14 @@ the runtime selects by these keys, not by file names.
 
   python3 -m flash_mlir.compile --out bundles/ --arch sm_80 --cubin-archs sm_80,sm_90 \\
       --dtypes bf16,f16 --head-dims 64,128 --causal both --lse both
+  python3 -m flash_mlir.compile --out bundles/ --arch sm_80 --cubin-archs sm_80,sm_90 \\
+      --ops backward --head-dims 64,128        # the gradients' kernels (one plan each)
 """
 
 import argparse
 import dataclasses
 import json
+import math
 import os
 import re
 import shlex
@@ -191,6 +194,125 @@ def compile_decode_bundle(spec: DecodeSpec, out_dir: str, flash_opt: str = DEFAU
     if proc.returncode != 0:
         raise RuntimeError(f"flash-opt failed for {spec.name}:\n  {shlex.join(cmd)}\n{proc.stderr}")
     return os.path.join(out_dir, spec.name + ".json")
+@dataclasses.dataclass(frozen=True)
+class BackwardSpec:
+    """One backward bundle: the three kernels of flash.attention_backward's
+    gradients (preprocess, main, convert or dQ) in one launch plan."""
+    dtype: str            # "bf16" or "f16"
+    head_dim: int
+    causal: bool
+    deterministic: bool = False
+    arch: str = "sm_80"
+    warps: int = 0        # the main kernel's warps, each on 16 K/V rows; 0: the default
+    seq_len: int = REPRESENTATIVE_SEQ_LEN
+
+    @property
+    def default_warps(self) -> int:
+        """Measured on the H200 (bf16, D=128, N=8k; docs/benchmarks.md): with
+        dQ through atomics, 8 warps (128 keys a block, half the atomics per
+        FLOP) took 12.6 ms where 4 took 17.9; the deterministic plan's main
+        kernel has no atomics and 4 warps were as fast (6.4 against 6.6 ms)."""
+        return 4 if self.deterministic else 8
+
+    @property
+    def main_warps(self) -> int:
+        return self.warps or self.default_warps
+
+    @property
+    def name(self) -> str:
+        name = f"flash_bwd_{self.arch}_{self.dtype}_d{self.head_dim}"
+        if self.causal:
+            name += "_causal"
+        if self.deterministic:
+            name += "_deterministic"
+        if self.main_warps != self.default_warps:
+            name += f"_w{self.main_warps}"
+        return name
+
+    @property
+    def variant(self) -> str:
+        """The deterministic kernels are a variant of the key (the plan says
+        so itself); other warp counts are variants by name."""
+        parts = (["deterministic"] if self.deterministic else []) + \
+                ([f"w{self.main_warps}"] if self.main_warps != self.default_warps else [])
+        return "_".join(parts)
+
+    def op_source(self) -> str:
+        """flash.attention_backward at a representative shape (what
+        --flash-to-ptx schedules and tiles where flash-tile knows the op)."""
+        d, n, t = self.head_dim, self.seq_len, self.dtype
+        x = f"tensor<1x1x{n}x{d}x{t}>"
+        lse = f"tensor<1x1x{n}xf32>"
+        attrs = ", ".join(a for a, on in (("causal", self.causal),
+                                          ("deterministic", self.deterministic)) if on)
+        return (f"func.func @{self.name}(%q: {x}, %k: {x}, %v: {x}, %o: {x}, %do: {x}, "
+                f"%lse: {lse}) -> ({x}, {x}, {x}) {{\n"
+                f"  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse "
+                f"{{{attrs}}} : {x}, {x}, {x}, {x}, {x}, {lse} -> {x}, {x}, {x}\n"
+                f"  return %dq, %dk, %dv : {x}, {x}, {x}\n}}\n")
+
+    def source(self) -> str:
+        """The backward's tiled form (L1) at a representative shape, for a
+        flash-opt whose flash-tile does not take flash.attention_backward yet:
+        the loops in the shape flash-tile gives them, with the #flash.kernel
+        descriptor, the only thing the GPU lowering reads; the loop bodies
+        are empty."""
+        d, n, t = self.head_dim, self.seq_len, self.dtype
+        x = f"tensor<1x1x{n}x{d}x{t}>"
+        lse = f"tensor<1x1x{n}xf32>"
+        block_q, block_kv = 64, 16 * self.main_warps
+        desc = (f"#flash.kernel<kind = backward, element_type = {t}, batch = 1, q_heads = 1, "
+                f"kv_heads = 1, seq_q = {n}, seq_kv = {n}, head_dim = {d}, value_dim = {d}, "
+                f"causal = {'true' if self.causal else 'false'}, lse = false, "
+                f"scale = {1.0 / math.sqrt(d):e} : f32, schedule = #flash.schedule<arch = "
+                f"\"{self.arch}\", block_q = {block_q}, block_kv = {block_kv}, stages = 2, "
+                f"warps = {self.main_warps}>"
+                f"{', deterministic = true' if self.deterministic else ''}>")
+        return (f"func.func @{self.name}(%q: {x}, %k: {x}, %v: {x}, %o: {x}, %do: {x}, "
+                f"%lse: {lse}) -> ({x}, {x}, {x}) {{\n"
+                f"  %d0 = tensor.empty() : {lse}\n"
+                f"  %delta = scf.forall (%b, %h) in (1, 1) shared_outs(%acc = %d0) -> ({lse}) {{\n"
+                f"  }} {{flash.stage = \"preprocess\"}}\n"
+                f"  %e = tensor.empty() : {x}\n"
+                f"  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (1, 1, {-(-n // block_kv)}) "
+                f"shared_outs(%a = %e, %c = %e, %f = %e) -> ({x}, {x}, {x}) {{\n"
+                f"  }} {{flash.kernel = {desc}}}\n"
+                f"  return %dq, %dk, %dv : {x}, {x}, {x}\n}}\n")
+
+
+def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
+                            flash_opt: str = DEFAULT_FLASH_OPT,
+                            cubin_archs: Optional[str] = None) -> str:
+    """Compiles one backward bundle (its three kernels, one plan) into
+    out_dir; returns the path of its JSON. Kernels take B, H, N at run
+    time: one bundle serves every length."""
+    os.makedirs(out_dir, exist_ok=True)
+    options = [f"arch={spec.arch}", f"bundle-dir={out_dir}"]
+    if cubin_archs:
+        options.append(f"cubin-archs={cubin_archs}")
+    if spec.variant:
+        options.append(f"variant={spec.variant}")
+    # The op through the whole pipeline: the target model's schedule (sm_80:
+    # 8 warps, 128 keys a block at D 64 and 128, the atomic plan's default),
+    # or the warps asked for and the deterministic plan's 4 (measured, see
+    # BackwardSpec.default_warps); a flash-opt whose flash-tile does not take
+    # the op yet gets the backward's L1 written here (the same kernels).
+    warps = spec.warps or (spec.default_warps if spec.deterministic else 0)
+    overrides = ([f"warps={warps}", f"block-kv={16 * warps}", "block-q=64"]
+                 if warps else [])
+    attempts = [(spec.op_source(), options + overrides), (spec.source(), options)]
+    src = os.path.join(out_dir, spec.name + ".mlir")
+    for attempt, (text, pipeline_options) in enumerate(attempts):
+        with open(src, "w") as f:
+            f.write(text)
+        cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(pipeline_options)}", "-o", os.devnull]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode == 0:
+            return os.path.join(out_dir, spec.name + ".json")
+        unknown_op = "custom op 'flash.attention_backward' is unknown" in proc.stderr
+        if attempt > 0 or not unknown_op:
+            break
+    raise RuntimeError(f"flash-opt failed for {spec.name}:\n  {shlex.join(cmd)}\n{proc.stderr}")
 
 
 def model_schedule(spec: KernelSpec, flash_opt: str = DEFAULT_FLASH_OPT) -> str:
@@ -324,13 +446,22 @@ def main(argv=None) -> int:
                          "range of lengths is compiled")
     ap.add_argument("--ops", default="forward,split_kv,paged",
                     help="which plans: forward (flash.attention), split_kv (few-row "
-                         "attention over a contiguous cache), paged (flash.paged_attention); "
+                         "attention over a contiguous cache), paged (flash.paged_attention), "
+                         "backward (flash.attention_backward's gradients: three kernels per "
+                         "plan; sm_80; D 64 and 128, D=256 is not supported yet and skipped); "
                          "comma-separated")
+    ap.add_argument("--deterministic", default="both", choices=["both", "yes", "no"],
+                    help="backward: the plan with f32 atomics for dQ (no), the bitwise "
+                         "repeatable one (yes, a variant named 'deterministic'), or both")
+    ap.add_argument("--backward-warps", default="0",
+                    help="backward: warps of the main kernel (each owns 16 K/V rows), "
+                         "comma-separated; 0 is the default plan's (8 with atomics, 4 "
+                         "deterministic), others are variants")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
     ops = [o for o in args.ops.split(",") if o]
-    if not ops or any(o not in ("forward", "split_kv", "paged") for o in ops):
-        ap.error(f"--ops takes forward, split_kv and paged, got {args.ops!r}")
+    if not ops or any(o not in ("forward", "split_kv", "paged", "backward") for o in ops):
+        ap.error(f"--ops takes forward, split_kv, paged and backward, got {args.ops!r}")
     try:
         seq_lens = [int(x) for x in args.seq_lens.split(",") if x]
     except ValueError:
@@ -348,11 +479,26 @@ def main(argv=None) -> int:
                      f"positive integers, got {text!r}")
         schedules.append(tuple(parts + [0] * (4 - len(parts))))
     count = 0
+    if "backward" in ops:
+        for dtype in args.dtypes.split(","):
+            for d in (int(x) for x in args.head_dims.split(",")):
+                if d == 256 and args.arch == "sm_80":
+                    print("skipped: backward D=256 on sm_80 (not supported yet: dK and dV of "
+                          "a warp's 16 K/V rows take all its registers)")
+                    continue
+                for causal in _flags(args.causal):
+                    for deterministic in _flags(args.deterministic):
+                        for warps in (int(w) for w in args.backward_warps.split(",")):
+                            spec = BackwardSpec(dtype, d, causal, deterministic, args.arch,
+                                                warps)
+                            print(compile_backward_bundle(spec, args.out, args.flash_opt,
+                                                          args.cubin_archs))
+                            count += 1
     for dtype in args.dtypes.split(","):
         for d in (int(x) for x in args.head_dims.split(",")):
             for causal in _flags(args.causal):
                 for lse in _flags(args.lse):
-                    for paged in [o == "paged" for o in ops if o != "forward"]:
+                    for paged in [o == "paged" for o in ops if o in ("split_kv", "paged")]:
                         spec = DecodeSpec(dtype, d, causal, lse, paged, args.arch)
                         print(compile_decode_bundle(spec, args.out, args.flash_opt,
                                                     args.cubin_archs))

@@ -11,6 +11,7 @@ to another implementation.
   lib = KernelLibrary("bundles/")
   o = lib.attention(q, k, v, causal=True)              # q: B×Hq×Nq×D, k/v: B×Hkv×Nk×D
   o, lse = lib.attention(q, k, v, return_lse=True)
+  dq, dk, dv = lib.attention_backward(q, k, v, o, do, lse, causal=True)
 """
 
 import ctypes
@@ -420,6 +421,78 @@ class KernelLibrary:
         if len(self._prepared) >= 1024:  # calls of many shapes: start over
             self._prepared.clear()
         self._prepared[signature] = prepared
+    def attention_backward(self, q, k, v, o, do, lse, causal: bool = False,
+                           scale: Optional[float] = None, deterministic: bool = False,
+                           out=None, bundle: Optional[Bundle] = None):
+        """dQ, dK, dV of attention(q, k, v, causal, scale) for the output
+        gradient `do`, given the forward's output `o` and its log-sum-exp
+        `lse` (B×Hq×Nq f32, as attention(..., return_lse=True) returns).
+
+        The plan's kernels run in order (preprocess: Δ = rowsum(dO∘O) and the
+        dQ accumulator; main: dK, dV per K/V tile and dQ through f32
+        atomics; convert), or with `deterministic` the plan whose dQ kernel
+        sums in one fixed order (bitwise repeatable, no atomics). Under GQA
+        dK, dV of a kv-head sum over its q-heads. A row that saw no key
+        (LSE = -inf) contributes nothing. `out` = (dq, dk, dv) may be given
+        (e.g. poisoned buffers in tests); otherwise they are allocated.
+        """
+        import torch
+        named = (("q", q), ("k", k), ("v", v), ("o", o), ("do", do), ("lse", lse))
+        for name, t in named:
+            if not isinstance(t, torch.Tensor):
+                raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+            if not t.is_cuda:
+                raise ValueError(f"{name} must be on a CUDA device, got {t.device}")
+            if not t.is_contiguous():
+                raise ValueError(f"{name} must be contiguous (row-major)")
+            if t.device != q.device:
+                raise ValueError("q, k, v, o, do and lse must be on the same device")
+        for name, t in named[:5]:
+            if t.dim() != 4:
+                raise ValueError(f"{name} must be 4-D (B×H×N×D), got shape {tuple(t.shape)}")
+            if t.dtype != q.dtype:
+                raise TypeError(f"q, k, v, o and do must share a dtype, got {t.dtype} for "
+                                f"{name} and {q.dtype} for q")
+        dtype = {torch.bfloat16: "bf16", torch.float16: "f16"}.get(q.dtype)
+        if dtype is None:
+            raise TypeError(f"dtype {q.dtype} not supported on the GPU (bf16 or f16)")
+        if lse.dtype != torch.float32 or tuple(lse.shape) != tuple(q.shape[:3]):
+            raise ValueError(f"lse must be f32 of shape {tuple(q.shape[:3])} (B×Hq×Nq), got "
+                             f"{lse.dtype} {tuple(lse.shape)}")
+        b, hq, nq, d = q.shape
+        nk = k.shape[2]
+        if v.shape[3] != d or k.shape[3] != d:
+            raise ValueError(f"head dimensions differ: q {d}, k {k.shape[3]}, v {v.shape[3]} "
+                             "(kernels need D = Dv)")
+        if o.shape != q.shape or do.shape != q.shape:
+            raise ValueError(f"o and do must have q's shape {tuple(q.shape)}, got "
+                             f"{tuple(o.shape)} and {tuple(do.shape)}")
+        bundle = bundle or self.find(dtype, d, causal, False, max(nq, nk),
+                                     compute_capability=self._capability(q.device),
+                                     variant="deterministic" if deterministic else None,
+                                     op="attention_backward")
+        if scale is None:
+            scale = 1.0 / math.sqrt(d)
+        if not (scale > 0 and math.isfinite(scale)):
+            raise ValueError(f"scale must be finite and positive on the GPU, got {scale}")
+        if out is None:
+            dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+        else:
+            dq, dk, dv = out
+            for name, t, like, like_name in (("dq", dq, q, "q"), ("dk", dk, k, "k"),
+                                             ("dv", dv, v, "v")):
+                if t.shape != like.shape or t.dtype != like.dtype or not t.is_contiguous():
+                    raise ValueError(f"{name} must be a contiguous tensor like {like_name}")
+        # Shapes, GQA and the size limit are the plan's constraints, checked
+        # by the runtime.
+        try:
+            bundle.launch_named({"q": q, "k": k, "v": v, "o": o, "dout": do, "lse": lse,
+                                 "dq": dq, "dk": dk, "dv": dv}, scale, q.device)
+        except capi.FlashRuntimeError as e:
+            if e.code == capi.ERROR_INVALID:
+                raise ValueError(str(e)) from None
+            raise
+        return dq, dk, dv
 
 
 def register_torch_op(library: "KernelLibrary"):

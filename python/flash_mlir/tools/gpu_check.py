@@ -17,6 +17,19 @@ keys by `rise` per 64 keys (a shared direction in Q and K), so that a row's
 maximum keeps growing from one K/V tile to the next: by more than the sm_90a
 kernels' lazy-rescale threshold per tile (rise 16) and by less (rise 1.5),
 where a row's stale maximum is kept over several tiles.
+
+--mode backward checks the backward plans (KernelLibrary.attention_backward)
+with FlashAttention's own test criterion: for each of dQ, dK, dV,
+max|ours - ref_f32| <= 2·max|torch same dtype - ref_f32| + 1e-5, where ref_f32
+is torch autograd through the attention in f32 on the same inputs and "torch
+same dtype" the same autograd computed in the 16-bit type (K/V repeated for
+GQA, an explicit bottom-right causal mask, rows that see no key giving 0 and
+no gradient). The backward is given the f32 reference's O (rounded to the
+element type) and LSE, so that it is checked alone. dQ, dK, dV are poisoned
+with NaN first; NaN never passes. The deterministic plans (variant
+"deterministic") are checked the same way, and must give bitwise identical
+dQ, dK, dV over --repeat runs of one case per element type and head
+dimension.
 """
 
 import argparse
@@ -115,6 +128,207 @@ def check_case(lib, dtype, d, causal, shape, seed, bundle=None, rise=0.0):
     return result
 
 
+def backward_cases(quick: bool, dtypes=("bf16", "f16"), head_dims=(64, 128),
+                   causals=(False, True)):
+    """(B, Hq, Hkv, Nq, Nk): odd lengths, GQA 8/2, Nq != Nk causal with rows
+    that see no key, ragged K/V tails, one row."""
+    shapes = [
+        (2, 2, 2, 1, 1),
+        (1, 2, 2, 77, 77),
+        (1, 8, 2, 257, 257),      # GQA 8/2, ragged tails on both sides
+        (2, 4, 2, 100, 1000),     # Nq < Nk: bottom-right diagonal
+        (1, 4, 2, 1000, 100),     # Nq > Nk: the first 900 rows see no key when causal
+        (1, 2, 1, 1, 513),        # one query row
+        (1, 4, 4, 513, 130),      # a 2-row tail of keys
+        (1, 2, 1, 2049, 2049),
+    ]
+    if quick:
+        shapes = [(1, 4, 2, 77, 77), (1, 4, 2, 100, 300), (1, 4, 2, 300, 100)]
+    for dtype in dtypes:
+        for d in head_dims:
+            for causal in causals:
+                for shape in shapes:
+                    yield dtype, d, causal, shape
+
+
+def attention_for_grad(q, k, v, causal, scale):
+    """softmax(scale·Q·Kᵀ + mask)·V in q's dtype, differentiable, with K/V
+    repeated for GQA; a row that sees no key gives 0 and no gradient (never
+    NaN); also its LSE (-inf for such a row)."""
+    import torch
+    group = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(group, dim=1)
+    v = v.repeat_interleave(group, dim=1)
+    nq, nk = q.shape[2], k.shape[2]
+    scores = torch.matmul(q, k.transpose(-1, -2)) * scale
+    if causal:
+        mask = torch.ones(nq, nk, dtype=torch.bool, device=q.device).tril(diagonal=nk - nq)
+        empty = ~mask.any(dim=-1)
+        scores = scores.masked_fill(~mask, float("-inf"))
+        scores = scores.masked_fill(empty[:, None], 0.0)
+        probs = torch.softmax(scores, dim=-1).masked_fill(empty[:, None], 0.0)
+        lse = torch.logsumexp(scores.float(), dim=-1).masked_fill(empty, float("-inf"))
+    else:
+        probs = torch.softmax(scores, dim=-1)
+        lse = torch.logsumexp(scores.float(), dim=-1)
+    return torch.matmul(probs.to(v.dtype), v), lse
+
+
+def backward_reference(q, k, v, do, causal, scale):
+    """(O, LSE, grads in f32, grads in q's dtype): torch autograd of
+    attention_for_grad on the inputs upcast to f32 and as they are."""
+    import torch
+    out = {}
+    for name, dtype in (("f32", torch.float32), ("same", q.dtype)):
+        qg, kg, vg = (t.detach().to(dtype).requires_grad_() for t in (q, k, v))
+        o, lse = attention_for_grad(qg, kg, vg, causal, scale)
+        grads = torch.autograd.grad(o, (qg, kg, vg), do.to(dtype))
+        out[name] = (o.detach(), lse.detach(), [g.float() for g in grads])
+    return out["f32"][0], out["f32"][1], out["f32"][2], out["same"][2]
+
+
+def check_backward_case(lib, dtype, d, causal, shape, seed, deterministic=False,
+                        bundle=None):
+    import torch
+    b, hq, hkv, nq, nk = shape
+    torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    q, do = (torch.randn(b, hq, nq, d, device="cuda", dtype=torch_dtype, generator=gen)
+             for _ in range(2))
+    k, v = (torch.randn(b, hkv, nk, d, device="cuda", dtype=torch_dtype, generator=gen)
+            for _ in range(2))
+    scale = 1.0 / math.sqrt(d)
+    o32, lse, ref, same = backward_reference(q, k, v, do, causal, scale)
+    o = o32.to(torch_dtype).contiguous()
+    lse = lse.float().contiguous()
+    grads = tuple(torch.full_like(t, float("nan")) for t in (q, k, v))
+    bundle = bundle or lib.find(dtype, d, causal, False, max(nq, nk),
+                                variant="deterministic" if deterministic else None,
+                                op="attention_backward")
+    lib.attention_backward(q, k, v, o, do, lse, causal=causal, scale=scale,
+                           deterministic=deterministic, out=grads, bundle=bundle)
+    torch.cuda.synchronize()
+    result = {"mode": "backward", "dtype": dtype, "D": d, "causal": causal,
+              "shape": list(shape), "deterministic": deterministic, "kernel": bundle.name}
+    ok = True
+    for name, ours, r32, rsame in zip(("dq", "dk", "dv"), grads, ref, same):
+        nan = bool(torch.isnan(ours).any())
+        err = float((ours.float() - r32).abs().max())
+        bound = 2 * float((rsame - r32).abs().max()) + 1e-5
+        result[name] = {"max_err": err, "bound": bound, "nan": nan}
+        ok &= (not nan) and err <= bound
+    result["pass"] = ok
+    return result
+
+
+def check_repeatable(lib, dtype, d, causal, shape, seed, repeat):
+    """The deterministic plan `repeat` times on one case: bitwise equal?"""
+    import torch
+    b, hq, hkv, nq, nk = shape
+    torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    q, do = (torch.randn(b, hq, nq, d, device="cuda", dtype=torch_dtype, generator=gen)
+             for _ in range(2))
+    k, v = (torch.randn(b, hkv, nk, d, device="cuda", dtype=torch_dtype, generator=gen)
+            for _ in range(2))
+    scale = 1.0 / math.sqrt(d)
+    o32, lse, _, _ = backward_reference(q, k, v, do, causal, scale)
+    o = o32.to(torch_dtype).contiguous()
+    first, same = None, True
+    for _ in range(repeat):
+        grads = lib.attention_backward(q, k, v, o, do, lse.float().contiguous(), causal=causal,
+                                       scale=scale, deterministic=True)
+        bits = [g.view(torch.int16).clone() for g in grads]
+        if first is None:
+            first = bits
+        else:
+            same &= all(bool(torch.equal(a, b_)) for a, b_ in zip(first, bits))
+    return {"mode": "repeatable", "dtype": dtype, "D": d, "causal": causal,
+            "shape": list(shape), "runs": repeat, "kernel": "deterministic", "pass": same}
+
+
+def check_torch_autograd(lib, seed):
+    """torch.ops.flash_mlir.attention's gradients (the forward plan with LSE,
+    then the backward plan, through autograd) against the f32 reference, by
+    the same criterion: causal GQA 8/2, Nq != Nk."""
+    import torch
+    from flash_mlir.torch import register_torch_op
+    result = {"mode": "torch_autograd", "kernel": "torch.ops.flash_mlir.attention (autograd)"}
+    try:
+        op = register_torch_op(lib)
+        gen = torch.Generator(device="cuda").manual_seed(seed)
+        q, do = (torch.randn(1, 8, 300, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
+                 for _ in range(2))
+        k, v = (torch.randn(1, 2, 200, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
+                for _ in range(2))
+        qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+        grads = torch.autograd.grad(op(qg, kg, vg, True, 0.125), (qg, kg, vg), do)
+        _, _, ref, same = backward_reference(q, k, v, do, True, 0.125)
+        ok, detail = True, []
+        for name, ours, r32, rsame in zip(("dq", "dk", "dv"), grads, ref, same):
+            err = float((ours.float() - r32).abs().max())
+            bound = 2 * float((rsame - r32).abs().max()) + 1e-5
+            ok &= err <= bound and not bool(torch.isnan(ours).any())
+            detail.append(f"{name}={err:.2e}/{bound:.2e}")
+        result.update(detail=" ".join(detail))
+        result["pass"] = ok
+    except (ValueError, RuntimeError) as e:
+        result.update(detail=f"error: {e}", **{"pass": False})
+    return result
+
+
+def backward_main(args, lib):
+    import torch
+    results = []
+    seed = args.seed
+    causals = {"both": (False, True), "yes": (True,), "no": (False,)}[args.causal]
+    head_dims = [int(x) for x in args.head_dims.split(",")]
+    variants = [False, True] if args.deterministic == "both" else [args.deterministic == "yes"]
+
+    def report(r):
+        results.append(r)
+        if r["mode"] == "repeatable":
+            print(f"{'PASS' if r['pass'] else 'FAIL'} deterministic {r['dtype']} D={r['D']} "
+                  f"causal={int(r['causal'])} {r['shape']}: bitwise identical over {r['runs']} runs"
+                  if r["pass"] else
+                  f"FAIL deterministic {r['dtype']} D={r['D']} causal={int(r['causal'])} "
+                  f"{r['shape']}: results differ over {r['runs']} runs", flush=True)
+            return
+        errs = " ".join(f"{g}={r[g]['max_err']:.2e}/{r[g]['bound']:.2e}{' NaN' if r[g]['nan'] else ''}"
+                        for g in ("dq", "dk", "dv"))
+        print(f"{'PASS' if r['pass'] else 'FAIL'} {r['kernel']:<46} B,Hq,Hkv,Nq,Nk={r['shape']} "
+              f"{errs}", flush=True)
+
+    cases_ = list(backward_cases(args.quick, args.dtypes.split(","), head_dims, causals))
+    if args.shape:
+        shapes = [tuple(int(x) for x in text.split(",")) for text in args.shape]
+        cases_ = [(dt, d, c, shape) for dt in args.dtypes.split(",") for d in head_dims
+                  for c in causals for shape in shapes]
+    for dtype, d, causal, shape in cases_:
+        for deterministic in variants:
+            seed += 1
+            try:
+                report(check_backward_case(lib, dtype, d, causal, shape, seed, deterministic))
+            except (ValueError, RuntimeError) as e:
+                report({"mode": "backward", "dtype": dtype, "D": d, "causal": causal,
+                        "shape": list(shape), "deterministic": deterministic,
+                        "kernel": "?", "error": str(e), "pass": False,
+                        **{g: {"max_err": float("nan"), "bound": 0.0, "nan": True}
+                           for g in ("dq", "dk", "dv")}})
+                print(f"  error: {e}", flush=True)
+    if args.torch_op:
+        results.append(check_torch_autograd(lib, seed + 1))
+        r = results[-1]
+        print(f"{'PASS' if r['pass'] else 'FAIL'} {r['kernel']}: {r.get('detail', '')}", flush=True)
+    if args.repeat and True in variants:
+        for dtype in args.dtypes.split(","):
+            for d in head_dims:
+                seed += 1
+                report(check_repeatable(lib, dtype, d, causals[-1], (2, 8, 2, 1000, 1000),
+                                        seed, args.repeat))
+    return results
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bundles", required=True)
@@ -126,10 +340,28 @@ def main(argv=None):
     ap.add_argument("--head-dims", default="64,128,256")
     ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--seed", type=int, default=int(time.time()) % 100000)
+    ap.add_argument("--mode", default="forward", choices=["forward", "backward"],
+                    help="forward: the attention plans; backward: the gradients' plans "
+                         "(dQ, dK, dV against torch autograd in f32)")
+    ap.add_argument("--deterministic", default="both", choices=["both", "yes", "no"],
+                    help="backward: which plans to check")
+    ap.add_argument("--shape", action="append", default=[],
+                    help="backward: check only this B,Hq,Hkv,Nq,Nk (repeatable)")
+    ap.add_argument("--torch-op", action="store_true",
+                    help="backward: also torch.ops.flash_mlir.attention's autograd (needs "
+                         "forward plans with LSE for bf16 D=64 causal)")
+    ap.add_argument("--repeat", type=int, default=10,
+                    help="backward: runs of the deterministic plan that must be bitwise "
+                         "identical (0: skip)")
     args = ap.parse_args(argv)
     import torch
     from flash_mlir.runtime import KernelLibrary
     lib = KernelLibrary(args.bundles)
+    if args.mode == "backward":
+        if args.head_dims == "64,128,256":
+            args.head_dims = "64,128"
+        results = backward_main(args, lib)
+        return summarize(args, results)
     results = []
     seed = args.seed
     causals = {"both": (False, True), "yes": (True,), "no": (False,)}[args.causal]
@@ -162,6 +394,11 @@ def main(argv=None):
     ok = err <= TOLERANCE["bf16"] and not bool(torch.isnan(got).any())
     results.append({"kernel": "torch.ops.flash_mlir.attention", "rel_err": err, "pass": ok})
     print(f"{'PASS' if ok else 'FAIL'} torch.ops.flash_mlir.attention (causal GQA 4/2, 130x200) rel_err={err:.2e}")
+    return summarize(args, results)
+
+
+def summarize(args, results):
+    import torch
     failed = sum(not r["pass"] for r in results)
     from flash_mlir.runtime import capi
     summary = {"device": torch.cuda.get_device_name(), "seed": args.seed,

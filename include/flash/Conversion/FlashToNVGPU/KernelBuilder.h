@@ -129,13 +129,17 @@ struct KernelConfig {
   /// The sm_90a kernel's own part (its #flash.sm90_form and the resources it
   /// implies); default-initialised on other arches.
   SM90Config sm90;
-  /// What the kernel computes (forward, split_kv, paged).
+  /// What the kernel computes (forward, split_kv, paged, or the backward's
+  /// preprocess, main and dQ kernels in one plan).
   KernelKind kind = KernelKind::Forward;
   /// The split-KV kernels' part (kinds split_kv and paged).
   DecodeConfig decode;
   bool isDecode() const {
     return kind == KernelKind::SplitKV || kind == KernelKind::Paged;
   }
+  /// Backward: no order-dependent floating-point reductions (dQ by its own
+  /// kernel over Q tiles instead of f32 atomics).
+  bool deterministic = false;
 
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.
@@ -313,6 +317,16 @@ struct KVRange {
 KVRange buildKVRange(KernelMath &km, Value qStart, Value seqQ, Value seqKV,
                      int64_t blockQ, int64_t blockKV, bool causal);
 
+/// Q tiles that see the K/V rows [kvStart, kvStart + blockKV) (the
+/// backward): [firstTile, firstUnmasked) need a mask, [firstUnmasked,
+/// numTiles) see every key of the block (VisibleKV.h's visibleQTiles).
+struct QTileRange {
+  Value firstTile, firstUnmasked, numTiles;
+};
+QTileRange buildQTileRange(KernelMath &km, Value kvStart, Value seqQ,
+                           Value seqKV, int64_t blockKV, int64_t blockQ,
+                           bool causal);
+
 /// Lane coordinates within the accumulator layout (the per-thread half of
 /// AccumulatorLayout).
 struct LaneCoords {
@@ -362,6 +376,52 @@ void buildRescale(KernelMath &km, Fragment &acc, ArrayRef<Value> rescale);
 /// so the branch is uniform): with lazy rescaling most K/V tiles need none.
 void buildRescaleIfNeeded(KernelMath &km, Fragment &acc,
                           ArrayRef<Value> rescale);
+
+//===----------------------------------------------------------------------===//
+// The backward pass's math (FlashAttention-2's backward): P recomputed from
+// the forward's LSE, dS = P∘(dP − Δ), and masks on either orientation of
+// the score fragment (rows of queries, or rows of keys when a kernel
+// computes Sᵀ = K·Qᵀ so that Pᵀ and dSᵀ are A operands of dV and dK).
+//===----------------------------------------------------------------------===//
+
+/// Sᵀ[.., col] = -inf where the fragment's key row is past seqKV or
+/// (causal) sees the query of the column from above the diagonal: key
+/// keyRowBase + rowOffset(r) + group against query qStart + columnLane·2 +
+/// columnOffset(c); key k is visible to query q iff k < Nk and, causal,
+/// k <= q + Nk − Nq (bottom-right, as buildFragmentMask).
+void buildKeyRowMask(KernelMath &km, Fragment &scores, LaneCoords lane,
+                     Value keyRowBase, Value qStart, Value seqQ, Value seqKV,
+                     bool causal);
+
+/// The probabilities of the forward recomputed from its LSE, in the exp2
+/// domain: P = exp2(S·c − shift), c = scale·log2(e), shift = LSE·log2(e)
+/// of the score's query. A query that saw no key (LSE = −inf) has shift =
+/// +inf, so that its P is 0 (never NaN, masked scores included); so do the
+/// padding rows past Nq. `shifts` holds one value per row of the fragment
+/// (queries along rows) or, with `perColumn`, one per column (Sᵀ).
+Fragment buildRecomputedProbs(KernelMath &km, const Fragment &scores,
+                              ArrayRef<Value> shifts, bool perColumn,
+                              Value scaleLog2e);
+
+/// dS = P∘(dP − Δ), Δ = rowsum(dO∘O) of the element's query (per row, or
+/// per column with `perColumn`).
+Fragment buildScoreGradient(KernelMath &km, const Fragment &probs,
+                            const Fragment &probsGradient,
+                            ArrayRef<Value> delta, bool perColumn);
+
+/// A fragment as 16-bit pairs at AccumulatorLayout::pairIndex (MmaQuad:
+/// [mt][nt][half], the A-operand registers of the next MMA).
+SmallVector<Value> buildPackFragment(KernelMath &km, const Fragment &values,
+                                     Type elementType);
+
+/// Writes `values`·multiplier (no multiply when null) as 16-bit pairs into
+/// the rows of `wordMemref` (32-bit words) at element offset `base` (index)
+/// with `rowLength` elements per row: the fragment's row r is row rowBase +
+/// group + rowOffset(r), written only below `validRows`.
+void buildStoreFragment(KernelMath &km, const Fragment &values,
+                        Value multiplier, Type elementType, LaneCoords lane,
+                        Value rowBase, Value validRows, int64_t rowLength,
+                        Value wordMemref, Value base);
 
 /// f32 a·b + c, 2^x, log2(x) as single PTX instructions (no libdevice);
 /// KernelMath::fma, exp2, log2.
@@ -415,6 +475,12 @@ LogicalResult buildDecodeKernels(OpBuilder &b, Location loc,
 /// The split-KV kernel's arguments ("name:type", in order), paged or over a
 /// contiguous cache: what the launch plan fills each with.
 SmallVector<StringRef> decodeSplitKernelArgs(bool paged);
+
+/// Emits the sm_80 backward kernels of `config` (kind = backward) as
+/// gpu.funcs at the builder's insertion point (inside a gpu.module), one per
+/// launch of sm80::backwardLaunches (SM80/BackwardKernel.h), in their order.
+LogicalResult buildSM80BackwardKernels(OpBuilder &b, Location loc,
+                                       const KernelConfig &config);
 
 /// Emits the sm_90a kernel (TMA, mbarrier, wgmma, warp specialisation) of
 /// `config` as an llvm.func kernel at the builder's insertion point (inside a

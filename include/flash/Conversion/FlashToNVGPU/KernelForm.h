@@ -118,6 +118,11 @@ LogicalResult checkSM80Choices(const FormChoices &choices,
 FailureOr<KernelConfig> sm80ConfigFromSchedule(KernelConfig common,
                                                const TargetModel &target,
                                                Location loc);
+/// sm_80, kind = backward (SM80/FormPolicy.cpp): the schedule's tiles checked
+/// against the backward kernels (SM80/BackwardKernel.h).
+FailureOr<KernelConfig> sm80BackwardConfigFromSchedule(KernelConfig common,
+                                                       const TargetModel &target,
+                                                       Location loc);
 
 /// Split-KV kernels (kinds split_kv and paged; SM80/DecodeKernel.cpp, used
 /// by sm_80 and sm_90a): the row tile, the K/V tile, the pipeline depth the

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Conversion/FlashToNVGPU/KernelForm.h"
+#include "flash/Conversion/FlashToNVGPU/SM80/BackwardKernel.h"
 
 using namespace mlir;
 using namespace mlir::flash;
@@ -83,6 +84,46 @@ mlir::flash::sm80ConfigFromSchedule(KernelConfig c, const TargetModel &target,
   c.sharedBytes = elementBytes * c.headDim * (c.blockQ + 4 * c.blockKV);
   if (c.sharedBytes > target.sharedMemPerBlock)
     return unsupported(Twine(c.sharedBytes) + " bytes of shared memory (" +
+                       Twine(target.sharedMemPerBlock) + " per block)");
+  return c;
+}
+
+FailureOr<KernelConfig>
+mlir::flash::sm80BackwardConfigFromSchedule(KernelConfig c,
+                                            const TargetModel &target,
+                                            Location loc) {
+  auto unsupported = [&](const Twine &what) -> FailureOr<KernelConfig> {
+    return mlir::emitError(loc)
+           << "not supported yet: " << what << " on " << target.arch;
+  };
+  // The main kernel keeps a 16-row slice of dK and dV per warp in registers:
+  // D/2 + D/2 f32 per thread, 256 at D = 256 (beyond the 255 a thread has).
+  if (c.headDim == 256)
+    return unsupported("D=256 backward (dK and dV of a warp's 16 K/V rows "
+                       "take 256 f32 registers per thread)");
+  if (c.writesLse)
+    return unsupported("a backward kernel that writes LSE");
+  if (c.stages != 2)
+    return unsupported(Twine(c.stages) +
+                       " stages in the backward (it double-buffers Q and dO)");
+  if (c.warps != 4 && c.warps != 8)
+    return unsupported("a backward kernel of " + Twine(c.warps) +
+                       " warps (4 or 8)");
+  if (c.blockKV != 16 * c.warps)
+    return unsupported("backward block_kv = " + Twine(c.blockKV) + " with " +
+                       Twine(c.warps) +
+                       " warps (each warp owns 16 K/V rows: block_kv = " +
+                       Twine(16 * c.warps) + ")");
+  // The main kernel visits Q in steps of 64 rows (kMainQStep): block_q 64,
+  // or 128 as two steps.
+  if (c.blockQ != 64 && c.blockQ != 128)
+    return unsupported("backward block_q = " + Twine(c.blockQ) +
+                       " (the kernel visits Q in 64-row steps: 64 or 128)");
+  c.sharedBytes = sm80::backwardMainSharedBytes(c);
+  int64_t dqBytes = c.deterministic ? sm80::backwardDQSharedBytes(c) : 0;
+  if (std::max(c.sharedBytes, dqBytes) > target.sharedMemPerBlock)
+    return unsupported(Twine(std::max(c.sharedBytes, dqBytes)) +
+                       " bytes of shared memory in the backward (" +
                        Twine(target.sharedMemPerBlock) + " per block)");
   return c;
 }

@@ -1,0 +1,73 @@
+//===- BackwardKernel.h - the sm_80 backward kernels' launches --*- C++ -*-===//
+//
+// FlashAttention-2's backward on sm_80 is three kernels in one launch plan
+// (SM80/BackwardKernel.cpp builds them):
+//   1. preprocess  Δ = rowsum(dO∘O) and the exp2-domain shift LSE·log2(e)
+//                  per query row, into workspaces padded to whole blocks of
+//                  kBackwardRowBlock rows (padding: Δ = 0, shift = +inf);
+//                  zeroes the f32 dQ accumulator (not when deterministic);
+//   2. main        one block per (K/V tile, kv-head, batch): dK, dV on
+//                  chip over the group's q-heads and the Q tiles that see
+//                  the K/V tile; dQ added to the f32 accumulator with
+//                  atomics (not when deterministic);
+//   3. convert     dQ = scale·accumulator in the element type; or, when
+//                  deterministic, the dQ kernel: one block per Q tile
+//                  looping over the K/V tiles it sees (P and dP recomputed),
+//                  so that every dQ element is summed in one fixed order.
+// This header says what each kernel takes and how it is launched; the
+// lowering records it in `flash.kernels` and flash-write-bundle turns it
+// into the plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_CONVERSION_FLASHTONVGPU_SM80_BACKWARDKERNEL_H
+#define FLASH_CONVERSION_FLASHTONVGPU_SM80_BACKWARDKERNEL_H
+
+#include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+
+#include <string>
+
+namespace mlir {
+namespace flash {
+namespace sm80 {
+
+/// Rows per block of the preprocess and convert kernels, and the padding of
+/// the per-row workspaces (a multiple of every Q tile of the kernels).
+constexpr int64_t kBackwardRowBlock = 128;
+/// Q rows the main kernel takes per step (per visit of a Q tile): the
+/// schedule's block_q (64 or 128) is visited in steps of this many rows,
+/// which keep Sᵀ and dPᵀ of a warp's 16 keys at 32 registers each.
+constexpr int64_t kMainQStep = 64;
+/// The deterministic dQ kernel's tiles: Q rows per block (one 16-row slice
+/// per warp of 4) and K/V rows per step.
+constexpr int64_t kDQBlockQ = 64, kDQBlockKV = 64, kDQWarps = 4;
+
+/// One kernel of the backward plan.
+struct BackwardLaunch {
+  enum class Role { Preprocess, Main, Convert, DQ };
+  Role role;
+  std::string name;                 ///< gpu.func symbol
+  SmallVector<std::string> args;    ///< "name:type", in the kernel's order
+  SmallVector<std::string, 3> grid; ///< formulas of B, Hq, Hkv, Nq, Nk
+  int64_t threads = 0, sharedBytes = 0;
+};
+
+/// The kernels of `config` (kind = backward) in launch order.
+SmallVector<BackwardLaunch> backwardLaunches(const KernelConfig &config);
+
+/// A workspace of the backward plan: its name and size as a formula.
+struct BackwardWorkspace {
+  std::string name, bytes;
+};
+SmallVector<BackwardWorkspace> backwardWorkspaces(const KernelConfig &config);
+
+/// Shared-memory bytes of the main kernel and of the deterministic dQ
+/// kernel.
+int64_t backwardMainSharedBytes(const KernelConfig &config);
+int64_t backwardDQSharedBytes(const KernelConfig &config);
+
+} // namespace sm80
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_CONVERSION_FLASHTONVGPU_SM80_BACKWARDKERNEL_H

@@ -1,0 +1,938 @@
+//===- BackwardKernel.cpp - the sm_80 backward kernels (mma.sync) ---------===//
+//
+// FlashAttention-2's backward pass for sm_80 as three kernels of one launch
+// plan (BackwardKernel.h):
+//
+// preprocess  per query row: Δ = rowsum(dO∘O) in f32, and the exp2-domain
+//             shift LSE·log2(e) (+inf for a row that saw no key), into
+//             workspaces padded to whole blocks of 128 rows (padding rows:
+//             Δ = 0, shift = +inf, so that they contribute nothing); zeroes
+//             the f32 dQ accumulator.
+// main        one block per (K/V tile j, kv-head, batch). Warp w owns K/V
+//             rows [16w, 16w + 16) of the tile; K_j and V_j stay in shared
+//             memory, and the block loops over the group's q-heads and, per
+//             head, over the Q tiles (of 64 rows) that see K/V tile j
+//             (VisibleKV.h's visibleQTiles), Q_i, dO_i, shift_i and Δ_i
+//             double-buffered by cp.async. It computes the transposed scores, so that Pᵀ and
+//             dSᵀ come out in the C layout that is the A operand of the next
+//             MMA (as P is for P·V in the forward):
+//               Sᵀ  = K_j·Q_iᵀ            [mask]
+//               Pᵀ  = exp2(Sᵀ·c − shift)   (c = scale·log2 e, shift per column)
+//               dPᵀ = V_j·dO_iᵀ
+//               dSᵀ = Pᵀ∘(dPᵀ − Δ)
+//               dV += Pᵀ·dO_i,  dK += dSᵀ·Q_i  (registers, over every i)
+//               dQ_i += dS·K_j  (dSᵀ through shared memory, read back with
+//                                ldmatrix.trans; f32 atomics into dQaccum)
+//             and writes dK·scale and dV once, in the element type.
+// convert     dQ = scale·dQaccum in the element type.
+//
+// Deterministic (`deterministic = true`): the main kernel leaves dQ out and
+// a dQ kernel replaces convert: one block per Q tile looping over the K/V
+// tiles it sees (the forward's visibleKVTiles), recomputing S, P and dP
+//   dQ += (P∘(dP − Δ))·K_j
+// in registers, in one fixed order: the result is bitwise repeatable. It
+// costs three more GEMMs per (Q tile, K/V tile) pair than the atomics (S and
+// dP again, 7 GEMMs instead of 5: ~1.4x the arithmetic) and a second pass
+// over K and V.
+//
+// Shared tiles use AsyncCopy.h's layout (16-byte chunk c of row r at chunk
+// c ^ (r & 7)); ldmatrix reads them for the four operand shapes of
+// mma.sync m16n8k16 (A or B, K-major or transposed) with two lane mappings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Conversion/FlashToNVGPU/SM80/BackwardKernel.h"
+#include "flash/Conversion/FlashToNVGPU/SM80/AsyncCopy.h"
+#include "flash/Conversion/FlashToNVGPU/SM80/MMA.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::flash;
+using namespace mlir::flash::sm80;
+
+//===----------------------------------------------------------------------===//
+// The launches
+//===----------------------------------------------------------------------===//
+
+int64_t sm80::backwardMainSharedBytes(const KernelConfig &c) {
+  int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
+  // K, V; Q and dO double-buffered; dSᵀ; shift and Δ double-buffered (f32).
+  return elementBytes * (2 * c.blockKV * c.headDim + 4 * kMainQStep * c.headDim +
+                         c.blockKV * kMainQStep) +
+         4 * 4 * kMainQStep;
+}
+
+int64_t sm80::backwardDQSharedBytes(const KernelConfig &c) {
+  int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
+  // Q, dO; K and V double-buffered.
+  return elementBytes * c.headDim * (2 * kDQBlockQ + 4 * kDQBlockKV);
+}
+
+SmallVector<BackwardWorkspace>
+sm80::backwardWorkspaces(const KernelConfig &c) {
+  std::string paddedRows = "B*Hq*ceildiv(Nq, " +
+                           std::to_string(kBackwardRowBlock) + ")*" +
+                           std::to_string(kBackwardRowBlock) + "*4";
+  SmallVector<BackwardWorkspace> out = {{"lse_log2", paddedRows},
+                                        {"delta", paddedRows}};
+  if (!c.deterministic)
+    out.push_back({"dq_accum", "B*Hq*Nq*" + std::to_string(c.headDim) + "*4"});
+  return out;
+}
+
+SmallVector<BackwardLaunch> sm80::backwardLaunches(const KernelConfig &c) {
+  std::string rowBlocks =
+      "ceildiv(Nq, " + std::to_string(kBackwardRowBlock) + ")";
+  SmallVector<BackwardLaunch> out;
+  using Role = BackwardLaunch::Role;
+  BackwardLaunch pre{Role::Preprocess,
+                     c.name + "_preprocess",
+                     {"o:ptr", "dout:ptr", "lse:ptr", "lse_log2:ptr",
+                      "delta:ptr"},
+                     {rowBlocks, "Hq", "B"},
+                     128,
+                     0};
+  if (!c.deterministic)
+    pre.args.push_back("dq_accum:ptr");
+  pre.args.append({"B:i32", "Hq:i32", "Nq:i32"});
+  out.push_back(pre);
+
+  BackwardLaunch main{Role::Main,
+                      c.name,
+                      {"q:ptr", "k:ptr", "v:ptr", "dout:ptr", "lse_log2:ptr",
+                       "delta:ptr"},
+                      {"ceildiv(Nk, " + std::to_string(c.blockKV) + ")", "Hkv",
+                       "B"},
+                      c.threads(),
+                      backwardMainSharedBytes(c)};
+  if (!c.deterministic)
+    main.args.push_back("dq_accum:ptr");
+  main.args.append({"dk:ptr", "dv:ptr", "B:i32", "Hq:i32", "Hkv:i32",
+                    "Nq:i32", "Nk:i32", "scale:f32"});
+  out.push_back(main);
+
+  if (c.deterministic)
+    out.push_back({Role::DQ,
+                   c.name + "_dq",
+                   {"q:ptr", "k:ptr", "v:ptr", "dout:ptr", "lse_log2:ptr",
+                    "delta:ptr", "dq:ptr", "B:i32", "Hq:i32", "Hkv:i32",
+                    "Nq:i32", "Nk:i32", "scale:f32"},
+                   {"ceildiv(Nq, " + std::to_string(kDQBlockQ) + ")", "Hq",
+                    "B"},
+                   32 * kDQWarps,
+                   backwardDQSharedBytes(c)});
+  else
+    out.push_back({Role::Convert,
+                   c.name + "_convert",
+                   {"dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32",
+                    "scale:f32"},
+                   {rowBlocks, "Hq", "B"},
+                   128,
+                   0});
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// The kernels
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// One lane mapping of ldmatrix x4 on a swizzled tile: the lane gives the
+/// address of row `row` (within a 16-row step) at 16-byte chunk c0 +
+/// chunkBit; `swizzle` = chunkBit ^ (row & 7), so the chunk it reads is
+/// (c0 ^ swizzle) for an even c0 (AsyncCopy.h's layout).
+///   RowsByBit3: row = (l & 7) + 8·((l >> 3) & 1), chunkBit = l >> 4 — A from
+///     an [m][k] tile, or B from a [k][n] tile with .trans;
+///   RowsByBit4: row = (l & 7) + 8·(l >> 4), chunkBit = (l >> 3) & 1 — B from
+///     an [n][k] tile, or A from a [k][m] tile with .trans.
+struct LaneRows {
+  Value row, swizzle;
+};
+
+/// A tile of `rowLength` 16-bit elements per row at element offset `base`
+/// (i32) of a shared memref.
+struct SharedTile {
+  Value shared, base;
+  int64_t rowLength;
+};
+
+class SM80BackwardBuilder {
+public:
+  SM80BackwardBuilder(OpBuilder &b, Location loc, const KernelConfig &config)
+      : b(b), loc(loc), km{b, loc}, config(config), et(config.elementType),
+        D(config.headDim) {}
+
+  void buildPreprocess(gpu::GPUFuncOp func);
+  void buildMain(gpu::GPUFuncOp func);
+  void buildConvert(gpu::GPUFuncOp func);
+  void buildDQ(gpu::GPUFuncOp func);
+
+private:
+  Value asI32(Value index) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  }
+  Value blockId(gpu::Dimension d) {
+    return asI32(gpu::BlockIdOp::create(b, loc, d));
+  }
+  /// tid, lane, warp, the quad coordinates and the two ldmatrix mappings.
+  void threadCoordinates() {
+    tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    lane = km.andi(tid, km.i32(31));
+    warp = km.shru(tid, km.i32(5));
+    coords = {km.shru(lane, km.i32(2)), km.andi(lane, km.i32(3))};
+    Value lane7 = km.andi(lane, km.i32(7));
+    Value bit3 = km.andi(km.shru(lane, km.i32(3)), km.i32(1));
+    Value bit4 = km.shru(lane, km.i32(4));
+    rowsByBit3 = {km.add(lane7, km.mul(bit3, km.i32(8))), km.xori(bit4, lane7)};
+    rowsByBit4 = {km.add(lane7, km.mul(bit4, km.i32(8))), km.xori(bit3, lane7)};
+  }
+  /// Padded rows of a per-row workspace: ceil(Nq / 128)·128.
+  Value paddedRows(Value seqQ) {
+    return km.mul(km.divu(km.add(seqQ, km.i32(kBackwardRowBlock - 1)),
+                          km.i32(kBackwardRowBlock)),
+                  km.i32(kBackwardRowBlock));
+  }
+  MemRefType sharedType(int64_t elements, Type type) {
+    return MemRefType::get({elements}, type, AffineMap(),
+                           gpu::AddressSpaceAttr::get(
+                               b.getContext(), gpu::AddressSpace::Workgroup));
+  }
+  Value sharedView(Value smem, int64_t byteOffset, int64_t elements,
+                   Type type) {
+    return memref::ViewOp::create(b, loc, sharedType(elements, type), smem,
+                                  km.index(byteOffset), ValueRange{});
+  }
+  Value dynamicShared() {
+    auto bytes = MemRefType::get(
+        {ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+        gpu::AddressSpaceAttr::get(b.getContext(),
+                                   gpu::AddressSpace::Workgroup));
+    return gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
+  }
+  /// ldmatrix x4 of the 16×16 block at rows row0.. and 16-byte chunks
+  /// (chunkBase + chunk0, + 1) of `tile`, chunk0 even and static,
+  /// chunkBase a run-time multiple of 8 (or null). The address is a run-time
+  /// part (the tile's base, the lane's row and chunk (chunk0 & 7) ^ swizzle)
+  /// plus a constant added as an index (row0·L + (chunk0 & ~7)·8), so that
+  /// the constant lands in the instruction's immediate offset instead of a
+  /// register per block (an i32 sum would be zero-extended whole).
+  Pairs load(const SharedTile &tile, const LaneRows &lanes, int64_t row0,
+             Value chunkBase, int64_t chunk0, bool transpose) {
+    Value dynamic = km.add(
+        km.add(tile.base, km.mul(lanes.row, km.i32(tile.rowLength))),
+        km.mul(km.xori(km.i32(chunk0 & 7), lanes.swizzle), km.i32(8)));
+    if (chunkBase)
+      dynamic = km.add(dynamic, km.mul(chunkBase, km.i32(8)));
+    Value offset = arith::AddIOp::create(
+        b, loc, km.toIndex(dynamic),
+        km.index(row0 * tile.rowLength + (chunk0 & ~int64_t(7)) * 8));
+    auto type = VectorType::get({4, 2}, et);
+    Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, tile.shared,
+                                            ValueRange{offset}, transpose,
+                                            /*numTiles=*/4);
+    Pairs pairs;
+    for (int64_t i = 0; i < 4; ++i)
+      pairs.push_back(
+          vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i}));
+    return pairs;
+  }
+  Pairs load(const SharedTile &tile, const LaneRows &lanes, int64_t row0,
+             int64_t column0, bool transpose) {
+    return load(tile, lanes, row0, Value(), column0 / 8, transpose);
+  }
+  /// The same for a run-time even chunk `chunk` of any value (the xor of
+  /// the whole chunk is computed at run time).
+  Pairs loadAtChunk(const SharedTile &tile, const LaneRows &lanes,
+                    int64_t row0, Value chunk, bool transpose) {
+    Value dynamic = km.add(
+        km.add(tile.base, km.mul(lanes.row, km.i32(tile.rowLength))),
+        km.mul(km.xori(chunk, lanes.swizzle), km.i32(8)));
+    Value offset = arith::AddIOp::create(b, loc, km.toIndex(dynamic),
+                                         km.index(row0 * tile.rowLength));
+    auto type = VectorType::get({4, 2}, et);
+    Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, tile.shared,
+                                            ValueRange{offset}, transpose,
+                                            /*numTiles=*/4);
+    Pairs pairs;
+    for (int64_t i = 0; i < 4; ++i)
+      pairs.push_back(
+          vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i}));
+    return pairs;
+  }
+  /// acc (one 16-row m-tile) += A·Bᵀ over k = 0..kLength: A's 16 rows from
+  /// [m][k] tile `a`, B's rows (the accumulator's columns) from [n][k]
+  /// tile `bTile`.
+  void gemmRowsByCols(Fragment &acc, const SharedTile &a,
+                      const SharedTile &bTile, int64_t kLength) {
+    for (int64_t kk = 0; kk < kLength / 16; ++kk) {
+      Pairs aFrag = load(a, rowsByBit3, 0, kk * 16, /*transpose=*/false);
+      for (int64_t np = 0; np < acc.nTiles / 2; ++np) {
+        Pairs bFrag = load(bTile, rowsByBit4, np * 16, kk * 16,
+                           /*transpose=*/false);
+        for (int64_t half = 0; half < 2; ++half)
+          mmaSyncInto(km, et, acc, 0, 2 * np + half, aFrag,
+                      ArrayRef<Value>(bFrag).slice(2 * half, 2));
+      }
+    }
+  }
+  /// acc (one m-tile) += A·B with A in registers (packed pairs of a C
+  /// fragment of kLength columns: k-slice kk is column tiles 2kk, 2kk + 1)
+  /// and B from [k][n] tile `bTile` (n = the accumulator's columns).
+  void gemmPackedByRows(Fragment &acc, ArrayRef<Value> aPairs,
+                        const SharedTile &bTile, int64_t kLength) {
+    for (int64_t kk = 0; kk < kLength / 16; ++kk) {
+      SmallVector<Value> aFrag = {aPairs[(2 * kk) * 2], aPairs[(2 * kk) * 2 + 1],
+                                  aPairs[(2 * kk + 1) * 2],
+                                  aPairs[(2 * kk + 1) * 2 + 1]};
+      for (int64_t np = 0; np < acc.nTiles / 2; ++np) {
+        Pairs bFrag = load(bTile, rowsByBit3, kk * 16, np * 16,
+                           /*transpose=*/true);
+        for (int64_t half = 0; half < 2; ++half)
+          mmaSyncInto(km, et, acc, 0, 2 * np + half, aFrag,
+                      ArrayRef<Value>(bFrag).slice(2 * half, 2));
+      }
+    }
+  }
+  /// f32 atomic add (relaxed, device scope: red.global.add.f32) of `value`
+  /// at element `index` (i32) + constantOffset of the f32 array at
+  /// `pointer` (the constant in the instruction's immediate offset).
+  void atomicAdd(Value pointer, Value index, int64_t constantOffset,
+                 Value value) {
+    auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 1);
+    Value address = LLVM::GEPOp::create(b, loc, ptrType, b.getF32Type(),
+                                        pointer, ValueRange{index});
+    if (constantOffset)
+      address = LLVM::GEPOp::create(
+          b, loc, ptrType, b.getF32Type(), address,
+          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(constantOffset)});
+    LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::fadd, address, value,
+                              LLVM::AtomicOrdering::monotonic,
+                              b.getStringAttr("device"));
+  }
+  /// Per-thread chunks of the preprocess and convert kernels: 128 threads,
+  /// thread t on 16-byte chunk t % (D/8) of row t / (D/8) of each pass.
+  struct RowChunks {
+    Value chunk, rowInPass;
+    int64_t rowsPerPass, passes;
+  };
+  RowChunks rowChunks() {
+    int64_t chunksPerRow = D / 8;
+    RowChunks r;
+    r.chunk = km.andi(tid, km.i32(chunksPerRow - 1));
+    r.rowInPass = km.shru(tid, km.i32(llvm::Log2_64(chunksPerRow)));
+    r.rowsPerPass = 128 / chunksPerRow;
+    r.passes = kBackwardRowBlock / r.rowsPerPass;
+    return r;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  KernelMath km;
+  const KernelConfig &config;
+  Type et;
+  int64_t D;
+  Value tid, lane, warp;
+  LaneCoords coords;
+  LaneRows rowsByBit3, rowsByBit4;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// preprocess: Δ, the shift, the zeroed dQ accumulator
+//===----------------------------------------------------------------------===//
+
+void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
+  using P = arith::CmpIPredicate;
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  ValueRange args = entry.getArguments();
+  unsigned a = 0;
+  Value oPtr = args[a++], doPtr = args[a++], lsePtr = args[a++],
+        shiftPtr = args[a++], deltaPtr = args[a++];
+  Value accumPtr = config.deterministic ? Value() : args[a++];
+  Value queryHeads = args[a + 1], seqQ = args[a + 2];
+
+  Value globalO = buildFlatGlobalMemref(km, oPtr, et);
+  Value globalDO = buildFlatGlobalMemref(km, doPtr, et);
+  Value globalLse = buildFlatGlobalMemref(km, lsePtr, b.getF32Type());
+  Value globalShift = buildFlatGlobalMemref(km, shiftPtr, b.getF32Type());
+  Value globalDelta = buildFlatGlobalMemref(km, deltaPtr, b.getF32Type());
+  Value globalAccum =
+      accumPtr ? buildFlatGlobalMemref(km, accumPtr, b.getF32Type()) : Value();
+
+  threadCoordinates();
+  RowChunks rc = rowChunks();
+  Value rowBlock = blockId(gpu::Dimension::x);
+  Value head = blockId(gpu::Dimension::y);
+  Value batch = blockId(gpu::Dimension::z);
+  Value bh = km.add(km.mul(batch, queryHeads), head);
+  Value padded = paddedRows(seqQ);
+  Value lastRow = km.sub(seqQ, km.i32(1));
+  Value posInf = km.f32(std::numeric_limits<double>::infinity());
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  auto f32x8 = VectorType::get({8}, b.getF32Type());
+  auto f32x4 = VectorType::get({4}, b.getF32Type());
+  auto alignment = b.getI64IntegerAttr(16);
+
+  for (int64_t p = 0; p < rc.passes; ++p) {
+    Value row = km.add(km.mul(rowBlock, km.i32(kBackwardRowBlock)),
+                       km.add(rc.rowInPass, km.i32(p * rc.rowsPerPass)));
+    Value valid = km.cmp(P::slt, row, seqQ);
+    // Rows past Nq read the last row (in bounds) and are discarded.
+    Value readRow = km.minsi(row, lastRow);
+    Value rowElement = km.mul(km.add(km.mul(bh, seqQ), readRow), km.i32(D));
+    Value element = km.toIndex(km.add(rowElement, km.mul(rc.chunk, km.i32(8))));
+    auto loadChunk = [&](Value memref) -> Value {
+      Value v = vector::LoadOp::create(b, loc, VectorType::get({8}, et),
+                                       memref, ValueRange{element},
+                                       /*nontemporal=*/false, alignment);
+      return arith::ExtFOp::create(b, loc, f32x8, v);
+    };
+    // Δ = rowsum(dO∘O): 8 products per thread, then over the row's threads.
+    Value products = arith::MulFOp::create(b, loc, loadChunk(globalO),
+                                           loadChunk(globalDO));
+    Value sum = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                            products);
+    for (int64_t offset = 1; offset < D / 8; offset *= 2)
+      sum = arith::AddFOp::create(b, loc, sum, km.shuffleXor(sum, offset));
+    Value padIndex = km.toIndex(km.add(km.mul(bh, padded), row));
+    km.ifLanes(km.cmp(P::eq, rc.chunk, km.i32(0)), [&] {
+      Value lse = memref::LoadOp::create(
+          b, loc, globalLse,
+          ValueRange{km.toIndex(km.add(km.mul(bh, seqQ), readRow))});
+      // shift = LSE·log2(e); +inf for a row that saw no key (LSE = −inf)
+      // and for padding, so that P = exp2(S·c − shift) is 0 there.
+      Value sawKeys = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
+                                            lse, negInf);
+      Value shift =
+          km.select(km.andi(valid, sawKeys),
+                    arith::MulFOp::create(b, loc, lse, km.f32(M_LOG2E)), posInf);
+      km.store(shift, globalShift, padIndex);
+      km.store(km.select(valid, sum, km.f32(0.0)), globalDelta, padIndex);
+    });
+    if (globalAccum)
+      km.ifLanes(valid, [&] {
+        Value zeros = arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(f32x4, b.getF32FloatAttr(0.0f)));
+        for (int64_t half = 0; half < 2; ++half) {
+          Value index = km.toIndex(km.add(
+              rowElement, km.add(km.mul(rc.chunk, km.i32(8)), km.i32(4 * half))));
+          vector::StoreOp::create(b, loc, zeros, globalAccum, ValueRange{index},
+                                  /*nontemporal=*/false, alignment);
+        }
+      });
+  }
+  gpu::ReturnOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// convert: dQ = scale·dQaccum
+//===----------------------------------------------------------------------===//
+
+void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
+  using P = arith::CmpIPredicate;
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  ValueRange args = entry.getArguments();
+  Value globalAccum = buildFlatGlobalMemref(km, args[0], b.getF32Type());
+  Value globalDQ = buildFlatGlobalMemref(km, args[1], et);
+  Value queryHeads = args[3], seqQ = args[4], scale = args[5];
+
+  threadCoordinates();
+  RowChunks rc = rowChunks();
+  Value rowBlock = blockId(gpu::Dimension::x);
+  Value head = blockId(gpu::Dimension::y);
+  Value batch = blockId(gpu::Dimension::z);
+  Value bh = km.add(km.mul(batch, queryHeads), head);
+  auto f32x4 = VectorType::get({4}, b.getF32Type());
+  auto f32x8 = VectorType::get({8}, b.getF32Type());
+  auto alignment = b.getI64IntegerAttr(16);
+  Value scales = vector::BroadcastOp::create(b, loc, f32x8, scale);
+  for (int64_t p = 0; p < rc.passes; ++p) {
+    Value row = km.add(km.mul(rowBlock, km.i32(kBackwardRowBlock)),
+                       km.add(rc.rowInPass, km.i32(p * rc.rowsPerPass)));
+    km.ifLanes(km.cmp(P::slt, row, seqQ), [&] {
+      Value element = km.add(km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D)),
+                             km.mul(rc.chunk, km.i32(8)));
+      Value low = vector::LoadOp::create(b, loc, f32x4, globalAccum,
+                                         ValueRange{km.toIndex(element)},
+                                         false, alignment);
+      Value high = vector::LoadOp::create(
+          b, loc, f32x4, globalAccum,
+          ValueRange{km.toIndex(km.add(element, km.i32(4)))}, false,
+          alignment);
+      Value all = vector::ShuffleOp::create(b, loc, low, high,
+                                            ArrayRef<int64_t>{0, 1, 2, 3, 4,
+                                                              5, 6, 7});
+      Value scaled = arith::MulFOp::create(b, loc, all, scales);
+      Value out = arith::TruncFOp::create(b, loc, VectorType::get({8}, et),
+                                          scaled);
+      vector::StoreOp::create(b, loc, out, globalDQ,
+                              ValueRange{km.toIndex(element)}, false,
+                              alignment);
+    });
+  }
+  gpu::ReturnOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// main: dK, dV per K/V tile; dQ through atomics
+//===----------------------------------------------------------------------===//
+
+void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
+  using P = arith::CmpIPredicate;
+  const int64_t Bc = config.blockKV, Br = kMainQStep, warps = config.warps,
+                threads = config.threads();
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  ValueRange args = entry.getArguments();
+  unsigned a = 0;
+  Value qPtr = args[a++], kPtr = args[a++], vPtr = args[a++],
+        doPtr = args[a++], shiftPtr = args[a++], deltaPtr = args[a++];
+  Value accumPtr = config.deterministic ? Value() : args[a++];
+  Value dkPtr = args[a++], dvPtr = args[a++];
+  ++a; // B
+  Value queryHeads = args[a++], kvHeads = args[a++], seqQ = args[a++],
+        seqKV = args[a++], scale = args[a++];
+  Value scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
+
+  Value globalQ = buildFlatGlobalMemref(km, qPtr, et);
+  Value globalK = buildFlatGlobalMemref(km, kPtr, et);
+  Value globalV = buildFlatGlobalMemref(km, vPtr, et);
+  Value globalDO = buildFlatGlobalMemref(km, doPtr, et);
+  Value globalShift = buildFlatGlobalMemref(km, shiftPtr, b.getF32Type());
+  Value globalDelta = buildFlatGlobalMemref(km, deltaPtr, b.getF32Type());
+  Value globalDK = buildFlatGlobalMemref(km, dkPtr, b.getI32Type());
+  Value globalDV = buildFlatGlobalMemref(km, dvPtr, b.getI32Type());
+
+  // Shared memory: K[Bc][D] | V[Bc][D] | Q[2][Br][D] | dO[2][Br][D] |
+  // dSᵀ[Bc][Br] | shift[2][Br] f32 | Δ[2][Br] f32.
+  int64_t eb = et.getIntOrFloatBitWidth() / 8;
+  Value smem = dynamicShared();
+  int64_t offK = 0, offV = offK + eb * Bc * D, offQ = offV + eb * Bc * D,
+          offDO = offQ + eb * 2 * Br * D, offDS = offDO + eb * 2 * Br * D,
+          offShift = offDS + eb * Bc * Br, offDelta = offShift + 4 * 2 * Br;
+  Value sharedK = sharedView(smem, offK, Bc * D, et);
+  Value sharedV = sharedView(smem, offV, Bc * D, et);
+  Value sharedQ = sharedView(smem, offQ, 2 * Br * D, et);
+  Value sharedDO = sharedView(smem, offDO, 2 * Br * D, et);
+  Value sharedDS = sharedView(smem, offDS, Bc * Br, et);
+  Value sharedDSWords = sharedView(smem, offDS, Bc * Br / 2, b.getI32Type());
+  Value sharedShift = sharedView(smem, offShift, 2 * Br, b.getF32Type());
+  Value sharedDelta = sharedView(smem, offDelta, 2 * Br, b.getF32Type());
+
+  threadCoordinates();
+  Value kvTile = blockId(gpu::Dimension::x);
+  Value kvHead = blockId(gpu::Dimension::y);
+  Value batch = blockId(gpu::Dimension::z);
+  Value group = km.divu(queryHeads, kvHeads);
+  Value kvStart = km.mul(kvTile, km.i32(Bc));
+  Value kvBase = km.toIndex(km.mul(
+      km.mul(km.add(km.mul(batch, kvHeads), kvHead), seqKV), km.i32(D)));
+  Value padded = paddedRows(seqQ);
+  // Q tiles that see this K/V tile, per q-head of the group; the block
+  // visits them head by head: iteration t is tile firstTile + t % perHead
+  // of the group's head t / perHead.
+  QTileRange range = buildQTileRange(km, kvStart, seqQ, seqKV, Bc, Br,
+                                     config.causal);
+  Value perHead = km.sub(range.numTiles, range.firstTile);
+  Value total = km.mul(group, perHead);
+  Value perHeadDivisor = km.maxsi(perHead, km.i32(1));
+  struct Visit {
+    Value tile, qStart, bh;
+  };
+  auto visitOf = [&](Value t) -> Visit {
+    Value headInGroup = km.divu(t, perHeadDivisor);
+    // (Clamped for the prologue of a block with no visit, which the model
+    // rules out: every key is seen by the last query.)
+    Value tile = km.minsi(
+        km.add(range.firstTile, km.sub(t, km.mul(headInGroup, perHeadDivisor))),
+        km.sub(range.numTiles, km.i32(1)));
+    Value qHead = km.add(km.mul(kvHead, group), headInGroup);
+    Value bh = km.add(km.mul(batch, queryHeads), qHead);
+    return {tile, km.mul(tile, km.i32(Br)), bh};
+  };
+
+  TileCopier copier = makeTileCopier(km, tid, D, threads);
+  // Q_i, dO_i and the rows' shift and Δ of visit t into stage `stage`: the
+  // per-row values as 16-byte chunks of 4 f32 from the padded workspaces
+  // (always in bounds), by the first Br / 2 threads.
+  auto issueVisit = [&](Value t, Value stage) {
+    Visit v = visitOf(t);
+    Value qBase = km.toIndex(km.mul(km.mul(v.bh, seqQ), km.i32(D)));
+    Value tileOffset = km.mul(stage, km.i32(Br * D));
+    copier.copy(km, globalQ, qBase, v.qStart, seqQ, sharedQ, tileOffset, Br,
+                /*fullTileFastPath=*/true);
+    copier.copy(km, globalDO, qBase, v.qStart, seqQ, sharedDO, tileOffset, Br,
+                /*fullTileFastPath=*/true);
+    auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+    Value rowBase = km.add(km.mul(v.bh, padded), v.qStart);
+    for (auto [which, global, shared] :
+         {std::tuple<int64_t, Value, Value>{0, globalShift, sharedShift},
+          {1, globalDelta, sharedDelta}}) {
+      Value chunk = km.sub(tid, km.i32(which * Br / 4));
+      Value mine = km.andi(km.cmp(P::sge, chunk, km.i32(0)),
+                           km.cmp(P::slt, chunk, km.i32(Br / 4)));
+      km.ifLanes(mine, [&] {
+        Value row = km.mul(chunk, km.i32(4));
+        nvgpu::DeviceAsyncCopyOp::create(
+            b, loc, tokenType, shared,
+            ValueRange{km.toIndex(km.add(km.mul(stage, km.i32(Br)), row))},
+            global, ValueRange{km.toIndex(km.add(rowBase, row))},
+            b.getIndexAttr(4), Value(), b.getUnitAttr());
+      });
+    }
+  };
+
+  // Prologue: K_j, V_j and visit 0 in one group.
+  copier.copy(km, globalK, kvBase, kvStart, seqKV, sharedK, km.i32(0), Bc);
+  copier.copy(km, globalV, kvBase, kvStart, seqKV, sharedV, km.i32(0), Bc);
+  issueVisit(km.i32(0), km.i32(0));
+  Value firstGroup = commitCopies(km);
+
+  // Warp w's 16 rows of K_j and V_j.
+  Value warpRows = km.mul(warp, km.i32(16));
+  SharedTile kWarp{sharedK, km.mul(warpRows, km.i32(D)), D};
+  SharedTile vWarp{sharedV, km.mul(warpRows, km.i32(D)), D};
+  SharedTile kAll{sharedK, km.i32(0), D};
+  SharedTile dsAll{sharedDS, km.i32(0), Br};
+  Value keyRowBase = km.add(kvStart, warpRows);
+
+  Fragment dK0(1, D / 8, km.f32(0.0)), dV0(1, D / 8, km.f32(0.0));
+  SmallVector<Value> inits(dK0.regs);
+  inits.append(dV0.regs.begin(), dV0.regs.end());
+  auto loop = scf::ForOp::create(b, loc, km.i32(0), total, km.i32(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value t = loop.getInductionVar();
+    ValueRange iter = loop.getRegionIterArgs();
+    Fragment dK = dK0, dV = dV0;
+    dK.regs.assign(iter.begin(), iter.begin() + dK0.regs.size());
+    dV.regs.assign(iter.begin() + dK0.regs.size(), iter.end());
+
+    Value stage = km.andi(t, km.i32(1));
+    // Visit t has landed; the barrier also retires every read of the other
+    // stage and of dSᵀ by the previous visit.
+    waitCopies(km, firstGroup, 0);
+    gpu::BarrierOp::create(b, loc);
+    Value next = km.add(t, km.i32(1));
+    auto ifNext = scf::IfOp::create(b, loc, km.cmp(P::slt, next, total),
+                                    /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
+      issueVisit(next, km.sub(km.i32(1), stage));
+    }
+    commitCopies(km);
+
+    Visit v = visitOf(t);
+    Value tileOffset = km.mul(stage, km.i32(Br * D));
+    SharedTile qTile{sharedQ, tileOffset, D}, doTile{sharedDO, tileOffset, D};
+
+    // Sᵀ = K_j·Q_iᵀ (16 keys × Br queries per warp).
+    Fragment scores(1, Br / 8, km.f32(0.0));
+    gemmRowsByCols(scores, kWarp, qTile, D);
+    // Tiles crossing the diagonal, or a ragged K/V tile: mask (uniform).
+    {
+      SmallVector<Type> types(scores.regs.size(), b.getF32Type());
+      auto ifMasked = scf::IfOp::create(
+          b, loc, types, km.cmp(P::slt, v.tile, range.firstUnmasked), true);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifMasked.thenBlock());
+      Fragment masked = scores;
+      buildKeyRowMask(km, masked, coords, keyRowBase, v.qStart, seqQ, seqKV,
+                      config.causal);
+      scf::YieldOp::create(b, loc, masked.regs);
+      b.setInsertionPointToStart(ifMasked.elseBlock());
+      scf::YieldOp::create(b, loc, scores.regs);
+      scores.regs.assign(ifMasked.getResults().begin(),
+                         ifMasked.getResults().end());
+    }
+    // The columns' shift and Δ (queries 2t + columnOffset(c) of the tile).
+    SmallVector<Value> shifts, deltas;
+    Value column0 =
+        km.add(km.mul(stage, km.i32(Br)), km.mul(coords.quadLane, km.i32(2)));
+    Value columnIndex0 = km.toIndex(column0);
+    for (int64_t c = 0; c < scores.layout.columnsPerRow; ++c) {
+      Value index = arith::AddIOp::create(
+          b, loc, columnIndex0, km.index(scores.layout.columnOffset(c)));
+      shifts.push_back(memref::LoadOp::create(b, loc, sharedShift, index));
+      deltas.push_back(memref::LoadOp::create(b, loc, sharedDelta, index));
+    }
+    Fragment probs = buildRecomputedProbs(km, scores, shifts,
+                                          /*perColumn=*/true, scaleLog2e);
+    // dPᵀ = V_j·dO_iᵀ; dSᵀ = Pᵀ∘(dPᵀ − Δ).
+    Fragment probsGrad(1, Br / 8, km.f32(0.0));
+    gemmRowsByCols(probsGrad, vWarp, doTile, D);
+    Fragment scoresGrad = buildScoreGradient(km, probs, probsGrad, deltas,
+                                             /*perColumn=*/true);
+    SmallVector<Value> probPairs = buildPackFragment(km, probs, et);
+    SmallVector<Value> gradPairs = buildPackFragment(km, scoresGrad, et);
+    // dV += Pᵀ·dO_i, dK += dSᵀ·Q_i.
+    gemmPackedByRows(dV, probPairs, doTile, Br);
+    gemmPackedByRows(dK, gradPairs, qTile, Br);
+
+    if (!config.deterministic) {
+      // dSᵀ to shared memory: pair (row g + 8·half, column tile nt) of the
+      // warp's rows goes to chunk nt ^ (row & 7) = nt ^ g of its row.
+      for (int64_t nt = 0; nt < Br / 8; ++nt)
+        for (int64_t half = 0; half < 2; ++half) {
+          Value row = km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
+          Value element = km.add(
+              km.mul(row, km.i32(Br)),
+              km.add(km.mul(km.xori(coords.group, km.i32(nt)), km.i32(8)),
+                     km.mul(coords.quadLane, km.i32(2))));
+          memref::StoreOp::create(
+              b, loc, km.pairWord(gradPairs[nt * 2 + half]), sharedDSWords,
+              ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
+        }
+      gpu::BarrierOp::create(b, loc);
+      // dQ_i += dS·K_j: Br/16 m-tiles × D columns over the warps (warp w:
+      // m-tile w % (Br/16), a 1/(warps / (Br/16)) share of the columns),
+      // 64 columns at a time, added to dQaccum with f32 atomics.
+      const int64_t mTiles = Br / 16;
+      const int64_t columnGroups = warps / mTiles;
+      const int64_t columnsPerWarp = D / columnGroups;
+      const int64_t chunkColumns = std::min<int64_t>(64, columnsPerWarp);
+      Value mTile = km.andi(warp, km.i32(mTiles - 1));
+      Value warpColumn0 = km.mul(km.shru(warp, km.i32(llvm::Log2_64(mTiles))),
+                                 km.i32(columnsPerWarp));
+      Value warpChunk0 = km.shru(warpColumn0, km.i32(3));
+      Value accumRow0 = km.add(km.mul(v.bh, seqQ), v.qStart);
+      for (int64_t ch = 0; ch < columnsPerWarp / chunkColumns; ++ch) {
+        Value column0 = km.add(warpColumn0, km.i32(ch * chunkColumns));
+        Fragment dq(1, chunkColumns / 8, km.f32(0.0));
+        for (int64_t kk = 0; kk < Bc / 16; ++kk) {
+          // A = dS (queries × keys) from dSᵀ [keys][queries], transposed.
+          Pairs aFrag = loadAtChunk(dsAll, rowsByBit4, kk * 16,
+                                    km.mul(mTile, km.i32(2)),
+                                    /*transpose=*/true);
+          for (int64_t np = 0; np < chunkColumns / 16; ++np) {
+            // The warp's columns start at a multiple of 8 chunks (64
+            // columns) or not (32 columns at D = 64 with 8 warps).
+            int64_t chunk0 = (ch * chunkColumns + np * 16) / 8;
+            Pairs bFrag =
+                columnsPerWarp % 64 == 0
+                    ? load(kAll, rowsByBit3, kk * 16, warpChunk0, chunk0,
+                           /*transpose=*/true)
+                    : loadAtChunk(kAll, rowsByBit3, kk * 16,
+                                  km.add(warpChunk0, km.i32(chunk0)),
+                                  /*transpose=*/true);
+            for (int64_t half = 0; half < 2; ++half)
+              mmaSyncInto(km, et, dq, 0, 2 * np + half, aFrag,
+                          ArrayRef<Value>(bFrag).slice(2 * half, 2));
+          }
+        }
+        for (int64_t r = 0; r < 2; ++r) {
+          Value qRow = km.add(km.add(v.qStart, km.mul(mTile, km.i32(16))),
+                              km.add(coords.group, km.i32(8 * r)));
+          km.ifLanes(km.cmp(P::slt, qRow, seqQ), [&] {
+            Value rowElement = km.mul(
+                km.add(accumRow0, km.sub(qRow, v.qStart)), km.i32(D));
+            Value lane0 = km.add(rowElement,
+                                 km.add(column0, km.mul(coords.quadLane,
+                                                        km.i32(2))));
+            for (int64_t c = 0; c < dq.layout.columnsPerRow; ++c)
+              atomicAdd(accumPtr, lane0, dq.layout.columnOffset(c),
+                        dq.reg(r, c));
+          });
+        }
+      }
+    }
+    SmallVector<Value> yields(dK.regs);
+    yields.append(dV.regs.begin(), dV.regs.end());
+    scf::YieldOp::create(b, loc, yields);
+  }
+  Fragment dK = dK0, dV = dV0;
+  dK.regs.assign(loop.getResults().begin(),
+                 loop.getResults().begin() + dK0.regs.size());
+  dV.regs.assign(loop.getResults().begin() + dK0.regs.size(),
+                 loop.getResults().end());
+  waitCopies(km, firstGroup, 0);
+  // dK = scale·Σ dSᵀ·Q, dV = Σ Pᵀ·dO, for keys below Nk.
+  buildStoreFragment(km, dK, scale, et, coords, keyRowBase, seqKV, D, globalDK,
+                     kvBase);
+  buildStoreFragment(km, dV, Value(), et, coords, keyRowBase, seqKV, D,
+                     globalDV, kvBase);
+  gpu::ReturnOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// dQ (deterministic): one block per Q tile over the K/V tiles it sees
+//===----------------------------------------------------------------------===//
+
+void SM80BackwardBuilder::buildDQ(gpu::GPUFuncOp func) {
+  using P = arith::CmpIPredicate;
+  const int64_t Br = kDQBlockQ, Bc = kDQBlockKV, threads = 32 * kDQWarps;
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  ValueRange args = entry.getArguments();
+  Value globalQ = buildFlatGlobalMemref(km, args[0], et);
+  Value globalK = buildFlatGlobalMemref(km, args[1], et);
+  Value globalV = buildFlatGlobalMemref(km, args[2], et);
+  Value globalDO = buildFlatGlobalMemref(km, args[3], et);
+  Value globalShift = buildFlatGlobalMemref(km, args[4], b.getF32Type());
+  Value globalDelta = buildFlatGlobalMemref(km, args[5], b.getF32Type());
+  Value globalDQ = buildFlatGlobalMemref(km, args[6], b.getI32Type());
+  Value queryHeads = args[8], kvHeads = args[9], seqQ = args[10],
+        seqKV = args[11], scale = args[12];
+  Value scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
+
+  // Shared memory: Q[Br][D] | dO[Br][D] | K[2][Bc][D] | V[2][Bc][D].
+  int64_t eb = et.getIntOrFloatBitWidth() / 8;
+  Value smem = dynamicShared();
+  Value sharedQ = sharedView(smem, 0, Br * D, et);
+  Value sharedDO = sharedView(smem, eb * Br * D, Br * D, et);
+  Value sharedK = sharedView(smem, eb * 2 * Br * D, 2 * Bc * D, et);
+  Value sharedV = sharedView(smem, eb * (2 * Br + 2 * Bc) * D, 2 * Bc * D, et);
+
+  threadCoordinates();
+  // Causal Q tiles further down see more K/V tiles: run them first.
+  Value qTile = blockId(gpu::Dimension::x);
+  if (config.causal)
+    qTile = km.sub(
+        km.sub(asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x)),
+               km.i32(1)),
+        qTile);
+  Value qHead = blockId(gpu::Dimension::y);
+  Value batch = blockId(gpu::Dimension::z);
+  Value kvHead = km.divu(qHead, km.divu(queryHeads, kvHeads));
+  Value bh = km.add(km.mul(batch, queryHeads), qHead);
+  Value qBase = km.toIndex(km.mul(km.mul(bh, seqQ), km.i32(D)));
+  Value kvBase = km.toIndex(km.mul(
+      km.mul(km.add(km.mul(batch, kvHeads), kvHead), seqKV), km.i32(D)));
+  Value qStart = km.mul(qTile, km.i32(Br));
+  Value warpRows = km.mul(warp, km.i32(16));
+  Value rowBase = km.add(qStart, warpRows);
+  KVRange range = buildKVRange(km, qStart, seqQ, seqKV, Br, Bc, config.causal);
+
+  TileCopier copier = makeTileCopier(km, tid, D, threads);
+  auto issueKV = [&](Value j, Value stage, bool fastPath) {
+    Value offset = km.mul(stage, km.i32(Bc * D));
+    Value start = km.mul(j, km.i32(Bc));
+    copier.copy(km, globalK, kvBase, start, seqKV, sharedK, offset, Bc,
+                fastPath);
+    copier.copy(km, globalV, kvBase, start, seqKV, sharedV, offset, Bc,
+                fastPath);
+  };
+  copier.copy(km, globalQ, qBase, qStart, seqQ, sharedQ, km.i32(0), Br);
+  copier.copy(km, globalDO, qBase, qStart, seqQ, sharedDO, km.i32(0), Br);
+  issueKV(km.i32(0), km.i32(0), false);
+  Value firstGroup = commitCopies(km);
+
+  // The rows' shift and Δ (padded workspaces: in bounds).
+  Value padded = paddedRows(seqQ);
+  SmallVector<Value> shifts, deltas;
+  for (int64_t r = 0; r < 2; ++r) {
+    Value row = km.add(rowBase, km.add(coords.group, km.i32(8 * r)));
+    Value index = km.toIndex(km.add(km.mul(bh, padded), row));
+    shifts.push_back(memref::LoadOp::create(b, loc, globalShift, index));
+    deltas.push_back(memref::LoadOp::create(b, loc, globalDelta, index));
+  }
+
+  SharedTile qWarp{sharedQ, km.mul(warpRows, km.i32(D)), D};
+  SharedTile doWarp{sharedDO, km.mul(warpRows, km.i32(D)), D};
+  auto kvLoop = [&](Value lb, Value ub, const Fragment &dq0, bool masked) {
+    auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), dq0.regs);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    Fragment dq = dq0;
+    dq.regs.assign(loop.getRegionIterArgs().begin(),
+                   loop.getRegionIterArgs().end());
+    Value stage = km.andi(j, km.i32(1));
+    waitCopies(km, firstGroup, 0);
+    gpu::BarrierOp::create(b, loc);
+    Value next = km.add(j, km.i32(1));
+    auto ifNext = scf::IfOp::create(b, loc, km.cmp(P::slt, next, range.numTiles),
+                                    /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
+      issueKV(next, km.sub(km.i32(1), stage), true);
+    }
+    commitCopies(km);
+    Value tileOffset = km.mul(stage, km.i32(Bc * D));
+    SharedTile kTile{sharedK, tileOffset, D}, vTile{sharedV, tileOffset, D};
+    // S = Q·K_jᵀ, P from the LSE, dP = dO·V_jᵀ, dS = P∘(dP − Δ).
+    Fragment scores(1, Bc / 8, km.f32(0.0));
+    gemmRowsByCols(scores, qWarp, kTile, D);
+    if (masked)
+      buildFragmentMask(km, scores, coords, km.mul(j, km.i32(Bc)), seqQ, seqKV,
+                        rowBase, config.causal);
+    Fragment probs = buildRecomputedProbs(km, scores, shifts,
+                                          /*perColumn=*/false, scaleLog2e);
+    Fragment probsGrad(1, Bc / 8, km.f32(0.0));
+    gemmRowsByCols(probsGrad, doWarp, vTile, D);
+    Fragment scoresGrad = buildScoreGradient(km, probs, probsGrad, deltas,
+                                             /*perColumn=*/false);
+    // dQ += dS·K_j.
+    gemmPackedByRows(dq, buildPackFragment(km, scoresGrad, et), kTile, Bc);
+    scf::YieldOp::create(b, loc, dq.regs);
+    Fragment out = dq0;
+    out.regs.assign(loop.getResults().begin(), loop.getResults().end());
+    return out;
+  };
+  Fragment dq0(1, D / 8, km.f32(0.0));
+  Fragment dq1 = kvLoop(km.i32(0), range.numUnmasked, dq0, /*masked=*/false);
+  Fragment dq2 = kvLoop(range.numUnmasked, range.numTiles, dq1,
+                        /*masked=*/true);
+  waitCopies(km, firstGroup, 0);
+  buildStoreFragment(km, dq2, scale, et, coords, rowBase, seqQ, D, globalDQ,
+                     qBase);
+  gpu::ReturnOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::flash::buildSM80BackwardKernels(OpBuilder &b, Location loc,
+                                                    const KernelConfig &config) {
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx, 1);
+  for (const BackwardLaunch &launch : backwardLaunches(config)) {
+    SmallVector<Type> types;
+    for (StringRef arg : launch.args) {
+      StringRef type = arg.split(':').second;
+      types.push_back(type == "ptr"   ? Type(ptr)
+                      : type == "i32" ? Type(b.getI32Type())
+                                      : Type(b.getF32Type()));
+    }
+    auto func = gpu::GPUFuncOp::create(b, loc, launch.name,
+                                       FunctionType::get(ctx, types, {}));
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    int32_t threads = launch.threads;
+    func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
+    func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+    OpBuilder::InsertionGuard guard(b);
+    SM80BackwardBuilder builder(b, loc, config);
+    switch (launch.role) {
+    case BackwardLaunch::Role::Preprocess:
+      builder.buildPreprocess(func);
+      break;
+    case BackwardLaunch::Role::Main:
+      builder.buildMain(func);
+      break;
+    case BackwardLaunch::Role::Convert:
+      builder.buildConvert(func);
+      break;
+    case BackwardLaunch::Role::DQ:
+      builder.buildDQ(func);
+      break;
+    }
+  }
+  return success();
+}

@@ -1,0 +1,134 @@
+"""The sm_80 backward's launch plans (flash_mlir.compile --ops backward),
+read and planned by libflash_runtime.so through its C ABI (no GPU).
+
+One plan holds the three kernels in launch order (preprocess, main, convert;
+or preprocess, main, dQ when deterministic) sharing one PTX and cubin, each
+with its own ptxas report; its workspaces are sized by formulas of the call.
+The plans validate against the schema, are selected by op (and the
+deterministic one by its variant), and the runtime plans the grids and
+arguments the kernels' contract says (SM80/BackwardKernel.h).
+"""
+
+import ctypes
+import json
+import math
+import pathlib
+
+import pytest
+
+from flash_mlir.compiler import compile as fcompile
+from flash_mlir.runtime import KernelLibrary, capi
+
+from json_schema import errors
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((ROOT / "docs" / "launch-plan.schema.json").read_text())
+
+SPECS = [fcompile.BackwardSpec("bf16", 128, True),
+         fcompile.BackwardSpec("bf16", 128, True, deterministic=True),
+         fcompile.BackwardSpec("f16", 64, False)]
+
+
+@pytest.fixture(scope="module")
+def bundles(tmp_path_factory):
+    out = tmp_path_factory.mktemp("backward")
+    plans = {}
+    for spec in SPECS:
+        path = fcompile.compile_backward_bundle(spec, str(out))
+        plans[spec.name] = json.loads(pathlib.Path(path).read_text())
+    return out, plans
+
+
+def call(b, hq, hkv, nq, nk, d, dtype="bf16"):
+    a = capi.AttentionArgs()
+    for i, name in enumerate(("q", "o", "dout", "dq")):
+        setattr(a, name, capi.tensor(0x10000 * (i + 1), dtype, (b, hq, nq, d)))
+    for i, name in enumerate(("k", "v", "dk", "dv")):
+        setattr(a, name, capi.tensor(0x100000 * (i + 1), dtype, (b, hkv, nk, d)))
+    a.lse = capi.tensor(0x1000000, "f32", (b, hq, nq))
+    return a
+
+
+def test_plans_validate_and_hold_three_kernels(bundles):
+    for name, plan in bundles[1].items():
+        assert not errors(plan, SCHEMA), errors(plan, SCHEMA)
+        assert plan["op"] == "attention_backward"
+        kernels = [k["name"] for k in plan["kernels"]]
+        last = "_dq" if "deterministic" in name else "_convert"
+        assert kernels == [name + "_preprocess", name, name + last]
+        # One PTX and cubin, each kernel with its own ptxas report, no spills.
+        for k in plan["kernels"]:
+            assert k["files"]["ptx"] == name + ".ptx"
+            cubin = k["files"]["cubins"]["sm_80"]
+            assert cubin["file"] == name + ".sm_80.cubin"
+            assert cubin["spill_stores"] == 0 and cubin["spill_loads"] == 0
+        tensors = {t["name"]: t for t in plan["tensors"]}
+        assert [n for n, t in tensors.items() if t["output"]] == ["dq", "dk", "dv"]
+        assert tensors["lse"]["element_type"] == "f32" and tensors["lse"]["required"]
+
+
+def test_selection_by_op_and_variant(bundles):
+    lib = KernelLibrary(str(bundles[0]))
+    chosen = lib.find("bf16", 128, True, False, 4096, op="attention_backward")
+    assert chosen.name == "flash_bwd_sm_80_bf16_d128_causal" and chosen.variant == ""
+    chosen = lib.find("bf16", 128, True, False, 4096, op="attention_backward",
+                      variant="deterministic")
+    assert chosen.name == "flash_bwd_sm_80_bf16_d128_causal_deterministic"
+    assert chosen.kernel_count == 3
+    with pytest.raises(ValueError, match="no launch plan for bf16, D=128"):
+        lib.find("bf16", 128, True, False, 4096)  # the forward: none compiled here
+
+
+def test_grids_arguments_and_workspaces(bundles):
+    lib = KernelLibrary(str(bundles[0]))
+    plan = lib.find("bf16", 128, True, False, 1000, op="attention_backward")
+    b, hq, hkv, nq, nk, d = 2, 8, 2, 1000, 777, 128
+    a = call(b, hq, hkv, nq, nk, d)
+    infos = [plan.launch_info(a, 132, k) for k in range(3)]
+    # preprocess and convert: 128 rows a block; main: one block per 128 keys
+    # of a kv-head.
+    assert [list(i.grid) for i in infos] == [[8, hq, b], [7, hkv, b], [8, hq, b]]
+    assert [i.block[0] for i in infos] == [128, 256, 128]
+    assert infos[1].shared_bytes == 2 * (2 * 128 * d + 4 * 64 * d + 128 * 64) + 4 * 4 * 64
+    names = [[x.name.decode() for x in i.args[:i.num_args]] for i in infos]
+    assert names[0] == ["o", "dout", "lse", "lse_log2", "delta", "dq_accum", "B", "Hq", "Nq"]
+    assert names[1] == ["q", "k", "v", "dout", "lse_log2", "delta", "dq_accum", "dk", "dv",
+                        "B", "Hq", "Hkv", "Nq", "Nk", "scale"]
+    assert names[2] == ["dq_accum", "dq", "B", "Hq", "Nq", "scale"]
+    main = {x.name.decode(): x for x in infos[1].args[:infos[1].num_args]}
+    assert main["dk"].pointer == 0x300000 and main["q"].pointer == 0x10000
+    assert main["Nk"].int_value == nk and main["Hkv"].int_value == hkv
+    assert math.isclose(main["scale"].float_value, 1 / math.sqrt(d), rel_tol=1e-6)
+    # The same workspace in every kernel that takes it; sizes per call.
+    assert main["lse_log2"].workspace == 0 and main["dq_accum"].workspace == 2
+    spec = plan.plan["workspaces"]
+    assert [w["name"] for w in spec] == ["lse_log2", "delta", "dq_accum"]
+    assert spec[2]["bytes"] == ["mul", "B", "Hq", "Nq", d, 4]
+    assert spec[0]["bytes"] == ["mul", "B", "Hq", ["ceildiv", "Nq", 128], 128, 4]
+    assert all(w["scope"] == "stream" and w["init"] == "none" for w in spec)
+
+
+def test_deterministic_plan_has_no_accumulator(bundles):
+    lib = KernelLibrary(str(bundles[0]))
+    plan = lib.find("bf16", 128, True, False, 1000, op="attention_backward",
+                    variant="deterministic")
+    assert [w["name"] for w in plan.plan["workspaces"]] == ["lse_log2", "delta"]
+    b, hq, hkv, nq, nk, d = 1, 4, 4, 333, 777, 128
+    infos = [plan.launch_info(call(b, hq, hkv, nq, nk, d), 132, k) for k in range(3)]
+    # The dQ kernel: one block per 64 query rows of a q-head.
+    assert list(infos[2].grid) == [6, hq, b]
+    names = [x.name.decode() for x in infos[2].args[:infos[2].num_args]]
+    assert names == ["q", "k", "v", "dout", "lse_log2", "delta", "dq", "B", "Hq", "Hkv",
+                     "Nq", "Nk", "scale"]
+
+
+def test_calls_the_plan_does_not_take_are_refused(bundles):
+    lib = KernelLibrary(str(bundles[0]))
+    plan = lib.find("bf16", 128, True, False, 1000, op="attention_backward")
+    a = call(1, 6, 4, 100, 100, 128)      # 6 q-heads over 4 kv-heads
+    with pytest.raises(capi.FlashRuntimeError, match="multiple of key/value heads"):
+        plan.launch_info(a, 132, 1)
+    a = call(1, 4, 2, 100, 100, 128)
+    a.dv = capi.tensor(0, "bf16", (1, 2, 100, 128))   # an output missing
+    with pytest.raises(capi.FlashRuntimeError, match="dv"):
+        plan.launch_info(a, 132, 1)

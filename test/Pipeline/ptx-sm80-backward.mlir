@@ -1,0 +1,153 @@
+// REQUIRES: ptxas
+// The backward's sm_80 kernels through the whole pipeline (hand-written
+// backward L1 -> flash-lower-to-nvgpu -> NVVM -> PTX -> bundles), every
+// configuration the bundles ship (bf16/f16 × D 64/128; the plan with atomics
+// on 8 warps, causal here; the deterministic one on 4 warps, non-causal here;
+// and the atomic plan on 4 warps), assembled by ptxas -arch=sm_80 -v with no
+// spill stores, spill loads or stack frame in any kernel.
+
+// RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_80 bundle-dir=%t cubin-archs=sm_80" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTX < %t/bwd_bf16_d128_causal_w4.ptx
+// RUN: FileCheck %s --check-prefix=PLAN < %t/bwd_bf16_d128_causal_w4.json
+// RUN: cat %t/*.json | FileCheck %s --check-prefix=NOSPILL
+// RUN: cat %t/*.json | grep -c '"spill_stores": 0' | FileCheck %s --check-prefix=COUNT
+
+// Three entry points in one PTX file: preprocess, main (mma.sync, ldmatrix and
+// ldmatrix.trans, f32 atomics for dQ), convert.
+// PTX: .target sm_80
+// PTX-DAG: .entry bwd_bf16_d128_causal_w4_preprocess(
+// PTX-DAG: .entry bwd_bf16_d128_causal_w4(
+// PTX-DAG: .entry bwd_bf16_d128_causal_w4_convert(
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-DAG: atom.global.add.f32
+// PTX-DAG: cp.async.cg.shared.global
+
+// The plan: op, tensors, workspaces sized by formulas, three kernels in
+// launch order sharing the files, each with its own ptxas report.
+// PLAN: "kernels": [
+// PLAN: "name": "bwd_bf16_d128_causal_w4_preprocess"
+// PLAN: "name": "bwd_bf16_d128_causal_w4"{{$}}
+// PLAN: "name": "bwd_bf16_d128_causal_w4_convert"
+// PLAN: "op": "attention_backward"
+// PLAN: "variant": ""
+// PLAN: "workspaces": [
+// PLAN-NEXT: {
+// PLAN-NEXT: "bytes": [
+// PLAN-NEXT: "mul",
+// PLAN-NEXT: "B",
+// PLAN-NEXT: "Hq",
+
+// NOSPILL-NOT: "spill_stores": {{[1-9]}}
+// NOSPILL-NOT: "spill_loads": {{[1-9]}}
+// NOSPILL-NOT: "stack_frame": {{[1-9]}}
+// 9 bundles × 3 kernels.
+// COUNT: 27
+
+func.func @bwd_bf16_d64_causal(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>, %o: tensor<2x8x1000x64xbf16>, %do: tensor<2x8x1000x64xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x64xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x64xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x64xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 128, stages = 2, warps = 8>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>
+}
+
+func.func @bwd_bf16_d64_det(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>, %o: tensor<2x8x1000x64xbf16>, %do: tensor<2x8x1000x64xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x64xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x64xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x64xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>, deterministic = true>}
+  return %dq, %dk, %dv : tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>
+}
+
+func.func @bwd_bf16_d128_causal(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>, %o: tensor<2x8x1000x128xbf16>, %do: tensor<2x8x1000x128xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x128xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x128xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x128xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 128, stages = 2, warps = 8>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>
+}
+
+func.func @bwd_bf16_d128_det(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>, %o: tensor<2x8x1000x128xbf16>, %do: tensor<2x8x1000x128xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x128xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x128xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x128xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>, deterministic = true>}
+  return %dq, %dk, %dv : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>
+}
+
+func.func @bwd_f16_d64_causal(%q: tensor<2x8x1000x64xf16>, %k: tensor<2x2x1000x64xf16>, %v: tensor<2x2x1000x64xf16>, %o: tensor<2x8x1000x64xf16>, %do: tensor<2x8x1000x64xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x64xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x64xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x64xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 128, stages = 2, warps = 8>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>
+}
+
+func.func @bwd_f16_d64_det(%q: tensor<2x8x1000x64xf16>, %k: tensor<2x2x1000x64xf16>, %v: tensor<2x2x1000x64xf16>, %o: tensor<2x8x1000x64xf16>, %do: tensor<2x8x1000x64xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x64xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x64xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x64xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>, deterministic = true>}
+  return %dq, %dk, %dv : tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>
+}
+
+func.func @bwd_f16_d128_causal(%q: tensor<2x8x1000x128xf16>, %k: tensor<2x2x1000x128xf16>, %v: tensor<2x2x1000x128xf16>, %o: tensor<2x8x1000x128xf16>, %do: tensor<2x8x1000x128xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x128xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x128xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x128xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 128, stages = 2, warps = 8>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>
+}
+
+func.func @bwd_f16_d128_det(%q: tensor<2x8x1000x128xf16>, %k: tensor<2x2x1000x128xf16>, %v: tensor<2x2x1000x128xf16>, %o: tensor<2x8x1000x128xf16>, %do: tensor<2x8x1000x128xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x128xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x128xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x128xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>, deterministic = true>}
+  return %dq, %dk, %dv : tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>
+}
+
+func.func @bwd_bf16_d128_causal_w4(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>, %o: tensor<2x8x1000x128xbf16>, %do: tensor<2x8x1000x128xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x128xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x128xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x128xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>
+}
