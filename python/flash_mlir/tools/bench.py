@@ -119,8 +119,8 @@ def main(argv=None):
 
     lib = KernelLibrary(args.bundles)
     if args.mode != "forward" and not hasattr(lib, "attention_backward"):
-        sys.exit("bench --mode %s: not supported yet: this runtime has no backward kernels "
-                 "(issue #16; branches bwd-sm80/bwd-sm90)" % args.mode)
+        sys.exit("bench --mode %s: not supported yet: this library has no backward "
+                 "kernels" % args.mode)
     causals = {"both": [False, True], "yes": [True], "no": [False]}[args.causal]
     rows = []
     for d in (int(x) for x in args.head_dims.split(",")):

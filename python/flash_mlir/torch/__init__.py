@@ -18,10 +18,10 @@ Ops registered by ``register_torch_op(library)``:
   kernels; block_table and seq_lens int32 on the device, read only there).
 - ``flash_mlir::attention_backward(dout, q, k, v, o, lse, causal, scale,
   deterministic) -> (dq, dk, dv)``: the backward kernels (preprocess, main, dQ
-  convert) through ``KernelLibrary.attention_backward``. Not on main yet (the
-  backward kernels are on branches bwd-sm80/bwd-sm90, issue #16): without it
-  the op raises "not supported yet", and so does a backward through
-  ``attention``.
+  convert, or the deterministic plan) through ``KernelLibrary.attention_backward``
+  (sm_80 kernels today, which the H200 also runs). A library without it
+  makes the op, and a backward through ``attention``, raise "not supported
+  yet".
 - ``flash_mlir::paged_attention(q, k_cache, v_cache, block_table, seq_lens,
   causal, scale) -> o``: split-KV decoding over a paged cache.
 
@@ -64,8 +64,8 @@ def register_torch_op(library):
     if not hasattr(_TORCH_OP_LIBRARY, "attention_backward"):
         def _missing(*args, **kwargs):
             raise NotImplementedError(
-                "not supported yet: gradients of flash_mlir::attention (this build's "
-                "runtime has no backward kernels; issue #16)")
+                "not supported yet: gradients of flash_mlir::attention (this "
+                "library has no attention_backward)")
         _TORCH_OP_LIBRARY.attention_backward = _missing
 
     @torch.library.custom_op("flash_mlir::attention_backward", mutates_args=())
