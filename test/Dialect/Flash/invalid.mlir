@@ -425,3 +425,375 @@ func.func @finalize_element(%acc: tensor<16x64xf32>, %m: tensor<16xf32>, %l: ten
   %o, %lse = flash.finalize %acc, %m, %l : tensor<16x64xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<16x64xi8>, tensor<16xf32>
   return
 }
+
+// -----
+
+// flash.paged_attention and the split-KV L1 ops (flash.mask's run-time
+// form, flash.load_paged_tile, flash.merge_splits), and #flash.schedule's
+// max_splits.
+
+func.func @paged_query_rank(%q: tensor<2x8x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{query must be a rank-4 tensor (B×Hq×Nq×D), got rank 3}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_key_cache_rank(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{key_cache must be a rank-4 tensor (P×S×Hkv×D), got rank 3}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_value_cache_rank(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64x1xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{value_cache must be a rank-4 tensor (P×S×Hkv×Dv), got rank 5}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64x1xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_block_table_rank(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<16xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{block_table must be a rank-2 tensor (B×M), got rank 1}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<16xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_seq_lens_rank(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2x1xi32>) {
+  // expected-error @+1 {{seq_lens must be a rank-1 tensor (B), got rank 2}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2x1xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_output_rank(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{output must be a rank-4 tensor (B×Hq×Nq×Dv), got rank 3}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_element_type(%q: tensor<2x8x1x64xi8>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{query element type must be f32, f16 or bf16, got 'i8'}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xi8>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_cache_element_type(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf16>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{key_cache element type 'f16' must match query element type 'f32'}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf16>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_output_element_type(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{output element type 'bf16' must match query element type 'f32'}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xbf16>
+  return
+}
+
+// -----
+
+func.func @paged_block_table_type(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi64>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{block_table element type must be i32, got 'i64'}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi64>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_seq_lens_type(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xindex>) {
+  // expected-error @+1 {{seq_lens element type must be i32, got 'index'}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xindex> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_no_pages(%q: tensor<2x8x1x64xf32>, %kc: tensor<0x4x2x64xf32>, %vc: tensor<0x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{key_cache must have at least one page, got 0}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<0x4x2x64xf32>, tensor<0x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_page_size(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x0x2x64xf32>, %vc: tensor<16x0x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{key_cache page size S must be positive, got 0}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x0x2x64xf32>, tensor<16x0x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_no_heads(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x0x64xf32>, %vc: tensor<16x4x0x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{key_cache must have at least one head, got 0}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x0x64xf32>, tensor<16x4x0x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_head_dim(%q: tensor<2x8x1x0xf32>, %kc: tensor<16x4x2x0xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{query head dimension D must be positive, got 0}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x0xf32>, tensor<16x4x2x0xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_value_dim(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x0xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{value_cache head dimension Dv must be positive, got 0}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x0xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x0xf32>
+  return
+}
+
+// -----
+
+func.func @paged_value_cache_shape(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x8x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{value_cache shape 16x8x2x64 must have the pages, slots and heads of key_cache 16x4x2x64 (P×S×Hkv×Dv)}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x8x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_head_dim_mismatch(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x32xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{key_cache head dimension 32 must match query head dimension 64}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x32xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_gqa(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x3x64xf32>, %vc: tensor<16x4x3x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{query heads 8 must be a multiple of key/value heads 3 (grouped-query attention)}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x3x64xf32>, tensor<16x4x3x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_block_table_batch(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<3x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{block_table batch size 3 must match query batch size 2}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<3x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_seq_lens_batch(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<4xi32>) {
+  // expected-error @+1 {{seq_lens size 4 must match query batch size 2}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<4xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_output_shape(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{output shape 2x8x2x64 must be B×Hq×Nq×Dv = 2x8x1x64}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x2x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_lse_type(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{lse element type must be f32, got 'f16'}}
+  %o, %l = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>, tensor<2x8x1xf16>
+  return
+}
+
+// -----
+
+func.func @paged_lse_rank(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{lse must be a rank-3 tensor (B×Hq×Nq = 2x8x1), got rank 2}}
+  %o, %l = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @paged_lse_shape(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{lse shape 2x4x1 must be B×Hq×Nq = 2x8x1}}
+  %o, %l = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>, tensor<2x4x1xf32>
+  return
+}
+
+// -----
+
+func.func @paged_scale_zero(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{scale must be finite and non-zero, got 0}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl {scale = 0.0 : f32} : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_scale_inf(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{scale must be finite and non-zero, got inf}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl {scale = 0x7F800000 : f32} : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_scale_nan(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{scale must be finite and non-zero, got nan}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl {scale = 0x7FC00000 : f32} : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_schedule_not_split(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{schedule must be a split-KV schedule (max_splits >= 1): paged attention is always computed in parts that are merged}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl {schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>} : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @schedule_max_splits(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x100x64xf32>, %v: tensor<2x2x100x64xf32>) {
+  // expected-error @+1 {{max_splits must be non-negative (0: no split-KV), got -1}}
+  %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4, max_splits = -1>} : tensor<2x8x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32> -> tensor<2x8x100x64xf32>
+  return
+}
+
+// -----
+
+func.func @mask_two_kv_lens(%s: tensor<16x16xf32>, %i: index) {
+  // expected-error @+1 {{needs exactly one kv_len: an attribute or an operand}}
+  %m = flash.mask %s[%i, %i] kv_len(%i) {kv_len = 10 : i64} : tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @mask_no_kv_len(%s: tensor<16x16xf32>, %i: index) {
+  // expected-error @+1 {{needs exactly one kv_len: an attribute or an operand}}
+  %m = flash.mask %s[%i, %i] : tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @mask_two_causal_offsets(%s: tensor<16x16xf32>, %i: index) {
+  // expected-error @+1 {{needs at most one causal_offset: an attribute or an operand}}
+  %m = flash.mask %s[%i, %i] kv_len(%i) causal_offset(%i) {causal_offset = 0 : i64} : tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @mask_rows_per_head(%s: tensor<16x16xf32>, %i: index) {
+  // expected-error @+1 {{rows_per_head must be positive, got 0}}
+  %m = flash.mask %s[%i, %i] kv_len(%i) {rows_per_head = 0 : i64} : tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @load_paged_tile_cache_rank(%c: tensor<16x4x64xf32>, %bt: tensor<2x8xi32>, %i: index) {
+  // expected-error @+1 {{cache must be a rank-4 tensor (P×S×H×D), got rank 3}}
+  %t = flash.load_paged_tile %c, %bt[%i, %i, %i], %i : tensor<16x4x64xf32>, tensor<2x8xi32> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @load_paged_tile_table(%c: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi64>, %i: index) {
+  // expected-error @+1 {{block_table must be a rank-2 tensor of i32 (B×M), got 'tensor<2x8xi64>'}}
+  %t = flash.load_paged_tile %c, %bt[%i, %i, %i], %i : tensor<16x4x2x64xf32>, tensor<2x8xi64> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @load_paged_tile_rank(%c: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %i: index) {
+  // expected-error @+1 {{tile must have rank 2, got 1}}
+  %t = flash.load_paged_tile %c, %bt[%i, %i, %i], %i : tensor<16x4x2x64xf32>, tensor<2x8xi32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @load_paged_tile_element(%c: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %i: index) {
+  // expected-error @+1 {{tile element type 'f16' must match cache element type 'f32'}}
+  %t = flash.load_paged_tile %c, %bt[%i, %i, %i], %i : tensor<16x4x2x64xf32>, tensor<2x8xi32> -> tensor<8x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_paged_tile_width(%c: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %i: index) {
+  // expected-error @+1 {{tile width 32 must match the cache head dimension 64}}
+  %t = flash.load_paged_tile %c, %bt[%i, %i, %i], %i : tensor<16x4x2x64xf32>, tensor<2x8xi32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+func.func @merge_splits_rank(%po: tensor<4x16xf32>, %pl: tensor<4x16xf32>, %n: index) {
+  // expected-error @+1 {{partial_out must have rank 3, got 2}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<16x64xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @merge_splits_f32(%po: tensor<4x16x64xf16>, %pl: tensor<4x16xf32>, %n: index) {
+  // expected-error @+1 {{partial_out must be f32, got 'f16'}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<4x16x64xf16>, tensor<4x16xf32> -> tensor<16x64xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @merge_splits_lse_parts(%po: tensor<4x16x64xf32>, %pl: tensor<4x8xf32>, %n: index) {
+  // expected-error @+1 {{partial_lse shape 4x8 must be splits×rows = 4x16}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<4x16x64xf32>, tensor<4x8xf32> -> tensor<16x64xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @merge_splits_none(%po: tensor<0x16x64xf32>, %pl: tensor<0x16xf32>, %n: index) {
+  // expected-error @+1 {{partial_out must hold at least one split, got 0}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<0x16x64xf32>, tensor<0x16xf32> -> tensor<16x64xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @merge_splits_output(%po: tensor<4x16x64xf32>, %pl: tensor<4x16xf32>, %n: index) {
+  // expected-error @+1 {{output shape 16x32 must be rows×Dv = 16x64}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<4x16x64xf32>, tensor<4x16xf32> -> tensor<16x32xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @merge_splits_output_type(%po: tensor<4x16x64xf32>, %pl: tensor<4x16xf32>, %n: index) {
+  // expected-error @+1 {{output element type must be f32, f16 or bf16, got 'i8'}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<4x16x64xf32>, tensor<4x16xf32> -> tensor<16x64xi8>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @merge_splits_lse(%po: tensor<4x16x64xf32>, %pl: tensor<4x16xf32>, %n: index) {
+  // expected-error @+1 {{lse must have 16 rows (one per tile row), got 8}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<4x16x64xf32>, tensor<4x16xf32> -> tensor<16x64xf32>, tensor<8xf32>
+  return
+}

@@ -26,6 +26,12 @@ namespace mlir {
 namespace flash {
 /// The discardable attribute holding a loop nest's #flash.kernel descriptor.
 constexpr llvm::StringLiteral kKernelDescriptorAttrName = "flash.kernel";
+/// The discardable string attribute naming the stage of a split-KV kernel a
+/// loop nest is: kSplitStage (the scf.forall that carries the descriptor and
+/// writes the partials) or kMergeStage (the scf.forall that merges them).
+constexpr llvm::StringLiteral kStageAttrName = "flash.stage";
+constexpr llvm::StringLiteral kSplitStage = "split";
+constexpr llvm::StringLiteral kMergeStage = "merge";
 } // namespace flash
 } // namespace mlir
 
