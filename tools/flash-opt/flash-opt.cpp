@@ -21,6 +21,7 @@
 namespace mlir::flash {
 /// Test-only passes (test/lib).
 void registerTestKernelMathPass();
+void registerTestSplitKVPass();
 } // namespace mlir::flash
 
 int main(int argc, char **argv) {
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
   mlir::flash::registerFlashBundlePasses();
   mlir::flash::registerFlashPipelines();
   mlir::flash::registerTestKernelMathPass();
+  mlir::flash::registerTestSplitKVPass();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -1,7 +1,9 @@
 //===- SelectSchedule.cpp - IO-aware schedule choice -----------------------===//
 //
 // Attaches #flash.schedule to each flash.attention, chosen by
-// chooseSchedule() (Schedule.cpp) from the target model named by `arch`.
+// chooseSchedule() (Schedule.cpp) from the target model named by `arch`, or
+// a split-KV schedule (chooseSplitKVSchedule, SplitKVSchedule.cpp) to each
+// flash.paged_attention and to each flash.attention with few query rows.
 // Options override single fields; an op that already has a schedule keeps it
 // unless `overwrite` is set.
 //
@@ -48,37 +50,93 @@ struct FlashSelectSchedulePass
       }
     }
 
-    WalkResult result = getOperation()->walk([&](AttentionOp op) {
-      if (op.getScheduleAttr() && !overwrite)
+    if (maxSplits < 0) {
+      getOperation()->emitError()
+          << "flash-select-schedule: max-splits must be non-negative, got "
+          << maxSplits;
+      return signalPassFailure();
+    }
+
+    // The fields the options override (a non-zero option wins).
+    auto override = [&](ScheduleChoice &choice) {
+      if (blockQ)
+        choice.blockQ = blockQ;
+      if (blockKV)
+        choice.blockKV = blockKV;
+      if (stages)
+        choice.stages = stages;
+      if (warps)
+        choice.warps = warps;
+    };
+    bool allOverridden = blockQ && blockKV && stages && warps;
+
+    // The split-KV schedule of `op` (Flash-Decoding; SplitKVSchedule.cpp).
+    // Nothing when no tile fits (diagnosed when `diagnose` is set).
+    auto splitKVSchedule = [&](Operation *op, const AttentionShape &shape,
+                               bool diagnose) -> ScheduleAttr {
+      std::optional<SplitKVScheduleChoice> choice =
+          chooseSplitKVSchedule(*target, shape);
+      if (!choice) {
+        if (diagnose)
+          op->emitOpError() << "not supported yet: no split-KV schedule for "
+                            << arch << " fits D=" << shape.headDim
+                            << ", Dv=" << shape.valueDim
+                            << " in shared memory and registers";
+        return nullptr;
+      }
+      override(choice->tiles);
+      return ScheduleAttr::get(&getContext(), target->arch,
+                               choice->tiles.blockQ, choice->tiles.blockKV,
+                               choice->tiles.stages, choice->tiles.warps,
+                               maxSplits ? int64_t(maxSplits)
+                                         : choice->maxSplits);
+    };
+
+    WalkResult result = getOperation()->walk([&](Operation *op) {
+      if (auto paged = dyn_cast<PagedAttentionOp>(op)) {
+        if (paged.getScheduleAttr() && !overwrite)
+          return WalkResult::advance();
+        FailureOr<PagedAttentionShape> shape = getPagedAttentionShape(paged);
+        if (failed(shape))
+          return WalkResult::interrupt();
+        ScheduleAttr schedule = splitKVSchedule(op, *shape, /*diagnose=*/true);
+        if (!schedule)
+          return WalkResult::interrupt();
+        paged.setScheduleAttr(schedule);
         return WalkResult::advance();
-      FailureOr<AttentionShape> shape = getAttentionShape(op);
+      }
+      auto attention = dyn_cast<AttentionOp>(op);
+      if (!attention || (attention.getScheduleAttr() && !overwrite))
+        return WalkResult::advance();
+      FailureOr<AttentionShape> shape = getAttentionShape(attention);
       if (failed(shape))
         return WalkResult::interrupt();
-      bool allOverridden = blockQ && blockKV && stages && warps;
+      // Few query rows: the split-KV form, where a split-KV tile fits (else
+      // the forward form, whose own fit is checked below).
+      if (splitKV && takesSplitKVForm(*target, *shape)) {
+        if (ScheduleAttr schedule =
+                splitKVSchedule(op, *shape, /*diagnose=*/false)) {
+          attention.setScheduleAttr(schedule);
+          return WalkResult::advance();
+        }
+      }
       std::optional<ScheduleChoice> choice;
       if (!allOverridden) {
         choice = chooseSchedule(*target, *shape);
         if (!choice) {
-          op.emitOpError() << "not supported yet: no schedule for " << arch
-                           << " fits D=" << shape->headDim
-                           << ", Dv=" << shape->valueDim
-                           << " in shared memory and registers";
+          attention.emitOpError()
+              << "not supported yet: no schedule for " << arch
+              << " fits D=" << shape->headDim << ", Dv=" << shape->valueDim
+              << " in shared memory and registers";
           return WalkResult::interrupt();
         }
       } else {
         choice = ScheduleChoice{};
       }
-      if (blockQ)
-        choice->blockQ = blockQ;
-      if (blockKV)
-        choice->blockKV = blockKV;
-      if (stages)
-        choice->stages = stages;
-      if (warps)
-        choice->warps = warps;
-      op.setScheduleAttr(ScheduleAttr::get(&getContext(), target->arch,
-                                           choice->blockQ, choice->blockKV,
-                                           choice->stages, choice->warps));
+      override(*choice);
+      attention.setScheduleAttr(ScheduleAttr::get(
+          &getContext(), target->arch, choice->blockQ, choice->blockKV,
+          choice->stages, choice->warps));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

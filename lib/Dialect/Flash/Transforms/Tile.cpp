@@ -22,8 +22,10 @@
 
 #include "flash/Dialect/Flash/IR/Flash.h"
 #include "flash/Dialect/Flash/Transforms/AttentionMath.h"
+#include "flash/Dialect/Flash/Transforms/IndexDomain.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
+#include "flash/Dialect/Flash/Transforms/TileSplitKV.h"
 #include "flash/Dialect/Flash/Transforms/VisibleKV.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -52,26 +54,6 @@ struct IndexMath {
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
   Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
   Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
-};
-
-/// The index domain of the visible-range model (VisibleKV.h). The op's sizes
-/// are static, so whatever does not depend on the Q tile folds to constants.
-struct IndexDomain {
-  using Value = mlir::Value;
-  OpBuilder &b;
-  Location loc;
-  Value constant(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return b.createOrFold<arith::AddIOp>(loc, x, y); }
-  Value sub(Value x, Value y) { return b.createOrFold<arith::SubIOp>(loc, x, y); }
-  Value min(Value x, Value y) {
-    return b.createOrFold<arith::MinSIOp>(loc, x, y);
-  }
-  Value max(Value x, Value y) {
-    return b.createOrFold<arith::MaxSIOp>(loc, x, y);
-  }
-  Value floorDiv(Value x, Value y) {
-    return b.createOrFold<arith::DivSIOp>(loc, x, y);
-  }
 };
 
 /// The online-softmax state carried by the K/V loop.
@@ -242,12 +224,27 @@ LogicalResult tileAttention(RewriterBase &rewriter, AttentionOp op) {
 
 struct FlashTilePass : flash::impl::FlashTileBase<FlashTilePass> {
   void runOnOperation() override {
-    SmallVector<AttentionOp> ops;
-    getOperation()->walk([&](AttentionOp op) { ops.push_back(op); });
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<AttentionOp, PagedAttentionOp>(op))
+        ops.push_back(op);
+    });
     IRRewriter rewriter(&getContext());
-    for (AttentionOp op : ops)
-      if (failed(tileAttention(rewriter, op)))
+    for (Operation *op : ops) {
+      LogicalResult tiled = failure();
+      if (auto paged = dyn_cast<PagedAttentionOp>(op)) {
+        tiled = tileSplitKV(rewriter, paged);
+      } else {
+        auto attention = cast<AttentionOp>(op);
+        ScheduleAttr schedule = attention.getScheduleAttr();
+        // A split-KV schedule (few query rows): Flash-Decoding.
+        tiled = schedule && schedule.isSplitKV()
+                    ? tileSplitKV(rewriter, attention)
+                    : tileAttention(rewriter, attention);
+      }
+      if (failed(tiled))
         return signalPassFailure();
+    }
   }
 };
 } // namespace
