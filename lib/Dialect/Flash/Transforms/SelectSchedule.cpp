@@ -53,7 +53,7 @@ struct FlashSelectSchedulePass
     if (maxSplits < 0) {
       getOperation()->emitError()
           << "flash-select-schedule: max-splits must be non-negative, got "
-          << maxSplits;
+          << int64_t(maxSplits);
       return signalPassFailure();
     }
 

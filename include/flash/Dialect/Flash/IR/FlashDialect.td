@@ -21,11 +21,17 @@ def Flash_Dialect : Dialect {
     CPU code or GPU kernels.
 
     Two levels live here:
-    - L0: `flash.attention` on whole tensors in B×H×N×D layout.
+    - L0: `flash.attention` on whole tensors in B×H×N×D layout, and
+      `flash.paged_attention` over a paged K/V cache (a block table per
+      sequence, lengths at run time).
     - L1: tile ops (`flash.load_tile`, `flash.qk`, `flash.mask`,
       `flash.online_softmax`, `flash.accumulate_pv`, `flash.finalize`) inside
       a parallel loop over (batch, q-head, Q tile) and a sequential loop over
-      K/V tiles, produced by `flash-tile`. Every tensor at L1 is tile-sized.
+      K/V tiles, produced by `flash-tile`; in the split-KV form
+      (Flash-Decoding) a parallel loop over (batch, kv-head, Q tile, split)
+      that also reads paged K/V (`flash.load_paged_tile`), and a second one
+      that merges the splits (`flash.merge_splits`). Every tensor at L1 is
+      tile-sized.
   }];
   let useDefaultAttributePrinterParser = 1;
 }
