@@ -246,6 +246,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   schedule.blockKV = options.blockKV;
   schedule.warps = options.warps;
   schedule.stages = options.stages;
+  schedule.splitKV = options.splitKV;
   pm.addPass(createFlashSelectSchedule(schedule));
   pm.addPass(createFlashTile());
   FlashSelectKernelFormOptions form;

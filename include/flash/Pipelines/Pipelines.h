@@ -60,6 +60,11 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
       llvm::cl::desc("K/V stages in shared memory (0: chosen by the target "
                      "model)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> splitKV{
+      *this, "split-kv",
+      llvm::cl::desc("Compute flash.attention with few query rows in the "
+                     "split-KV form (false: the forward kernel)"),
+      llvm::cl::init(true)};
   PassOptions::Option<::mlir::flash::Toggle> persistent{
       *this, "persistent",
       llvm::cl::desc("sm_90a: persistent grid (blocks drawing tiles from a "

@@ -11,11 +11,14 @@ Inputs (all from fixed seeds, so a run is reproducible by its seed and index):
   (one or two deep) or moved into a ``gpu.module`` (as ``func.func`` or as
   ``gpu.func``), a line deleted, duplicated or swapped, a token replaced;
 - *grammar* cases built from scratch (:func:`grammar_case`): 0-3 functions of 0-3
-  attentions each (a quarter of them ``flash.attention_backward`` on constants),
-  consistent or inconsistent shapes (zero and dynamic dims, GQA), f32/f16/bf16
-  and unsupported types, causal, scale, LSE, schedules, in a ``main`` with
-  constants and ``printMemrefF32`` or as a function of its arguments, placed
-  at the top level, in nested modules, or in a ``gpu.module``.
+  attentions each (``flash.attention``, a quarter of the time
+  ``flash.paged_attention`` with its block table and lengths, caller errors
+  included, and a quarter of the rest ``flash.attention_backward`` on
+  constants), consistent or inconsistent shapes (zero and dynamic dims, GQA),
+  f32/f16/bf16 and unsupported types, causal, scale, LSE, schedules (split-KV
+  ones too), in a ``main`` with constants and ``printMemrefF32`` or as a
+  function of its arguments, placed at the top level, in nested modules, or in
+  a ``gpu.module``.
 
 Each input runs through every pipeline of :data:`PIPELINES` (fourteen: none,
 schedule+tile per arch, the CPU pipeline with random options and its reference

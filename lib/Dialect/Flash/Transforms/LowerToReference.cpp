@@ -87,7 +87,6 @@ static LogicalResult lowerToReference(RewriterBase &rewriter, AttentionOp op) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Type elementType = op.getQuery().getType().getElementType();
-  Type f32 = rewriter.getF32Type();
   int64_t group = s.queryHeads / s.kvHeads;
 
   // Q: B×Hq×Nq×D -> B×Hkv×G×Nq×D (q-head h = kvHead·G + g).
