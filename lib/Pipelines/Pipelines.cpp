@@ -1,7 +1,8 @@
 //===- Pipelines.cpp - flash-opt pass pipelines ---------------------------===//
 //
 // --flash-cpu-pipeline: the CPU path that CI uses to check the tiled
-// algorithm numerically. Stages: a check of where tensors sit, L0 -> L1
+// algorithm numerically (flash.attention, and flash.paged_attention in the
+// split-KV form). Stages: a check of where tensors sit, L0 -> L1
 // (flash-select-schedule, flash-tile), L1 -> linalg (flash-decompose), then
 // bufferize, loops and LLVM on every builtin.module (innermost first), and a
 // final check that only the LLVM dialect is left.
@@ -38,11 +39,14 @@ using namespace mlir;
 using namespace mlir::flash;
 
 void mlir::flash::buildTilingPipeline(OpPassManager &pm, StringRef arch,
-                                      int64_t blockQ, int64_t blockKV) {
+                                      int64_t blockQ, int64_t blockKV,
+                                      bool splitKV, int64_t maxSplits) {
   FlashSelectScheduleOptions schedule;
   schedule.arch = arch.str();
   schedule.blockQ = blockQ;
   schedule.blockKV = blockKV;
+  schedule.splitKV = splitKV;
+  schedule.maxSplits = maxSplits;
   pm.addPass(createFlashSelectSchedule(schedule));
   pm.addPass(createFlashTile());
 }
@@ -226,7 +230,8 @@ void mlir::flash::buildCPUPipeline(OpPassManager &pm,
   if (options.reference) {
     pm.addPass(createFlashLowerToReference());
   } else {
-    buildTilingPipeline(pm, "sm_80", options.blockQ, options.blockKV);
+    buildTilingPipeline(pm, "sm_80", options.blockQ, options.blockKV,
+                        options.splitKV, options.maxSplits);
     pm.addPass(createFlashDecompose());
   }
   pm.addPass(std::make_unique<FlashLowerModulesToLLVMPass>());
@@ -241,6 +246,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   schedule.blockKV = options.blockKV;
   schedule.warps = options.warps;
   schedule.stages = options.stages;
+  schedule.splitKV = options.splitKV;
   pm.addPass(createFlashSelectSchedule(schedule));
   pm.addPass(createFlashTile());
   FlashSelectKernelFormOptions form;

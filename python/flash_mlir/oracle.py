@@ -20,13 +20,22 @@ dQ = scale dS K, dK = scale dS^T Q; under GQA a kv head's dK and dV sum
 over its query heads.  A row without a visible key contributes nothing.
 ``python/tests/test_oracle.py`` checks it against central finite
 differences of :func:`attention_reference`.
+
+``paged_attention_reference`` is ``flash.paged_attention``: key t of
+sequence b (t < seq_lens[b]) is slot t % S of page block_table[b][t // S]
+of the P x S x Hkv x D caches, and the attention of sequence b is the above
+over its seq_lens[b] keys (causal: row i sees t <= i + seq_lens[b] - Nq).
+Slots and pages outside that, and table entries past the used pages, are
+never read.  Caller errors get the CPU lowerings' documented behaviour:
+the length is clamped to [0, M*S] and a used page index to [0, P - 1].
 """
 
 import math
 
 import numpy as np
 
-__all__ = ["attention_reference", "attention_backward_reference", "causal_visible_mask"]
+__all__ = ["attention_reference", "attention_backward_reference", "causal_visible_mask",
+           "paged_attention_reference", "gather_pages"]
 
 
 def causal_visible_mask(nq, nk, causal):
@@ -152,3 +161,48 @@ def attention_backward_reference(q, k, v, do, causal=False, scale=None, o=None, 
         dq[:, h] = scale * np.matmul(ds, kh)
         dk[:, kvh] += scale * np.matmul(np.swapaxes(ds, -1, -2), qh)
     return dq, dk, dvv
+
+
+def gather_pages(cache, block_table, seq_lens):
+    """Per sequence b, the (Hkv, len_b, D) keys (or values) it owns, read
+    through the block table: key t is cache[table[b][t // S], t % S].
+    len_b = clamp(seq_lens[b], 0, M*S); a page index outside [0, P) is
+    clamped (both are the caller's error, handled as the CPU lowerings do).
+    Only the first ceil(len_b / S) table entries are read."""
+    cache = np.asarray(cache, dtype=np.float64)
+    table = np.asarray(block_table, dtype=np.int64)
+    lens = np.asarray(seq_lens, dtype=np.int64)
+    if cache.ndim != 4 or table.ndim != 2 or lens.ndim != 1:
+        raise ValueError("cache P x S x H x D, block_table B x M, seq_lens B expected")
+    num_pages, page_size = cache.shape[0], cache.shape[1]
+    capacity = table.shape[1] * page_size
+    out = []
+    for b in range(table.shape[0]):
+        n = int(min(max(lens[b], 0), capacity))
+        t = np.arange(n)
+        pages = np.clip(table[b, t // page_size], 0, num_pages - 1) if n else t
+        rows = cache[pages, t % page_size] if n else np.zeros((0,) + cache.shape[2:])
+        out.append(np.swapaxes(rows, 0, 1))          # (H, n, D)
+    return out
+
+
+def paged_attention_reference(q, k_cache, v_cache, block_table, seq_lens, causal=False,
+                              scale=None):
+    """Return ``(o, lse)`` of ``flash.paged_attention`` in float64.
+
+    q: B x Hq x Nq x D; k_cache: P x S x Hkv x D; v_cache: P x S x Hkv x Dv;
+    block_table: B x M (int); seq_lens: B (int).  ``o`` is B x Hq x Nq x Dv,
+    ``lse`` B x Hq x Nq.
+    """
+    q = np.asarray(q, dtype=np.float64)
+    b, hq, nq, d = q.shape
+    keys = gather_pages(k_cache, block_table, seq_lens)
+    values = gather_pages(v_cache, block_table, seq_lens)
+    dv = np.asarray(v_cache).shape[3]
+    o = np.zeros((b, hq, nq, dv), dtype=np.float64)
+    lse = np.full((b, hq, nq), -np.inf, dtype=np.float64)
+    for i in range(b):
+        oi, li = attention_reference(q[i:i + 1], keys[i][None], values[i][None],
+                                     causal=causal, scale=scale)
+        o[i], lse[i] = oi[0], li[0]
+    return o, lse

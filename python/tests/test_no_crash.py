@@ -85,6 +85,9 @@ def test_inputs_cover_every_placement():
     assert any("flash.attention" not in t for t in texts)
     assert any("causal" in t for t in texts) and any("schedule = #flash.schedule" in t for t in texts)
     assert any("bf16" in t for t in texts) and any("x?x" in t or "<?x" in t for t in texts)
+    # flash.paged_attention (grammar and the split-KV tests' inputs), and split-KV schedules.
+    assert sum("flash.paged_attention" in t for t in texts) >= 20
+    assert any("max_splits = " in t for t in texts)
 
 
 def test_inputs_are_reproducible():

@@ -395,3 +395,96 @@ def test_backward_rejects_a_mismatched_grad_output():
     q, k, v = np.zeros((1, 2, 3, 4)), np.zeros((1, 1, 5, 4)), np.zeros((1, 1, 5, 2))
     with pytest.raises(ValueError):
         attention_backward_reference(q, k, v, np.zeros((1, 2, 3, 4)))
+
+
+# ---------------------------------------------------------------------------
+# paged_attention_reference (flash.paged_attention)
+# ---------------------------------------------------------------------------
+
+def brute_force_paged(q, k_cache, v_cache, table, lens, causal=False, scale=None):
+    """Key by key through the block table, in plain Python floats."""
+    B, Hq, Nq, D = q.shape
+    P, S, Hkv, _ = k_cache.shape
+    Dv = v_cache.shape[3]
+    if scale is None:
+        scale = 1.0 / math.sqrt(D)
+    o = np.zeros((B, Hq, Nq, Dv))
+    lse = np.full((B, Hq, Nq), -math.inf)
+    for b in range(B):
+        n = int(lens[b])
+        for h in range(Hq):
+            g = h // (Hq // Hkv)
+            for i in range(Nq):
+                keys = [t for t in range(n) if not causal or t <= i + n - Nq]
+                if not keys:
+                    continue
+                rows = [(int(table[b][t // S]), t % S) for t in keys]
+                s = [scale * math.fsum(float(q[b, h, i, d]) * float(k_cache[p, sl, g, d])
+                                       for d in range(D)) for p, sl in rows]
+                m = max(s)
+                w = [math.exp(x - m) for x in s]
+                total = math.fsum(w)
+                for e in range(Dv):
+                    o[b, h, i, e] = math.fsum(wj * float(v_cache[p, sl, g, e])
+                                              for wj, (p, sl) in zip(w, rows)) / total
+                lse[b, h, i] = m + math.log(total)
+    return o, lse
+
+
+def _paged_inputs(seed, nan_fill):
+    """Two sequences (lengths 5 and 0) and one of 7, pages of 3 shuffled;
+    every slot no sequence owns holds `nan_fill`."""
+    from flash_mlir.oracle import gather_pages  # noqa: F401
+    rng = np.random.default_rng(seed)
+    P, S, Hkv, D, Dv = 7, 3, 2, 4, 3
+    lens = np.array([5, 0, 7])
+    table = np.array([[4, 1, -9], [99, 99, 99], [0, 6, 2]])   # past the used pages: garbage
+    k = np.full((P, S, Hkv, D), nan_fill)
+    v = np.full((P, S, Hkv, Dv), nan_fill)
+    for b, n in enumerate(lens):
+        for t in range(n):
+            k[table[b][t // S], t % S] = rng.standard_normal((Hkv, D))
+            v[table[b][t // S], t % S] = rng.uniform(-1, 1, (Hkv, Dv))
+    q = rng.standard_normal((3, 4, 2, D))
+    return q, k, v, table, lens
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_paged_matches_brute_force(causal):
+    from flash_mlir.oracle import paged_attention_reference
+    q, k, v, table, lens = _paged_inputs(5, np.nan)
+    o, lse = paged_attention_reference(q, k, v, table, lens, causal=causal)
+    bo, blse = brute_force_paged(q, k, v, table, lens, causal=causal)
+    assert not np.isnan(o).any() and not np.isnan(lse).any()
+    np.testing.assert_allclose(o, bo, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(lse, blse, rtol=1e-12, atol=1e-12)
+    assert (o[1] == 0).all() and np.isneginf(lse[1]).all()         # length 0
+
+
+def test_paged_equals_contiguous_attention():
+    """A paged cache holds the same attention as the contiguous K/V it was cut from."""
+    from flash_mlir.oracle import gather_pages, paged_attention_reference
+    q, k, v, table, lens = _paged_inputs(6, 0.0)
+    o, lse = paged_attention_reference(q, k, v, table, lens, causal=True, scale=0.3)
+    keys, values = gather_pages(k, table, lens), gather_pages(v, table, lens)
+    for b in range(len(lens)):
+        ob, lb = attention_reference(q[b:b + 1], keys[b][None], values[b][None], causal=True,
+                                     scale=0.3)
+        np.testing.assert_array_equal(o[b], ob[0])
+        np.testing.assert_array_equal(lse[b], lb[0])
+    assert keys[0].shape == (2, 5, 4) and keys[1].shape == (2, 0, 4)
+
+
+def test_paged_clamps_caller_errors():
+    """A length past M*S and used entries outside [0, P): clamped, as documented."""
+    from flash_mlir.oracle import paged_attention_reference
+    q, k, v, table, lens = _paged_inputs(7, 0.5)
+    bad_table, bad_lens = table.copy(), lens.copy()
+    bad_table[2] = [-4, 6, 70]        # -> pages 0, 6, 6
+    bad_lens[2] = 100                  # -> 9 keys
+    o, lse = paged_attention_reference(q, k, v, bad_table, bad_lens)
+    fixed = table.copy()
+    fixed[2] = [0, 6, 6]
+    fo, flse = paged_attention_reference(q, k, v, fixed, np.array([5, 0, 9]))
+    np.testing.assert_array_equal(o, fo)
+    np.testing.assert_array_equal(lse, flse)

@@ -3,6 +3,8 @@
 // RUN: flash-opt %s --flash-select-schedule=arch=sm_100a | FileCheck %s --check-prefix=SM100
 // RUN: flash-opt %s --flash-select-schedule="arch=sm_80 block-q=7 block-kv=13" | FileCheck %s --check-prefix=OVERRIDE
 // RUN: flash-opt %s --flash-select-schedule="arch=sm_90a block-q=64 block-kv=64 stages=3 warps=8 overwrite=true" | FileCheck %s --check-prefix=ALL
+// RUN: flash-opt %s --flash-select-schedule="arch=sm_90a split-kv=false" | FileCheck %s --check-prefix=NOSPLIT
+// RUN: flash-opt %s --flash-select-schedule="arch=sm_80 max-splits=7 block-kv=16" | FileCheck %s --check-prefix=CAPACITY
 
 // The schedule follows the target model: on sm_80 four warps own 32 rows
 // each where the registers allow it (D=64, 128), the f32 accumulator of
@@ -87,12 +89,73 @@ func.func @d64_causal_short(%q: tensor<4x16x512x64xbf16>, %k: tensor<4x16x512x64
   return %o : tensor<4x16x512x64xbf16>
 }
 
-// An op that already has a schedule keeps it unless overwrite=true.
+// An op that already has a schedule keeps it unless overwrite=true (its 10
+// query rows take the split-KV form when it is chosen again).
 // SM80-LABEL: func.func @kept
 // SM80: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 32, stages = 1, warps = 4>
 // ALL-LABEL: func.func @kept
-// ALL: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 64, stages = 3, warps = 8>
+// ALL: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 64, stages = 3, warps = 8, max_splits = 132>
 func.func @kept(%q: tensor<1x1x10x16xf16>, %k: tensor<1x1x10x16xf16>, %v: tensor<1x1x10x16xf16>) -> tensor<1x1x10x16xf16> {
   %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 32, stages = 1, warps = 4>} : tensor<1x1x10x16xf16>, tensor<1x1x10x16xf16>, tensor<1x1x10x16xf16> -> tensor<1x1x10x16xf16>
   return %o : tensor<1x1x10x16xf16>
+}
+
+// Split-KV (Flash-Decoding): few query rows take the split-KV form when the
+// rows of a kv-head's q-heads (Hq/Hkv × Nq) fit the target's smallest Q
+// tile (64 rows on sm_80 and sm_90a, 128 on sm_100a): that tile, the widest
+// K/V tile that fits with the most stages, and max_splits = the SM count
+// (108, 132, 148). GQA 32/8 decoding: 4 packed rows.
+// SM80-LABEL: func.func @decode_gqa
+// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 128, stages = 2, warps = 4, max_splits = 108>
+// SM90-LABEL: func.func @decode_gqa
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 8, max_splits = 132>
+// SM100-LABEL: func.func @decode_gqa
+// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 128, block_kv = 128, stages = 3, warps = 12, max_splits = 148>
+// split-kv=false keeps the forward form; max-splits sets the capacity.
+// NOSPLIT-LABEL: func.func @decode_gqa
+// NOSPLIT-NOT: max_splits
+// NOSPLIT: return
+// CAPACITY-LABEL: func.func @decode_gqa
+// CAPACITY: schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 16, stages = 2, warps = 4, max_splits = 7>
+func.func @decode_gqa(%q: tensor<4x32x1x128xbf16>, %k: tensor<4x8x8192x128xbf16>, %v: tensor<4x8x8192x128xbf16>) -> tensor<4x32x1x128xbf16> {
+  %o = flash.attention %q, %k, %v : tensor<4x32x1x128xbf16>, tensor<4x8x8192x128xbf16>, tensor<4x8x8192x128xbf16> -> tensor<4x32x1x128xbf16>
+  return %o : tensor<4x32x1x128xbf16>
+}
+
+// D=256: the K/V tile narrows to what fits two stages (64 on sm_80, 80 on
+// sm_90a).
+// SM80-LABEL: func.func @decode_d256
+// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4, max_splits = 108>
+// SM90-LABEL: func.func @decode_d256
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 80, stages = 2, warps = 8, max_splits = 132>
+func.func @decode_d256(%q: tensor<1x8x1x256xbf16>, %k: tensor<1x1x8192x256xbf16>, %v: tensor<1x1x8192x256xbf16>) -> tensor<1x8x1x256xbf16> {
+  %o = flash.attention %q, %k, %v : tensor<1x8x1x256xbf16>, tensor<1x1x8192x256xbf16>, tensor<1x1x8192x256xbf16> -> tensor<1x8x1x256xbf16>
+  return %o : tensor<1x8x1x256xbf16>
+}
+
+// 65 packed rows do not fit 64: the forward form (sm_80, sm_90a), while
+// sm_100a's 128-row tile holds them.
+// SM80-LABEL: func.func @rows_65
+// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = {{[0-9]+}}, block_kv = {{[0-9]+}}, stages = 2, warps = 4>
+// SM90-LABEL: func.func @rows_65
+// SM90-NOT: max_splits
+// SM90: return
+// SM100-LABEL: func.func @rows_65
+// SM100: max_splits = 148
+func.func @rows_65(%q: tensor<1x1x65x64xbf16>, %k: tensor<1x1x4096x64xbf16>, %v: tensor<1x1x4096x64xbf16>) -> tensor<1x1x65x64xbf16> {
+  %o = flash.attention %q, %k, %v : tensor<1x1x65x64xbf16>, tensor<1x1x4096x64xbf16>, tensor<1x1x4096x64xbf16> -> tensor<1x1x65x64xbf16>
+  return %o : tensor<1x1x65x64xbf16>
+}
+
+// flash.paged_attention is always split; 8 q-heads × 16 queries = 128
+// packed rows take the smallest tile that holds them (128 rows).
+// SM80-LABEL: func.func @paged_many_rows
+// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 128, block_kv = 64, stages = 2, warps = 4, max_splits = 108>
+// SM90-LABEL: func.func @paged_many_rows
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12, max_splits = 132>
+// NOSPLIT-LABEL: func.func @paged_many_rows
+// NOSPLIT: max_splits = 132
+func.func @paged_many_rows(%q: tensor<2x32x16x64xf16>, %kc: tensor<512x16x4x64xf16>, %vc: tensor<512x16x4x64xf16>, %bt: tensor<2x64xi32>, %sl: tensor<2xi32>) -> tensor<2x32x16x64xf16> {
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl {causal} : tensor<2x32x16x64xf16>, tensor<512x16x4x64xf16>, tensor<512x16x4x64xf16>, tensor<2x64xi32>, tensor<2xi32> -> tensor<2x32x16x64xf16>
+  return %o : tensor<2x32x16x64xf16>
 }

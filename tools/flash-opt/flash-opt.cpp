@@ -22,6 +22,7 @@ namespace mlir::flash {
 /// Test-only passes (test/lib).
 void registerTestKernelMathPass();
 void registerTestVisibleRangesPass();
+void registerTestSplitKVPass();
 } // namespace mlir::flash
 
 int main(int argc, char **argv) {
@@ -32,6 +33,7 @@ int main(int argc, char **argv) {
   mlir::flash::registerFlashPipelines();
   mlir::flash::registerTestKernelMathPass();
   mlir::flash::registerTestVisibleRangesPass();
+  mlir::flash::registerTestSplitKVPass();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

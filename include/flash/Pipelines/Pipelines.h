@@ -28,6 +28,16 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "block-kv",
       llvm::cl::desc("Key/value rows per tile (0: chosen by the sm_80 model)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> splitKV{
+      *this, "split-kv",
+      llvm::cl::desc("Compute flash.attention with few query rows in the "
+                     "split-KV form (flash.paged_attention always is)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> maxSplits{
+      *this, "max-splits",
+      llvm::cl::desc("Split-KV workspace capacity (0: the sm_80 model's SM "
+                     "count)"),
+      llvm::cl::init(0)};
 };
 
 struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
@@ -50,6 +60,11 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
       llvm::cl::desc("K/V stages in shared memory (0: chosen by the target "
                      "model)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> splitKV{
+      *this, "split-kv",
+      llvm::cl::desc("Compute flash.attention with few query rows in the "
+                     "split-KV form (false: the forward kernel)"),
+      llvm::cl::init(true)};
   PassOptions::Option<::mlir::flash::Toggle> persistent{
       *this, "persistent",
       llvm::cl::desc("sm_90a: persistent grid (blocks drawing tiles from a "
@@ -125,7 +140,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
 /// The L0 -> L1 stage shared by every target: schedule and tile.
 void buildTilingPipeline(OpPassManager &pm, StringRef arch, int64_t blockQ,
-                         int64_t blockKV);
+                         int64_t blockKV, bool splitKV = true,
+                         int64_t maxSplits = 0);
 
 void registerFlashPipelines();
 

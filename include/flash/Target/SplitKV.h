@@ -24,9 +24,17 @@
 // O = 0, LSE = −inf. With one part the split kernel writes O (and LSE)
 // itself and the merge leaves the rows alone.
 //
-// NOTE (decode-gpu, for decode-cpu): written by the GPU side first; the
-// tiling of split_kv / paged and its CPU path should use this same function
-// (IntegerDomain of VisibleKV.h) so that both cut sequences alike.
+// The users, all of this one function:
+// - the GPU decode kernel (lib/Conversion/FlashToNVGPU/SM80/DecodeKernel.cpp)
+//   on i32 values from seq_lens[b], with workUnits = B·Hkv·(its row tiles);
+//   its launch plan sizes the grid's split dimension with the `wanted` term
+//   (kSplitKVTargetBlocksPerSM, LowerToNVGPU.cpp), the most any sequence uses;
+// - flash-tile's split-KV form (TileSplitKV.cpp) on index values from the
+//   same run-time length, with numTiles from visibleKVTiles and workUnits
+//   = splitKVWorkUnits(B, Hkv, Q tiles), so that the CPU path cuts sequences
+//   exactly as the kernels do (the split stage and the merge each compute it);
+// - the split-KV IO model (SplitKVSchedule.cpp) and flash-test-split-kv on
+//   integers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +80,15 @@ splitKVCount(Domain &d, typename Domain::Value numTiles,
   V tilesPerSplit = d.max(ceilDiv(numTiles, parts), one);
   V numSplits = ceilDiv(numTiles, tilesPerSplit);
   return {numSplits, tilesPerSplit};
+}
+
+/// The blocks one part of every sequence makes over a call: B · Hkv · row
+/// tiles (the `workUnits` of splitKVCount), in the order the kernels emit it.
+template <typename Domain>
+typename Domain::Value splitKVWorkUnits(Domain &d, typename Domain::Value batch,
+                                        typename Domain::Value kvHeads,
+                                        typename Domain::Value rowTiles) {
+  return d.mul(d.mul(batch, kvHeads), rowTiles);
 }
 
 /// The domain of plain integers (host code, tests).

@@ -11,11 +11,14 @@ Inputs (all from fixed seeds, so a run is reproducible by its seed and index):
   (one or two deep) or moved into a ``gpu.module`` (as ``func.func`` or as
   ``gpu.func``), a line deleted, duplicated or swapped, a token replaced;
 - *grammar* cases built from scratch (:func:`grammar_case`): 0-3 functions of 0-3
-  attentions each (a quarter of them ``flash.attention_backward`` on constants),
-  consistent or inconsistent shapes (zero and dynamic dims, GQA), f32/f16/bf16
-  and unsupported types, causal, scale, LSE, schedules, in a ``main`` with
-  constants and ``printMemrefF32`` or as a function of its arguments, placed
-  at the top level, in nested modules, or in a ``gpu.module``.
+  attentions each (``flash.attention``, a quarter of the time
+  ``flash.paged_attention`` with its block table and lengths, caller errors
+  included, and a quarter of the rest ``flash.attention_backward`` on
+  constants), consistent or inconsistent shapes (zero and dynamic dims, GQA),
+  f32/f16/bf16 and unsupported types, causal, scale, LSE, schedules (split-KV
+  ones too), in a ``main`` with constants and ``printMemrefF32`` or as a
+  function of its arguments, placed at the top level, in nested modules, or in
+  a ``gpu.module``.
 
 Each input runs through every pipeline of :data:`PIPELINES` (fourteen: none,
 schedule+tile per arch, the CPU pipeline with random options and its reference
@@ -99,6 +102,10 @@ def _cpu_options(rng):
         opts.append(f"block-q={rng.choice([0, 1, 3, 16, 64, 128])}")
     if rng.random() < 0.6:
         opts.append(f"block-kv={rng.choice([0, 1, 5, 16, 64])}")
+    if rng.random() < 0.2:
+        opts.append(f"max-splits={rng.choice([0, 1, 3, 200])}")
+    if rng.random() < 0.1:
+        opts.append("split-kv=false")
     return ["--flash-cpu-pipeline" + ("=" + " ".join(opts) if opts else "")]
 
 
@@ -143,13 +150,14 @@ PIPELINES: Dict[str, Callable[[random.Random], List[str]]] = {
 # Op-name prefixes that must not survive a successful run of each pipeline. The
 # CPU pipelines promise the LLVM dialect only (checked by the allowed set below).
 LEFT_OVER: Dict[str, Tuple[str, ...]] = {
-    "form": ("flash.attention",),
-    "tile-sm80": ("flash.attention",),
-    "tile-sm90a": ("flash.attention",),
-    "tile-sm100a": ("flash.attention",),
+    "form": ("flash.attention", "flash.paged_attention"),
+    "tile-sm80": ("flash.attention", "flash.paged_attention"),
+    "tile-sm90a": ("flash.attention", "flash.paged_attention"),
+    "tile-sm100a": ("flash.attention", "flash.paged_attention"),
     "io-report": (),
     "decompose": ("flash.",),
-    "reference": ("flash.attention",),  # L1 ops are not its input: it leaves them
+    # L1 ops are not its input: it leaves them
+    "reference": ("flash.attention", "flash.paged_attention"),
     "nvgpu": ("flash.", "scf.forall"),
     "ptx-sm80": ("flash.", "scf.forall", "gpu.module", "gpu.func", "nvgpu.", "nvvm."),
     "ptx-sm90a": ("flash.", "scf.forall", "gpu.module", "gpu.func", "nvgpu.", "nvvm."),
@@ -249,10 +257,13 @@ DIMS = [0, 1, 2, 3, 7, 8, 16, 17, 63, 64, 65, 100, 128, 129, 192, 256, 1000]
 
 
 def _schedule(rng):
-    return ('#flash.schedule<arch = "%s", block_q = %d, block_kv = %d, stages = %d, warps = %d>'
+    text = ('#flash.schedule<arch = "%s", block_q = %d, block_kv = %d, stages = %d, warps = %d'
             % (rng.choice(["sm_80", "sm_90a", "sm_100a"]), rng.choice([1, 3, 16, 64, 128, 192, 256]),
                rng.choice([1, 5, 16, 40, 64, 128, 256]), rng.choice([1, 2, 3, 4]),
                rng.choice([1, 4, 8, 12, 16])))
+    if rng.random() < 0.3:  # a split-KV schedule
+        text += ", max_splits = %d" % rng.choice([1, 2, 7, 132, -1])
+    return text + ">"
 
 
 def _mut_type(rng, text):
@@ -280,15 +291,16 @@ def _mut_dim(rng, text):
 
 
 def _attention_attrs(rng, text, edit):
-    # flash.attention (three operands) or flash.attention_backward (six).
-    hits = list(re.finditer(r"flash\.attention(_backward)? ((?:%[\w#]+, )*%[\w#]+)( \{[^}]*\})?", text))
+    # flash.attention (three operands), flash.attention_backward (six) or
+    # flash.paged_attention (five).
+    hits = list(re.finditer(
+        r"flash\.((?:paged_)?attention(?:_backward)?) ((?:%[\w#]+, )*%[\w#]+)( \{[^}]*\})?", text))
     if not hits:
         return text
     m = rng.choice(hits)
     attrs = [a.strip() for a in (m.group(3) or "").strip(" {}").split(",") if a.strip()]
     attrs = edit(attrs)
-    new = (f"flash.attention{m.group(1) or ''} {m.group(2)}"
-           + (" {" + ", ".join(attrs) + "}" if attrs else ""))
+    new = f"flash.{m.group(1)} {m.group(2)}" + (" {" + ", ".join(attrs) + "}" if attrs else "")
     return text[:m.start()] + new + text[m.end():]
 
 
@@ -431,6 +443,63 @@ def _backward(rng, i):
     return lines, f"%a{i}o", grads[0], et
 
 
+def _paged_attention(rng, args, lse_prefix):
+    """One flash.paged_attention on q, k_cache, v_cache, block_table, seq_lens
+    values `args`; returns (text, q/kc/vc/bt/sl/o types, element type, lse)."""
+    consistent = rng.random() < 0.75
+    et = rng.choice(TYPES * 4 + ODD_TYPES[:2])
+    b, hkv = rng.choice([1, 1, 2]), rng.choice([1, 1, 2, 3])
+    hq = hkv * rng.choice([1, 1, 2, 4]) if consistent else rng.choice([1, 2, 3, 4])
+    nq = rng.choice([1, 1, 2, 4, 65])
+    pages, slots, m = rng.choice([1, 4, 33]), rng.choice([1, 3, 16]), rng.choice([0, 1, 2, 5])
+    d = rng.choice([8, 16, 64, 128])
+    dv = d if rng.random() < 0.6 else rng.choice([8, 16, 64])
+    ti, li = "i32", "i32"
+    if not consistent:
+        pick = lambda v: rng.choice([v, v, 0, "?", v + 1])
+        b, hq, pages, slots, d = pick(b), pick(hq), pick(pages), pick(slots), pick(d)
+        ti, li = rng.choice(["i32", "i32", "i64"]), rng.choice(["i32", "i32", "index"])
+    q, kc, vc = f"{b}x{hq}x{nq}x{d}", f"{pages}x{slots}x{hkv}x{d}", f"{pages}x{slots}x{hkv}x{dv}"
+    bt, sl, o = f"{b}x{m}x{ti}", f"{b}x{li}", f"{b}x{hq}x{nq}x{dv}"
+    attrs = []
+    if rng.random() < 0.4:
+        attrs.append("causal")
+    if rng.random() < 0.2:
+        attrs.append(f"scale = {rng.choice(['0.5', '-1.0', '0.0', '1e30'])} : f32")
+    if rng.random() < 0.25:
+        attrs.append(f"schedule = {_schedule(rng)}")
+    attr = " {" + ", ".join(attrs) + "}" if attrs else ""
+    lse = rng.random() < 0.3
+    results = f"%{lse_prefix}o, %{lse_prefix}l" if lse else f"%{lse_prefix}o"
+    result_types = f"tensor<{o}x{et}>" + (f", tensor<{b}x{hq}x{nq}xf32>" if lse else "")
+    text = (f"{results} = flash.paged_attention {', '.join(args)}{attr} : "
+            f"tensor<{q}x{et}>, tensor<{kc}x{et}>, tensor<{vc}x{et}>, tensor<{bt}>, "
+            f"tensor<{sl}> -> {result_types}")
+    return text, (q, kc, vc, bt, sl, o, et, lse)
+
+
+def _paged_case(rng, i, form):
+    """A flash.paged_attention of the i-th slot of `_function`: ('args': of
+    its arguments) its text, signature arguments and first result; ('main':
+    on constants) the lines."""
+    names = ["%q", "%kc", "%vc", "%bt", "%sl"] if form == "args" else \
+        [f"%q{i}", f"%kc{i}", f"%vc{i}", f"%bt{i}", f"%sl{i}"]
+    text, (q, kc, vc, bt, sl, o, et, lse) = _paged_attention(rng, names, f"a{i}")
+    if form == "args":
+        sig = [f"{n}: tensor<{t}>" for n, t in zip(names, [f"{q}x{et}", f"{kc}x{et}", f"{vc}x{et}", bt, sl])]
+        return [text], sig, (f"%a{i}o", f"tensor<{o}x{et}>")
+    if "?" in q + kc + vc + bt + sl + o:
+        text = text.replace("?", "1")
+        q, kc, vc, bt, sl, o = (s.replace("?", "1") for s in (q, kc, vc, bt, sl, o))
+    length = rng.choice(["0", "1", "5", "-3", "100000"])
+    lines = [f"%q{i} = arith.constant dense<0.5> : tensor<{q}x{et}>",
+             f"%kc{i} = arith.constant dense<0.25> : tensor<{kc}x{et}>",
+             f"%vc{i} = arith.constant dense<1.0> : tensor<{vc}x{et}>",
+             f"%bt{i} = arith.constant dense<{rng.choice(['0', '1', '-1', '7'])}> : tensor<{bt}>",
+             f"%sl{i} = arith.constant dense<{length}> : tensor<{sl}>", text]
+    return lines, None, (f"%a{i}o", f"tensor<{o}x{et}>")
+
+
 def _function(rng, name, count, form):
     """A func.func holding `count` attentions: 'args' form computes them from
     its arguments and returns the first; 'main' form builds constant inputs and
@@ -441,6 +510,12 @@ def _function(rng, name, count, form):
     body, first = [], None
     sig_args = []
     for i in range(count):
+        if rng.random() < 0.25:  # a paged attention instead
+            lines, sig, result = _paged_case(rng, i, form if i == 0 else "main")
+            if sig is not None:
+                sig_args, first = sig, result
+            body += lines
+            continue
         if form == "args" and i == 0:
             args = ["%q", "%k", "%v"]
             text, (q, k, v, o, et, lse) = _attention(rng, args, f"a{i}")

@@ -153,3 +153,19 @@ func.func @paged_partial_page() {
   "test.op"() {d = #flash.kernel<kind = paged, element_type = bf16, batch = 1, q_heads = 8, kv_heads = 2, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>, page_size = 3, max_splits = 8>} : () -> ()
   return
 }
+
+// -----
+
+func.func @split_max_splits_mismatch() {
+  // expected-error @+1 {{max_splits (8) must match the schedule's (132)}}
+  "test.op"() {d = #flash.kernel<kind = split_kv, element_type = bf16, batch = 1, q_heads = 8, kv_heads = 2, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 8, max_splits = 132>, max_splits = 8>} : () -> ()
+  return
+}
+
+// -----
+
+func.func @forward_split_schedule() {
+  // expected-error @+1 {{a split-KV schedule (max_splits = 132) on a forward kernel}}
+  "test.op"() {d = #flash.kernel<kind = forward, element_type = bf16, batch = 1, q_heads = 8, kv_heads = 2, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 8, max_splits = 132>>} : () -> ()
+  return
+}

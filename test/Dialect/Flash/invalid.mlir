@@ -439,9 +439,29 @@ func.func @bwd_query_rank(%q: tensor<8x100x64xf32>, %k: tensor<2x2x120x64xf32>, 
 
 // -----
 
+// flash.paged_attention and the split-KV L1 ops (flash.mask's run-time
+// form, flash.load_paged_tile, flash.merge_splits), and #flash.schedule's
+// max_splits.
+
+func.func @paged_query_rank(%q: tensor<2x8x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{query must be a rank-4 tensor (B×Hq×Nq×D), got rank 3}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
 func.func @bwd_key_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64x1xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
   // expected-error @+1 {{key must be a rank-4 tensor (B×Hkv×Nk×D), got rank 5}}
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64x1xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @paged_key_cache_rank(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{key_cache must be a rank-4 tensor (P×S×Hkv×D), got rank 3}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
   return
 }
 
@@ -455,9 +475,41 @@ func.func @bwd_value_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>
 
 // -----
 
+func.func @paged_value_cache_rank(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64x1xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{value_cache must be a rank-4 tensor (P×S×Hkv×Dv), got rank 5}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64x1xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
 func.func @bwd_output_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
   // expected-error @+1 {{output must be a rank-4 tensor (B×Hq×Nq×Dv), got rank 3}}
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @paged_block_table_rank(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<16xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{block_table must be a rank-2 tensor (B×M), got rank 1}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<16xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_seq_lens_rank(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2x1xi32>) {
+  // expected-error @+1 {{seq_lens must be a rank-1 tensor (B), got rank 2}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2x1xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @paged_output_rank(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{output must be a rank-4 tensor (B×Hq×Nq×Dv), got rank 3}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x64xf32>
   return
 }
 
@@ -471,9 +523,25 @@ func.func @bwd_grad_output_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x6
 
 // -----
 
+func.func @paged_element_type(%q: tensor<2x8x1x64xi8>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{query element type must be f32, f16 or bf16, got 'i8'}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xi8>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
 func.func @bwd_grad_query_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
   // expected-error @+1 {{grad_query must be a rank-4 tensor (B×Hq×Nq×D), got rank 3}}
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @paged_cache_element_type(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf16>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{key_cache element type 'f16' must match query element type 'f32'}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf16>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
   return
 }
 
@@ -487,9 +555,25 @@ func.func @bwd_grad_key_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf
 
 // -----
 
+func.func @paged_output_element_type(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{output element type 'bf16' must match query element type 'f32'}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xbf16>
+  return
+}
+
+// -----
+
 func.func @bwd_grad_value_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
   // expected-error @+1 {{grad_value must be a rank-4 tensor (B×Hkv×Nk×Dv), got rank 3}}
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @paged_block_table_type(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi64>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{block_table element type must be i32, got 'i64'}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi64>, tensor<2xi32> -> tensor<2x8x1x64xf32>
   return
 }
 
@@ -503,9 +587,25 @@ func.func @bwd_non_float(%q: tensor<2x8x100x64xi32>, %k: tensor<2x2x120x64xi32>,
 
 // -----
 
+func.func @paged_seq_lens_type(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xindex>) {
+  // expected-error @+1 {{seq_lens element type must be i32, got 'index'}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xindex> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
 func.func @bwd_key_element(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xbf16>, %v: tensor<2x2x120x32xf16>, %o: tensor<2x8x100x32xf16>, %do: tensor<2x8x100x32xf16>, %lse: tensor<2x8x100xf32>) {
   // expected-error @+1 {{key element type 'bf16' must match query element type 'f16'}}
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf16>, tensor<2x2x120x64xbf16>, tensor<2x2x120x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>
+  return
+}
+
+// -----
+
+func.func @paged_no_pages(%q: tensor<2x8x1x64xf32>, %kc: tensor<0x4x2x64xf32>, %vc: tensor<0x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{key_cache must have at least one page, got 0}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<0x4x2x64xf32>, tensor<0x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
   return
 }
 
@@ -519,9 +619,25 @@ func.func @bwd_value_element(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xf
 
 // -----
 
+func.func @paged_page_size(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x0x2x64xf32>, %vc: tensor<16x0x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{key_cache page size S must be positive, got 0}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x0x2x64xf32>, tensor<16x0x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
 func.func @bwd_output_element(%q: tensor<2x8x100x64xf16>, %k: tensor<2x2x120x64xf16>, %v: tensor<2x2x120x32xf16>, %o: tensor<2x8x100x32xbf16>, %do: tensor<2x8x100x32xf16>, %lse: tensor<2x8x100xf32>) {
   // expected-error @+1 {{output element type 'bf16' must match query element type 'f16'}}
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>, tensor<2x8x100x32xbf16>, tensor<2x8x100x32xf16>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf16>, tensor<2x2x120x64xf16>, tensor<2x2x120x32xf16>
+  return
+}
+
+// -----
+
+func.func @paged_no_heads(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x0x64xf32>, %vc: tensor<16x4x0x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{key_cache must have at least one head, got 0}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x0x64xf32>, tensor<16x4x0x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
   return
 }
 
@@ -575,9 +691,25 @@ func.func @bwd_zero_head_dim(%q: tensor<2x8x100x0xf32>, %k: tensor<2x2x120x0xf32
 
 // -----
 
+func.func @paged_head_dim(%q: tensor<2x8x1x0xf32>, %kc: tensor<16x4x2x0xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{query head dimension D must be positive, got 0}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x0xf32>, tensor<16x4x2x0xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
 func.func @bwd_zero_value_dim(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x0xf32>, %o: tensor<2x8x100x0xf32>, %do: tensor<2x8x100x0xf32>, %lse: tensor<2x8x100xf32>) {
   // expected-error @+1 {{value head dimension Dv must be positive, got 0}}
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x0xf32>, tensor<2x8x100x0xf32>, tensor<2x8x100x0xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x0xf32>
+  return
+}
+
+// -----
+
+func.func @paged_value_dim(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x0xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{value_cache head dimension Dv must be positive, got 0}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x0xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x0xf32>
   return
 }
 
@@ -591,9 +723,25 @@ func.func @bwd_key_batch(%q: tensor<2x8x100x64xf32>, %k: tensor<3x2x120x64xf32>,
 
 // -----
 
+func.func @paged_value_cache_shape(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x8x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{value_cache shape 16x8x2x64 must have the pages, slots and heads of key_cache 16x4x2x64 (P×S×Hkv×Dv)}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x8x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
 func.func @bwd_value_batch(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<3x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
   // expected-error @+1 {{value batch size 3 must match query batch size 2}}
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<3x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @paged_head_dim_mismatch(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x32xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{key_cache head dimension 32 must match query head dimension 64}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x32xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
   return
 }
 
@@ -615,9 +763,25 @@ func.func @bwd_gqa(%q: tensor<2x8x100x64xf32>, %k: tensor<2x3x120x64xf32>, %v: t
 
 // -----
 
+func.func @paged_gqa(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x3x64xf32>, %vc: tensor<16x4x3x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{query heads 8 must be a multiple of key/value heads 3 (grouped-query attention)}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x3x64xf32>, tensor<16x4x3x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
 func.func @bwd_key_dim(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x32xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
   // expected-error @+1 {{key head dimension 32 must match query head dimension 64}}
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x32xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @paged_block_table_batch(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<3x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{block_table batch size 3 must match query batch size 2}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<3x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
   return
 }
 
@@ -631,9 +795,25 @@ func.func @bwd_value_len(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>,
 
 // -----
 
+func.func @paged_seq_lens_batch(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<4xi32>) {
+  // expected-error @+1 {{seq_lens size 4 must match query batch size 2}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<4xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
 func.func @bwd_output_shape(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x64xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x100xf32>) {
   // expected-error @+1 {{output shape 2x8x100x64 must be B×Hq×Nq×Dv = 2x8x100x32}}
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x64xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @paged_output_shape(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{output shape 2x8x2x64 must be B×Hq×Nq×Dv = 2x8x1x64}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x2x64xf32>
   return
 }
 
@@ -679,6 +859,14 @@ func.func @bwd_lse_element(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32
 
 // -----
 
+func.func @paged_lse_type(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{lse element type must be f32, got 'f16'}}
+  %o, %l = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>, tensor<2x8x1xf16>
+  return
+}
+
+// -----
+
 func.func @bwd_lse_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<16x100xf32>) {
   // expected-error @+1 {{lse must be a rank-3 tensor (B×Hq×Nq = 2x8x100), got rank 2}}
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<16x100xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
@@ -687,9 +875,25 @@ func.func @bwd_lse_rank(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, 
 
 // -----
 
+func.func @paged_lse_rank(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{lse must be a rank-3 tensor (B×Hq×Nq = 2x8x1), got rank 2}}
+  %o, %l = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
 func.func @bwd_lse_shape(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>, %v: tensor<2x2x120x32xf32>, %o: tensor<2x8x100x32xf32>, %do: tensor<2x8x100x32xf32>, %lse: tensor<2x8x64xf32>) {
   // expected-error @+1 {{lse shape 2x8x64 must be B×Hq×Nq = 2x8x100}}
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse : tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x100x32xf32>, tensor<2x8x64xf32> -> tensor<2x8x100x64xf32>, tensor<2x2x120x64xf32>, tensor<2x2x120x32xf32>
+  return
+}
+
+// -----
+
+func.func @paged_lse_shape(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{lse shape 2x4x1 must be B×Hq×Nq = 2x8x1}}
+  %o, %l = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>, tensor<2x4x1xf32>
   return
 }
 
@@ -719,11 +923,27 @@ func.func @bwd_scale_zero(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x120x64xf32>
 
 // -----
 
+func.func @paged_scale_zero(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{scale must be finite and non-zero, got 0}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl {scale = 0.0 : f32} : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
 // The backward's L1 tile ops.
 
 func.func @load_tile_stats_rank(%lse: tensor<2x8x100xf32>, %i: index) {
   // expected-error @+1 {{tile must have rank 1, got 2}}
   %t = flash.load_tile %lse[%i, %i, %i] : tensor<2x8x100xf32> -> tensor<16x1xf32>
+  return
+}
+
+// -----
+
+func.func @paged_scale_inf(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{scale must be finite and non-zero, got inf}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl {scale = 0x7F800000 : f32} : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
   return
 }
 
@@ -737,9 +957,25 @@ func.func @row_dot_rank(%x: tensor<16xf16>) {
 
 // -----
 
+func.func @paged_scale_nan(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{scale must be finite and non-zero, got nan}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl {scale = 0x7FC00000 : f32} : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
 func.func @row_dot_element(%x: tensor<16x8xi32>) {
   // expected-error @+1 {{lhs tile element type must be f32, f16 or bf16, got 'i32'}}
   %d = flash.row_dot %x, %x : tensor<16x8xi32>, tensor<16x8xi32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @paged_schedule_not_split(%q: tensor<2x8x1x64xf32>, %kc: tensor<16x4x2x64xf32>, %vc: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %sl: tensor<2xi32>) {
+  // expected-error @+1 {{schedule must be a split-KV schedule (max_splits >= 1): paged attention is always computed in parts that are merged}}
+  %o = flash.paged_attention %q, %kc, %vc, %bt, %sl {schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>} : tensor<2x8x1x64xf32>, tensor<16x4x2x64xf32>, tensor<16x4x2x64xf32>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
   return
 }
 
@@ -753,9 +989,25 @@ func.func @row_dot_rhs(%x: tensor<16x8xf16>, %y: tensor<16x8xbf16>) {
 
 // -----
 
+func.func @schedule_max_splits(%q: tensor<2x8x100x64xf32>, %k: tensor<2x2x100x64xf32>, %v: tensor<2x2x100x64xf32>) {
+  // expected-error @+1 {{max_splits must be non-negative (0: no split-KV), got -1}}
+  %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4, max_splits = -1>} : tensor<2x8x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32> -> tensor<2x8x100x64xf32>
+  return
+}
+
+// -----
+
 func.func @row_dot_rows(%x: tensor<16x8xf16>) {
   // expected-error @+1 {{result must have 16 rows (one per tile row), got 8}}
   %d = flash.row_dot %x, %x : tensor<16x8xf16>, tensor<16x8xf16> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @mask_two_kv_lens(%s: tensor<16x16xf32>, %i: index) {
+  // expected-error @+1 {{needs exactly one kv_len: an attribute or an operand}}
+  %m = flash.mask %s[%i, %i] kv_len(%i) {kv_len = 10 : i64} : tensor<16x16xf32>
   return
 }
 
@@ -769,9 +1021,25 @@ func.func @row_dot_f32(%x: tensor<16x8xf16>) {
 
 // -----
 
+func.func @mask_no_kv_len(%s: tensor<16x16xf32>, %i: index) {
+  // expected-error @+1 {{needs exactly one kv_len: an attribute or an operand}}
+  %m = flash.mask %s[%i, %i] : tensor<16x16xf32>
+  return
+}
+
+// -----
+
 func.func @recompute_probs_f32(%s: tensor<16x32xf16>, %l: tensor<16xf32>) {
   // expected-error @+1 {{score tile must be f32, got 'f16'}}
   %p = flash.recompute_probs %s, %l : tensor<16x32xf16>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @mask_two_causal_offsets(%s: tensor<16x16xf32>, %i: index) {
+  // expected-error @+1 {{needs at most one causal_offset: an attribute or an operand}}
+  %m = flash.mask %s[%i, %i] kv_len(%i) causal_offset(%i) {causal_offset = 0 : i64} : tensor<16x16xf32>
   return
 }
 
@@ -785,9 +1053,25 @@ func.func @recompute_probs_rank(%s: tensor<32xf32>, %l: tensor<16xf32>) {
 
 // -----
 
+func.func @mask_rows_per_head(%s: tensor<16x16xf32>, %i: index) {
+  // expected-error @+1 {{rows_per_head must be positive, got 0}}
+  %m = flash.mask %s[%i, %i] kv_len(%i) {rows_per_head = 0 : i64} : tensor<16x16xf32>
+  return
+}
+
+// -----
+
 func.func @recompute_probs_lse(%s: tensor<16x32xf32>, %l: tensor<32xf32>) {
   // expected-error @+1 {{lse must have 16 rows (one per tile row), got 32}}
   %p = flash.recompute_probs %s, %l : tensor<16x32xf32>, tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @load_paged_tile_cache_rank(%c: tensor<16x4x64xf32>, %bt: tensor<2x8xi32>, %i: index) {
+  // expected-error @+1 {{cache must be a rank-4 tensor (P×S×H×D), got rank 3}}
+  %t = flash.load_paged_tile %c, %bt[%i, %i, %i], %i : tensor<16x4x64xf32>, tensor<2x8xi32> -> tensor<8x64xf32>
   return
 }
 
@@ -801,9 +1085,25 @@ func.func @score_grad_f32(%p: tensor<16x32xbf16>, %d: tensor<16xf32>) {
 
 // -----
 
+func.func @load_paged_tile_table(%c: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi64>, %i: index) {
+  // expected-error @+1 {{block_table must be a rank-2 tensor of i32 (B×M), got 'tensor<2x8xi64>'}}
+  %t = flash.load_paged_tile %c, %bt[%i, %i, %i], %i : tensor<16x4x2x64xf32>, tensor<2x8xi64> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
 func.func @score_grad_delta(%p: tensor<16x32xf32>, %d: tensor<32xf32>) {
   // expected-error @+1 {{delta must have 16 rows (one per tile row), got 32}}
   %ds = flash.score_grad %p, %p, %d : tensor<16x32xf32>, tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @load_paged_tile_rank(%c: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %i: index) {
+  // expected-error @+1 {{tile must have rank 2, got 1}}
+  %t = flash.load_paged_tile %c, %bt[%i, %i, %i], %i : tensor<16x4x2x64xf32>, tensor<2x8xi32> -> tensor<8xf32>
   return
 }
 
@@ -817,9 +1117,25 @@ func.func @score_grad_types(%p: tensor<16x32xf32>, %q: tensor<16x16xf32>, %d: te
 
 // -----
 
+func.func @load_paged_tile_element(%c: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %i: index) {
+  // expected-error @+1 {{tile element type 'f16' must match cache element type 'f32'}}
+  %t = flash.load_paged_tile %c, %bt[%i, %i, %i], %i : tensor<16x4x2x64xf32>, tensor<2x8xi32> -> tensor<8x64xf16>
+  return
+}
+
+// -----
+
 func.func @accumulate_product_acc(%acc: tensor<16x8xf16>, %a: tensor<16x32xf32>, %b: tensor<32x8xf16>) {
   // expected-error @+1 {{accumulator must be f32, got 'f16'}}
   %r = flash.accumulate_product %acc, %a, %b : tensor<16x8xf16>, tensor<16x32xf32>, tensor<32x8xf16>
+  return
+}
+
+// -----
+
+func.func @load_paged_tile_width(%c: tensor<16x4x2x64xf32>, %bt: tensor<2x8xi32>, %i: index) {
+  // expected-error @+1 {{tile width 32 must match the cache head dimension 64}}
+  %t = flash.load_paged_tile %c, %bt[%i, %i, %i], %i : tensor<16x4x2x64xf32>, tensor<2x8xi32> -> tensor<8x32xf32>
   return
 }
 
@@ -833,9 +1149,25 @@ func.func @accumulate_product_lhs(%acc: tensor<16x8xf32>, %a: tensor<16x32xf16>,
 
 // -----
 
+func.func @merge_splits_rank(%po: tensor<4x16xf32>, %pl: tensor<4x16xf32>, %n: index) {
+  // expected-error @+1 {{partial_out must have rank 3, got 2}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<16x64xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
 func.func @accumulate_product_rhs_rank(%acc: tensor<16x8xf32>, %a: tensor<16x32xf32>, %b: tensor<32xf16>) {
   // expected-error @+1 {{rhs tile must have rank 2, got 1}}
   %r = flash.accumulate_product %acc, %a, %b : tensor<16x8xf32>, tensor<16x32xf32>, tensor<32xf16>
+  return
+}
+
+// -----
+
+func.func @merge_splits_f32(%po: tensor<4x16x64xf16>, %pl: tensor<4x16xf32>, %n: index) {
+  // expected-error @+1 {{partial_out must be f32, got 'f16'}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<4x16x64xf16>, tensor<4x16xf32> -> tensor<16x64xf32>, tensor<16xf32>
   return
 }
 
@@ -849,9 +1181,25 @@ func.func @accumulate_product_rhs_element(%acc: tensor<16x8xf32>, %a: tensor<16x
 
 // -----
 
+func.func @merge_splits_lse_parts(%po: tensor<4x16x64xf32>, %pl: tensor<4x8xf32>, %n: index) {
+  // expected-error @+1 {{partial_lse shape 4x8 must be splits×rows = 4x16}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<4x16x64xf32>, tensor<4x8xf32> -> tensor<16x64xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
 func.func @accumulate_product_shapes(%acc: tensor<16x8xf32>, %a: tensor<16x32xf32>, %b: tensor<16x8xf16>) {
   // expected-error @+1 {{shapes do not compose: accumulator 16x8 += lhs 16x32 · rhs 16x8}}
   %r = flash.accumulate_product %acc, %a, %b : tensor<16x8xf32>, tensor<16x32xf32>, tensor<16x8xf16>
+  return
+}
+
+// -----
+
+func.func @merge_splits_none(%po: tensor<0x16x64xf32>, %pl: tensor<0x16xf32>, %n: index) {
+  // expected-error @+1 {{partial_out must hold at least one split, got 0}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<0x16x64xf32>, tensor<0x16xf32> -> tensor<16x64xf32>, tensor<16xf32>
   return
 }
 
@@ -865,9 +1213,25 @@ func.func @accumulate_product_transposed_shapes(%acc: tensor<16x8xf32>, %a: tens
 
 // -----
 
+func.func @merge_splits_output(%po: tensor<4x16x64xf32>, %pl: tensor<4x16xf32>, %n: index) {
+  // expected-error @+1 {{output shape 16x32 must be rows×Dv = 16x64}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<4x16x64xf32>, tensor<4x16xf32> -> tensor<16x32xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
 func.func @finalize_grad_acc(%acc: tensor<16x8xbf16>) {
   // expected-error @+1 {{accumulator must be f32, got 'bf16'}}
   %r = flash.finalize_grad %acc {scale = 1.0 : f32} : tensor<16x8xbf16> -> tensor<16x8xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_splits_output_type(%po: tensor<4x16x64xf32>, %pl: tensor<4x16xf32>, %n: index) {
+  // expected-error @+1 {{output element type must be f32, f16 or bf16, got 'i8'}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<4x16x64xf32>, tensor<4x16xf32> -> tensor<16x64xi8>, tensor<16xf32>
   return
 }
 
@@ -892,5 +1256,13 @@ func.func @finalize_grad_element(%acc: tensor<16x8xf32>) {
 func.func @finalize_grad_scale(%acc: tensor<16x8xf32>) {
   // expected-error @+1 {{scale must be finite}}
   %r = flash.finalize_grad %acc {scale = 0x7F800000 : f32} : tensor<16x8xf32> -> tensor<16x8xf16>
+  return
+}
+
+// -----
+
+func.func @merge_splits_lse(%po: tensor<4x16x64xf32>, %pl: tensor<4x16xf32>, %n: index) {
+  // expected-error @+1 {{lse must have 16 rows (one per tile row), got 8}}
+  %o, %l = flash.merge_splits %po, %pl, %n : tensor<4x16x64xf32>, tensor<4x16xf32> -> tensor<16x64xf32>, tensor<8xf32>
   return
 }

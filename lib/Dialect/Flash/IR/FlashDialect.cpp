@@ -37,7 +37,7 @@ void FlashDialect::initialize() {
 LogicalResult
 ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      StringRef arch, int64_t blockQ, int64_t blockKV,
-                     int64_t stages, int64_t warps) {
+                     int64_t stages, int64_t warps, int64_t maxSplits) {
   if (arch != "sm_80" && arch != "sm_90a" && arch != "sm_100a")
     return emitError() << "unknown arch '" << arch
                        << "' in #flash.schedule; expected sm_80, sm_90a or "
@@ -50,6 +50,10 @@ ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "stages must be positive, got " << stages;
   if (warps < 1)
     return emitError() << "warps must be positive, got " << warps;
+  if (maxSplits < 0)
+    return emitError() << "max_splits must be non-negative (0: no split-KV), "
+                          "got "
+                       << maxSplits;
   return success();
 }
 
@@ -118,6 +122,15 @@ LogicalResult KernelAttr::verify(
     return emitError() << "max_splits must be at least 1 for split_kv and "
                           "paged kernels and absent otherwise, got "
                        << maxSplits;
+  if (split && schedule.getMaxSplits() != 0 &&
+      schedule.getMaxSplits() != maxSplits)
+    return emitError() << "max_splits (" << maxSplits
+                       << ") must match the schedule's ("
+                       << schedule.getMaxSplits() << ")";
+  if (!split && schedule.isSplitKV())
+    return emitError() << "a split-KV schedule (max_splits = "
+                       << schedule.getMaxSplits() << ") on a "
+                       << stringifyKernelKind(kind) << " kernel";
   if (kind == KernelKind::Paged && seqKV % pageSize != 0)
     return emitError() << "seq_kv (" << seqKV
                        << ") of a paged kernel must be a whole number of "

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Dialect/Flash/IR/Flash.h"
+#include "VerifierUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -22,32 +23,7 @@ using namespace mlir::flash;
 #define GET_OP_CLASSES
 #include "flash/Dialect/Flash/IR/FlashOps.cpp.inc"
 
-namespace {
-/// "2x8x?x64": a shape in the form the tensor types print.
-std::string formatShape(ArrayRef<int64_t> shape) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::interleave(
-      shape, os,
-      [&](int64_t d) {
-        if (ShapedType::isDynamic(d))
-          os << "?";
-        else
-          os << d;
-      },
-      "x");
-  return text;
-}
-
-bool isSupportedElementType(Type t) {
-  return t.isF32() || t.isF16() || t.isBF16();
-}
-
-/// Two dimensions disagree only when both are known.
-bool dimsConflict(int64_t a, int64_t b) {
-  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
-}
-} // namespace
+using namespace mlir::flash::detail;
 
 //===----------------------------------------------------------------------===//
 // AttentionOp
@@ -300,38 +276,6 @@ LogicalResult AttentionBackwardOp::verify() {
 // L1 tile ops
 //===----------------------------------------------------------------------===//
 
-namespace {
-LogicalResult verifyStaticRank(Operation *op, StringRef name,
-                               RankedTensorType type, int64_t rank) {
-  if (type.getRank() != rank)
-    return op->emitOpError() << name << " must have rank " << rank
-                             << ", got " << type.getRank();
-  if (!type.hasStaticShape())
-    return op->emitOpError() << name << " must have a static shape, got "
-                             << formatShape(type.getShape());
-  return success();
-}
-
-LogicalResult verifyF32(Operation *op, StringRef name, RankedTensorType type) {
-  if (!type.getElementType().isF32())
-    return op->emitOpError() << name << " must be f32, got "
-                             << type.getElementType();
-  return success();
-}
-
-/// Running statistics (m, l, rescale) are one f32 per tile row.
-LogicalResult verifyRowVector(Operation *op, StringRef name,
-                              RankedTensorType type, int64_t rows) {
-  if (failed(verifyStaticRank(op, name, type, 1)) ||
-      failed(verifyF32(op, name, type)))
-    return failure();
-  if (type.getShape()[0] != rows)
-    return op->emitOpError() << name << " must have " << rows
-                             << " rows (one per tile row), got "
-                             << type.getShape()[0];
-  return success();
-}
-} // namespace
 
 LogicalResult LoadTileOp::verify() {
   auto srcType = getSource().getType();
@@ -381,9 +325,19 @@ LogicalResult MaskOp::verify() {
   if (failed(verifyStaticRank(*this, "score tile", getScores().getType(), 2)) ||
       failed(verifyF32(*this, "score tile", getScores().getType())))
     return failure();
-  int64_t kvLen = getKvLenAttr().getInt();
-  if (kvLen < 0)
-    return emitOpError() << "kv_len must be non-negative, got " << kvLen;
+  // kv_len: an attribute (static) or an operand (run-time), exactly one.
+  if (static_cast<bool>(getKvLenAttr()) == static_cast<bool>(getDynamicKvLen()))
+    return emitOpError() << "needs exactly one kv_len: an attribute or an "
+                            "operand";
+  if (getCausalOffsetAttr() && getDynamicCausalOffset())
+    return emitOpError() << "needs at most one causal_offset: an attribute or "
+                            "an operand";
+  if (IntegerAttr kvLen = getKvLenAttr(); kvLen && kvLen.getInt() < 0)
+    return emitOpError() << "kv_len must be non-negative, got "
+                         << kvLen.getInt();
+  if (IntegerAttr rows = getRowsPerHeadAttr(); rows && rows.getInt() < 1)
+    return emitOpError() << "rows_per_head must be positive, got "
+                         << rows.getInt();
   return success();
 }
 

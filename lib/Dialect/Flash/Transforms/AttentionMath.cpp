@@ -133,8 +133,8 @@ Value mlir::flash::buildScaledQK(OpBuilder &b, Location loc, Value q, Value k,
 }
 
 Value mlir::flash::buildMask(OpBuilder &b, Location loc, Value scores,
-                             Value qStart, Value kvStart, int64_t kvLen,
-                             std::optional<int64_t> causalOffset) {
+                             Value qStart, Value kvStart,
+                             const MaskBounds &bounds) {
   MLIRContext *ctx = b.getContext();
   auto sType = tensorType(scores);
   unsigned rank = sType.getRank();
@@ -145,15 +145,21 @@ Value mlir::flash::buildMask(OpBuilder &b, Location loc, Value scores,
         Value i = linalg::IndexOp::create(nb, l, rank - 2);
         Value j = linalg::IndexOp::create(nb, l, rank - 1);
         Value key = arith::AddIOp::create(nb, l, kvStart, j);
-        Value len = arith::ConstantIndexOp::create(nb, l, kvLen);
+        Value len = bounds.kvLen(nb, l);
         // Past the end of the sequence (a ragged tail tile).
         Value masked = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
                                              key, len);
-        if (causalOffset) {
-          // Above the bottom-right aligned diagonal: key > row + (Nk - Nq).
+        if (bounds.causalOffset) {
+          // Above the bottom-right aligned diagonal: key > row + (Nk - Nq),
+          // row the query of tile row i (its index among a q-head's Nq
+          // queries when the rows of several heads are packed).
           Value row = arith::AddIOp::create(nb, l, qStart, i);
-          Value diag = arith::AddIOp::create(
-              nb, l, row, arith::ConstantIndexOp::create(nb, l, *causalOffset));
+          if (bounds.rowsPerHead)
+            row = arith::RemSIOp::create(
+                nb, l, row,
+                arith::ConstantIndexOp::create(nb, l, *bounds.rowsPerHead));
+          Value diag =
+              arith::AddIOp::create(nb, l, row, bounds.causalOffset(nb, l));
           Value above = arith::CmpIOp::create(
               nb, l, arith::CmpIPredicate::sgt, key, diag);
           masked = arith::OrIOp::create(nb, l, masked, above);
@@ -161,6 +167,33 @@ Value mlir::flash::buildMask(OpBuilder &b, Location loc, Value scores,
         Value ninf = f32Const(nb, l, -std::numeric_limits<double>::infinity());
         return arith::SelectOp::create(nb, l, masked, ninf, a[0]);
       });
+}
+
+Value mlir::flash::buildMask(OpBuilder &b, Location loc, Value scores,
+                             Value qStart, Value kvStart, int64_t kvLen,
+                             std::optional<int64_t> causalOffset) {
+  auto constantLen = [&](OpBuilder &nb, Location l) -> Value {
+    return arith::ConstantIndexOp::create(nb, l, kvLen);
+  };
+  auto constantOffset = [&](OpBuilder &nb, Location l) -> Value {
+    return arith::ConstantIndexOp::create(nb, l, *causalOffset);
+  };
+  MaskBounds bounds{constantLen, nullptr, std::nullopt};
+  if (causalOffset)
+    bounds.causalOffset = constantOffset;
+  return buildMask(b, loc, scores, qStart, kvStart, bounds);
+}
+
+Value mlir::flash::buildMask(OpBuilder &b, Location loc, Value scores,
+                             Value qStart, Value kvStart, Value kvLen,
+                             Value causalOffset,
+                             std::optional<int64_t> rowsPerHead) {
+  auto len = [&](OpBuilder &, Location) { return kvLen; };
+  auto offset = [&](OpBuilder &, Location) { return causalOffset; };
+  MaskBounds bounds{len, nullptr, rowsPerHead};
+  if (causalOffset)
+    bounds.causalOffset = offset;
+  return buildMask(b, loc, scores, qStart, kvStart, bounds);
 }
 
 /// r[.., i] = combine over j of (init[.., i], x[.., i, j]).
@@ -434,4 +467,156 @@ Value mlir::flash::buildScaleConvert(OpBuilder &b, Location loc, Value acc,
                                                        out);
                        return out;
                      });
+}
+
+//===----------------------------------------------------------------------===//
+// Paged K/V and split-KV
+//===----------------------------------------------------------------------===//
+
+Value mlir::flash::buildSequenceLength(OpBuilder &b, Location loc,
+                                       Value seqLens, Value batch,
+                                       int64_t capacity) {
+  Value raw = tensor::ExtractOp::create(b, loc, seqLens, ValueRange{batch});
+  Value len = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+  len = arith::MaxSIOp::create(b, loc, len,
+                               arith::ConstantIndexOp::create(b, loc, 0));
+  return arith::MinSIOp::create(
+      b, loc, len, arith::ConstantIndexOp::create(b, loc, capacity));
+}
+
+Value mlir::flash::buildPagedElement(OpBuilder &b, Location loc, Value cache,
+                                     Value blockTable, Value batch, Value head,
+                                     Value key, Value feature, Value length) {
+  auto cacheType = tensorType(cache);
+  Type elementType = cacheType.getElementType();
+  int64_t numPages = cacheType.getShape()[0],
+          pageSize = cacheType.getShape()[1];
+  int64_t pagesPerSeq = tensorType(blockTable).getShape()[1];
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value zeroElement =
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 0.0));
+  // A table without columns addresses no key.
+  if (pagesPerSeq == 0)
+    return zeroElement;
+  // Valid keys: 0 <= key < min(length, M·S).
+  Value end = arith::MinSIOp::create(b, loc, length, c(pagesPerSeq * pageSize));
+  Value valid = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, key, c(0)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, key, end));
+  // An invalid key reads table column 0 and page 0 (in bounds) and is
+  // selected away below: its own table entry is never used.
+  Value safeKey = arith::SelectOp::create(b, loc, valid, key, c(0));
+  Value column = arith::DivSIOp::create(b, loc, safeKey, c(pageSize));
+  Value slot = arith::RemSIOp::create(b, loc, safeKey, c(pageSize));
+  Value entry = tensor::ExtractOp::create(b, loc, blockTable,
+                                          ValueRange{batch, column});
+  Value page = arith::IndexCastOp::create(b, loc, b.getIndexType(), entry);
+  // A used entry outside [0, P) is the caller's error: clamp it.
+  page = arith::MinSIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, page, c(0)), c(numPages - 1));
+  page = arith::SelectOp::create(b, loc, valid, page, c(0));
+  Value element = tensor::ExtractOp::create(
+      b, loc, cache, ValueRange{page, slot, head, feature});
+  return arith::SelectOp::create(b, loc, valid, element, zeroElement);
+}
+
+Value mlir::flash::buildPagedGather(OpBuilder &b, Location loc, Value cache,
+                                    Value blockTable, Value seqLens) {
+  auto cacheType = tensorType(cache);
+  int64_t pageSize = cacheType.getShape()[1];
+  int64_t capacity = tensorType(blockTable).getShape()[1] * pageSize;
+  SmallVector<int64_t> shape = {tensorType(blockTable).getShape()[0],
+                                cacheType.getShape()[2], capacity,
+                                cacheType.getShape()[3]};
+  Value init = emptyLike(b, loc, shape, cacheType.getElementType());
+  return generic(
+      b, loc, ValueRange{}, init,
+      {AffineMap::getMultiDimIdentityMap(4, b.getContext())}, parallel(4),
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        Value batch = linalg::IndexOp::create(nb, l, 0);
+        Value head = linalg::IndexOp::create(nb, l, 1);
+        Value key = linalg::IndexOp::create(nb, l, 2);
+        Value feature = linalg::IndexOp::create(nb, l, 3);
+        Value length = buildSequenceLength(nb, l, seqLens, batch, capacity);
+        return buildPagedElement(nb, l, cache, blockTable, batch, head, key,
+                                 feature, length);
+      });
+}
+
+Value mlir::flash::buildPagedTile(OpBuilder &b, Location loc,
+                                  RankedTensorType tileType, Value cache,
+                                  Value blockTable, Value batch, Value head,
+                                  Value keyStart, Value length) {
+  Value init =
+      emptyLike(b, loc, tileType.getShape(), tileType.getElementType());
+  return generic(
+      b, loc, ValueRange{}, init,
+      {AffineMap::getMultiDimIdentityMap(2, b.getContext())}, parallel(2),
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        Value row = linalg::IndexOp::create(nb, l, 0);
+        Value feature = linalg::IndexOp::create(nb, l, 1);
+        Value key = arith::AddIOp::create(nb, l, keyStart, row);
+        return buildPagedElement(nb, l, cache, blockTable, batch, head, key,
+                                 feature, length);
+      });
+}
+
+Value mlir::flash::buildSequenceMask(OpBuilder &b, Location loc, Value scores,
+                                     Value seqLens, int64_t capacity,
+                                     int64_t numQueries, bool causal) {
+  // The length of the element's sequence (batch index: loop 0).
+  auto length = [&](OpBuilder &nb, Location l) -> Value {
+    return buildSequenceLength(nb, l, seqLens,
+                               linalg::IndexOp::create(nb, l, 0), capacity);
+  };
+  auto offset = [&](OpBuilder &nb, Location l) -> Value {
+    return arith::SubIOp::create(nb, l, length(nb, l),
+                                 arith::ConstantIndexOp::create(nb, l,
+                                                                numQueries));
+  };
+  MaskBounds bounds{length, nullptr, std::nullopt};
+  if (causal)
+    bounds.causalOffset = offset;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return buildMask(b, loc, scores, zero, zero, bounds);
+}
+
+Value mlir::flash::buildSplitLogSumExps(OpBuilder &b, Location loc,
+                                        Value partialLse, Value numSplits) {
+  MLIRContext *ctx = b.getContext();
+  ArrayRef<int64_t> parts = tensorType(partialLse).getShape(); // splits, rows
+  AffineExpr i = getAffineDimExpr(0, ctx), s = getAffineDimExpr(1, ctx);
+  return elementwise(
+      b, loc, {parts[1], parts[0]}, b.getF32Type(), {partialLse},
+      {pick(ctx, 2, {s, i})},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value split = linalg::IndexOp::create(nb, l, 1);
+        Value used = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                           split, numSplits);
+        Value ninf = f32Const(nb, l, -std::numeric_limits<double>::infinity());
+        return arith::SelectOp::create(nb, l, used, a[0], ninf);
+      });
+}
+
+Value mlir::flash::buildWeightedPartials(OpBuilder &b, Location loc,
+                                         Value weights, Value parts,
+                                         Value init) {
+  MLIRContext *ctx = b.getContext();
+  // Loops: i, d, s.
+  AffineExpr i = getAffineDimExpr(0, ctx), f = getAffineDimExpr(1, ctx),
+             s = getAffineDimExpr(2, ctx);
+  SmallVector<utils::IteratorType> iters = parallel(2);
+  iters.push_back(utils::IteratorType::reduction);
+  return generic(
+      b, loc, {weights, parts}, init,
+      {pick(ctx, 3, {i, s}), pick(ctx, 3, {s, i, f}), pick(ctx, 3, {i, f})},
+      iters, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value zero = f32Const(nb, l, 0.0);
+        Value unused = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                             a[0], zero);
+        Value term = arith::MulFOp::create(nb, l, a[0], a[1]);
+        term = arith::SelectOp::create(nb, l, unused, zero, term);
+        return arith::AddFOp::create(nb, l, a[2], term);
+      });
 }

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <limits>
+
 namespace mlir {
 namespace flash {
 #define GEN_PASS_DEF_FLASHDECOMPOSE
@@ -75,14 +77,74 @@ static LogicalResult decompose(RewriterBase &rewriter, Operation *op) {
     return success();
   }
   if (auto mask = dyn_cast<MaskOp>(op)) {
-    // Read the attributes as signed: the causal offset Nk − Nq can be < 0.
-    std::optional<int64_t> causalOffset;
+    std::optional<int64_t> rowsPerHead;
+    if (IntegerAttr rows = mask.getRowsPerHeadAttr())
+      rowsPerHead = rows.getInt();
+    if (!mask.getDynamicKvLen() && !mask.getDynamicCausalOffset() &&
+        !rowsPerHead) {
+      // Read the attributes as signed: the causal offset Nk − Nq can be < 0.
+      std::optional<int64_t> causalOffset;
+      if (IntegerAttr offset = mask.getCausalOffsetAttr())
+        causalOffset = offset.getInt();
+      rewriter.replaceOp(op, buildMask(rewriter, loc, mask.getScores(),
+                                       mask.getQStart(), mask.getKvStart(),
+                                       mask.getKvLenAttr().getInt(),
+                                       causalOffset));
+      return success();
+    }
+    // Run-time bounds or packed rows: the bounds as index values.
+    auto c = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    Value kvLen = mask.getDynamicKvLen();
+    if (!kvLen)
+      kvLen = c(mask.getKvLenAttr().getInt());
+    Value causalOffset = mask.getDynamicCausalOffset();
     if (IntegerAttr offset = mask.getCausalOffsetAttr())
-      causalOffset = offset.getInt();
+      causalOffset = c(offset.getInt());
     rewriter.replaceOp(op, buildMask(rewriter, loc, mask.getScores(),
                                      mask.getQStart(), mask.getKvStart(),
-                                     mask.getKvLenAttr().getInt(),
-                                     causalOffset));
+                                     kvLen, causalOffset, rowsPerHead));
+    return success();
+  }
+  if (auto load = dyn_cast<LoadPagedTileOp>(op)) {
+    if (!load.getCache().getType().hasStaticShape() ||
+        !load.getBlockTable().getType().hasStaticShape())
+      return load.emitOpError()
+             << "not supported yet: dynamic dimensions in the cache or the "
+                "block table";
+    rewriter.replaceOp(
+        op, buildPagedTile(rewriter, loc, load.getTile().getType(),
+                           load.getCache(), load.getBlockTable(),
+                           load.getBatch(), load.getHead(),
+                           load.getKeyStart(), load.getLength()));
+    return success();
+  }
+  if (auto merge = dyn_cast<MergeSplitsOp>(op)) {
+    // Per row: m = max_s lse_s over the used splits; w_s = exp(lse_s − m)
+    // (0 for an empty or unused split; the shift is 0 where m = −inf);
+    // O = Σ_s w_s·o_s / Σ_s w_s; LSE = m + log Σ_s w_s.
+    Type f32 = rewriter.getF32Type();
+    auto rowShape = merge.getLse().getType().getShape();
+    auto outShape = merge.getOutput().getType().getShape();
+    Value splitLse = buildSplitLogSumExps(rewriter, loc, merge.getPartialLse(),
+                                          merge.getNumSplits());
+    Value rowMax = buildRowMax(
+        rewriter, loc, splitLse,
+        buildFilled(rewriter, loc, rowShape, f32,
+                    -std::numeric_limits<double>::infinity()));
+    Value weights = buildExpShifted(rewriter, loc, splitLse,
+                                    buildSafeMax(rewriter, loc, rowMax));
+    Value weightSum =
+        buildRowSum(rewriter, loc, weights,
+                    buildFilled(rewriter, loc, rowShape, f32, 0.0));
+    Value acc = buildWeightedPartials(
+        rewriter, loc, weights, merge.getPartialOut(),
+        buildFilled(rewriter, loc, outShape, f32, 0.0));
+    Value out = buildNormalize(rewriter, loc, acc, weightSum,
+                               merge.getOutput().getType().getElementType());
+    Value lse = buildLogSumExp(rewriter, loc, rowMax, weightSum);
+    rewriter.replaceOp(op, ValueRange{out, lse});
     return success();
   }
   if (auto softmax = dyn_cast<OnlineSoftmaxOp>(op)) {
@@ -170,16 +232,17 @@ struct FlashDecomposePass
     SmallVector<Operation *> ops;
     bool sawAttention = false;
     getOperation()->walk([&](Operation *op) {
-      if (isa<AttentionOp, AttentionBackwardOp>(op))
+      if (isa<AttentionOp, AttentionBackwardOp, PagedAttentionOp>(op))
         sawAttention = true;
       if (isa<LoadTileOp, QKOp, MaskOp, OnlineSoftmaxOp, AccumulatePVOp,
               FinalizeOp, RowDotOp, RecomputeProbsOp, ScoreGradOp,
-              AccumulateProductOp, FinalizeGradOp>(op))
+              AccumulateProductOp, FinalizeGradOp, LoadPagedTileOp,
+              MergeSplitsOp>(op))
         ops.push_back(op);
     });
     if (sawAttention) {
       getOperation()->walk([](Operation *op) {
-        if (isa<AttentionOp, AttentionBackwardOp>(op))
+        if (isa<AttentionOp, AttentionBackwardOp, PagedAttentionOp>(op))
           op->emitOpError()
               << "must be tiled (flash-tile) before flash-decompose";
       });

@@ -177,6 +177,74 @@ static void printBackwardReport(raw_ostream &os, AttentionBackwardOp op,
   printRates(os, target, m.usefulFlops, m.tiledBytes, m.standardBytes);
 }
 
+/// The split-KV model (docs/io-model.md, "Split-KV and paged K/V"): every
+/// sequence at the op's K/V length (Nk, or M·S for a paged op).
+static void printSplitKVReport(raw_ostream &os, Operation *op,
+                               const AttentionShape &s, ScheduleAttr schedule,
+                               const PagedAttentionShape *paged) {
+  const TargetModel *target = lookupTargetModel(schedule.getArch());
+  ScheduleChoice choice{schedule.getBlockQ(), schedule.getBlockKv(),
+                        schedule.getStages(), schedule.getWarps()};
+  int64_t numSMs = target ? target->numSMs : 1;
+  int64_t pageSize = paged ? paged->pageSize : 0;
+  SplitKVIOModel m = computeSplitKVIOModel(s, choice, schedule.getMaxSplits(),
+                                           numSMs, pageSize);
+  Type elementType =
+      cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
+  int64_t rows = packedQueryRows(s);
+
+  os << "flash-io-report: " << op->getLoc() << "\n";
+  os << "  problem        " << (paged ? "paged" : "split-KV") << " B="
+     << s.batch << " Hq=" << s.queryHeads << " Hkv=" << s.kvHeads
+     << " Nq=" << s.seqQ << " Nk=" << s.seqKV << " D=" << s.headDim
+     << " Dv=" << s.valueDim << " " << elementType
+     << " causal=" << (s.causal ? "yes" : "no")
+     << " lse=" << (s.hasLse ? "yes" : "no") << "\n";
+  if (paged)
+    os << "  pages          P=" << paged->numPages << " S=" << paged->pageSize
+       << " M=" << paged->pagesPerSequence << " (Nk = M·S: every sequence "
+       << "full; lengths are run-time values)\n";
+  os << "  schedule       " << schedule.getArch() << " Br=" << choice.blockQ
+     << " Bc=" << choice.blockKV << " stages=" << choice.stages
+     << " warps=" << choice.warps
+     << " max_splits=" << schedule.getMaxSplits() << "\n";
+  os << "  packing        " << s.queryHeads / s.kvHeads << " q-heads x Nq="
+     << s.seqQ << " = " << rows << " rows per kv-head, " << m.qTiles
+     << " Q tile(s) of " << choice.blockQ << "\n";
+  os << "  splits         " << m.splits << " of " << m.tilesPerSplit
+     << " K/V tile(s) per (b, kv-head) at Nk=" << s.seqKV << "; split stage "
+     << m.splitBlocks << " blocks, merge " << s.batch * s.kvHeads
+     << " blocks";
+  if (target)
+    os << " (" << target->numSMs << " SMs)";
+  os << "\n";
+  os << "  SRAM/block     " << m.sharedBytes << " B\n";
+  os << "  HBM split-KV   Q " << m.bytesQ << " + K/V " << m.bytesKV
+     << " + table " << m.bytesTable << " + O " << m.bytesO << " + LSE "
+     << m.bytesLse << " + partials " << m.bytesPartials << " = " << m.bytes
+     << " B (" << human(m.bytes, "B") << ")\n";
+  os << "  K/V            read once per kv-head: " << m.bytesKV
+     << " B; one block per q-head would read " << m.forwardBytesKV << " B";
+  if (m.bytesKV)
+    os << llvm::format(" (%.2fx)", double(m.forwardBytesKV) / m.bytesKV);
+  os << "\n";
+  if (m.bytes)
+    os << "  partials       f32 O and LSE of " << m.splits
+       << " split(s), written once and read once by the merge: "
+       << m.bytesPartials
+       << llvm::format(" B (%.1f%% of the traffic)",
+                       100.0 * m.bytesPartials / m.bytes)
+       << "\n";
+  os << "  FLOPs          useful " << m.usefulFlops << " ("
+     << human(m.usefulFlops, "FLOP") << ")\n";
+  if (target)
+    os << llvm::format("  time floors    compute %.4f ms, HBM %.4f ms (peak "
+                       "rates of %s)\n",
+                       m.usefulFlops / target->bf16FlopsPerSecond * 1e3,
+                       m.bytes / target->hbmBytesPerSecond * 1e3,
+                       target->exampleChip.str().c_str());
+}
+
 namespace {
 struct FlashIOReportPass : flash::impl::FlashIOReportBase<FlashIOReportPass> {
   using Base::Base;
@@ -194,14 +262,25 @@ struct FlashIOReportPass : flash::impl::FlashIOReportBase<FlashIOReportPass> {
       return WalkResult::interrupt();
     };
     WalkResult result = getOperation()->walk([&](Operation *op) {
-      if (auto forward = dyn_cast<AttentionOp>(op)) {
+      if (auto paged = dyn_cast<PagedAttentionOp>(op)) {
+        ScheduleAttr schedule = paged.getScheduleAttr();
+        if (!schedule)
+          return noSchedule(op);
+        FailureOr<PagedAttentionShape> shape = getPagedAttentionShape(paged);
+        if (failed(shape))
+          return WalkResult::interrupt();
+        printSplitKVReport(file->os(), op, *shape, schedule, &*shape);
+      } else if (auto forward = dyn_cast<AttentionOp>(op)) {
         ScheduleAttr schedule = forward.getScheduleAttr();
         if (!schedule)
           return noSchedule(op);
         FailureOr<AttentionShape> shape = getAttentionShape(forward);
         if (failed(shape))
           return WalkResult::interrupt();
-        printReport(file->os(), forward, *shape, schedule);
+        if (schedule.isSplitKV())
+          printSplitKVReport(file->os(), op, *shape, schedule, nullptr);
+        else
+          printReport(file->os(), forward, *shape, schedule);
       } else if (auto backward = dyn_cast<AttentionBackwardOp>(op)) {
         ScheduleAttr schedule = backward.getScheduleAttr();
         if (!schedule)

@@ -34,6 +34,51 @@ namespace flash {
 using namespace mlir;
 using namespace mlir::flash;
 
+/// The rest of the definition from the masked scores S (B×Hkv×G×Nq×Nk, f32)
+/// and V broadcast over the group (B×Hkv×G×Nk×Dv): m = rowmax(S);
+/// P = exp(S − m); l = rowsum(P); O = (P·V) / l (B×Hq×Nq×Dv); LSE =
+/// m + log(l) (B×Hq×Nq) when `lseType` is set.
+static SmallVector<Value> buildSoftmaxPV(RewriterBase &rewriter, Location loc,
+                                         Value scores, Value v5,
+                                         RankedTensorType outType,
+                                         Type lseType) {
+  Type f32 = rewriter.getF32Type();
+  auto scoreShape = cast<RankedTensorType>(scores.getType()).getShape();
+  SmallVector<ReassociationIndices> splitHeads = {{0}, {1, 2}, {3}, {4}};
+  SmallVector<int64_t> rowShape(scoreShape.drop_back());
+  int64_t valueDim = cast<RankedTensorType>(v5.getType()).getShape()[4];
+
+  // Softmax numerator and denominator, shifted by the row max.
+  Value rowMax = buildRowMax(
+      rewriter, loc, scores,
+      buildFilled(rewriter, loc, rowShape, f32,
+                  -std::numeric_limits<double>::infinity()));
+  Value probs = buildExpShifted(rewriter, loc, scores,
+                                buildSafeMax(rewriter, loc, rowMax));
+  Value rowSum = buildRowSum(rewriter, loc, probs,
+                             buildFilled(rewriter, loc, rowShape, f32, 0.0));
+
+  // O = (P · V) / l, in f32 until the final conversion.
+  SmallVector<int64_t> accShape(rowShape);
+  accShape.push_back(valueDim);
+  Value acc = buildAccumulatePV(rewriter, loc, probs, v5,
+                                buildFilled(rewriter, loc, accShape, f32, 0.0),
+                                /*roundProbsTo=*/Type());
+  Value out5 =
+      buildNormalize(rewriter, loc, acc, rowSum, outType.getElementType());
+  Value out = tensor::CollapseShapeOp::create(rewriter, loc, outType, out5,
+                                              splitHeads);
+
+  SmallVector<Value> results = {out};
+  if (lseType) {
+    Value lse4 = buildLogSumExp(rewriter, loc, rowMax, rowSum);
+    SmallVector<ReassociationIndices> mergeHeads = {{0}, {1, 2}, {3}};
+    results.push_back(tensor::CollapseShapeOp::create(
+        rewriter, loc, cast<RankedTensorType>(lseType), lse4, mergeHeads));
+  }
+  return results;
+}
+
 static LogicalResult lowerToReference(RewriterBase &rewriter, AttentionOp op) {
   FailureOr<AttentionShape> shapeOr = getAttentionShape(op);
   if (failed(shapeOr))
@@ -42,7 +87,6 @@ static LogicalResult lowerToReference(RewriterBase &rewriter, AttentionOp op) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Type elementType = op.getQuery().getType().getElementType();
-  Type f32 = rewriter.getF32Type();
   int64_t group = s.queryHeads / s.kvHeads;
 
   // Q: B×Hq×Nq×D -> B×Hkv×G×Nq×D (q-head h = kvHead·G + g).
@@ -73,35 +117,54 @@ static LogicalResult lowerToReference(RewriterBase &rewriter, AttentionOp op) {
                        s.seqKV - s.seqQ);
   }
 
-  // Softmax numerator and denominator, shifted by the row max.
-  SmallVector<int64_t> rowShape = {s.batch, s.kvHeads, group, s.seqQ};
-  Value rowMax = buildRowMax(
-      rewriter, loc, scores,
-      buildFilled(rewriter, loc, rowShape, f32,
-                  -std::numeric_limits<double>::infinity()));
-  Value probs = buildExpShifted(rewriter, loc, scores,
-                                buildSafeMax(rewriter, loc, rowMax));
-  Value rowSum = buildRowSum(rewriter, loc, probs,
-                             buildFilled(rewriter, loc, rowShape, f32, 0.0));
+  rewriter.replaceOp(op, buildSoftmaxPV(rewriter, loc, scores, v5,
+                                        op.getOutput().getType(),
+                                        op.getLse() ? op.getLse().getType()
+                                                    : Type()));
+  return success();
+}
 
-  // O = (P · V) / l, in f32 until the final conversion.
-  Value acc = buildAccumulatePV(
-      rewriter, loc, probs, v5,
-      buildFilled(rewriter, loc,
-                  {s.batch, s.kvHeads, group, s.seqQ, s.valueDim}, f32, 0.0),
-      /*roundProbsTo=*/Type());
-  Value out5 = buildNormalize(rewriter, loc, acc, rowSum, elementType);
-  Value out = tensor::CollapseShapeOp::create(
-      rewriter, loc, op.getOutput().getType(), out5, splitHeads);
+/// flash.paged_attention: the same definition on K and V gathered through
+/// the block table at run time (B×Hkv×(M·S)×D, 0 past each sequence's
+/// length), with the scores masked by each sequence's length and, when
+/// causal, by its diagonal t > i + len − Nq.
+static LogicalResult lowerToReference(RewriterBase &rewriter,
+                                      PagedAttentionOp op) {
+  FailureOr<PagedAttentionShape> shapeOr = getPagedAttentionShape(op);
+  if (failed(shapeOr))
+    return failure();
+  const PagedAttentionShape &s = *shapeOr;
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Type elementType = op.getQuery().getType().getElementType();
+  int64_t group = s.queryHeads / s.kvHeads;
 
-  SmallVector<Value> results = {out};
-  if (op.getLse()) {
-    Value lse4 = buildLogSumExp(rewriter, loc, rowMax, rowSum);
-    SmallVector<ReassociationIndices> mergeHeads = {{0}, {1, 2}, {3}};
-    results.push_back(tensor::CollapseShapeOp::create(
-        rewriter, loc, op.getLse().getType(), lse4, mergeHeads));
-  }
-  rewriter.replaceOp(op, results);
+  SmallVector<ReassociationIndices> splitHeads = {{0}, {1, 2}, {3}, {4}};
+  auto q5Type = RankedTensorType::get(
+      {s.batch, s.kvHeads, group, s.seqQ, s.headDim}, elementType);
+  Value q5 = tensor::ExpandShapeOp::create(rewriter, loc, q5Type,
+                                           op.getQuery(), splitHeads);
+  auto gatherAndBroadcast = [&](Value cache, int64_t width) -> Value {
+    Value gathered = buildPagedGather(rewriter, loc, cache,
+                                      op.getBlockTable(), op.getSeqLens());
+    Value init = tensor::EmptyOp::create(
+        rewriter, loc,
+        ArrayRef<int64_t>{s.batch, s.kvHeads, group, s.seqKV, width},
+        elementType);
+    return linalg::BroadcastOp::create(rewriter, loc, gathered, init,
+                                       ArrayRef<int64_t>{2})
+        .getResult()[0];
+  };
+  Value k5 = gatherAndBroadcast(op.getKeyCache(), s.headDim);
+  Value v5 = gatherAndBroadcast(op.getValueCache(), s.valueDim);
+
+  Value scores = buildScaledQK(rewriter, loc, q5, k5, op.getEffectiveScale());
+  scores = buildSequenceMask(rewriter, loc, scores, op.getSeqLens(), s.seqKV,
+                             s.seqQ, s.causal);
+  rewriter.replaceOp(op, buildSoftmaxPV(rewriter, loc, scores, v5,
+                                        op.getOutput().getType(),
+                                        op.getLse() ? op.getLse().getType()
+                                                    : Type()));
   return success();
 }
 
@@ -197,15 +260,18 @@ struct FlashLowerToReferencePass
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (isa<AttentionOp, AttentionBackwardOp>(op))
+      if (isa<AttentionOp, AttentionBackwardOp, PagedAttentionOp>(op))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
     for (Operation *op : ops) {
-      LogicalResult lowered =
-          isa<AttentionOp>(op)
-              ? lowerToReference(rewriter, cast<AttentionOp>(op))
-              : lowerToReference(rewriter, cast<AttentionBackwardOp>(op));
+      LogicalResult lowered = failure();
+      if (auto forward = dyn_cast<AttentionOp>(op))
+        lowered = lowerToReference(rewriter, forward);
+      else if (auto backward = dyn_cast<AttentionBackwardOp>(op))
+        lowered = lowerToReference(rewriter, backward);
+      else
+        lowered = lowerToReference(rewriter, cast<PagedAttentionOp>(op));
       if (failed(lowered))
         return signalPassFailure();
     }

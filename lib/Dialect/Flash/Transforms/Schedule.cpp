@@ -186,6 +186,20 @@ ScheduleCandidates mlir::flash::scheduleCandidates(const TargetModel &target) {
   return c;
 }
 
+int64_t mlir::flash::warpsForQTile(const TargetModel &target,
+                                   int64_t blockQ) {
+  switch (target.mmaKind) {
+  case MmaKind::WarpMma:
+    // FlashAttention-2's choice; 8 warps measured slower (fewer rows per warp).
+    return 4;
+  case MmaKind::WarpgroupMma:
+    return 4 * (blockQ / 64 + 1); // consumers + one producer
+  case MmaKind::TensorMemoryMma:
+    return 4 * (blockQ / 128) + 8; // softmax WGs + load/MMA/correction
+  }
+  return 4;
+}
+
 std::optional<ScheduleChoice>
 mlir::flash::chooseSchedule(const TargetModel &target,
                             const AttentionShape &shape) {
@@ -213,19 +227,7 @@ mlir::flash::chooseSchedule(const TargetModel &target,
   std::optional<ScheduleChoice> best;
   double bestScore = -1.0;
   for (int64_t blockQ : blockQs) {
-    SmallVector<int64_t> warpCounts;
-    switch (target.mmaKind) {
-    case MmaKind::WarpMma:
-      // FlashAttention-2's choice; 8 warps measured slower (fewer rows per warp).
-      warpCounts = {4};
-      break;
-    case MmaKind::WarpgroupMma:
-      warpCounts = {4 * (blockQ / 64 + 1)}; // consumers + one producer
-      break;
-    case MmaKind::TensorMemoryMma:
-      warpCounts = {4 * (blockQ / 128) + 8}; // softmax WGs + load/MMA/correction
-      break;
-    }
+    SmallVector<int64_t> warpCounts = {warpsForQTile(target, blockQ)};
     for (int64_t blockKV : blockKVs) {
       // Tensor memory holds S (Bc columns) and O (Dv columns) per 128 rows.
       if (target.tensorMemoryColumns &&
@@ -558,5 +560,22 @@ KernelAttr mlir::flash::getBackwardKernelDescriptor(
       shape.headDim, shape.valueDim, shape.causal, /*lse=*/false,
       FloatAttr::get(Float32Type::get(ctx), op.getEffectiveScale()), schedule,
       op.getDeterministic(), /*page_size=*/0, /*max_splits=*/0,
+      /*form=*/nullptr);
+}
+
+KernelAttr mlir::flash::getSplitKVKernelDescriptor(Operation *op,
+                                                   const AttentionShape &shape,
+                                                   ScheduleAttr schedule,
+                                                   int64_t pageSize,
+                                                   float scale) {
+  MLIRContext *ctx = op->getContext();
+  Type elementType =
+      cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
+  return KernelAttr::get(
+      ctx, pageSize ? KernelKind::Paged : KernelKind::SplitKV, elementType,
+      shape.batch, shape.queryHeads, shape.kvHeads, shape.seqQ, shape.seqKV,
+      shape.headDim, shape.valueDim, shape.causal, shape.hasLse,
+      FloatAttr::get(Float32Type::get(ctx), scale), schedule,
+      /*deterministic=*/false, pageSize, schedule.getMaxSplits(),
       /*form=*/nullptr);
 }

@@ -3,7 +3,9 @@
 // Attaches #flash.schedule to each flash.attention and
 // flash.attention_backward, chosen by chooseSchedule() or
 // chooseBackwardSchedule() (Schedule.cpp) from the target model named by
-// `arch`.
+// `arch`, or a split-KV schedule (chooseSplitKVSchedule, SplitKVSchedule.cpp)
+// to each flash.paged_attention and to each flash.attention with few query
+// rows.
 // Options override single fields; an op that already has a schedule keeps it
 // unless `overwrite` is set.
 //
@@ -50,8 +52,28 @@ struct FlashSelectSchedulePass
       }
     }
 
-    // One op: its shape, the model's choice (unless every field is
-    // overridden), then the overrides.
+    if (maxSplits < 0) {
+      getOperation()->emitError()
+          << "flash-select-schedule: max-splits must be non-negative, got "
+          << int64_t(maxSplits);
+      return signalPassFailure();
+    }
+
+    // The fields the options override (a non-zero option wins).
+    auto override = [&](ScheduleChoice &choice) {
+      if (blockQ)
+        choice.blockQ = blockQ;
+      if (blockKV)
+        choice.blockKV = blockKV;
+      if (stages)
+        choice.stages = stages;
+      if (warps)
+        choice.warps = warps;
+    };
+    bool allOverridden = blockQ && blockKV && stages && warps;
+
+    // One op of the forward or the backward: its shape, the model's choice
+    // (unless every field is overridden), then the overrides.
     auto schedule = [&](Operation *op, FailureOr<AttentionShape> shape,
                         function_ref<std::optional<ScheduleChoice>(
                             const AttentionShape &)>
@@ -59,7 +81,6 @@ struct FlashSelectSchedulePass
                         StringRef what) -> FailureOr<ScheduleAttr> {
       if (failed(shape))
         return failure();
-      bool allOverridden = blockQ && blockKV && stages && warps;
       std::optional<ScheduleChoice> choice;
       if (!allOverridden) {
         choice = choose(*shape);
@@ -72,25 +93,62 @@ struct FlashSelectSchedulePass
       } else {
         choice = ScheduleChoice{};
       }
-      if (blockQ)
-        choice->blockQ = blockQ;
-      if (blockKV)
-        choice->blockKV = blockKV;
-      if (stages)
-        choice->stages = stages;
-      if (warps)
-        choice->warps = warps;
+      override(*choice);
       return ScheduleAttr::get(&getContext(), target->arch, choice->blockQ,
                                choice->blockKV, choice->stages,
                                choice->warps);
     };
 
+    // The split-KV schedule of `op` (Flash-Decoding; SplitKVSchedule.cpp).
+    // Nothing when no tile fits (diagnosed when `diagnose` is set).
+    auto splitKVSchedule = [&](Operation *op, const AttentionShape &shape,
+                               bool diagnose) -> ScheduleAttr {
+      std::optional<SplitKVScheduleChoice> choice =
+          chooseSplitKVSchedule(*target, shape);
+      if (!choice) {
+        if (diagnose)
+          op->emitOpError() << "not supported yet: no split-KV schedule for "
+                            << arch << " fits D=" << shape.headDim
+                            << ", Dv=" << shape.valueDim
+                            << " in shared memory and registers";
+        return nullptr;
+      }
+      override(choice->tiles);
+      return ScheduleAttr::get(&getContext(), target->arch,
+                               choice->tiles.blockQ, choice->tiles.blockKV,
+                               choice->tiles.stages, choice->tiles.warps,
+                               maxSplits ? int64_t(maxSplits)
+                                         : choice->maxSplits);
+    };
+
     WalkResult result = getOperation()->walk([&](Operation *op) {
-      if (auto forward = dyn_cast<AttentionOp>(op)) {
+      if (auto paged = dyn_cast<PagedAttentionOp>(op)) {
+        if (paged.getScheduleAttr() && !overwrite)
+          return WalkResult::advance();
+        FailureOr<PagedAttentionShape> shape = getPagedAttentionShape(paged);
+        if (failed(shape))
+          return WalkResult::interrupt();
+        ScheduleAttr chosen = splitKVSchedule(op, *shape, /*diagnose=*/true);
+        if (!chosen)
+          return WalkResult::interrupt();
+        paged.setScheduleAttr(chosen);
+      } else if (auto forward = dyn_cast<AttentionOp>(op)) {
         if (forward.getScheduleAttr() && !overwrite)
           return WalkResult::advance();
+        FailureOr<AttentionShape> shape = getAttentionShape(forward);
+        if (failed(shape))
+          return WalkResult::interrupt();
+        // Few query rows: the split-KV form, where a split-KV tile fits (else
+        // the forward form, whose own fit is checked below).
+        if (splitKV && takesSplitKVForm(*target, *shape)) {
+          if (ScheduleAttr chosen =
+                  splitKVSchedule(op, *shape, /*diagnose=*/false)) {
+            forward.setScheduleAttr(chosen);
+            return WalkResult::advance();
+          }
+        }
         FailureOr<ScheduleAttr> chosen = schedule(
-            op, getAttentionShape(forward),
+            op, shape,
             [&](const AttentionShape &s) { return chooseSchedule(*target, s); },
             "");
         if (failed(chosen))

@@ -45,8 +45,10 @@
 
 #include "flash/Dialect/Flash/IR/Flash.h"
 #include "flash/Dialect/Flash/Transforms/AttentionMath.h"
+#include "flash/Dialect/Flash/Transforms/IndexDomain.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
+#include "flash/Dialect/Flash/Transforms/TileSplitKV.h"
 #include "flash/Dialect/Flash/Transforms/VisibleKV.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -75,27 +77,6 @@ struct IndexMath {
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
   Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
   Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
-};
-
-/// The index domain of the visible-range model (VisibleKV.h). The op's sizes
-/// are static, so whatever does not depend on the Q tile folds to constants.
-struct IndexDomain {
-  using Value = mlir::Value;
-  OpBuilder &b;
-  Location loc;
-  Value constant(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return b.createOrFold<arith::AddIOp>(loc, x, y); }
-  Value sub(Value x, Value y) { return b.createOrFold<arith::SubIOp>(loc, x, y); }
-  Value mul(Value x, Value y) { return b.createOrFold<arith::MulIOp>(loc, x, y); }
-  Value min(Value x, Value y) {
-    return b.createOrFold<arith::MinSIOp>(loc, x, y);
-  }
-  Value max(Value x, Value y) {
-    return b.createOrFold<arith::MaxSIOp>(loc, x, y);
-  }
-  Value floorDiv(Value x, Value y) {
-    return b.createOrFold<arith::DivSIOp>(loc, x, y);
-  }
 };
 
 /// The online-softmax state carried by the K/V loop.
@@ -645,15 +626,24 @@ struct FlashTilePass : flash::impl::FlashTileBase<FlashTilePass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (isa<AttentionOp, AttentionBackwardOp>(op))
+      if (isa<AttentionOp, AttentionBackwardOp, PagedAttentionOp>(op))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
     for (Operation *op : ops) {
-      LogicalResult tiled =
-          isa<AttentionOp>(op)
-              ? tileAttention(rewriter, cast<AttentionOp>(op))
-              : tileAttentionBackward(rewriter, cast<AttentionBackwardOp>(op));
+      LogicalResult tiled = failure();
+      if (auto paged = dyn_cast<PagedAttentionOp>(op)) {
+        tiled = tileSplitKV(rewriter, paged);
+      } else if (auto backward = dyn_cast<AttentionBackwardOp>(op)) {
+        tiled = tileAttentionBackward(rewriter, backward);
+      } else {
+        auto attention = cast<AttentionOp>(op);
+        ScheduleAttr schedule = attention.getScheduleAttr();
+        // A split-KV schedule (few query rows): Flash-Decoding.
+        tiled = schedule && schedule.isSplitKV()
+                    ? tileSplitKV(rewriter, attention)
+                    : tileAttention(rewriter, attention);
+      }
       if (failed(tiled))
         return signalPassFailure();
     }

@@ -26,13 +26,18 @@ namespace mlir {
 namespace flash {
 /// The discardable attribute holding a loop nest's #flash.kernel descriptor.
 constexpr llvm::StringLiteral kKernelDescriptorAttrName = "flash.kernel";
-/// The discardable string attribute naming the stage a loop nest of a tiled
-/// flash.attention_backward is: the preprocess (D = rowsum(dO ∘ O), dQ
-/// workspace zeroed) before the main loop nest, which carries the
-/// #flash.kernel descriptor, and the dQ conversion after it.
+/// The discardable string attribute naming the stage a loop nest is:
+/// - of a tiled flash.attention_backward: the preprocess (D = rowsum(dO ∘ O),
+///   dQ workspace zeroed) before the main loop nest, which carries the
+///   #flash.kernel descriptor, and the dQ conversion after it;
+/// - of a split-KV kernel: kSplitStage (the scf.forall that carries the
+///   descriptor and writes the partials) or kMergeStage (the scf.forall that
+///   merges them).
 constexpr llvm::StringLiteral kStageAttrName = "flash.stage";
 constexpr llvm::StringLiteral kPreprocessStage = "preprocess";
 constexpr llvm::StringLiteral kDQConvertStage = "dq_convert";
+constexpr llvm::StringLiteral kSplitStage = "split";
+constexpr llvm::StringLiteral kMergeStage = "merge";
 } // namespace flash
 } // namespace mlir
 

@@ -32,11 +32,19 @@ def Flash_ScheduleAttr : Flash_Attr<"Schedule", "schedule"> {
     - `block_kv` (Bc): key/value rows per step of the sequential K/V loop.
     - `stages`: K/V tiles in flight in shared memory (software pipelining).
     - `warps`: warps per thread block.
+    - `max_splits` (split-KV only; absent, 0, otherwise): the op is computed
+      in the split-KV form (Flash-Decoding): the packed query rows of a
+      kv-head against parts of the K/V sequence, whose partial (O, LSE) are
+      merged; at most `max_splits` parts per sequence (the capacity of the
+      partials' workspace). `flash-select-schedule` sets it for
+      `flash.paged_attention` and for `flash.attention` with few query rows.
 
     Example:
 
     ```mlir
     #flash.schedule<arch = "sm_80", block_q = 128, block_kv = 64, stages = 2, warps = 4>
+    #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 8,
+                    max_splits = 132>
     ```
   }];
   let parameters = (ins
@@ -44,10 +52,24 @@ def Flash_ScheduleAttr : Flash_Attr<"Schedule", "schedule"> {
     "int64_t":$block_q,
     "int64_t":$block_kv,
     "int64_t":$stages,
-    "int64_t":$warps
+    "int64_t":$warps,
+    DefaultValuedParameter<"int64_t", "0">:$max_splits
   );
+  let builders = [
+    // The forward schedule (no split-KV).
+    AttrBuilder<(ins "::llvm::StringRef":$arch, "int64_t":$block_q,
+                     "int64_t":$block_kv, "int64_t":$stages,
+                     "int64_t":$warps), [{
+      return $_get($_ctxt, arch, block_q, block_kv, stages, warps,
+                   /*max_splits=*/0);
+    }]>
+  ];
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Whether the op is computed in the split-KV form.
+    bool isSplitKV() const { return getMaxSplits() > 0; }
+  }];
 }
 
 //===----------------------------------------------------------------------===//

@@ -21,8 +21,9 @@ def Flash_Dialect : Dialect {
     CPU code or GPU kernels.
 
     Two levels live here:
-    - L0: `flash.attention` on whole tensors in B×H×N×D layout, and its
-      gradients `flash.attention_backward`.
+    - L0: `flash.attention` on whole tensors in B×H×N×D layout, its
+      gradients `flash.attention_backward`, and `flash.paged_attention` over
+      a paged K/V cache (a block table per sequence, lengths at run time).
     - L1: tile ops produced by `flash-tile`. The forward's
       (`flash.load_tile`, `flash.qk`, `flash.mask`, `flash.online_softmax`,
       `flash.accumulate_pv`, `flash.finalize`) run inside a parallel loop
@@ -30,8 +31,11 @@ def Flash_Dialect : Dialect {
       backward adds `flash.row_dot`, `flash.recompute_probs`,
       `flash.score_grad`, `flash.accumulate_product` and
       `flash.finalize_grad` inside a loop over (batch, kv-head), K/V tiles,
-      the group's q-heads and Q tiles. Every tensor at L1 is tile-sized or
-      a head's rows.
+      the group's q-heads and Q tiles; the split-KV form (Flash-Decoding)
+      runs a parallel loop over (batch, kv-head, Q tile, split) that also
+      reads paged K/V (`flash.load_paged_tile`), and a second one that
+      merges the splits (`flash.merge_splits`). Every tensor at L1 is
+      tile-sized or a head's rows.
   }];
   let useDefaultAttributePrinterParser = 1;
 }

@@ -192,28 +192,57 @@ def Flash_QKOp : Flash_Op<"qk", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Flash_MaskOp : Flash_Op<"mask", [Pure, AllTypesMatch<["scores", "result"]>]> {
+def Flash_MaskOp : Flash_Op<"mask", [Pure, AttrSizedOperandSegments,
+                                    AllTypesMatch<["scores", "result"]>]> {
   let summary = "Sets masked scores of a tile to -inf";
   let description = [{
     For the Br×Bc score tile whose first query row is `q_start` and first key
     is `kv_start`, sets S[i][j] = −inf where the key is past the end of the
-    sequence (`kv_start + j ≥ kv_len`) or, when `causal_offset` is present,
+    sequence (`kv_start + j ≥ kv_len`) or, when a causal offset is present,
     where it lies above the bottom-right-aligned diagonal
-    (`kv_start + j > q_start + i + causal_offset`, with causal_offset = Nk − Nq).
+    (`kv_start + j > row(i) + causal_offset`, with causal_offset = Nk − Nq).
     `flash-tile` emits it only for tiles that cross the diagonal or the end of
     the sequence.
 
+    - `kv_len` and `causal_offset` are attributes when the sizes are static,
+      or index operands (`kv_len(%n)`, `causal_offset(%c)`) when they are
+      run-time values (`flash.paged_attention`: the length of the sequence
+      and length − Nq). Exactly one form of `kv_len` is present, at most one
+      of `causal_offset`.
+    - `rows_per_head` (split-KV: the query rows of several q-heads packed in
+      one tile, Nq rows per head): row(i) = (q_start + i) mod rows_per_head,
+      the query index of tile row i; otherwise row(i) = q_start + i.
+
     ```mlir
     %sm = flash.mask %s[%q0, %k0] {kv_len = 1000 : i64, causal_offset = 0 : i64} : tensor<64x64xf32>
+    %sp = flash.mask %s[%q0, %k0] kv_len(%len) causal_offset(%off) {rows_per_head = 2 : i64}
+        : tensor<64x64xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$scores, Index:$q_start, Index:$kv_start,
-                   I64Attr:$kv_len, OptionalAttr<I64Attr>:$causal_offset);
+                   Optional<Index>:$dynamic_kv_len,
+                   Optional<Index>:$dynamic_causal_offset,
+                   OptionalAttr<I64Attr>:$kv_len, OptionalAttr<I64Attr>:$causal_offset,
+                   OptionalAttr<I64Attr>:$rows_per_head);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $scores `[` $q_start `,` $kv_start `]` attr-dict `:` type($scores)
+    $scores `[` $q_start `,` $kv_start `]`
+    (`kv_len` `(` $dynamic_kv_len^ `)`)?
+    (`causal_offset` `(` $dynamic_causal_offset^ `)`)?
+    attr-dict `:` type($scores)
   }];
   let hasVerifier = 1;
+  let builders = [
+    // The static form: kv_len and the optional causal offset as attributes.
+    OpBuilder<(ins "::mlir::Value":$scores, "::mlir::Value":$q_start,
+                   "::mlir::Value":$kv_start, "::mlir::IntegerAttr":$kv_len,
+                   "::mlir::IntegerAttr":$causal_offset), [{
+      build($_builder, $_state, scores.getType(), scores, q_start, kv_start,
+            /*dynamic_kv_len=*/::mlir::Value(),
+            /*dynamic_causal_offset=*/::mlir::Value(), kv_len, causal_offset,
+            /*rows_per_head=*/::mlir::IntegerAttr());
+    }]>
+  ];
 }
 
 def Flash_OnlineSoftmaxOp : Flash_Op<"online_softmax", [Pure]> {
@@ -415,6 +444,145 @@ def Flash_FinalizeGradOp : Flash_Op<"finalize_grad", [Pure]> {
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $acc attr-dict `:` type($acc) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Paged attention and split-KV (Flash-Decoding): the L0 op over a paged K/V
+// cache, and the L1 ops of the split-KV form (paged loads, the merge).
+//===----------------------------------------------------------------------===//
+
+def Flash_PagedAttentionOp : Flash_Op<"paged_attention", [Pure]> {
+  let summary = "Attention of a few query rows over a paged K/V cache";
+  let description = [{
+    Attention as `flash.attention` computes it, for query rows against K/V
+    kept in pages that a block table lists per sequence (the layout of
+    serving engines: vLLM, flash_attn_with_kvcache):
+
+    - `query`: B×Hq×Nq×D (Nq small: 1 for decoding, a few for speculative
+      decoding); `key_cache`: P×S×Hkv×D and `value_cache`: P×S×Hkv×Dv, P
+      pages of S slots; `block_table`: B×M i32, the pages of each sequence;
+      `seq_lens`: B i32, its length; `output`: B×Hq×Nq×Dv. Q, the caches and
+      the output share one element type: f32, f16 or bf16.
+    - Key t of sequence b (0 ≤ t < seq_lens[b]) is
+      `key_cache[block_table[b][t floordiv S], t mod S, kvh, :]` (and the
+      same slot of `value_cache`), kvh = h floordiv (Hq / Hkv) for q-head h
+      (GQA/MQA when Hkv divides Hq).
+    - With s_t = scale · q_i · k_t over the visible keys t of row i:
+      `o_i = Σ_t exp(s_t − lse_i) · v_t`, `lse_i = log Σ_t exp(s_t)`.
+      Without `causal` row i sees t < seq_lens[b]; with `causal` it sees
+      t ≤ i + seq_lens[b] − Nq (the queries are the last Nq positions of the
+      sequence, the diagonal aligned bottom-right as in `flash.attention`).
+      A row that sees no key (seq_lens[b] = 0, say) is 0 and its LSE −inf,
+      never NaN.
+    - Slots past a sequence's length, pages it does not own and block-table
+      entries past its ceil(seq_lens[b] / S) pages may hold anything (NaN
+      included): they never change the result. Those entries are never used
+      as page indices, and masked-out values are selected away, never
+      multiplied by 0.
+    - Caller errors: seq_lens[b] > M·S, or a used block-table entry outside
+      [0, P). The CPU lowerings (reference and tiled) clamp the length to
+      [0, M·S] and the page index to [0, P − 1], so that nothing is read out
+      of bounds; other lowerings may differ (the result is unspecified).
+    - `scale` defaults to 1/sqrt(D); an optional second result `lse`
+      (B×Hq×Nq, f32) is the log-sum-exp of each row (for merging with other
+      attention, e.g. a shared prefix); `schedule` is set by
+      `flash-select-schedule` (always a split-KV schedule, `max_splits` ≥ 1).
+
+    Example:
+
+    ```mlir
+    %o = flash.paged_attention %q, %kc, %vc, %bt, %lens {causal, scale = 0.125 : f32}
+        : tensor<4x32x1x128xbf16>, tensor<1024x16x8x128xbf16>, tensor<1024x16x8x128xbf16>,
+          tensor<4x256xi32>, tensor<4xi32> -> tensor<4x32x1x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key_cache,
+    AnyRankedTensor:$value_cache,
+    AnyRankedTensor:$block_table,
+    AnyRankedTensor:$seq_lens,
+    UnitAttr:$causal,
+    OptionalAttr<F32Attr>:$scale,
+    OptionalAttr<Flash_ScheduleAttr>:$schedule
+  );
+  let results = (outs AnyRankedTensor:$output, Optional<AnyRankedTensor>:$lse);
+  let assemblyFormat = [{
+    $query `,` $key_cache `,` $value_cache `,` $block_table `,` $seq_lens attr-dict
+    `:` type($query) `,` type($key_cache) `,` type($value_cache) `,`
+    type($block_table) `,` type($seq_lens) `->` type($output) (`,` type($lse)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The scale applied to Q·Kᵀ: the attribute, or 1/sqrt(D).
+    float getEffectiveScale();
+    /// Query heads per key/value head (Hq / Hkv).
+    int64_t getGroupSize();
+  }];
+}
+
+def Flash_LoadPagedTileOp : Flash_Op<"load_paged_tile", [Pure]> {
+  let summary = "Reads keys [start, start + R) of one sequence through its block table";
+  let description = [{
+    Row j of the R×D tile is key t = `key_start` + j of sequence `batch`,
+    head `head`, read through the block table (`block_table`: B×M i32) from
+    `cache` (P×S×H×D):
+    `cache[block_table[batch][t floordiv S], t mod S, head, :]` when
+    0 ≤ t < min(`length`, M·S), else 0. Table entries of rows that are not
+    valid are never read as page indices (rows past the length are selected
+    to 0, never loaded through the table), so a table's unused tail may hold
+    anything; a used entry outside [0, P) is clamped into it. On a GPU this
+    is a gather of R rows (cp.async per row, or TMA where the page holds
+    whole tiles).
+
+    ```mlir
+    %kt = flash.load_paged_tile %kc, %bt[%b, %h, %k0], %len
+        : tensor<64x16x2x64xf16>, tensor<2x8xi32> -> tensor<32x64xf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$cache, AnyRankedTensor:$block_table,
+                   Index:$batch, Index:$head, Index:$key_start, Index:$length);
+  let results = (outs AnyRankedTensor:$tile);
+  let assemblyFormat = [{
+    $cache `,` $block_table `[` $batch `,` $head `,` $key_start `]` `,` $length
+    attr-dict `:` type($cache) `,` type($block_table) `->` type($tile)
+  }];
+  let hasVerifier = 1;
+}
+
+def Flash_MergeSplitsOp : Flash_Op<"merge_splits", [Pure]> {
+  let summary = "Merges the partial (O, LSE) of K/V splits by their log-sum-exp";
+  let description = [{
+    The last step of split-KV attention: `partial_out` (Smax×R×Dv, f32)
+    and `partial_lse` (Smax×R, f32) hold, for each split s of the keys, the
+    rows' attention over that split alone (o_s normalised, lse_s its
+    log-sum-exp, −inf for a split a row sees nothing of). Only the first
+    `num_splits` splits are used; the rest are ignored (selected away, never
+    multiplied). Per row:
+
+    ```
+    m   = max_s lse_s
+    w_s = exp(lse_s − m)                (0 where lse_s = −inf)
+    o   = Σ_s w_s · o_s / Σ_s w_s        (0 where every lse_s = −inf)
+    lse = m + log Σ_s w_s                (−inf where every lse_s = −inf)
+    ```
+
+    which is exact: it is attention over the union of the splits. `o` is
+    converted to the output element type.
+
+    ```mlir
+    %o, %lse = flash.merge_splits %po, %plse, %n
+        : tensor<132x4x128xf32>, tensor<132x4xf32> -> tensor<4x128xbf16>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$partial_out, AnyRankedTensor:$partial_lse,
+                   Index:$num_splits);
+  let results = (outs AnyRankedTensor:$output, AnyRankedTensor:$lse);
+  let assemblyFormat = [{
+    $partial_out `,` $partial_lse `,` $num_splits attr-dict `:` type($partial_out) `,`
+    type($partial_lse) `->` type($output) `,` type($lse)
   }];
   let hasVerifier = 1;
 }

@@ -13,6 +13,7 @@
 #define FLASH_DIALECT_FLASH_TRANSFORMS_ATTENTIONMATH_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 
 #include <optional>
@@ -32,6 +33,28 @@ Value buildScaledQK(OpBuilder &b, Location loc, Value q, Value k, float scale);
 Value buildMask(OpBuilder &b, Location loc, Value scores, Value qStart,
                 Value kvStart, int64_t kvLen,
                 std::optional<int64_t> causalOffset);
+
+/// The bounds of a mask, built inside the mask's linalg.generic body (so that
+/// they may depend on the element's batch index, e.g. a sequence's length):
+/// `kvLen` and, when causal, `causalOffset` (index values); `rowsPerHead`
+/// when the rows of several q-heads are packed in one tile (split-KV): the
+/// query of row i is then (qStart + i) mod rowsPerHead.
+struct MaskBounds {
+  function_ref<Value(OpBuilder &, Location)> kvLen;
+  function_ref<Value(OpBuilder &, Location)> causalOffset; ///< null: none
+  std::optional<int64_t> rowsPerHead;
+};
+
+/// S[.., i, j] = -inf where kvStart + j >= kvLen, or (with a causal offset)
+/// where kvStart + j > row(i) + causalOffset, row(i) the query of row i.
+Value buildMask(OpBuilder &b, Location loc, Value scores, Value qStart,
+                Value kvStart, const MaskBounds &bounds);
+
+/// buildMask with run-time bounds (index values defined outside the tile;
+/// a null causalOffset is not causal).
+Value buildMask(OpBuilder &b, Location loc, Value scores, Value qStart,
+                Value kvStart, Value kvLen, Value causalOffset,
+                std::optional<int64_t> rowsPerHead);
 
 /// m[.., i] = max(init[.., i], max_j S[.., i, j]).
 Value buildRowMax(OpBuilder &b, Location loc, Value scores, Value init);
@@ -95,6 +118,56 @@ Value buildAccumulateTransposed(OpBuilder &b, Location loc, Value lhs,
 /// r = T(scale · acc), T = `outElementType` (a gradient's last step).
 Value buildScaleConvert(OpBuilder &b, Location loc, Value acc, float scale,
                         Type outElementType);
+
+//===----------------------------------------------------------------------===//
+// Paged K/V and split-KV
+//===----------------------------------------------------------------------===//
+
+/// The length of sequence `batch` as the CPU lowerings use it:
+/// clamp(seqLens[batch], 0, capacity) as an index (capacity = M·S, the keys
+/// its block table can address; a longer length is the caller's error).
+Value buildSequenceLength(OpBuilder &b, Location loc, Value seqLens,
+                          Value batch, int64_t capacity);
+
+/// Element `feature` of key `key` of sequence `batch`, head `head`, read
+/// through the block table (B×M i32) from `cache` (P×S×H×D): the slot
+/// key mod S of page blockTable[batch][key floordiv S] (clamped into
+/// [0, P)) when 0 <= key < min(length, M·S), else 0. For an invalid key the
+/// table is not read as a page index (page 0, slot 0 is read and selected
+/// away), so unused table entries may hold anything.
+Value buildPagedElement(OpBuilder &b, Location loc, Value cache,
+                        Value blockTable, Value batch, Value head, Value key,
+                        Value feature, Value length);
+
+/// The K (or V) of every sequence gathered from the pages, B×H×(M·S)×D:
+/// key t of sequence b as buildPagedElement reads it with the length
+/// clamp(seqLens[b], 0, M·S), 0 past it. (The reference lowering.)
+Value buildPagedGather(OpBuilder &b, Location loc, Value cache,
+                       Value blockTable, Value seqLens);
+
+/// The R×D tile of keys [keyStart, keyStart + R) of one sequence and head,
+/// as buildPagedElement reads them. (flash.load_paged_tile.)
+Value buildPagedTile(OpBuilder &b, Location loc, RankedTensorType tileType,
+                     Value cache, Value blockTable, Value batch, Value head,
+                     Value keyStart, Value length);
+
+/// S[b, .., i, t] = -inf where key t is past sequence b's length
+/// len_b = clamp(seqLens[b], 0, capacity) or, when causal, above the
+/// diagonal t > i + len_b - numQueries. (The reference's paged mask.)
+Value buildSequenceMask(OpBuilder &b, Location loc, Value scores,
+                        Value seqLens, int64_t capacity, int64_t numQueries,
+                        bool causal);
+
+/// The split log-sum-exps transposed to rows × splits for the merge:
+/// r[i, s] = s < numSplits ? partialLse[s, i] : -inf.
+Value buildSplitLogSumExps(OpBuilder &b, Location loc, Value partialLse,
+                           Value numSplits);
+
+/// r[i, d] = init[i, d] + Σ_s (w[i, s] == 0 ? 0 : w[i, s] · parts[s, i, d]):
+/// the partial outputs weighted by their split's weight; a split of weight 0
+/// (empty, or not used) is selected away, never multiplied.
+Value buildWeightedPartials(OpBuilder &b, Location loc, Value weights,
+                            Value parts, Value init);
 
 } // namespace flash
 } // namespace mlir

@@ -25,6 +25,12 @@ def FlashLowerToReference : Pass<"flash-lower-to-reference"> {
     dP = dO·Vᵀ, dS = P ∘ (dP − D), dQ = scale·dS·K, in f32 without rounding
     P or dS.
 
+    `flash.paged_attention` is lowered the same way on K and V gathered
+    through the block table at run time (B×Hkv×(M·S)×D, zero past each
+    sequence's length; a table entry is read only for a key inside the
+    length), with the scores masked by each sequence's length and, when
+    causal, by its diagonal (key t > i + len − Nq).
+
     This is the semantics every other lowering is checked against; it
     materialises Nq×Nk scores and is not meant to be fast.
   }];
@@ -57,6 +63,16 @@ def FlashSelectSchedule : Pass<"flash-select-schedule"> {
     the dQ workspace are re-read once per K/V tile). sm_80: 8 warps, one or
     two stages; sm_90a: two MMA warpgroups and a producer (12 warps).
 
+    Split-KV (Flash-Decoding): every `flash.paged_attention`, and each
+    `flash.attention` whose packed query rows (Hq/Hkv × Nq, the rows of the
+    q-heads that share a kv-head) fit the target's smallest Q tile (64 rows
+    on sm_80 and sm_90a, 128 on sm_100a), gets a split-KV schedule: the
+    smallest Q tile holding the packed rows (the largest tile when none
+    does), the widest K/V tile that fits with the most stages, and
+    `max_splits` = the SM count (the workspace's capacity; how many splits a
+    call uses is chosen per sequence at run time, Target/SplitKV.h).
+    `split-kv=false` keeps every `flash.attention` in the forward form.
+
     A non-zero option overrides the corresponding field (no fit check is
     made for overridden fields).
   }];
@@ -72,7 +88,11 @@ def FlashSelectSchedule : Pass<"flash-select-schedule"> {
     Option<"warps", "warps", "int64_t", /*default=*/"0",
            "Warps per thread block; 0 chooses">,
     Option<"overwrite", "overwrite", "bool", /*default=*/"false",
-           "Replace a schedule that an op already has">
+           "Replace a schedule that an op already has">,
+    Option<"splitKV", "split-kv", "bool", /*default=*/"true",
+           "Give flash.attention with few query rows a split-KV schedule">,
+    Option<"maxSplits", "max-splits", "int64_t", /*default=*/"0",
+           "Split-KV workspace capacity (max_splits); 0 chooses (SM count)">
   ];
 }
 
@@ -116,6 +136,28 @@ def FlashTile : Pass<"flash-tile"> {
 
     No tensor of size Nq×Nk exists after this pass: every value inside the
     loops is tile-sized or a head's rows.
+
+    Split-KV schedules (`max_splits` ≥ 1: `flash.paged_attention`, and
+    `flash.attention` with few query rows) are tiled into two stages
+    (TileSplitKV.cpp):
+
+    - the split stage, an `scf.forall` over (batch, kv-head, Q tile, split
+      < max_splits) carrying the `#flash.kernel` descriptor (kind
+      `split_kv` or `paged`) and `flash.stage = "split"`: the Q tile packs
+      the query rows of the q-heads that share the kv-head (row r is q-head
+      h0 + r / Nq, query r mod Nq), so each K/V byte is read once per
+      kv-head; the sequence's length (Nk, or `seq_lens[b]` clamped to
+      [0, M·S], a run-time value) gives its K/V tiles (VisibleKV.h), the
+      number of splits and this split's tiles (`splitKVCount`,
+      include/flash/Target/SplitKV.h, the rule the GPU kernels use); paged
+      K/V tiles are read through the block table by `flash.load_paged_tile`;
+      the partial O (f32) and LSE of the split go to workspaces
+      [B, Hkv, max_splits, G·Nq, Dv] and [B, Hkv, max_splits, G·Nq] (a split
+      past the call's count writes (0, −inf));
+    - the merge stage, an `scf.forall` over (batch, kv-head) with
+      `flash.stage = "merge"`: `flash.merge_splits` combines the used
+      splits by their LSE into O (and LSE); a sequence with no key has no
+      split: O = 0, LSE = −inf.
   }];
   let dependentDialects = ["scf::SCFDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "linalg::LinalgDialect"];
@@ -125,20 +167,22 @@ def FlashDecompose : Pass<"flash-decompose"> {
   let summary = "Decompose the L1 tile ops into linalg/tensor/arith/math";
   let description = [{
     Expands `flash.load_tile`, `flash.qk`, `flash.mask`,
-    `flash.online_softmax`, `flash.accumulate_pv` and `flash.finalize`, and
-    the backward's `flash.row_dot`, `flash.recompute_probs`,
-    `flash.score_grad`, `flash.accumulate_product` and `flash.finalize_grad`,
-    into tile-sized linalg.generic ops (the same builders the reference
-    lowering uses), so that the tiled algorithm runs on the CPU.
+    `flash.online_softmax`, `flash.accumulate_pv` and `flash.finalize`, the
+    backward's `flash.row_dot`, `flash.recompute_probs`, `flash.score_grad`,
+    `flash.accumulate_product` and `flash.finalize_grad`, and the split-KV
+    form's `flash.load_paged_tile` and `flash.merge_splits`, into tile-sized
+    linalg.generic ops (the same builders the reference lowering uses), so
+    that the tiled algorithm runs on the CPU.
   }];
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "math::MathDialect"];
 }
 
 def FlashIOReport : Pass<"flash-io-report"> {
-  let summary = "Print the IO model of each scheduled flash.attention and flash.attention_backward";
+  let summary = "Print the IO model of each scheduled flash.attention, flash.attention_backward and flash.paged_attention";
   let description = [{
-    For every `flash.attention` with a `#flash.schedule`, prints (to stdout,
+    For every `flash.attention` (and `flash.paged_attention`) with a
+    `#flash.schedule`, prints (to stdout,
     or to `output` when set) the schedule, the shared memory a thread block
     needs, the HBM bytes the tiled schedule moves against standard attention
     (three kernels that write S and P), the FLOPs and the arithmetic
@@ -146,6 +190,14 @@ def FlashIOReport : Pass<"flash-io-report"> {
     same for the tiled backward (preprocess, main loop, dQ conversion)
     against standard attention's backward (P read, dP and dS written and
     read). docs/io-model.md explains the model. The IR is not changed.
+
+    For split-KV schedules (`flash.paged_attention`, few-row
+    `flash.attention`) it prints the split-KV model instead: the splits a
+    call uses at the op's K/V length (M·S for a paged op: every sequence
+    full), the blocks of each stage, K/V read once per kv-head against the
+    forward form's once per q-head, the block table, and the partials'
+    workspace traffic (f32 O and LSE, written by the splits and read by the
+    merge).
   }];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",

@@ -11,6 +11,7 @@
 
 #include "flash/Target/TargetModel.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -20,6 +21,7 @@ namespace mlir {
 namespace flash {
 class AttentionOp;
 class AttentionBackwardOp;
+class PagedAttentionOp;
 class KernelAttr;
 class ScheduleAttr;
 
@@ -67,6 +69,9 @@ struct ScheduleCandidates {
   int64_t maxStages = 2, minStages = 1;
 };
 ScheduleCandidates scheduleCandidates(const TargetModel &target);
+
+/// The warps a Q tile of `blockQ` rows runs with on `target`.
+int64_t warpsForQTile(const TargetModel &target, int64_t blockQ);
 
 /// Picks, among the tiles that fit shared memory (with the most stages up to
 /// the target's preference) and registers, the one with the best balance of
@@ -146,6 +151,74 @@ struct BackwardIOModel {
 };
 BackwardIOModel computeBackwardIOModel(const AttentionShape &shape,
                                        const ScheduleChoice &s);
+
+//===----------------------------------------------------------------------===//
+// Split-KV (Flash-Decoding): flash.attention with few query rows and
+// flash.paged_attention (SplitKVSchedule.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The sizes of a flash.paged_attention: those of the attention it computes
+/// with seqKV = M·S (the keys a sequence can address), and the cache's.
+struct PagedAttentionShape : AttentionShape {
+  int64_t numPages, pageSize, pagesPerSequence;
+};
+
+/// Reads the shape of `op`; fails (with a diagnostic) on dynamic dimensions
+/// and on sizes the kernels' i32 arithmetic cannot hold.
+FailureOr<PagedAttentionShape> getPagedAttentionShape(PagedAttentionOp op);
+
+/// The query rows of one kv-head that a split-KV tile packs: the q-heads of
+/// its group times Nq (row r is q-head h0 + r / Nq, query r mod Nq).
+inline int64_t packedQueryRows(const AttentionShape &shape) {
+  return shape.queryHeads / shape.kvHeads * shape.seqQ;
+}
+
+/// The rule of flash-select-schedule: a flash.attention takes the split-KV
+/// form when its packed rows fit the target's smallest Q tile (the rows of
+/// one MMA row group: 64 on sm_80 and sm_90a, 128 on sm_100a), so that one
+/// block reads each K/V byte once for the whole group.
+int64_t splitKVRowLimit(const TargetModel &target);
+bool takesSplitKVForm(const TargetModel &target, const AttentionShape &shape);
+
+/// A split-KV schedule: the tiles (block_q: the smallest Q tile that holds
+/// the packed rows, or the largest tile when none does; block_kv: the widest
+/// K/V tile that fits with the most stages, since decoding streams K/V) and
+/// max_splits (the workspace's capacity: the SM count, the most parts that
+/// splitKVCount in include/flash/Target/SplitKV.h asks for when one block
+/// has the whole GPU). Nothing when no tile fits.
+struct SplitKVScheduleChoice {
+  ScheduleChoice tiles;
+  int64_t maxSplits;
+};
+std::optional<SplitKVScheduleChoice>
+chooseSplitKVSchedule(const TargetModel &target, const AttentionShape &shape);
+
+/// The typed descriptor of the split-KV kernel that computes `op` (a
+/// flash.attention with a split-KV schedule: kind split_kv; a
+/// flash.paged_attention: kind paged with its page size).
+KernelAttr getSplitKVKernelDescriptor(Operation *op,
+                                      const AttentionShape &shape,
+                                      ScheduleAttr schedule, int64_t pageSize,
+                                      float scale);
+
+/// The IO model of a split-KV kernel at `seqKV` keys per sequence (every
+/// sequence at that length; docs/io-model.md): K/V read once per kv-head,
+/// the partials' workspace written by the splits and read by the merge.
+struct SplitKVIOModel {
+  int64_t splits, tilesPerSplit; ///< splitKVCount at this length
+  int64_t qTiles;                ///< Q tiles of packed rows per kv-head
+  int64_t splitBlocks;           ///< blocks of the split stage
+  int64_t bytesQ, bytesKV, bytesTable, bytesO, bytesLse;
+  int64_t bytesPartials;         ///< partial O (f32) and LSE, written + read
+  int64_t bytes;                 ///< sum of the above
+  int64_t forwardBytesKV;        ///< K/V bytes one block per (b, q-head) reads
+  int64_t usefulFlops;
+  int64_t sharedBytes;
+};
+SplitKVIOModel computeSplitKVIOModel(const AttentionShape &shape,
+                                     const ScheduleChoice &tiles,
+                                     int64_t maxSplits, int64_t numSMs,
+                                     int64_t pageSize);
 
 } // namespace flash
 } // namespace mlir

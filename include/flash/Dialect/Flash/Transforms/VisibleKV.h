@@ -42,10 +42,23 @@
 // K/V tile j in the forward exactly when t >= first(j), and without a mask
 // exactly when t >= firstUnmasked(j).
 //
+// Run-time lengths (flash.paged_attention's seq_lens) are domain values like
+// any other. Split-KV packs the Nq queries of several q-heads into one tile
+// (row r is query r mod Nq): its rows see the range of all Nq queries,
+// visibleKVTiles(qStart = 0, seqQ = Nq, seqKV = length, rows = Nq), which is
+// exact when the tile holds a row of query 0 and one of query Nq − 1, and a
+// superset otherwise (the mask is exact per row). splitKVTiles cuts that
+// range into the parts of one split (include/flash/Target/SplitKV.h chooses
+// how many):
+//   first       = min(split · tilesPerSplit, numTiles)
+//   end         = min(first + tilesPerSplit, numTiles)
+//   unmaskedEnd = max(min(numUnmasked, end), first)
+// Tiles [first, unmaskedEnd) need no mask, [unmaskedEnd, end) do.
+//
 // A domain provides: Value, constant(int64_t), add, sub, min, max (signed)
-// and floorDiv (of non-negative values); visibleQTiles also needs mul. The
-// order of the calls below is the order of the ops the kernels emit; keep it
-// when changing the formula.
+// and floorDiv (of non-negative values); visibleQTiles and splitKVTiles
+// also need mul. The order of the calls below is the order of the ops the
+// kernels emit; keep it when changing the formula.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,6 +136,27 @@ visibleQTiles(Domain &d, typename Domain::Value kvStart,
   V firstUnmasked =
       d.min(d.max(d.max(causalUnmasked, raggedUnmasked), first), numTiles);
   return {first, firstUnmasked, numTiles};
+}
+
+/// The K/V tiles of part `split` of a split-KV sequence whose rows visit
+/// `visible` (the split's rows, as above), `tilesPerSplit` tiles a part.
+template <typename V>
+struct SplitKVTiles {
+  V first;       ///< the split's first K/V tile
+  V unmaskedEnd; ///< end of its tiles that need no mask
+  V end;         ///< one past its last tile (first when it has none)
+};
+
+template <typename Domain>
+SplitKVTiles<typename Domain::Value>
+splitKVTiles(Domain &d, const VisibleKVTiles<typename Domain::Value> &visible,
+             typename Domain::Value split,
+             typename Domain::Value tilesPerSplit) {
+  using V = typename Domain::Value;
+  V first = d.min(d.mul(split, tilesPerSplit), visible.numTiles);
+  V end = d.min(d.add(first, tilesPerSplit), visible.numTiles);
+  V unmaskedEnd = d.max(d.min(visible.numUnmasked, end), first);
+  return {first, unmaskedEnd, end};
 }
 
 /// The domain of plain integers (the IO model, the schedule objective).

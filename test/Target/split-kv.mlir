@@ -1,0 +1,40 @@
+// RUN: flash-opt %s --flash-test-split-kv="batch=1 kv-heads=8 keys=0,1,128,129,4096,131072 block-kv=128 sms=132 max-splits=132" | FileCheck %s
+// RUN: flash-opt %s --flash-test-split-kv="batch=64 kv-heads=8 keys=1024,8192 block-kv=128 sms=132 max-splits=132" | FileCheck %s --check-prefix=FULL
+// RUN: flash-opt %s --flash-test-split-kv="batch=1 kv-heads=8 row-tiles=3 keys=131072 block-kv=128 sms=132 max-splits=132" | FileCheck %s --check-prefix=ROWS
+// RUN: flash-opt %s --flash-test-split-kv="batch=1 kv-heads=1 keys=1000 block-kv=16 sms=108 max-splits=5" | FileCheck %s --check-prefix=CAP
+// RUN: flash-opt %s --flash-test-split-kv="check=true" | FileCheck %s --check-prefix=CHECK-ALL
+
+// splitKVCount (include/flash/Target/SplitKV.h) on integers: the one rule
+// the GPU decode kernels evaluate on device from seq_lens, flash-tile's
+// split-KV form builds on index values, and the IO model uses.
+//   wanted   = ceil(2 · SMs / work units)        (work units = B · Hkv · row tiles)
+//   byLength = max(floor(tiles / 4), 1)
+//   parts    = clamp(min(wanted, byLength), 1, max_splits)
+//   splits   = ceil(tiles / ceil(tiles / parts))
+// B = 1 with 8 kv-heads on 132 SMs: wanted = ceil(264 / 8) = 33. An empty
+// sequence has no split; one tile, or two (fewer than 4 per part), one
+// split; 4096 keys (32 tiles) in 8 splits of 4; 128k keys (1024 tiles):
+// 33 parts of ceil(1024 / 33) = 32 tiles, which is 32 splits.
+// CHECK: keys=0 tiles=0 work_units=8 splits=0 tiles_per_split=1
+// CHECK: keys=1 tiles=1 work_units=8 splits=1 tiles_per_split=1
+// CHECK: keys=128 tiles=1 work_units=8 splits=1 tiles_per_split=1
+// CHECK: keys=129 tiles=2 work_units=8 splits=1 tiles_per_split=2
+// CHECK: keys=4096 tiles=32 work_units=8 splits=8 tiles_per_split=4
+// CHECK: keys=131072 tiles=1024 work_units=8 splits=32 tiles_per_split=32
+
+// 64 × 8 = 512 blocks already fill 132 SMs (2 per SM wanted): no split.
+// FULL: keys=1024 tiles=8 work_units=512 splits=1 tiles_per_split=8
+// FULL: keys=8192 tiles=64 work_units=512 splits=1 tiles_per_split=64
+
+// Three row tiles per kv-head (a large GQA group): 24 blocks a part,
+// wanted = ceil(264 / 24) = 11: 11 splits of ceil(1024 / 11) = 94 tiles.
+// ROWS: keys=131072 tiles=1024 work_units=24 splits=11 tiles_per_split=94
+
+// The workspace's capacity bounds the count: 63 tiles in 5 splits of 13.
+// CAP: keys=1000 tiles=63 work_units=1 splits=5 tiles_per_split=13
+
+// The invariants over a grid of batches, heads, row tiles, lengths, tile
+// widths, SM counts and capacities (0 splits only for an empty sequence,
+// else 1 <= splits <= min(max_splits, wanted), at least 4 tiles a part when
+// cut, every tile in exactly one split in order, no split without a tile).
+// CHECK-ALL: flash-test-split-kv: 37440 cases hold

@@ -1,0 +1,142 @@
+//===- TestSplitKV.cpp - flash-test-split-kv: the split count on integers -===//
+//
+// A test-only pass that evaluates splitKVCount (include/flash/Target/
+// SplitKV.h, the one rule of the GPU decode kernels, flash-tile's split-KV
+// form and the IO model) and splitKVTiles (VisibleKV.h) on plain integers,
+// and prints one line per length (tiles = ceil(keys / block-kv), the range
+// the packed rows visit; work_units = batch · kv-heads · row-tiles):
+//
+//   keys=50 tiles=13 work_units=1 splits=3 tiles_per_split=5
+//
+// With `check=true` it instead sweeps a grid of batches, heads, row tiles,
+// lengths, tile widths, SM counts and capacities and fails on any broken
+// invariant: 0 splits exactly for an empty sequence, else 1 <= splits <=
+// min(max_splits, ceil(2·SMs / work units)); every tile of the visible range
+// in exactly one split, in order; no split without a tile; more than one
+// split only when each has at least kSplitKVMinTilesPerSplit tiles. The
+// Python tests use the printed form to know how many splits a CPU case
+// exercises.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/Transforms/VisibleKV.h"
+#include "flash/Target/SplitKV.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+struct TestSplitKVPass
+    : public PassWrapper<TestSplitKVPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestSplitKVPass)
+  TestSplitKVPass() = default;
+  TestSplitKVPass(const TestSplitKVPass &other) : PassWrapper(other) {}
+
+  StringRef getArgument() const final { return "flash-test-split-kv"; }
+  StringRef getDescription() const final {
+    return "Print splitKVCount on integers (or check its invariants)";
+  }
+
+  Option<int64_t> batch{*this, "batch", llvm::cl::init(1)};
+  Option<int64_t> kvHeads{*this, "kv-heads", llvm::cl::init(1)};
+  Option<int64_t> rowTiles{*this, "row-tiles", llvm::cl::init(1)};
+  ListOption<int64_t> keys{*this, "keys",
+                           llvm::cl::desc("sequence lengths (keys)")};
+  Option<int64_t> blockKV{*this, "block-kv", llvm::cl::init(128)};
+  Option<int64_t> numSMs{*this, "sms", llvm::cl::init(132)};
+  Option<int64_t> maxSplits{*this, "max-splits", llvm::cl::init(132)};
+  Option<bool> check{*this, "check", llvm::cl::init(false)};
+
+  static SplitKVCount<int64_t> count(int64_t b, int64_t h, int64_t rt,
+                                     int64_t tiles, int64_t sms,
+                                     int64_t cap) {
+    SplitKVIntegerDomain d;
+    return splitKVCount(tiles, splitKVWorkUnits(d, b, h, rt), sms, cap);
+  }
+
+  /// Empty when `c` cuts `tiles` tiles correctly, else what is wrong.
+  static std::string violation(int64_t tiles, int64_t workUnits,
+                               int64_t sms, int64_t cap,
+                               const SplitKVCount<int64_t> &c) {
+    if (tiles == 0)
+      return c.numSplits == 0 ? "" : "an empty sequence with splits";
+    int64_t wanted = (kSplitKVTargetBlocksPerSM * sms + workUnits - 1) /
+                     workUnits;
+    if (c.numSplits < 1 || c.numSplits > cap)
+      return "splits outside [1, max_splits]";
+    if (c.numSplits > wanted)
+      return "more splits than the SMs want";
+    if (c.numSplits > 1 && c.tilesPerSplit < kSplitKVMinTilesPerSplit)
+      return "a split shorter than kSplitKVMinTilesPerSplit tiles";
+    IntegerDomain d;
+    VisibleKVTiles<int64_t> all{tiles, tiles, tiles};
+    int64_t next = 0;
+    for (int64_t s = 0; s < cap; ++s) {
+      SplitKVTiles<int64_t> r = splitKVTiles(d, all, s, c.tilesPerSplit);
+      if (s < c.numSplits) {
+        if (r.first != next)
+          return "split " + std::to_string(s) + " does not start where the "
+                 "previous one ended";
+        if (r.end == r.first)
+          return "split " + std::to_string(s) + " has no tile";
+        next = r.end;
+      } else if (r.end != r.first) {
+        return "split " + std::to_string(s) + " past the count has tiles";
+      }
+    }
+    if (next != tiles)
+      return "the splits do not cover every tile";
+    return "";
+  }
+
+  void runOnOperation() override {
+    llvm::raw_ostream &os = llvm::outs();
+    if (!check) {
+      for (int64_t n : keys) {
+        int64_t tiles = (n + blockKV - 1) / blockKV;
+        SplitKVCount<int64_t> c =
+            count(batch, kvHeads, rowTiles, tiles, numSMs, maxSplits);
+        os << "keys=" << n << " tiles=" << tiles
+           << " work_units=" << batch * kvHeads * rowTiles
+           << " splits=" << c.numSplits
+           << " tiles_per_split=" << c.tilesPerSplit << "\n";
+      }
+      return;
+    }
+    int64_t cases = 0;
+    for (int64_t b : {1, 2, 3, 8, 64, 200})
+      for (int64_t h : {1, 2, 8})
+        for (int64_t rt : {1, 3})
+          for (int64_t bc : {1, 3, 16, 64, 128})
+            for (int64_t sms : {1, 7, 108, 132})
+              for (int64_t cap : {1, 2, 5, 132})
+                for (int64_t n : {0, 1, 2, 15, 16, 17, 127, 128, 129, 1000,
+                                  4096, 33333, 131072}) {
+                  int64_t tiles = (n + bc - 1) / bc;
+                  SplitKVCount<int64_t> c = count(b, h, rt, tiles, sms, cap);
+                  std::string why = violation(tiles, b * h * rt, sms, cap, c);
+                  ++cases;
+                  if (!why.empty()) {
+                    getOperation().emitError()
+                        << "flash-test-split-kv: batch=" << b
+                        << " kv-heads=" << h << " row-tiles=" << rt
+                        << " keys=" << n << " block-kv=" << bc
+                        << " sms=" << sms << " max-splits=" << cap << ": "
+                        << why;
+                    return signalPassFailure();
+                  }
+                }
+    os << "flash-test-split-kv: " << cases << " cases hold\n";
+  }
+};
+} // namespace
+
+namespace mlir::flash {
+void registerTestSplitKVPass() { PassRegistration<TestSplitKVPass>(); }
+} // namespace mlir::flash
