@@ -160,14 +160,36 @@ FailureOr<scf::ForallOp> findTiledAttention(func::FuncOp func) {
   return attention;
 }
 
+/// The launch-contract fields every kernel kind records (name, arch, element
+/// type, D, causal, scale, tiles, threads, shared memory); each describer
+/// adds its own. Dictionaries sort their entries, so order does not matter.
+SmallVector<NamedAttribute> commonKernelFields(Builder &b, const KernelConfig &c) {
+  std::string elementType;
+  llvm::raw_string_ostream os(elementType);
+  os << c.elementType;
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  return {
+      b.getNamedAttr("kernel", b.getStringAttr(c.name)),
+      b.getNamedAttr("arch", b.getStringAttr(c.arch)),
+      b.getNamedAttr("element_type", b.getStringAttr(elementType)),
+      b.getNamedAttr("head_dim", i64(c.headDim)),
+      b.getNamedAttr("value_dim", i64(c.headDim)),
+      b.getNamedAttr("causal", b.getBoolAttr(c.causal)),
+      b.getNamedAttr("scale", b.getF32FloatAttr(c.scale)),
+      b.getNamedAttr("block_q", i64(c.blockQ)),
+      b.getNamedAttr("block_kv", i64(c.blockKV)),
+      b.getNamedAttr("stages", i64(c.stages)),
+      b.getNamedAttr("warps", i64(c.warps)),
+      b.getNamedAttr("threads", i64(c.threads())),
+      b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
+  };
+}
+
 /// The backward's launch contract: the kernels of sm80::backwardLaunches,
 /// in order, each with its grid and arguments, and the plan's workspaces
 /// (the runtime sizes them from the formulas).
 DictionaryAttr describeBackward(Builder &b, const KernelConfig &c,
                                 ScheduleAttr schedule) {
-  std::string elementType;
-  llvm::raw_string_ostream os(elementType);
-  os << c.elementType;
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   auto strings = [&](ArrayRef<std::string> values) {
     SmallVector<StringRef> refs(values.begin(), values.end());
@@ -186,22 +208,10 @@ DictionaryAttr describeBackward(Builder &b, const KernelConfig &c,
     workspaces.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("name", b.getStringAttr(w.name)),
          b.getNamedAttr("bytes", b.getStringAttr(w.bytes))}));
-  return b.getDictionaryAttr({
+  SmallVector<NamedAttribute> fields = commonKernelFields(b, c);
+  fields.append({
       b.getNamedAttr("op", b.getStringAttr("attention_backward")),
-      b.getNamedAttr("kernel", b.getStringAttr(c.name)),
-      b.getNamedAttr("arch", b.getStringAttr(c.arch)),
-      b.getNamedAttr("element_type", b.getStringAttr(elementType)),
-      b.getNamedAttr("head_dim", i64(c.headDim)),
-      b.getNamedAttr("value_dim", i64(c.headDim)),
-      b.getNamedAttr("causal", b.getBoolAttr(c.causal)),
       b.getNamedAttr("deterministic", b.getBoolAttr(c.deterministic)),
-      b.getNamedAttr("scale", b.getF32FloatAttr(c.scale)),
-      b.getNamedAttr("block_q", i64(c.blockQ)),
-      b.getNamedAttr("block_kv", i64(c.blockKV)),
-      b.getNamedAttr("stages", i64(c.stages)),
-      b.getNamedAttr("warps", i64(c.warps)),
-      b.getNamedAttr("threads", i64(c.threads())),
-      b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
       b.getNamedAttr("compiled_shape",
                      b.getI64ArrayAttr({c.batch, c.queryHeads, c.kvHeads,
                                         c.seqQ, c.seqKV})),
@@ -209,29 +219,15 @@ DictionaryAttr describeBackward(Builder &b, const KernelConfig &c,
       b.getNamedAttr("launches", b.getArrayAttr(launches)),
       b.getNamedAttr("workspaces", b.getArrayAttr(workspaces)),
   });
+  return b.getDictionaryAttr(fields);
 }
 
 DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
                               ScheduleAttr schedule) {
-  std::string elementType;
-  llvm::raw_string_ostream os(elementType);
-  os << c.elementType;
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-  SmallVector<NamedAttribute> fields = {
-      b.getNamedAttr("kernel", b.getStringAttr(c.name)),
-      b.getNamedAttr("arch", b.getStringAttr(c.arch)),
-      b.getNamedAttr("element_type", b.getStringAttr(elementType)),
-      b.getNamedAttr("head_dim", i64(c.headDim)),
-      b.getNamedAttr("value_dim", i64(c.headDim)),
-      b.getNamedAttr("causal", b.getBoolAttr(c.causal)),
+  SmallVector<NamedAttribute> fields = commonKernelFields(b, c);
+  fields.append({
       b.getNamedAttr("writes_lse", b.getBoolAttr(c.writesLse)),
-      b.getNamedAttr("scale", b.getF32FloatAttr(c.scale)),
-      b.getNamedAttr("block_q", i64(c.blockQ)),
-      b.getNamedAttr("block_kv", i64(c.blockKV)),
-      b.getNamedAttr("stages", i64(c.stages)),
-      b.getNamedAttr("warps", i64(c.warps)),
-      b.getNamedAttr("threads", i64(c.threads())),
-      b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
       b.getNamedAttr("persistent", b.getBoolAttr(c.sm90.persistent)),
       b.getNamedAttr("blocks_per_sm", i64(c.blocksPerSM)),
       b.getNamedAttr("ping_pong", b.getBoolAttr(c.sm90.pingPong)),
@@ -245,7 +241,7 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
                      b.getI64ArrayAttr({c.batch, c.queryHeads, c.kvHeads,
                                         c.seqQ, c.seqKV})),
       b.getNamedAttr("schedule", schedule),
-  };
+  });
   if (c.arch == "sm_90a") {
     // Q, K, V and O travel as CUtensorMaps (by value): rank 3 over
     // (D, N, B·H), 128-byte swizzle, zero fill out of bounds, boxes of 64
@@ -315,9 +311,6 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
 /// too) and its workspaces (LaunchPlan.cpp reads it).
 DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
                                      ScheduleAttr schedule) {
-  std::string elementType;
-  llvm::raw_string_ostream os(elementType);
-  os << c.elementType;
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   auto str = [&](StringRef s) { return b.getStringAttr(s); };
   // Row tiles per (batch, kv-head), and the parts at most any sequence is
@@ -336,23 +329,11 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
          b.getNamedAttr("init", str(zeroed ? "zero" : "none")),
          b.getNamedAttr("kernel_restores", b.getBoolAttr(zeroed))});
   };
-  SmallVector<NamedAttribute> fields = {
-      b.getNamedAttr("kernel", str(c.name)),
+  SmallVector<NamedAttribute> fields = commonKernelFields(b, c);
+  fields.append({
       b.getNamedAttr("op", str(c.decode.paged ? "paged_attention"
                                               : "attention_split_kv")),
-      b.getNamedAttr("arch", str(c.arch)),
-      b.getNamedAttr("element_type", str(elementType)),
-      b.getNamedAttr("head_dim", i64(c.headDim)),
-      b.getNamedAttr("value_dim", i64(c.headDim)),
-      b.getNamedAttr("causal", b.getBoolAttr(c.causal)),
       b.getNamedAttr("writes_lse", b.getBoolAttr(c.writesLse)),
-      b.getNamedAttr("scale", b.getF32FloatAttr(c.scale)),
-      b.getNamedAttr("block_q", i64(c.blockQ)),
-      b.getNamedAttr("block_kv", i64(c.blockKV)),
-      b.getNamedAttr("stages", i64(c.stages)),
-      b.getNamedAttr("warps", i64(c.warps)),
-      b.getNamedAttr("threads", i64(c.threads())),
-      b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
       b.getNamedAttr("max_splits", i64(c.decode.maxSplits)),
       b.getNamedAttr("page_size", i64(c.decode.pageSize)),
       b.getNamedAttr("grid", b.getStrArrayAttr(gridRefs)),
@@ -380,7 +361,7 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
                      b.getI64ArrayAttr({c.batch, c.queryHeads, c.kvHeads,
                                         c.seqQ, c.seqKV})),
       b.getNamedAttr("schedule", schedule),
-  };
+  });
   return b.getDictionaryAttr(fields);
 }
 
