@@ -19,9 +19,10 @@ Ops registered by ``register_torch_op(library)``:
 - ``flash_mlir::attention_backward(dout, q, k, v, o, lse, causal, scale,
   deterministic) -> (dq, dk, dv)``: the backward kernels (preprocess, main, dQ
   convert, or the deterministic plan) through ``KernelLibrary.attention_backward``
-  (sm_80 kernels today, which the H200 also runs). A library without it
-  makes the op, and a backward through ``attention``, raise "not supported
-  yet".
+  A library without it makes the op, and a backward through ``attention``,
+  raise "not supported yet". The backward of ``attention`` takes the
+  deterministic plan when ``torch.use_deterministic_algorithms(True)`` is
+  in effect.
 - ``flash_mlir::paged_attention(q, k_cache, v_cache, block_table, seq_lens,
   causal, scale) -> o``: split-KV decoding over a paged cache.
 
@@ -91,8 +92,11 @@ def register_torch_op(library):
 
     def backward(ctx, dout, dlse):
         q, k, v, o, lse = ctx.saved_tensors
+        # torch.use_deterministic_algorithms(True) selects the backward plan
+        # whose results are bitwise identical run to run (no dQ atomics).
         dq, dk, dv = torch.ops.flash_mlir.attention_backward(
-            dout, q, k, v, o, lse, ctx.causal, ctx.scale, False)
+            dout, q, k, v, o, lse, ctx.causal, ctx.scale,
+            torch.are_deterministic_algorithms_enabled())
         return dq, dk, dv, None, None
 
     attention_with_lse.register_autograd(backward, setup_context=setup_context)
