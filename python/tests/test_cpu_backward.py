@@ -36,7 +36,8 @@ REPO_ROOT = os.path.abspath(os.path.join(HERE, os.pardir, os.pardir))
 sys.path.insert(0, os.path.join(REPO_ROOT, "python"))
 sys.path.insert(0, HERE)
 
-from flash_mlir.testing.cpu_case import CaseConfig, run_backward_batch  # noqa: E402
+from flash_mlir.testing.cpu_case import (  # noqa: E402
+    CaseConfig, run_backward_batch, pick_length, pick_tile)
 from flash_opt import flash_opt_path  # noqa: E402
 
 BASE_SEED = int(os.environ.get("FLASH_TEST_SEED", "20261202"))
@@ -81,28 +82,9 @@ def fixed_cases():
     ]
 
 
-def _pick_len(rng):
-    r = rng.random()
-    if r < 0.15:
-        return 1
-    if r < 0.30:
-        return 7
-    if r < 0.40:
-        return 64
-    return int(rng.integers(1, 71))
-
-
-def _pick_tile(rng, n):
-    """One of: 1, a size that does not divide n, a size >= n, a power of two."""
-    kind = rng.choice(["one", "nondiv", "ge", "pow2", "nondiv"])
-    if kind == "one":
-        return 1
-    if kind == "ge":
-        return int(n + rng.integers(0, 20))
-    if kind == "pow2":
-        return int(rng.choice([4, 8, 16, 32]))
-    cands = [t for t in range(2, n) if n % t != 0]
-    return int(rng.choice(cands)) if cands else int(n + 1)
+# Random lengths: 1, 7, a whole number of tiles, or uniform; tiles: 1, not
+# dividing, past the length, or a power of two (cpu_case.pick_length/pick_tile).
+LENGTHS, TILES = (64, 0.10, 70), (20, [4, 8, 16, 32])
 
 
 def random_cases(base_seed, count):
@@ -112,7 +94,7 @@ def random_cases(base_seed, count):
         b = int(rng.integers(1, 3))
         hkv = int(rng.choice([1, 2]))
         hq = hkv * int(rng.choice([1, 2, 4]))
-        nq, nk = _pick_len(rng), _pick_len(rng)
+        nq, nk = pick_length(rng, *LENGTHS), pick_length(rng, *LENGTHS)
         d, dv = int(rng.choice([8, 16, 32])), int(rng.choice([8, 16, 32]))
         causal = bool(rng.random() < 0.6)
         scale = None if rng.random() < 0.5 else float(rng.choice([0.05, 0.125, 0.3, 0.5]))
@@ -127,7 +109,7 @@ def random_cases(base_seed, count):
         while biggest() > MAX_ELEMS:
             nq, nk = max(1, nq * 2 // 3), max(1, nk * 2 // 3)
         cfg = C(base_seed * 1000 + 100 + i, b, hq, hkv, nq, nk, d, dv, causal, scale, dtype)
-        out.append((cfg, _pick_tile(rng, nq), _pick_tile(rng, nk)))
+        out.append((cfg, pick_tile(rng, nq, *TILES), pick_tile(rng, nk, *TILES)))
     return out
 
 

@@ -28,7 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.abspath(os.path.join(HERE, os.pardir, os.pardir))
 sys.path.insert(0, os.path.join(REPO_ROOT, "python"))
 
-from flash_mlir.testing.cpu_case import CaseConfig, run_case  # noqa: E402
+from flash_mlir.testing.cpu_case import (  # noqa: E402
+    CaseConfig, run_case, pick_length, pick_tile)
 
 BASE_SEED = int(os.environ.get("FLASH_TEST_SEED", "20261129"))
 N_RANDOM = int(os.environ.get("FLASH_TEST_RANDOM", "40"))
@@ -79,28 +80,9 @@ def fixed_cases():
     ]
 
 
-def _pick_len(rng):
-    r = rng.random()
-    if r < 0.15:
-        return 1
-    if r < 0.30:
-        return 7
-    if r < 0.45:
-        return 100
-    return int(rng.integers(1, 131))
-
-
-def _pick_tile(rng, n):
-    """One of: 1, a size that does not divide n, a size >= n, a power of two."""
-    kind = rng.choice(["one", "nondiv", "ge", "pow2", "nondiv"])
-    if kind == "one":
-        return 1
-    if kind == "ge":
-        return int(n + rng.integers(0, 40))
-    if kind == "pow2":
-        return int(rng.choice([4, 8, 16, 32, 64]))
-    cands = [t for t in range(2, n) if n % t != 0]
-    return int(rng.choice(cands)) if cands else int(n + 1)
+# Random lengths: 1, 7, a whole number of tiles, or uniform; tiles: 1, not
+# dividing, past the length, or a power of two (cpu_case.pick_length/pick_tile).
+LENGTHS, TILES = (100, 0.15, 130), (40, [4, 8, 16, 32, 64])
 
 
 def random_cases(base_seed, count):
@@ -110,7 +92,7 @@ def random_cases(base_seed, count):
         b = int(rng.integers(1, 3))
         hkv = int(rng.choice([1, 2]))
         hq = hkv * int(rng.choice([1, 2, 4]))
-        nq, nk = _pick_len(rng), _pick_len(rng)
+        nq, nk = pick_length(rng, *LENGTHS), pick_length(rng, *LENGTHS)
         d, dv = int(rng.choice([8, 16, 32, 64])), int(rng.choice([8, 16, 32, 64]))
         causal = bool(rng.random() < 0.5)
         scale = None if rng.random() < 0.5 else float(rng.choice([0.05, 0.125, 0.3, 0.5]))
@@ -125,7 +107,7 @@ def random_cases(base_seed, count):
         while biggest() > MAX_ELEMS:
             nq, nk = max(1, nq * 2 // 3), max(1, nk * 2 // 3)
         cfg = C(base_seed * 1000 + 100 + i, b, hq, hkv, nq, nk, d, dv, causal, scale, lse)
-        out.append((cfg, _pick_tile(rng, nq), _pick_tile(rng, nk)))
+        out.append((cfg, pick_tile(rng, nq, *TILES), pick_tile(rng, nk, *TILES)))
     return out
 
 

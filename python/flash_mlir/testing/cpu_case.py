@@ -74,8 +74,30 @@ PRINT_DIGITS = 6
 # Configuration
 # --------------------------------------------------------------------------
 
+class _QueryShapes:
+    """The shapes every case shares (q, O, LSE) and the scale as the op sees
+    it; a case class gives batch, hq, nq, d, dv and scale."""
+
+    @property
+    def q_shape(self):
+        return (self.batch, self.hq, self.nq, self.d)
+
+    @property
+    def o_shape(self):
+        return (self.batch, self.hq, self.nq, self.dv)
+
+    @property
+    def lse_shape(self):
+        return (self.batch, self.hq, self.nq)
+
+    @property
+    def scale_f32(self) -> Optional[float]:
+        """The scale as the op sees it (an f32 attribute), or None."""
+        return None if self.scale is None else float(np.float32(self.scale))
+
+
 @dataclasses.dataclass(frozen=True)
-class CaseConfig:
+class CaseConfig(_QueryShapes):
     seed: int
     batch: int
     hq: int
@@ -101,29 +123,12 @@ class CaseConfig:
 
     # Shapes -----------------------------------------------------------
     @property
-    def q_shape(self):
-        return (self.batch, self.hq, self.nq, self.d)
-
-    @property
     def k_shape(self):
         return (self.batch, self.hkv, self.nk, self.d)
 
     @property
     def v_shape(self):
         return (self.batch, self.hkv, self.nk, self.dv)
-
-    @property
-    def o_shape(self):
-        return (self.batch, self.hq, self.nq, self.dv)
-
-    @property
-    def lse_shape(self):
-        return (self.batch, self.hq, self.nq)
-
-    @property
-    def scale_f32(self) -> Optional[float]:
-        """The scale as the op sees it (an f32 attribute), or None."""
-        return None if self.scale is None else float(np.float32(self.scale))
 
     # Command lines ----------------------------------------------------
     def gen_argv(self) -> List[str]:
@@ -175,6 +180,34 @@ class CaseConfig:
 # Unit roundoff (round to nearest) of each element type: 2^-p for p
 # significand bits, the implicit one included.
 UNIT_ROUNDOFF = {"f32": 2.0 ** -24, "f16": 2.0 ** -11, "bf16": 2.0 ** -8}
+
+
+def pick_length(rng, common: int, common_share: float, most: int) -> int:
+    """A random sequence length for the property tests: 1 (15%), 7 (15%, a
+    ragged tail), ``common`` (a whole number of tiles, ``common_share``),
+    otherwise uniform in [1, most]."""
+    r = rng.random()
+    if r < 0.15:
+        return 1
+    if r < 0.30:
+        return 7
+    if r < 0.30 + common_share:
+        return common
+    return int(rng.integers(1, most + 1))
+
+
+def pick_tile(rng, n: int, slack: int, powers) -> int:
+    """A tile size for length ``n``, one of: 1, a size that does not divide
+    n, a size >= n (up to ``slack`` past it), a power of two from ``powers``."""
+    kind = rng.choice(["one", "nondiv", "ge", "pow2", "nondiv"])
+    if kind == "one":
+        return 1
+    if kind == "ge":
+        return int(n + rng.integers(0, slack))
+    if kind == "pow2":
+        return int(rng.choice(list(powers)))
+    cands = [t for t in range(2, n) if n % t != 0]
+    return int(rng.choice(cands)) if cands else int(n + 1)
 
 
 def round_to_dtype(x, dtype: str) -> np.ndarray:
@@ -882,40 +915,55 @@ def reproducer(cfg: CaseConfig, flash_opt: str, pipeline_args, python="/usr/bin/
     ])
 
 
-def _run_steps(cfg, flash_opt, pargs, tmp, atol, rtol, timeout):
-    mlir_path = os.path.join(tmp, "case.mlir")
-    exp_path = os.path.join(tmp, "case.npz")
+def _compile_and_run(flash_opt: str, mlir_path: str, pargs, stem: str, timeout: float,
+                     runner_args=None):
+    """``flash-opt <mlir_path> <pargs> | mlir-runner <runner_args>``, the
+    lowered module and the runner's output written beside ``mlir_path`` as
+    ``<stem>.lowered.mlir`` and ``<stem>.out``. Returns ``(text, None, times)``
+    with the runner's stdout, or ``(None, problem, times)`` when a step
+    timed out or failed."""
+    tmp = os.path.dirname(mlir_path)
     times = []
-    t0 = time.monotonic()
-    generate(cfg, mlir_path, exp_path)
-    times.append(("gen", time.monotonic() - t0))
-    if not (os.path.isfile(flash_opt) and os.access(flash_opt, os.X_OK)):
-        return False, "flash-opt not found or not executable at %r" % flash_opt
     t0 = time.monotonic()
     try:
         p1 = subprocess.run([flash_opt, mlir_path] + pargs, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return False, "flash-opt timed out after %gs" % timeout
+        return None, "flash-opt timed out after %gs" % timeout, times
     times.append(("flash-opt", time.monotonic() - t0))
     if p1.returncode != 0:
-        return False, "flash-opt exited with %d:\n%s" % (p1.returncode, _tail(p1.stderr))
-    with open(os.path.join(tmp, "case.lowered.mlir"), "wb") as f:
+        return None, "flash-opt exited with %d:\n%s" % (p1.returncode, _tail(p1.stderr)), times
+    with open(os.path.join(tmp, stem + ".lowered.mlir"), "wb") as f:
         f.write(p1.stdout)
     t0 = time.monotonic()
     try:
-        p2 = subprocess.run([MLIR_RUNNER] + RUNNER_ARGS, input=p1.stdout,
+        p2 = subprocess.run([MLIR_RUNNER] + (runner_args or RUNNER_ARGS), input=p1.stdout,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return False, "mlir-runner timed out after %gs" % timeout
+        return None, "mlir-runner timed out after %gs" % timeout, times
     times.append(("runner", time.monotonic() - t0))
     text = p2.stdout.decode("utf-8", "replace")
-    with open(os.path.join(tmp, "case.out"), "w") as f:
+    with open(os.path.join(tmp, stem + ".out"), "w") as f:
         f.write(text)
     if p2.returncode != 0:
-        return False, ("mlir-runner exited with %d:\n%s\n(stdout tail:)\n%s"
-                       % (p2.returncode, _tail(p2.stderr), _tail(text, 1000)))
+        return None, ("mlir-runner exited with %d:\n%s\n(stdout tail:)\n%s"
+                      % (p2.returncode, _tail(p2.stderr), _tail(text, 1000))), times
+    return text, None, times
+
+
+def _run_steps(cfg, flash_opt, pargs, tmp, atol, rtol, timeout):
+    mlir_path = os.path.join(tmp, "case.mlir")
+    exp_path = os.path.join(tmp, "case.npz")
+    t0 = time.monotonic()
+    generate(cfg, mlir_path, exp_path)
+    gen_time = time.monotonic() - t0
+    if not (os.path.isfile(flash_opt) and os.access(flash_opt, os.X_OK)):
+        return False, "flash-opt not found or not executable at %r" % flash_opt
+    text, problem, times = _compile_and_run(flash_opt, mlir_path, pargs, "case", timeout)
+    if problem:
+        return False, problem
     ok, msg = check_output(exp_path, text, atol, rtol)
+    times = [("gen", gen_time)] + times
     return ok, msg + " [%s]" % ", ".join("%s %.2fs" % kv for kv in times)
 
 
@@ -966,24 +1014,11 @@ def run_backward_batch(cases, flash_opt: str, pipeline_args, timeout: float = 30
     def keep(msg):
         return False, ["%s\nfiles kept in %s" % (msg, tmp)]
 
-    try:
-        p1 = subprocess.run([flash_opt, mlir_path] + pargs, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return keep("flash-opt timed out after %gs" % timeout)
-    if p1.returncode != 0:
-        return keep("flash-opt exited with %d:\n%s" % (p1.returncode, _tail(p1.stderr)))
-    try:
-        runner_args = [opt_level if a == "-O3" else a for a in RUNNER_ARGS]
-        p2 = subprocess.run([MLIR_RUNNER] + runner_args, input=p1.stdout, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return keep("mlir-runner timed out after %gs" % timeout)
-    text = p2.stdout.decode("utf-8", "replace")
-    with open(os.path.join(tmp, "batch.out"), "w") as f:
-        f.write(text)
-    if p2.returncode != 0:
-        return keep("mlir-runner exited with %d:\n%s" % (p2.returncode, _tail(p2.stderr)))
+    runner_args = [opt_level if a == "-O3" else a for a in RUNNER_ARGS]
+    text, problem, _ = _compile_and_run(flash_opt, mlir_path, pargs, "batch", timeout,
+                                        runner_args)
+    if problem:
+        return keep(problem)
     try:
         blocks = parse_memref_prints(text)
     except ValueError as e:
@@ -1017,7 +1052,7 @@ def run_backward_batch(cases, flash_opt: str, pipeline_args, timeout: float = 30
 # --------------------------------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
-class PagedCaseConfig:
+class PagedCaseConfig(_QueryShapes):
     """One ``flash.paged_attention`` on random inputs.
 
     The caches have P = (pages the sequences use) + ``spare_pages`` pages of
@@ -1067,10 +1102,6 @@ class PagedCaseConfig:
         return max(used + self.spare_pages, 1)
 
     @property
-    def q_shape(self):
-        return (self.batch, self.hq, self.nq, self.d)
-
-    @property
     def k_shape(self):
         return (self.num_pages, self.page_size, self.hkv, self.d)
 
@@ -1081,18 +1112,6 @@ class PagedCaseConfig:
     @property
     def table_shape(self):
         return (self.batch, self.pages_per_sequence)
-
-    @property
-    def o_shape(self):
-        return (self.batch, self.hq, self.nq, self.dv)
-
-    @property
-    def lse_shape(self):
-        return (self.batch, self.hq, self.nq)
-
-    @property
-    def scale_f32(self) -> Optional[float]:
-        return None if self.scale is None else float(np.float32(self.scale))
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True)
@@ -1279,25 +1298,9 @@ def run_cases(configs, flash_opt: str, pipeline_args, atol: float = DEFAULT_ATOL
                        "reproducer: %s %s %s | %s %s"
                        % (msg, tmp, flash_opt, mlir_path, " ".join(shlex.quote(a) for a in pargs),
                           MLIR_RUNNER, " ".join(RUNNER_ARGS)))
-    try:
-        p1 = subprocess.run([flash_opt, mlir_path] + pargs, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return failed("flash-opt timed out after %gs" % timeout)
-    if p1.returncode != 0:
-        return failed("flash-opt exited with %d:\n%s" % (p1.returncode, _tail(p1.stderr)))
-    with open(os.path.join(tmp, "cases.lowered.mlir"), "wb") as f:
-        f.write(p1.stdout)
-    try:
-        p2 = subprocess.run([MLIR_RUNNER] + RUNNER_ARGS, input=p1.stdout,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return failed("mlir-runner timed out after %gs" % timeout)
-    out = p2.stdout.decode("utf-8", "replace")
-    with open(os.path.join(tmp, "cases.out"), "w") as f:
-        f.write(out)
-    if p2.returncode != 0:
-        return failed("mlir-runner exited with %d:\n%s" % (p2.returncode, _tail(p2.stderr)))
+    out, problem, _ = _compile_and_run(flash_opt, mlir_path, pargs, "cases", timeout)
+    if problem:
+        return failed(problem)
     ok, msg = check_output(expected, out, atol, rtol, bounds=bounds)
     if not ok:
         return failed(msg)
