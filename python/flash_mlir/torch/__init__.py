@@ -19,7 +19,9 @@ Ops registered by ``register_torch_op(library)``:
 - ``flash_mlir::attention_backward(dout, q, k, v, o, lse, causal, scale,
   deterministic) -> (dq, dk, dv)``: the backward kernels (preprocess, main, dQ
   convert, or the deterministic plan) through ``KernelLibrary.attention_backward``
-  (sm_80 kernels today, which the H200 also runs). A library without it
+  (on Hopper sm_90a's plan where the library has one, else sm_80's, whose sm_90
+  cubin runs there; ``deterministic`` takes only a deterministic plan, sm_80's
+  today, and is an error where the library has none). A library without it
   makes the op, and a backward through ``attention``, raise "not supported
   yet".
 - ``flash_mlir::paged_attention(q, k_cache, v_cache, block_table, seq_lens,
