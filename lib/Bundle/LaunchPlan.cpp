@@ -16,6 +16,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::flash;
 using llvm::json::Array;
@@ -141,13 +143,61 @@ struct TensorSymbols {
   StringRef heads, rows, cols;
 };
 TensorSymbols symbolsOf(StringRef tensor) {
-  if (tensor == "q")
+  if (tensor == "q" || tensor == "dq")
     return {"Hq", "Nq", "D"};
-  if (tensor == "o")
+  if (tensor == "o" || tensor == "dout")
     return {"Hq", "Nq", "Dv"};
-  if (tensor == "k")
+  if (tensor == "k" || tensor == "dk")
     return {"Hkv", "Nk", "D"};
-  return {"Hkv", "Nk", "Dv"}; // v
+  return {"Hkv", "Nk", "Dv"}; // v, dv
+}
+
+/// The tensor map of argument `argName` (a B×H×N×D tensor of 16-bit
+/// elements) from the lowering's `tensor_maps` entry `map`: its dims (D, N,
+/// B*H) named per tensor, the strides of a contiguous tensor, the box and
+/// the swizzle. Null on a malformed entry.
+std::optional<Object> tensorMapJSON(StringRef argName, DictionaryAttr map,
+                                    StringRef elementType,
+                                    std::string &problem) {
+  const int64_t elementBytes = 2;
+  auto box = map ? map.getAs<ArrayAttr>("box") : ArrayAttr();
+  auto dims = map ? map.getAs<ArrayAttr>("dims") : ArrayAttr();
+  auto swizzle = map ? map.getAs<StringAttr>("swizzle") : StringAttr();
+  if (!box || box.size() != 3 || !dims || dims.size() != 3 || !swizzle) {
+    problem = "has no tensor_maps entry with box, dims and swizzle";
+    return std::nullopt;
+  }
+  // The lowering writes the dims of a B×H×N×D tensor as (D, N, B*H).
+  TensorSymbols symbols = symbolsOf(argName);
+  llvm::StringMap<JValue> rename{{"N", JValue(symbols.rows.str())},
+                                {"H", JValue(symbols.heads.str())},
+                                {"D", JValue(symbols.cols.str())}};
+  Array dimFormulas;
+  for (Attribute d : dims) {
+    auto text = dyn_cast<StringAttr>(d);
+    if (!text) {
+      problem = "has tensor map dims that are not strings";
+      return std::nullopt;
+    }
+    auto f = formula(text.getValue(), {}, rename);
+    if (!f) {
+      problem = llvm::toString(f.takeError());
+      return std::nullopt;
+    }
+    dimFormulas.push_back(std::move(*f));
+  }
+  // A contiguous tensor's strides of dims 1 and 2, in bytes.
+  Array strides{call({"mul", dimFormulas[0], elementBytes}),
+                call({"mul", dimFormulas[0], dimFormulas[1], elementBytes})};
+  return Object{{"element_type", elementType.str()},
+                {"dims", std::move(dimFormulas)},
+                {"strides", std::move(strides)},
+                {"box", attributeToJSON(box)},
+                {"element_strides", Array{1, 1, 1}},
+                {"swizzle", swizzle.getValue().str()},
+                {"interleave", "none"},
+                {"l2_promotion", "256B"},
+                {"oob_fill", "none"}};
 }
 
 Object tensor(StringRef name, Array shape, StringRef elementType,
@@ -585,7 +635,24 @@ llvm::Expected<Object> buildBackwardLaunchPlan(DictionaryAttr kernel,
       bool isTensor = llvm::is_contained(
           {"q", "k", "v", "o", "dout", "lse", "dq", "dk", "dv"}, argName);
       bool isSize = llvm::is_contained({"B", "Hq", "Hkv", "Nq", "Nk"}, argName);
-      if (type == "ptr" && isTensor)
+      if (type == "tensormap" && isTensor && argName != "lse") {
+        // sm_90a's main kernel: a CUtensorMap of the tensor (the launch's
+        // tensor_maps).
+        llvm::StringMap<DictionaryAttr> maps;
+        if (auto list = launch.getAs<ArrayAttr>("tensor_maps"))
+          for (Attribute m : list)
+            if (auto map = dyn_cast<DictionaryAttr>(m))
+              if (auto t = map.getAs<StringAttr>("tensor"))
+                maps[t.getValue()] = map;
+        std::string problem;
+        std::optional<Object> map =
+            tensorMapJSON(argName, maps.lookup(argName), elementType, problem);
+        if (!map)
+          return error("kernel '" + kernelName + "': argument '" +
+                       text.getValue() + "' " + problem);
+        out["tensor"] = argName.str();
+        out["tensor_map"] = std::move(*map);
+      } else if (type == "ptr" && isTensor)
         out["tensor"] = argName.str();
       else if (type == "ptr" && llvm::is_contained(workspaceNames, argName))
         out["workspace"] = argName.str();
@@ -679,7 +746,6 @@ mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
   if (*elementType != "bf16" && *elementType != "f16")
     return error("kernel '" + *name + "': element type '" + *elementType +
                  "' has no launch plan (bf16 or f16)");
-  const int64_t elementBytes = 2;
   const bool causal = boolean("causal"), writesLse = boolean("writes_lse");
 
   // Integer fields the formulas may name (block_q, blocks_per_sm, ...).
@@ -727,43 +793,14 @@ mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
     bool isTensor = llvm::is_contained({"q", "k", "v", "o", "lse"}, argName);
     bool isSize = llvm::is_contained({"B", "Hq", "Hkv", "Nq", "Nk"}, argName);
     if (type == "tensormap" && isTensor && argName != "lse") {
-      DictionaryAttr map = tensorMaps.lookup(argName);
-      auto box = map ? map.getAs<ArrayAttr>("box") : ArrayAttr();
-      auto dims = map ? map.getAs<ArrayAttr>("dims") : ArrayAttr();
-      auto swizzle = map ? map.getAs<StringAttr>("swizzle") : StringAttr();
-      if (!box || box.size() != 3 || !dims || dims.size() != 3 || !swizzle)
-        return error("kernel '" + *name + "': argument '" + arg +
-                     "' has no tensor_maps entry with box, dims and swizzle");
-      // The lowering writes the dims of a B×H×N×D tensor as (D, N, B*H).
-      TensorSymbols symbols = symbolsOf(argName);
-      llvm::StringMap<JValue> rename{{"N", JValue(symbols.rows.str())},
-                                    {"H", JValue(symbols.heads.str())},
-                                    {"D", JValue(symbols.cols.str())}};
-      Array dimFormulas;
-      for (Attribute d : dims) {
-        auto text = dyn_cast<StringAttr>(d);
-        if (!text)
-          return error("kernel '" + *name + "': tensor map dims of '" +
-                       argName + "' must be strings");
-        auto f = formula(text.getValue(), {}, rename);
-        if (!f)
-          return f.takeError();
-        dimFormulas.push_back(std::move(*f));
-      }
-      // A contiguous tensor's strides of dims 1 and 2, in bytes.
-      Array strides{call({"mul", dimFormulas[0], elementBytes}),
-                    call({"mul", dimFormulas[0], dimFormulas[1], elementBytes})};
+      std::string problem;
+      std::optional<Object> map = tensorMapJSON(
+          argName, tensorMaps.lookup(argName), *elementType, problem);
+      if (!map)
+        return error("kernel '" + *name + "': argument '" + arg + "' " +
+                     problem);
       out["tensor"] = argName.str();
-      out["tensor_map"] = Object{
-          {"element_type", *elementType},
-          {"dims", std::move(dimFormulas)},
-          {"strides", std::move(strides)},
-          {"box", attributeToJSON(box)},
-          {"element_strides", Array{1, 1, 1}},
-          {"swizzle", swizzle.getValue().str()},
-          {"interleave", "none"},
-          {"l2_promotion", "256B"},
-          {"oob_fill", "none"}};
+      out["tensor_map"] = std::move(*map);
     } else if (type == "ptr" && isTensor) {
       out["tensor"] = argName.str();
     } else if (type == "i32" && isSize) {

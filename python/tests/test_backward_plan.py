@@ -132,3 +132,105 @@ def test_calls_the_plan_does_not_take_are_refused(bundles):
     a.dv = capi.tensor(0, "bf16", (1, 2, 100, 128))   # an output missing
     with pytest.raises(capi.FlashRuntimeError, match="dv"):
         plan.launch_info(a, 132, 1)
+
+
+# The sm_90a backward (SM90/BackwardKernel.h): the same plan format, the
+# shared preprocess and convert around a main kernel that takes tensor maps.
+SM90_SPECS = [fcompile.BackwardSpec("bf16", 128, True, arch="sm_90a"),
+              fcompile.BackwardSpec("f16", 64, False, arch="sm_90a")]
+
+
+@pytest.fixture(scope="module")
+def sm90_bundles(tmp_path_factory):
+    out = tmp_path_factory.mktemp("backward_sm90a")
+    plans = {}
+    for spec in SM90_SPECS:
+        path = fcompile.compile_backward_bundle(spec, str(out))
+        plans[spec.name] = json.loads(pathlib.Path(path).read_text())
+    return out, plans
+
+
+def test_sm90a_plans_hold_the_shared_kernels_around_a_tensor_map_main(sm90_bundles):
+    for name, plan in sm90_bundles[1].items():
+        assert not errors(plan, SCHEMA), errors(plan, SCHEMA)
+        assert plan["op"] == "attention_backward" and plan["select"]["arch"] == "sm_90a"
+        assert plan["select"]["variant"] == ""
+        kernels = plan["kernels"]
+        assert [k["name"] for k in kernels] == [name + "_preprocess", name, name + "_convert"]
+        for k in kernels:
+            cubin = k["files"]["cubins"]["sm_90a"]
+            assert cubin["spill_stores"] == 0 and cubin["spill_loads"] == 0
+        main = kernels[1]
+        assert main["block"] == [384, 1, 1]
+        maps = [a["tensor"] for a in main["args"] if a["type"] == "tensormap"]
+        assert maps == ["q", "k", "v", "dout", "dk", "dv"]
+        assert [a["name"] for a in main["args"] if a["type"] != "tensormap"] == [
+            "lse_log2", "delta", "dq_accum", "B", "Hq", "Hkv", "Nq", "Nk", "scale"]
+        assert [w["name"] for w in plan["workspaces"]] == ["lse_log2", "delta", "dq_accum"]
+
+
+def test_sm90a_main_kernel_launch(sm90_bundles):
+    lib = KernelLibrary(str(sm90_bundles[0]))
+    plan = lib.find("bf16", 128, True, False, 1000, op="attention_backward")
+    assert plan.arch == "sm_90a"
+    b, hq, hkv, nq, nk, d = 2, 8, 2, 1000, 777, 128
+    info = plan.launch_info(call(b, hq, hkv, nq, nk, d), 132, 1)
+    # One block per 128 keys of a kv-head; a producer and two consumer
+    # warpgroups.
+    assert list(info.grid) == [7, hkv, b] and info.block[0] == 384
+    args = {x.name.decode(): x for x in info.args[:info.num_args]}
+    # Maps over (D, N, B·H) of each tensor: Q and dO in 64-row boxes, K and V
+    # in 128, dK and dV stored in 64.
+    for name, rows, heads, box in (("q", nq, hq, 64), ("dout", nq, hq, 64), ("k", nk, hkv, 128),
+                                   ("v", nk, hkv, 128), ("dk", nk, hkv, 64), ("dv", nk, hkv, 64)):
+        a = args[name]
+        assert a.map_rank == 3
+        assert list(a.map_dims[:3]) == [d, rows, b * heads], name
+        assert list(a.map_box[:3]) == [64, box, 1], name
+    assert args["dq_accum"].workspace == 2 and args["Nk"].int_value == nk
+
+
+def test_backward_selection_prefers_sm90a_on_hopper(bundles, sm90_bundles, tmp_path):
+    for directory in (bundles[0], sm90_bundles[0]):
+        for f in pathlib.Path(directory).iterdir():
+            if f.suffix in (".json", ".ptx") or f.name.endswith(".cubin"):
+                (tmp_path / f.name).write_bytes(f.read_bytes())
+    lib = KernelLibrary(str(tmp_path))
+    on_hopper = lib.find_backward("bf16", 128, True, 4096, compute_capability=90)
+    assert on_hopper.name == "flash_bwd_sm_90a_bf16_d128_causal"
+    on_ampere = lib.find_backward("bf16", 128, True, 4096, compute_capability=80)
+    assert on_ampere.name == "flash_bwd_sm_80_bf16_d128_causal"
+    # deterministic: sm_80's plan (its PTX, here without an sm_90 cubin,
+    # runs on Hopper too), never the sm_90a plan.
+    chosen = lib.find_backward("bf16", 128, True, 4096, compute_capability=90,
+                               deterministic=True)
+    assert chosen.name == "flash_bwd_sm_80_bf16_d128_causal_deterministic"
+
+
+def test_deterministic_without_a_deterministic_plan_is_an_error(sm90_bundles):
+    lib = KernelLibrary(str(sm90_bundles[0]))
+    with pytest.raises(ValueError, match="deterministic=True: no deterministic backward plan "
+                                         "for bf16, D=128, causal=True") as e:
+        lib.find_backward("bf16", 128, True, 4096, compute_capability=90, deterministic=True)
+    assert "flash_bwd_sm_90a_bf16_d128_causal" in str(e.value)
+    assert "--deterministic yes" in str(e.value)
+
+
+def test_compile_skips_what_the_sm90a_backward_does_not_take(tmp_path, capsys):
+    assert fcompile.main(["--ops", "backward", "--arch", "sm_90a", "--out", str(tmp_path),
+                          "--dtypes", "bf16", "--head-dims", "64,256", "--causal", "no",
+                          "--deterministic", "yes"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        "skipped: flash_bwd_sm_90a_bf16_d64_deterministic (not supported yet: deterministic "
+        "backward on sm_90a (dQ is reduced with order-dependent f32 bulk reductions))",
+        "skipped: flash_bwd_sm_90a_bf16_d256_deterministic (not supported yet: deterministic "
+        "backward on sm_90a (dQ is reduced with order-dependent f32 bulk reductions))",
+        f"0 bundles in {tmp_path} (2 not supported yet, skipped)"]
+    assert fcompile.main(["--ops", "backward", "--arch", "sm_90a", "--out", str(tmp_path),
+                          "--dtypes", "f16", "--head-dims", "256", "--causal", "yes",
+                          "--deterministic", "no"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "skipped: flash_bwd_sm_90a_f16_d256_causal (not supported yet: D=256 backward (dK and "
+        "dV of a warpgroup's 64 K/V rows take 256 f32 registers per thread) on sm_90a)")
+    assert list(tmp_path.iterdir()) == []

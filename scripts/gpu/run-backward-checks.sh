@@ -5,8 +5,9 @@
 #   bash scripts/gpu/run-backward-checks.sh BUNDLE_DIR [PLANTED_DIR]
 #
 # BUNDLE_DIR holds the backward bundles (`python3 -m flash_mlir.compile --ops
-# backward --arch sm_80 --cubin-archs sm_80,sm_90`) and, for the torch op's
-# autograd and the speed rows, forward bundles with LSE; PLANTED_DIR (optional)
+# backward --arch sm_80 --cubin-archs sm_80,sm_90`, or `--arch sm_90a`) and,
+# for the torch op's autograd and the speed rows, forward bundles with LSE;
+# PLANTED_DIR (optional)
 # bundles compiled from a deliberately broken lowering, which must fail.
 # Carry BUNDLE_DIR, PLANTED_DIR and build/lib/libflash_runtime.so.
 #
@@ -20,7 +21,9 @@
 #   4. planted.log: the planted breakage, which must fail (PLANTED_TIMEOUT, 60)
 #   5. bench.log/.json: backward TFLOP/s vs SDPA FA2 and cuDNN at D=128 bf16
 #      (BENCH_SEQLENS, default 4096,8192)                   (BENCH_TIMEOUT, 120)
-# and summary.json. Exit status 0 only if steps 2-4 passed.
+# and summary.json. Exit status 0 only if steps 2-4 passed. DETERMINISTIC
+# (both, yes, no; default both) says which plans steps 2 and 3 check: `no`
+# for sm_90a bundles, which have no deterministic plan.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -52,8 +55,10 @@ EOF
 head -8 "$out/env.txt"
 
 # 2. Every case, both plans, determinism, the torch op.
+deterministic=${DETERMINISTIC:-both}
 timeout "${CHECK_TIMEOUT:-150}" "$python" -m flash_mlir.gpu_check --mode backward \
-  --bundles "$bundles" --torch-op --json "$out/check.json" ${CHECK_ARGS:-} \
+  --bundles "$bundles" --deterministic "$deterministic" --torch-op \
+  --json "$out/check.json" ${CHECK_ARGS:-} \
   > "$out/check.log" 2>&1
 check_rc=$?
 grep -E "FAIL|error|Traceback" "$out/check.log" | head -20
@@ -68,7 +73,8 @@ for tool in memcheck racecheck; do
     PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout "${SANITIZER_TIMEOUT:-90}" "$sanitizer" \
       --tool "$tool" --kernel-name kns=flash_bwd --error-exitcode 3 \
       "$python" -m flash_mlir.gpu_check --mode backward --bundles "$bundles" --dtypes bf16 \
-      --causal yes --shape 1,4,2,150,70 --repeat 0 > "$out/$tool.log" 2>&1
+      --causal yes --shape 1,4,2,150,70 --repeat 0 --deterministic "$deterministic" \
+      > "$out/$tool.log" 2>&1
     rc=$?
   else
     echo "compute-sanitizer not found" > "$out/$tool.log"; rc=127

@@ -17,9 +17,10 @@ func.func @d256(%q: tensor<1x1x64x256xbf16>, %k: tensor<1x1x64x256xbf16>, %v: te
 
 // -----
 
-// The backward has no sm_90a kernel yet.
+// An sm_90a schedule is sm_90a's kernel (SM90/BackwardKernel.cpp, pinned by
+// lower-to-nvgpu-backward-sm90a.mlir), not sm_80's.
 // CHECK: lower-to-nvgpu-backward-errors.mlir:[[@LINE+7]]:19: error: the kernel's schedule is for sm_90a, not sm_80 (select the schedule for sm_80)
-// SM90: lower-to-nvgpu-backward-errors.mlir:[[@LINE+6]]:19: error: not supported yet: kernel kind backward on sm_90a
+// SM90: gpu.module @hopper_module
 func.func @hopper(%q: tensor<1x1x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %v: tensor<1x1x64x64xbf16>, %o: tensor<1x1x64x64xbf16>, %do: tensor<1x1x64x64xbf16>, %lse: tensor<1x1x64xf32>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>) {
   %d0 = tensor.empty() : tensor<1x1x64xf32>
   %delta = scf.forall (%b, %h) in (1, 1) shared_outs(%acc = %d0) -> (tensor<1x1x64xf32>) {

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Conversion/FlashToNVGPU/KernelForm.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/BackwardKernel.h"
 #include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
 
@@ -68,8 +69,10 @@ FailureOr<KernelConfig> commonConfig(KernelAttr kernel, StringRef name,
   };
   c.kind = kernel.getKind();
   c.deterministic = kernel.getDeterministic();
-  // The backward has an sm_80 kernel (SM80/BackwardKernel) only.
-  if (c.kind == KernelKind::Backward && target.arch != "sm_80")
+  // The backward has sm_80 (SM80/BackwardKernel) and sm_90a
+  // (SM90/BackwardKernel) kernels.
+  if (c.kind == KernelKind::Backward && target.arch != "sm_80" &&
+      target.arch != "sm_90a")
     return unsupported("kernel kind " + stringifyKernelKind(kernel.getKind()));
   if (schedule.getArch() != target.arch)
     return mlir::emitError(loc)
@@ -105,8 +108,11 @@ FailureOr<Attribute> mlir::flash::selectKernelForm(KernelAttr kernel,
   FailureOr<KernelConfig> common = commonConfig(kernel, "", target, loc);
   if (failed(common))
     return failure();
-  if (common->isDecode()) {
-    // The split-KV kernels have one form per arch (no form attribute).
+  // The split-KV kernels and the sm_90a backward have one form per arch (no
+  // form attribute).
+  const bool sm90Backward =
+      target.arch == "sm_90a" && common->kind == KernelKind::Backward;
+  if (common->isDecode() || sm90Backward) {
     FormChoices automatic;
     if (choices.persistent != automatic.persistent ||
         choices.pingPong != automatic.pingPong ||
@@ -119,7 +125,9 @@ FailureOr<Attribute> mlir::flash::selectKernelForm(KernelAttr kernel,
              << "not supported yet: form options for a "
              << stringifyKernelKind(common->kind) << " kernel on "
              << target.arch << " (it has one form)";
-    if (failed(decodeConfigFromDescriptor(*common, kernel, target, loc)))
+    if (sm90Backward
+            ? failed(sm90BackwardConfig(*common, target, loc))
+            : failed(decodeConfigFromDescriptor(*common, kernel, target, loc)))
       return failure();
     return Attribute();
   }
@@ -146,12 +154,15 @@ mlir::flash::kernelConfigFromDescriptor(KernelAttr kernel, StringRef name,
   FailureOr<KernelConfig> common = commonConfig(kernel, name, target, loc);
   if (failed(common))
     return failure();
-  if (common->isDecode()) {
+  if (common->isDecode() ||
+      (target.arch == "sm_90a" && common->kind == KernelKind::Backward)) {
     if (kernel.getForm())
       return mlir::emitError(loc)
              << "the " << stringifyKernelKind(common->kind)
              << " kernels have no form choices, got " << kernel.getForm();
-    return decodeConfigFromDescriptor(*common, kernel, target, loc);
+    if (common->isDecode())
+      return decodeConfigFromDescriptor(*common, kernel, target, loc);
+    return sm90BackwardConfig(*common, target, loc);
   }
   if (target.arch == "sm_90a") {
     auto form = dyn_cast_or_null<SM90FormAttr>(kernel.getForm());

@@ -12,6 +12,9 @@
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
 #include "flash/Conversion/FlashToNVGPU/KernelForm.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/BackwardKernel.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/BackwardKernel.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/TMA.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/Warpgroups.h"
 #include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
 #include "flash/Target/SplitKV.h"
@@ -195,14 +198,22 @@ DictionaryAttr describeBackward(Builder &b, const KernelConfig &c,
     SmallVector<StringRef> refs(values.begin(), values.end());
     return b.getStrArrayAttr(refs);
   };
+  // The preprocess and convert kernels are the same on every arch; the main
+  // kernel is the arch's own (sm_90a's takes tensor maps, described here).
+  bool sm90 = c.arch == "sm_90a";
   SmallVector<Attribute> launches;
-  for (const sm80::BackwardLaunch &l : sm80::backwardLaunches(c))
-    launches.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("kernel", b.getStringAttr(l.name)),
-         b.getNamedAttr("grid", strings(l.grid)),
-         b.getNamedAttr("args", strings(l.args)),
-         b.getNamedAttr("threads", i64(l.threads)),
-         b.getNamedAttr("dynamic_shared_memory", i64(l.sharedBytes))}));
+  for (const sm80::BackwardLaunch &l : sm90 ? sm90::backwardLaunches(c)
+                                            : sm80::backwardLaunches(c)) {
+    SmallVector<NamedAttribute> fields = {
+        b.getNamedAttr("kernel", b.getStringAttr(l.name)),
+        b.getNamedAttr("grid", strings(l.grid)),
+        b.getNamedAttr("args", strings(l.args)),
+        b.getNamedAttr("threads", i64(l.threads)),
+        b.getNamedAttr("dynamic_shared_memory", i64(l.sharedBytes))};
+    if (sm90 && l.role == sm80::BackwardLaunch::Role::Main)
+      llvm::append_range(fields, sm90::describeBackwardMain(b, c));
+    launches.push_back(b.getDictionaryAttr(fields));
+  }
   SmallVector<Attribute> workspaces;
   for (const sm80::BackwardWorkspace &w : sm80::backwardWorkspaces(c))
     workspaces.push_back(b.getDictionaryAttr(
@@ -283,21 +294,13 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
         "output_staging",
         b.getStringAttr(c.sm90.outputInRing ? "kv_ring" : "q_buffer")));
     auto map = [&](StringRef tensor, int64_t rows) {
-      return b.getDictionaryAttr(
-          {b.getNamedAttr("tensor", b.getStringAttr(tensor)),
-           b.getNamedAttr("dims", b.getStrArrayAttr({"D", "N", "B*H"})),
-           b.getNamedAttr("box", b.getI64ArrayAttr({64, rows, 1})),
-           b.getNamedAttr("swizzle", b.getStringAttr("128B"))});
+      return sm90::describeTensorMap(b, tensor, rows);
     };
     fields.push_back(b.getNamedAttr(
         "tensor_maps",
         b.getArrayAttr({map("q", c.blockQ), map("k", c.blockKV),
                         map("v", c.blockKV), map("o", 64)})));
-    fields.push_back(b.getNamedAttr("consumer_warpgroups", i64(c.sm90.consumers)));
-    fields.push_back(
-        b.getNamedAttr("producer_registers", i64(c.sm90.producerRegisters)));
-    fields.push_back(
-        b.getNamedAttr("consumer_registers", i64(c.sm90.consumerRegisters)));
+    llvm::append_range(fields, sm90::describeWarpgroups(b, c));
   } else {
     fields.push_back(b.getNamedAttr(
         "args", b.getStrArrayAttr({"q:ptr", "k:ptr", "v:ptr", "o:ptr",
@@ -489,7 +492,10 @@ struct FlashLowerToNVGPUPass
       bool backward = config->kind == KernelKind::Backward;
       LogicalResult built =
           config->isDecode() ? buildDecodeKernels(b, func.getLoc(), *config)
-          : backward         ? buildSM80BackwardKernels(b, func.getLoc(), *config)
+          : backward
+              ? (target->arch == "sm_90a"
+                     ? buildSM90BackwardKernels(b, func.getLoc(), *config)
+                     : buildSM80BackwardKernels(b, func.getLoc(), *config))
           : target->arch == "sm_90a"
               ? buildSM90Kernel(b, func.getLoc(), *config)
               : buildSM80Kernel(b, func.getLoc(), *config);

@@ -22,6 +22,9 @@ the runtime selects by these keys, not by file names.
       --dtypes bf16,f16 --head-dims 64,128 --causal both --lse both
   python3 -m flash_mlir.compile --out bundles/ --arch sm_80 --cubin-archs sm_80,sm_90 \\
       --ops backward --head-dims 64,128        # the gradients' kernels (one plan each)
+  python3 -m flash_mlir.compile --out bundles/ --arch sm_90a --ops backward
+      # the sm_90a backward: what its kernel does not take yet (D=256, the
+      # deterministic plan) is skipped with the lowering's "not supported yet"
 """
 
 import argparse
@@ -194,6 +197,12 @@ def compile_decode_bundle(spec: DecodeSpec, out_dir: str, flash_opt: str = DEFAU
     if proc.returncode != 0:
         raise RuntimeError(f"flash-opt failed for {spec.name}:\n  {shlex.join(cmd)}\n{proc.stderr}")
     return os.path.join(out_dir, spec.name + ".json")
+class NotSupportedYet(RuntimeError):
+    """flash-opt refused a kernel with a "not supported yet" diagnostic (a
+    valid request the lowering does not take yet); the message is that
+    diagnostic."""
+
+
 @dataclasses.dataclass(frozen=True)
 class BackwardSpec:
     """One backward bundle: the three kernels of flash.attention_backward's
@@ -208,11 +217,21 @@ class BackwardSpec:
 
     @property
     def default_warps(self) -> int:
-        """Measured on the H200 (bf16, D=128, N=8k; docs/benchmarks.md): with
-        dQ through atomics, 8 warps (128 keys a block, half the atomics per
-        FLOP) took 12.6 ms where 4 took 17.9; the deterministic plan's main
-        kernel has no atomics and 4 warps were as fast (6.4 against 6.6 ms)."""
+        """sm_90a: the one schedule its main kernel takes (a producer and two
+        consumer warpgroups, SM90/BackwardKernel.cpp). sm_80, measured on the
+        H200 (bf16, D=128, N=8k; docs/benchmarks.md): with dQ through
+        atomics, 8 warps (128 keys a block, half the atomics per FLOP) took
+        12.6 ms where 4 took 17.9; the deterministic plan's main kernel has no
+        atomics and 4 warps were as fast (6.4 against 6.6 ms)."""
+        if self.arch == "sm_90a":
+            return 12
         return 4 if self.deterministic else 8
+
+    @property
+    def block_kv(self) -> int:
+        """Keys a main-kernel block owns: 64 per consumer warpgroup on sm_90a,
+        16 per warp on sm_80."""
+        return 128 if self.arch == "sm_90a" else 16 * self.main_warps
 
     @property
     def main_warps(self) -> int:
@@ -260,7 +279,7 @@ class BackwardSpec:
         d, n, t = self.head_dim, self.seq_len, self.dtype
         x = f"tensor<1x1x{n}x{d}x{t}>"
         lse = f"tensor<1x1x{n}xf32>"
-        block_q, block_kv = 64, 16 * self.main_warps
+        block_q, block_kv = 64, self.block_kv
         desc = (f"#flash.kernel<kind = backward, element_type = {t}, batch = 1, q_heads = 1, "
                 f"kv_heads = 1, seq_q = {n}, seq_kv = {n}, head_dim = {d}, value_dim = {d}, "
                 f"causal = {'true' if self.causal else 'false'}, lse = false, "
@@ -295,10 +314,12 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
     # The op through the whole pipeline: the target model's schedule (sm_80:
     # 8 warps, 128 keys a block at D 64 and 128, the atomic plan's default),
     # or the warps asked for and the deterministic plan's 4 (measured, see
-    # BackwardSpec.default_warps); a flash-opt whose flash-tile does not take
-    # the op yet gets the backward's L1 written here (the same kernels).
-    warps = spec.warps or (spec.default_warps if spec.deterministic else 0)
-    overrides = ([f"warps={warps}", f"block-kv={16 * warps}", "block-q=64"]
+    # BackwardSpec.default_warps), or sm_90a's one schedule; a flash-opt
+    # whose flash-tile does not take the op yet gets the backward's L1
+    # written here (the same kernels).
+    warps = spec.warps or (spec.default_warps
+                           if spec.deterministic or spec.arch == "sm_90a" else 0)
+    overrides = ([f"warps={warps}", f"block-kv={spec.block_kv}", "block-q=64"]
                  if warps else [])
     attempts = [(spec.op_source(), options + overrides), (spec.source(), options)]
     src = os.path.join(out_dir, spec.name + ".mlir")
@@ -312,6 +333,10 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
         unknown_op = "custom op 'flash.attention_backward' is unknown" in proc.stderr
         if attempt > 0 or not unknown_op:
             break
+    refusal = re.search(r"error: (not supported yet: .*)", proc.stderr)
+    if refusal:
+        os.remove(src)
+        raise NotSupportedYet(refusal.group(1))
     raise RuntimeError(f"flash-opt failed for {spec.name}:\n  {shlex.join(cmd)}\n{proc.stderr}")
 
 
@@ -448,15 +473,18 @@ def main(argv=None) -> int:
                     help="which plans: forward (flash.attention), split_kv (few-row "
                          "attention over a contiguous cache), paged (flash.paged_attention), "
                          "backward (flash.attention_backward's gradients: three kernels per "
-                         "plan; sm_80; D 64 and 128, D=256 is not supported yet and skipped); "
-                         "comma-separated")
+                         "plan; sm_80 and sm_90a, D 64 and 128; what a kernel does not take "
+                         "yet, D=256 and sm_90a's deterministic plan, is skipped and "
+                         "reported); comma-separated")
     ap.add_argument("--deterministic", default="both", choices=["both", "yes", "no"],
-                    help="backward: the plan with f32 atomics for dQ (no), the bitwise "
+                    help="backward: the plan with f32 atomics (sm_80) or bulk f32 "
+                         "reductions (sm_90a) for dQ (no), the bitwise "
                          "repeatable one (yes, a variant named 'deterministic'), or both")
     ap.add_argument("--backward-warps", default="0",
-                    help="backward: warps of the main kernel (each owns 16 K/V rows), "
-                         "comma-separated; 0 is the default plan's (8 with atomics, 4 "
-                         "deterministic), others are variants")
+                    help="backward: warps of the main kernel (sm_80: each owns 16 K/V "
+                         "rows; sm_90a takes 12 only), comma-separated; 0 is the default "
+                         "plan's (sm_80: 8 with atomics, 4 deterministic), others are "
+                         "variants")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
     ops = [o for o in args.ops.split(",") if o]
@@ -478,7 +506,7 @@ def main(argv=None) -> int:
             ap.error(f"--schedules entries must be BQxBKVxWARPS or BQxBKVxWARPSxSTAGES with "
                      f"positive integers, got {text!r}")
         schedules.append(tuple(parts + [0] * (4 - len(parts))))
-    count = 0
+    count = skipped = 0
     if "backward" in ops:
         for dtype in args.dtypes.split(","):
             for d in (int(x) for x in args.head_dims.split(",")):
@@ -491,8 +519,13 @@ def main(argv=None) -> int:
                         for warps in (int(w) for w in args.backward_warps.split(",")):
                             spec = BackwardSpec(dtype, d, causal, deterministic, args.arch,
                                                 warps)
-                            print(compile_backward_bundle(spec, args.out, args.flash_opt,
-                                                          args.cubin_archs))
+                            try:
+                                print(compile_backward_bundle(spec, args.out, args.flash_opt,
+                                                              args.cubin_archs))
+                            except NotSupportedYet as e:
+                                print(f"skipped: {spec.name} ({e})")
+                                skipped += 1
+                                continue
                             count += 1
     for dtype in args.dtypes.split(","):
         for d in (int(x) for x in args.head_dims.split(",")):
@@ -526,7 +559,8 @@ def main(argv=None) -> int:
                                                       args.cubin_archs, seq_range)
                                 print(path)
                                 count += 1
-    print(f"{count} bundles in {args.out}")
+    print(f"{count} bundles in {args.out}" +
+          (f" ({skipped} not supported yet, skipped)" if skipped else ""))
     return 0
 
 

@@ -233,6 +233,34 @@ class KernelLibrary:
             self._chosen[memo] = chosen
         return chosen
 
+    def find_backward(self, dtype: str, head_dim: int, causal: bool,
+                      seq_len: Optional[int] = None, compute_capability: int = 0,
+                      deterministic: bool = False) -> Bundle:
+        """The backward plan the runtime chooses for a call (find with op
+        attention_backward): by default the newest arch that runs (sm_90a's
+        plan on Hopper where the library has one, else sm_80's). With
+        `deterministic`, only a plan of variant "deterministic" (bitwise
+        repeatable dQ), never a plan with order-dependent dQ sums in its
+        place; sm_90a has none yet, sm_80's also runs on Hopper (its sm_90
+        cubin)."""
+        try:
+            return self.find(dtype, head_dim, causal, False, seq_len,
+                             compute_capability=compute_capability,
+                             variant="deterministic" if deterministic else None,
+                             op="attention_backward")
+        except ValueError as e:
+            others = [b.name for b in self.all if b.op == "attention_backward" and
+                      b.dtype == dtype and b.head_dim == head_dim and b.causal == causal]
+            if not deterministic or not others:
+                raise
+            raise ValueError(
+                f"deterministic=True: no deterministic backward plan for {dtype}, "
+                f"D={head_dim}, causal={causal} in {self.dir} (it has {', '.join(others)}, "
+                f"whose dQ sums are not bitwise repeatable, and is not used in its place). "
+                f"sm_90a has no deterministic backward yet; the sm_80 plan's sm_90 cubin "
+                f"runs on Hopper: python3 -m flash_mlir.compile --ops backward --arch sm_80 "
+                f"--cubin-archs sm_80,sm_90 --deterministic yes ({e})") from None
+
     def _capability(self, device) -> int:
         index = device.index if device.index is not None else 0
         if index not in self._capabilities:
@@ -430,8 +458,10 @@ class KernelLibrary:
 
         The plan's kernels run in order (preprocess: Δ = rowsum(dO∘O) and the
         dQ accumulator; main: dK, dV per K/V tile and dQ through f32
-        atomics; convert), or with `deterministic` the plan whose dQ kernel
-        sums in one fixed order (bitwise repeatable, no atomics). Under GQA
+        atomics (sm_80) or bulk f32 reductions (sm_90a); convert), or with
+        `deterministic` the plan whose dQ kernel sums in one fixed order
+        (bitwise repeatable, no atomics; sm_80's, see find_backward). The
+        plan is find_backward's: sm_90a's on Hopper where the library has one. Under GQA
         dK, dV of a kv-head sum over its q-heads. A row that saw no key
         (LSE = -inf) contributes nothing. `out` = (dq, dk, dv) may be given
         (e.g. poisoned buffers in tests); otherwise they are allocated.
@@ -467,10 +497,8 @@ class KernelLibrary:
         if o.shape != q.shape or do.shape != q.shape:
             raise ValueError(f"o and do must have q's shape {tuple(q.shape)}, got "
                              f"{tuple(o.shape)} and {tuple(do.shape)}")
-        bundle = bundle or self.find(dtype, d, causal, False, max(nq, nk),
-                                     compute_capability=self._capability(q.device),
-                                     variant="deterministic" if deterministic else None,
-                                     op="attention_backward")
+        bundle = bundle or self.find_backward(dtype, d, causal, max(nq, nk),
+                                              self._capability(q.device), deterministic)
         if scale is None:
             scale = 1.0 / math.sqrt(d)
         if not (scale > 0 and math.isfinite(scale)):

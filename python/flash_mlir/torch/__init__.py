@@ -19,10 +19,12 @@ Ops registered by ``register_torch_op(library)``:
 - ``flash_mlir::attention_backward(dout, q, k, v, o, lse, causal, scale,
   deterministic) -> (dq, dk, dv)``: the backward kernels (preprocess, main, dQ
   convert, or the deterministic plan) through ``KernelLibrary.attention_backward``
-  A library without it makes the op, and a backward through ``attention``,
-  raise "not supported yet". The backward of ``attention`` takes the
-  deterministic plan when ``torch.use_deterministic_algorithms(True)`` is
-  in effect.
+  (on Hopper sm_90a's plan where the library has one, else sm_80's, whose sm_90
+  cubin runs there; ``deterministic`` takes only a deterministic plan, sm_80's
+  today, and is an error where the library has none). A library without it
+  makes the op, and a backward through ``attention``, raise "not supported
+  yet". The backward of ``attention`` takes the deterministic plan when
+  ``torch.use_deterministic_algorithms(True)`` is in effect.
 - ``flash_mlir::paged_attention(q, k_cache, v_cache, block_table, seq_lens,
   causal, scale) -> o``: split-KV decoding over a paged cache.
 

@@ -899,40 +899,45 @@ void SM80BackwardBuilder::buildDQ(gpu::GPUFuncOp func) {
 
 //===----------------------------------------------------------------------===//
 
-LogicalResult mlir::flash::buildSM80BackwardKernels(OpBuilder &b, Location loc,
-                                                    const KernelConfig &config) {
+void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
+                               const KernelConfig &config,
+                               const BackwardLaunch &launch) {
   MLIRContext *ctx = b.getContext();
   auto ptr = LLVM::LLVMPointerType::get(ctx, 1);
-  for (const BackwardLaunch &launch : backwardLaunches(config)) {
-    SmallVector<Type> types;
-    for (StringRef arg : launch.args) {
-      StringRef type = arg.split(':').second;
-      types.push_back(type == "ptr"   ? Type(ptr)
-                      : type == "i32" ? Type(b.getI32Type())
-                                      : Type(b.getF32Type()));
-    }
-    auto func = gpu::GPUFuncOp::create(b, loc, launch.name,
-                                       FunctionType::get(ctx, types, {}));
-    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-    int32_t threads = launch.threads;
-    func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
-    func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
-    OpBuilder::InsertionGuard guard(b);
-    SM80BackwardBuilder builder(b, loc, config);
-    switch (launch.role) {
-    case BackwardLaunch::Role::Preprocess:
-      builder.buildPreprocess(func);
-      break;
-    case BackwardLaunch::Role::Main:
-      builder.buildMain(func);
-      break;
-    case BackwardLaunch::Role::Convert:
-      builder.buildConvert(func);
-      break;
-    case BackwardLaunch::Role::DQ:
-      builder.buildDQ(func);
-      break;
-    }
+  SmallVector<Type> types;
+  for (StringRef arg : launch.args) {
+    StringRef type = arg.split(':').second;
+    types.push_back(type == "ptr"   ? Type(ptr)
+                    : type == "i32" ? Type(b.getI32Type())
+                                    : Type(b.getF32Type()));
   }
+  auto func = gpu::GPUFuncOp::create(b, loc, launch.name,
+                                     FunctionType::get(ctx, types, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  int32_t threads = launch.threads;
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
+  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+  OpBuilder::InsertionGuard guard(b);
+  SM80BackwardBuilder builder(b, loc, config);
+  switch (launch.role) {
+  case BackwardLaunch::Role::Preprocess:
+    builder.buildPreprocess(func);
+    break;
+  case BackwardLaunch::Role::Main:
+    builder.buildMain(func);
+    break;
+  case BackwardLaunch::Role::Convert:
+    builder.buildConvert(func);
+    break;
+  case BackwardLaunch::Role::DQ:
+    builder.buildDQ(func);
+    break;
+  }
+}
+
+LogicalResult mlir::flash::buildSM80BackwardKernels(OpBuilder &b, Location loc,
+                                                    const KernelConfig &config) {
+  for (const BackwardLaunch &launch : backwardLaunches(config))
+    buildBackwardKernel(b, loc, config, launch);
   return success();
 }

@@ -9,11 +9,27 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Conversion/FlashToNVGPU/KernelForm.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/BackwardKernel.h"
 
 using namespace mlir;
 using namespace mlir::flash;
 
 namespace {
+/// setmaxnreg: each block of `c` (c.blocksPerSM per SM) launches with its
+/// share of the register file (a multiple of 8 per thread, at most 255); the
+/// producer drops to 24 (32 with three consumers) and the consumers split
+/// the rest in steps of 8. The forward's and the backward's kernels alike.
+void setRegisterSplit(KernelConfig &c, const TargetModel &target) {
+  int64_t threads = 128 * (c.sm90.consumers + 1);
+  int64_t perThread = std::min<int64_t>(
+      target.registersPerSM / (c.blocksPerSM * threads) / 8 * 8, 248);
+  c.sm90.producerRegisters = c.sm90.consumers <= 2 ? 24 : 32;
+  c.sm90.consumerRegisters = std::min<int64_t>(
+      (perThread * threads - 128 * c.sm90.producerRegisters) / (128 * c.sm90.consumers) /
+          8 * 8,
+      240);
+}
+
 /// The resources of an sm_90a kernel with `c.sm90.persistent` set: consumer
 /// warpgroups of 64 rows, one producer warpgroup, TMA boxes of 64 columns
 /// and at most 256 rows, wgmma N a multiple of 16 up to 256. With `form`,
@@ -79,17 +95,7 @@ FailureOr<KernelConfig> sm90Resources(KernelConfig c, const TargetModel &target,
   if (c.blocksPerSM > fitBlocks)
     return unsupported("blocks_per_sm = " + Twine(c.blocksPerSM) +
                        " (at most " + Twine(fitBlocks) + " fit)");
-  // setmaxnreg: each block launches with its share of the register file
-  // (a multiple of 8 per thread, at most 255); the producer drops to 24
-  // (32 with three consumers) and the consumers split the rest in steps of 8.
-  int64_t threads = 128 * (c.sm90.consumers + 1);
-  int64_t perThread = std::min<int64_t>(
-      target.registersPerSM / (c.blocksPerSM * threads) / 8 * 8, 248);
-  c.sm90.producerRegisters = c.sm90.consumers <= 2 ? 24 : 32;
-  c.sm90.consumerRegisters = std::min<int64_t>(
-      (perThread * threads - 128 * c.sm90.producerRegisters) / (128 * c.sm90.consumers) /
-          8 * 8,
-      240);
+  setRegisterSplit(c, target);
   return c;
 }
 
@@ -238,4 +244,52 @@ mlir::flash::sm90ConfigFromForm(KernelConfig c, SM90FormAttr form,
                           sm90->sm90.warpgroupRanges, loc)))
     return failure();
   return sm90;
+}
+
+FailureOr<KernelConfig>
+mlir::flash::sm90BackwardConfig(KernelConfig c, const TargetModel &target,
+                                Location loc) {
+  auto unsupported = [&](const Twine &what) -> FailureOr<KernelConfig> {
+    return mlir::emitError(loc)
+           << "not supported yet: " << what << " on " << target.arch;
+  };
+  if (c.deterministic)
+    return mlir::emitError(loc)
+           << "not supported yet: deterministic backward on " << target.arch
+           << " (dQ is reduced with order-dependent f32 bulk reductions)";
+  if (c.writesLse)
+    return unsupported("a backward kernel that writes LSE");
+  // Each consumer warpgroup keeps dK and dV of its 64 K/V rows in registers:
+  // D/2 + D/2 f32 per thread, 256 at D = 256, more than a thread has.
+  if (c.headDim == 256)
+    return unsupported("D=256 backward (dK and dV of a warpgroup's 64 K/V "
+                       "rows take 256 f32 registers per thread)");
+  // The kernel that was built and checked on the H200: two consumer
+  // warpgroups of 64 K/V rows (block_kv = 128) and Q tiles of 64 rows, dQ's
+  // columns split between the warpgroups. (The code also splits dQ by rows
+  // for block_q = 64 per warpgroup, which spills at 128 rows; neither one
+  // consumer nor three were measured.)
+  if (c.blockKV != 128)
+    return unsupported("backward block_kv = " + Twine(c.blockKV) +
+                       " (two consumer warpgroups of 64 K/V rows: 128)");
+  c.sm90.consumers = c.blockKV / 64;
+  if (c.warps != 4 * (c.sm90.consumers + 1))
+    return unsupported("a backward kernel of " + Twine(c.warps) + " warps for " +
+                       Twine(c.sm90.consumers) +
+                       " consumer warpgroups (expected " +
+                       Twine(4 * (c.sm90.consumers + 1)) + ")");
+  if (c.blockQ != 64)
+    return unsupported("backward block_q = " + Twine(c.blockQ) +
+                       " (Q tiles of 64 rows)");
+  if (c.stages < 2)
+    return unsupported(Twine(c.stages) + " backward stage (the Q/dO ring "
+                                         "needs two)");
+  c.sharedBytes = sm90::backwardSharedBytes(c);
+  if (c.sharedBytes > target.sharedMemPerBlock)
+    return unsupported(Twine(c.sharedBytes) +
+                       " bytes of shared memory in the backward (" +
+                       Twine(target.sharedMemPerBlock) + " per block)");
+  c.blocksPerSM = 1;
+  setRegisterSplit(c, target);
+  return c;
 }

@@ -12,9 +12,20 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
+#include <string>
+
 using namespace mlir;
 using namespace mlir::flash;
 using namespace mlir::flash::sm90;
+
+DictionaryAttr sm90::describeTensorMap(Builder &b, StringRef tensor,
+                                       int64_t boxRows) {
+  return b.getDictionaryAttr(
+      {b.getNamedAttr("tensor", b.getStringAttr(tensor)),
+       b.getNamedAttr("dims", b.getStrArrayAttr({"D", "N", "B*H"})),
+       b.getNamedAttr("box", b.getI64ArrayAttr({kAtomColumns, boxRows, 1})),
+       b.getNamedAttr("swizzle", b.getStringAttr("128B"))});
+}
 
 void sm90::tmaLoadTile(KernelMath &km, const SharedBase &smem,
                        const TmaBox &tile, Value barrier, Value byteOffset,
@@ -61,4 +72,36 @@ void sm90::fenceAsyncShared(KernelMath &km) {
 void sm90::tmaWaitStoresRead(KernelMath &km) {
   // The bulk async-group is the calling thread's own: it issued the stores.
   NVVM::CpAsyncBulkWaitGroupOp::create(km.b, km.loc, 0, km.b.getUnitAttr());
+}
+
+void sm90::bulkLoad(KernelMath &km, const SharedBase &smem, Value globalAddress,
+                    Value byteOffset, int64_t bytes, Value barrier) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  Value dst = LLVM::AddrSpaceCastOp::create(b, loc, clusterPtr,
+                                            smem.at(km, byteOffset));
+  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+      b, loc, dst, globalAddress, barrier, km.i32(bytes), Value(), Value());
+}
+
+void sm90::bulkReduceAddF32(KernelMath &km, Value globalAddress,
+                            Value sharedAddress, int64_t bytes) {
+  // No NVVM op for the non-tensor bulk reduction: inline PTX (no results).
+  OpBuilder &b = km.b;
+  LLVM::InlineAsmOp::create(
+      b, km.loc, TypeRange{}, ValueRange{globalAddress, sharedAddress},
+      b.getStringAttr(
+          "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], "
+          "[$1], " +
+          std::to_string(bytes) + ";"),
+      b.getStringAttr("l,r,~{memory}"), /*has_side_effects=*/b.getUnitAttr(),
+      UnitAttr(),
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
+void sm90::bulkCommit(KernelMath &km) {
+  NVVM::CpAsyncBulkCommitGroupOp::create(km.b, km.loc);
 }

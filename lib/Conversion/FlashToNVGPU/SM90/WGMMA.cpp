@@ -57,33 +57,48 @@ void sm90::wgmmaWait(KernelMath &km, int64_t pending) {
   NVVM::WgmmaWaitGroupSyncOp::create(km.b, km.loc, pending);
 }
 
-Fragment sm90::wgmmaSS(KernelMath &km, Type elementType, Value descA,
-                       int64_t aBlockRows, Value descB, int64_t bBlockRows,
-                       int64_t n, int64_t k) {
+int64_t WgmmaOperand::sliceOffset(int64_t kk) const {
+  if (mnMajor)
+    return kk * 16 * kSwizzleBytes;
+  // k-slice kk: column block kk/4, 32 bytes further per 16 columns.
+  return (kk / 4) * blockRows * kSwizzleBytes + (kk % 4) * 32;
+}
+
+Fragment sm90::wgmmaSS(KernelMath &km, Type elementType, const WgmmaOperand &a,
+                       const WgmmaOperand &bOperand, int64_t n, int64_t k) {
   OpBuilder &b = km.b;
   Location loc = km.loc;
   Type resultType = f32Struct(b, n / 2);
   Value acc = LLVM::UndefOp::create(b, loc, resultType); // scale-d = 0 first
   auto wgmmaType =
       elementType.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+  // Row-major A and column-major B are the K-major forms (no transpose).
+  NVVM::MMALayout layoutA = a.mnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  NVVM::MMALayout layoutB =
+      bOperand.mnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
   for (int64_t kk = 0; kk < k / 16; ++kk) {
-    // k-slice kk: column block kk/4, 32 bytes further per 16 columns.
-    int64_t aOffset = (kk / 4) * aBlockRows * kSwizzleBytes + (kk % 4) * 32;
-    int64_t bOffset = (kk / 4) * bBlockRows * kSwizzleBytes + (kk % 4) * 32;
     acc = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, resultType, acc, advanceDescriptor(km, descA, aOffset),
-        advanceDescriptor(km, descB, bOffset),
+        b, loc, resultType, acc,
+        advanceDescriptor(km, a.descriptor, a.sliceOffset(kk)),
+        advanceDescriptor(km, bOperand.descriptor, bOperand.sliceOffset(kk)),
         NVVM::MMAShapeAttr::get(b.getContext(), 64, n, 16), wgmmaType,
         wgmmaType, NVVM::WGMMATypes::f32,
         kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
-        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-        NVVM::MMALayout::row, NVVM::MMALayout::col, NVVM::MMAIntOverflowAttr());
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA, layoutB,
+        NVVM::MMAIntOverflowAttr());
   }
   Fragment result(1, n / 8, Value());
   for (int64_t i = 0; i < n / 2; ++i)
     result.regs[i] =
         LLVM::ExtractValueOp::create(b, loc, acc, ArrayRef<int64_t>{i});
   return result;
+}
+
+Fragment sm90::wgmmaSS(KernelMath &km, Type elementType, Value descA,
+                       int64_t aBlockRows, Value descB, int64_t bBlockRows,
+                       int64_t n, int64_t k) {
+  return wgmmaSS(km, elementType, WgmmaOperand{descA, false, aBlockRows},
+                 WgmmaOperand{descB, false, bBlockRows}, n, k);
 }
 
 Fragment sm90::wgmmaRS(KernelMath &km, Type elementType, Fragment acc,

@@ -14,6 +14,14 @@ using namespace mlir;
 using namespace mlir::flash;
 using namespace mlir::flash::sm90;
 
+SmallVector<NamedAttribute>
+sm90::describeWarpgroups(Builder &b, const KernelConfig &c) {
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  return {b.getNamedAttr("consumer_warpgroups", i64(c.sm90.consumers)),
+          b.getNamedAttr("producer_registers", i64(c.sm90.producerRegisters)),
+          b.getNamedAttr("consumer_registers", i64(c.sm90.consumerRegisters))};
+}
+
 void sm90::setRegisterBudget(KernelMath &km, int64_t registers,
                              bool increase) {
   NVVM::SetMaxRegisterOp::create(km.b, km.loc, registers,

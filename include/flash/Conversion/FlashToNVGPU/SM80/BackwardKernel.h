@@ -55,6 +55,13 @@ struct BackwardLaunch {
 /// The kernels of `config` (kind = backward) in launch order.
 SmallVector<BackwardLaunch> backwardLaunches(const KernelConfig &config);
 
+/// Emits `launch` of `config` as a gpu.func at the builder's insertion point
+/// (inside a gpu.module). The preprocess and convert kernels are plain CUDA
+/// cores' work, the same on every arch: the sm_90a backward
+/// (SM90/BackwardKernel.h) builds its own with this.
+void buildBackwardKernel(OpBuilder &b, Location loc, const KernelConfig &config,
+                         const BackwardLaunch &launch);
+
 /// A workspace of the backward plan: its name and size as a formula.
 struct BackwardWorkspace {
   std::string name, bytes;

@@ -35,6 +35,13 @@ struct TmaBox {
   int64_t bytes() const { return rows * columns * 2; }
 };
 
+/// The launch contract's entry for the tensor map of `tensor` (a B×H×N×D
+/// tensor): rank 3 over (D, N, B·H), boxes of 64 columns × `boxRows` rows,
+/// 128-byte swizzle; the launch plan (LaunchPlan.cpp) turns it into the
+/// runtime's CUtensorMap description.
+DictionaryAttr describeTensorMap(Builder &b, StringRef tensor,
+                                 int64_t boxRows);
+
 /// Loads `tile` at (row0, head) into shared memory at `byteOffset`, one
 /// cp.async.bulk.tensor per box, each completing its bytes on `barrier`
 /// (arm it with mbarrierExpectTx(tile.bytes()) first). Issued by one thread.
@@ -49,6 +56,23 @@ void tmaLoadTile(KernelMath &km, const SharedBase &smem, const TmaBox &tile,
 void tmaStoreBoxes(KernelMath &km, const SharedBase &smem, Value tensorMap,
                    int64_t columns, function_ref<Value(int64_t)> boxOffset,
                    Value row0, Value head);
+
+/// Non-tensor bulk copies (cp.async.bulk): `bytes` contiguous bytes (a
+/// multiple of 16, both addresses 16-byte aligned), no bounds, issued by one
+/// thread each.
+/// Global -> shared at `byteOffset`, completing its bytes on `barrier`
+/// (counted in that phase's mbarrierExpectTx).
+void bulkLoad(KernelMath &km, const SharedBase &smem, Value globalAddress,
+              Value byteOffset, int64_t bytes, Value barrier);
+/// global[i] += shared[i] for f32 elements (cp.reduce.async.bulk .add.f32,
+/// performed atomically per element in L2), in the calling thread's bulk
+/// async-group; commit it (bulkCommit) and wait for its read of shared
+/// memory (tmaWaitStoresRead) before reusing the source.
+void bulkReduceAddF32(KernelMath &km, Value globalAddress, Value sharedAddress,
+                      int64_t bytes);
+/// cp.async.bulk.commit_group: the calling thread's issued bulk stores and
+/// reductions become one group.
+void bulkCommit(KernelMath &km);
 
 /// fence.proxy.async.shared::cta: this thread's generic-proxy writes to
 /// shared memory become visible to the async proxy (TMA).

@@ -39,6 +39,30 @@ void wgmmaFence(KernelMath &km);              ///< wgmma.fence
 void wgmmaCommit(KernelMath &km);             ///< wgmma.commit_group
 void wgmmaWait(KernelMath &km, int64_t pending); ///< wgmma.wait_group
 
+/// An operand of an SS wgmma in shared memory (128B-swizzled boxes of 64
+/// 16-bit columns, TMA.h's tile layout): its descriptor at k = 0 of the
+/// warpgroup's rows (or columns) and how k advances through it.
+///   K-major (the reduction dimension along the 128-byte rows): k-slice kk
+///     of 16 is column block kk / 4 (blocks of `blockRows` rows) and 32
+///     bytes further per slice within it; an A of 64 rows or a B of n rows.
+///   MN-major (transposed: k runs down the rows, M or N along them): k-slice
+///     kk is 16 rows (16·128 bytes) further; the descriptor's leading byte
+///     offset steps to the next 64-column block of M or N.
+struct WgmmaOperand {
+  Value descriptor;
+  bool mnMajor = false;
+  int64_t blockRows = 0; ///< K-major: rows per 64-column block
+  /// Byte offset of k-slice kk from the descriptor's start.
+  int64_t sliceOffset(int64_t kk) const;
+};
+
+/// SS: D = A · B (A 64 × k, B k × n, either K-major or MN-major; see
+/// WgmmaOperand), k/16 wgmma m64nNk16 of `elementType` (f16 or bf16), f32
+/// accumulate, the first with scale-d = 0 (D starts undefined). Issued, not
+/// committed.
+Fragment wgmmaSS(KernelMath &km, Type elementType, const WgmmaOperand &a,
+                 const WgmmaOperand &b, int64_t n, int64_t k);
+
 /// SS: D = A · Bᵀ with A (64 × k) and B (n × k) both K-major in shared
 /// memory as 64-column blocks of 128B-swizzled rows (TMA.h), A's blocks of
 /// `aBlockRows` rows (this warpgroup's 64 rows start at descA), B's of

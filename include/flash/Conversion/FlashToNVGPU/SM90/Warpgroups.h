@@ -17,6 +17,11 @@ namespace mlir {
 namespace flash {
 namespace sm90 {
 
+/// The launch contract's fields of a warp-specialised kernel of `config`:
+/// consumer_warpgroups, producer_registers and consumer_registers.
+SmallVector<NamedAttribute> describeWarpgroups(Builder &b,
+                                               const KernelConfig &config);
+
 /// setmaxnreg.{inc,dec}: every thread of the warpgroup runs it; the counts
 /// of all warpgroups must fit the block's register allocation.
 void setRegisterBudget(KernelMath &km, int64_t registers, bool increase);

@@ -1,0 +1,63 @@
+//===- BackwardKernel.h - the sm_90a backward kernel's contract -*- C++ -*-===//
+//
+// The backward pass on sm_90a (SM90/BackwardKernel.cpp) is the main kernel of
+// a three-kernel plan: a preprocess (Δ = rowsum(dO∘O) and the exp2-domain
+// shift LSE·log2(e) per query row, in workspaces padded to whole blocks of
+// kBackwardRowBlock rows; the f32 dQ accumulator zeroed), the main kernel
+// (dK, dV per K/V tile, dQ reduced into the accumulator), and a convert
+// (dQ = scale·accumulator). Those two, the workspaces and the plan's format
+// are the sm_80 backward's (SM80/BackwardKernel.h), shared between the
+// arches; only the main kernel is Hopper's own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_CONVERSION_FLASHTONVGPU_SM90_BACKWARDKERNEL_H
+#define FLASH_CONVERSION_FLASHTONVGPU_SM90_BACKWARDKERNEL_H
+
+#include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+#include "flash/Conversion/FlashToNVGPU/SM80/BackwardKernel.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <string>
+
+namespace mlir {
+namespace flash {
+
+struct TargetModel;
+
+namespace sm90 {
+
+/// The kernels of `config` (kind = backward, not deterministic) in launch
+/// order: the shared preprocess and convert (sm80::backwardLaunches') around
+/// this main kernel.
+SmallVector<sm80::BackwardLaunch> backwardLaunches(const KernelConfig &config);
+
+/// Shared-memory bytes of the main kernel of `config`.
+int64_t backwardSharedBytes(const KernelConfig &config);
+
+/// What the main kernel's launch records besides the common fields: its
+/// tensor maps (rank 3 over (D, N, B·H), 64-column boxes, 128-byte swizzle)
+/// and its warpgroups and register split.
+SmallVector<NamedAttribute> describeBackwardMain(Builder &b,
+                                                 const KernelConfig &config);
+
+} // namespace sm90
+
+/// sm_90a, kind = backward (SM90/FormPolicy.cpp): the schedule's tiles
+/// checked against the main kernel (consumer warpgroups of 64 K/V rows, Q
+/// tiles of 64 rows, two or more stages) and its resources.
+FailureOr<KernelConfig> sm90BackwardConfig(KernelConfig common,
+                                           const TargetModel &target,
+                                           Location loc);
+
+/// Emits the sm_90a backward's kernels (sm90::backwardLaunches) at the
+/// builder's insertion point (inside a gpu.module): the main kernel as an
+/// llvm.func (its tensor maps are __grid_constant__ parameters), the others
+/// as the shared gpu.funcs.
+LogicalResult buildSM90BackwardKernels(OpBuilder &b, Location loc,
+                                       const KernelConfig &config);
+
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_CONVERSION_FLASHTONVGPU_SM90_BACKWARDKERNEL_H

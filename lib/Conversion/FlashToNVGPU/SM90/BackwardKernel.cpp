@@ -1,0 +1,797 @@
+//===- BackwardKernel.cpp - the sm_90a backward attention kernel ----------===//
+//
+// The main kernel of FlashAttention's backward pass on sm_90a (FA3-style),
+// composed of the Hopper building blocks of this folder (SharedArena,
+// Barriers, TMA, WGMMA, Warpgroups, Epilogue) and the backward math of
+// KernelBuilder.cpp (P recomputed from the forward's LSE, dS, the mask of
+// the transposed scores), which the sm_80 backward shares:
+// - one block per K/V tile of Bc = 64·C rows of one (batch, kv-head):
+//   warpgroup 0 produces, warpgroups 1..C consume, each owning 64 K/V rows;
+//   K_j and V_j stay in shared memory for the whole block;
+// - the producer's first thread streams, for each q-head of the kv-head's
+//   group and each Q tile i that sees K/V tile j (VisibleKV.h's
+//   visibleQTiles), Q_i and dO_i (TMA tiles) and the Br rows of the shift
+//   LSE·log2(e) and of Δ (bulk copies) into a ring of `stages` slots, one
+//   full mbarrier per slot for all four; consumers release a slot on its
+//   empty mbarrier;
+// - per (head, Q tile), each consumer warpgroup w computes on its 64 rows
+//     Sᵀ  = K_w·Q_iᵀ              wgmma SS, both K-major
+//     dPᵀ = V_w·dO_iᵀ             wgmma SS, both K-major
+//     Pᵀ  = exp2(Sᵀ·c − shift)    c = scale·log2(e), shift per column; masked
+//                                 where a key is past Nk or (causal) above
+//                                 the diagonal of the query
+//     dV += Pᵀ·dO_i               wgmma RS (Pᵀ from registers, dO MN-major)
+//     dSᵀ = Pᵀ∘(dPᵀ − Δ)
+//     dK += dSᵀ·Q_i               wgmma RS (Q MN-major)
+//   and writes dSᵀ to shared memory (two buffers); one step later, once
+//   every other consumer has arrived on its named barrier for that step,
+//     dQ_i = dS·K_j               wgmma SS, dS and K both MN-major
+//   (split between the warpgroups by columns of D when Br = 64, or by rows
+//   of Q when Br = 64·C), staged in shared memory as f32 rows and added to
+//   the f32 dQ accumulator with bulk reductions (cp.reduce.async.bulk
+//   .add.f32), one per row;
+// - at the end dV and dK·scale leave as 16-bit tiles through the TMA-store
+//   epilogue, staged over the V and K rows they belong to.
+// Padding rows of a Q tile past Nq are zero-filled by the TMA unit and have
+// shift = +inf and Δ = 0 (the preprocess pads them), so they contribute
+// nothing; their dQ rows are not reduced. Keys past Nk are masked, and their
+// dK, dV rows are clipped by the store.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Conversion/FlashToNVGPU/SM90/BackwardKernel.h"
+#include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/Barriers.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/Epilogue.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/SharedLayout.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/TMA.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/WGMMA.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/Warpgroups.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::flash;
+using namespace mlir::flash::sm90;
+
+namespace {
+
+/// How the consumer warpgroups share the dQ tile (Br × D): by 64-row slices
+/// of Q when Br = 64·C, else (Br = 64) by D/C columns, a whole number of
+/// 64-column blocks.
+struct DQSplit {
+  bool byRows = false;
+  int64_t columns = 0; ///< columns of dQ per warpgroup
+};
+
+DQSplit dqSplit(const KernelConfig &c) {
+  int64_t consumers = c.blockKV / 64;
+  if (c.blockQ == 64 * consumers)
+    return {true, c.headDim};
+  return {false, c.headDim / consumers};
+}
+
+/// The main kernel's shared memory (byte offsets from the aligned base):
+///   K[Bc][D] | V[Bc][D] | Q[stages][Br][D] | dO[stages][Br][D] |
+///   dSᵀ[2][Bc][Br] | dQ staging [C][64][columns + 4] f32 |
+///   shift[stages][Br] f32 | Δ[stages][Br] f32 |
+///   mbarriers: K/V full, full[stages], empty[stages]
+/// The 16-bit tiles are 64-column blocks of 128B-swizzled rows (TMA.h),
+/// 1024-byte aligned; dQ's rows are padded by 16 bytes (bank conflicts).
+struct BackwardLayout {
+  int64_t kvBytes, qBytes, dsBytes, dqRowBytes, dqGroupBytes, rowBytes;
+  int64_t offK, offV, offQ, offDO, offDS, offDQ, offShift, offDelta, total;
+  MBarrierRing kvFull, full, empty;
+
+  explicit BackwardLayout(const KernelConfig &c) {
+    int64_t consumers = c.blockKV / 64;
+    kvBytes = c.blockKV * c.headDim * 2;
+    qBytes = c.blockQ * c.headDim * 2;
+    dsBytes = c.blockKV * c.blockQ * 2;
+    dqRowBytes = dqSplit(c).columns * 4 + 16;
+    dqGroupBytes = 64 * dqRowBytes;
+    rowBytes = c.blockQ * 4;
+    SharedArena arena;
+    offK = arena.carve(kvBytes);
+    offV = arena.carve(kvBytes);
+    offQ = arena.carve(c.stages * qBytes);
+    offDO = arena.carve(c.stages * qBytes);
+    offDS = arena.carve(2 * dsBytes);
+    offDQ = arena.carve(consumers * dqGroupBytes);
+    offShift = arena.carve(c.stages * rowBytes);
+    offDelta = arena.carve(c.stages * rowBytes);
+    kvFull = arena.carveRing(1);
+    full = arena.carveRing(c.stages);
+    empty = arena.carveRing(c.stages);
+    total = arena.used + 1024; // + slack to align the base
+  }
+};
+
+class BackwardKernel {
+public:
+  BackwardKernel(OpBuilder &b, Location loc, const KernelConfig &config)
+      : b(b), loc(loc), km{b, loc}, config(config), layout(config),
+        et(config.elementType), D(config.headDim), Br(config.blockQ),
+        Bc(config.blockKV), S(config.stages), C(config.blockKV / 64),
+        split(dqSplit(config)) {}
+
+  void build(LLVM::LLVMFuncOp func);
+
+private:
+  void buildProducer();
+  void buildConsumer();
+  /// The state a consumer carries from step to step: dK and dV, and where
+  /// the previous step's dQ goes (its first query row and q-head).
+  struct StepState {
+    Fragment dK, dV;
+    Value previousQStart, previousHeadQ;
+  };
+  /// One (head, Q tile) step of a consumer warpgroup at ring position
+  /// `ring`: Sᵀ, dPᵀ, dV, dK of this step and dQ of the previous one
+  /// (whose dSᵀ every consumer has written by then), its reduction, and
+  /// this step's dSᵀ to shared memory.
+  void consumerStep(Value ring, Value qStart, Value headQ, bool masked,
+                    StepState &state);
+  /// dQ = dS·K_j of the step at ring position `ring` (uncommitted), once
+  /// every other consumer has written its rows of that step's dSᵀ.
+  /// With `valid` (i1), the wait for the others is skipped where it is
+  /// false (the GEMM is issued anyway, on whatever the buffer holds, and its
+  /// result dropped: cheaper than a branch whose results keep registers).
+  Fragment issueDQ(Value ring, Value valid = Value());
+  /// Named barriers: consumer w's rows of dSᵀ of a step of parity p are
+  /// written (w arrives, the others sync: 128·C threads), ids 1 + 2w + p
+  /// (two per consumer, so that a consumer one step ahead cannot complete
+  /// the barrier the others have yet to wait on); then the per-warpgroup
+  /// barriers of the TMA-store epilogue; then one for all consumers.
+  Value dsBarrier(Value consumerIndex, Value ring) {
+    return km.add(km.mul(consumerIndex, km.i32(2)), km.andi(ring, km.i32(1)));
+  }
+  int64_t storeBarrierId() const { return 1 + 2 * C; }
+  int64_t consumersBarrierId() const { return 1 + 3 * C; }
+  /// Byte offset of the dSᵀ buffer of the step at ring position `ring`.
+  Value dsBufferOf(Value ring) {
+    return km.add(km.i32(layout.offDS),
+                  km.mul(km.andi(ring, km.i32(1)), km.i32(layout.dsBytes)));
+  }
+  /// The stage's Br values of a per-row workspace (at `base`) for the
+  /// columns of this thread's Sᵀ fragment: column c holds query
+  /// (c / 2)·8 + 2·t + c % 2 of the tile.
+  SmallVector<Value> columnValues(int64_t base, Value stage);
+  /// Packed 16-bit pairs of a 64-row fragment as the 32-bit words of a
+  /// wgmma A operand (k-slice kk: column tiles 2kk and 2kk + 1).
+  SmallVector<Value> operandWords(const Fragment &values);
+  /// The (row, column tile, word) of each packed pair of a 64-row fragment
+  /// of this warpgroup's rows (rows counted from the K/V tile's first).
+  SmallVector<OutputWord> fragmentWords(const Fragment &values,
+                                        Value multiplier);
+  /// dQ_i's rows out of registers: staged as f32 rows, then one bulk
+  /// reduction per row into the accumulator by lanes 0..15 of each warp.
+  void reduceDQ(const Fragment &dq, Value qStart, Value headQ);
+  /// The epilogue: dV and dK·scale through shared memory and TMA stores.
+  void storeGradients(const Fragment &dK, const Fragment &dV);
+  /// The dQ of the last step (at ring position `last`), after the loops.
+  void drainDQ(Value last, Value qStart, Value headQ);
+
+  /// Byte offset of Q or dO ring slot `stage` (base offQ or offDO).
+  Value slotOffset(int64_t base, Value stage) {
+    return km.add(km.i32(base), km.mul(stage, km.i32(layout.qBytes)));
+  }
+  Value rowOffset(int64_t base, Value stage) {
+    return km.add(km.i32(base), km.mul(stage, km.i32(layout.rowBytes)));
+  }
+  /// Element `index` (i32) of the f32 array at `pointer` (global).
+  Value f32Element(Value pointer, Value index) {
+    return LLVM::GEPOp::create(b, loc, pointer.getType(), b.getF32Type(),
+                               pointer, ValueRange{index});
+  }
+
+  OpBuilder &b;
+  Location loc;
+  KernelMath km;
+  const KernelConfig &config;
+  BackwardLayout layout;
+  Type et;
+  int64_t D, Br, Bc, S, C;
+  DQSplit split;
+
+  // Kernel-wide values.
+  Value tid, seqQ, seqKV, scale, scaleLog2e, queryHeads, kvHeads;
+  Value tmQ, tmK, tmV, tmDO, tmDK, tmDV, shiftPtr, deltaPtr, accumPtr;
+  Value kvStart, headKV, firstHeadQ, groupSize, paddedQ;
+  QTileRange tiles;
+  SharedBase smem;
+  // Consumer-wide values.
+  Value consumer, warpInGroup, lane;
+  LaneCoords coords;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Producer
+//===----------------------------------------------------------------------===//
+
+void BackwardKernel::buildProducer() {
+  using P = arith::CmpIPredicate;
+  setRegisterBudget(km, config.sm90.producerRegisters, /*increase=*/false);
+  auto firstThread =
+      scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(firstThread.thenBlock()->getTerminator());
+  smem = reloadSharedBase(km);
+  // K_j and V_j, once.
+  Value kvBar = layout.kvFull.address(km, smem, km.i32(0));
+  mbarrierExpectTx(km, kvBar, 2 * layout.kvBytes);
+  tmaLoadTile(km, smem, TmaBox{tmK, Bc, D}, kvBar, km.i32(layout.offK), kvStart,
+              headKV);
+  tmaLoadTile(km, smem, TmaBox{tmV, Bc, D}, kvBar, km.i32(layout.offV), kvStart,
+              headKV);
+
+  // For each q-head of the group and each Q tile that sees K/V tile j: Q,
+  // dO, the shift and Δ into ring slot (position mod stages).
+  Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
+  auto heads = scf::ForOp::create(b, loc, km.i32(0), groupSize, km.i32(1));
+  b.setInsertionPoint(heads.getBody()->getTerminator());
+  Value h = heads.getInductionVar();
+  Value headQ = km.add(firstHeadQ, h);
+  auto loop = scf::ForOp::create(b, loc, tiles.firstTile, tiles.numTiles,
+                                 km.i32(1));
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value i = loop.getInductionVar();
+  Value ring = km.add(km.mul(h, tilesPerHead), km.sub(i, tiles.firstTile));
+  auto [stage, use] = layout.full.slotOf(km, ring);
+  auto ifReused =
+      scf::IfOp::create(b, loc, km.cmp(P::sge, ring, km.i32(S)), false);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifReused.thenBlock()->getTerminator());
+    mbarrierWait(km, layout.empty.address(km, smem, stage),
+                 releasedParity(km, use));
+  }
+  Value fullBar = layout.full.address(km, smem, stage);
+  mbarrierExpectTx(km, fullBar, 2 * layout.qBytes + 2 * layout.rowBytes);
+  Value qStart = km.mul(i, km.i32(Br));
+  tmaLoadTile(km, smem, TmaBox{tmQ, Br, D}, fullBar,
+              slotOffset(layout.offQ, stage), qStart, headQ);
+  tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, fullBar,
+              slotOffset(layout.offDO, stage), qStart, headQ);
+  // The rows of the padded per-row workspaces (16-byte aligned: the padding
+  // is a multiple of Br).
+  Value row = km.add(km.mul(headQ, paddedQ), qStart);
+  bulkLoad(km, smem, f32Element(shiftPtr, row),
+           rowOffset(layout.offShift, stage), layout.rowBytes, fullBar);
+  bulkLoad(km, smem, f32Element(deltaPtr, row),
+           rowOffset(layout.offDelta, stage), layout.rowBytes, fullBar);
+}
+
+//===----------------------------------------------------------------------===//
+// Consumers
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> BackwardKernel::columnValues(int64_t base, Value stage) {
+  auto f32x2 = VectorType::get({2}, b.getF32Type());
+  Value first = km.add(rowOffset(base, stage),
+                       km.mul(coords.quadLane, km.i32(8))); // 2t floats
+  SmallVector<Value> values;
+  for (int64_t nt = 0; nt < Br / 8; ++nt) {
+    Value pair = LLVM::LoadOp::create(
+        b, loc, f32x2, smem.at(km, km.add(first, km.i32(nt * 32))),
+        /*alignment=*/8);
+    for (int64_t e = 0; e < 2; ++e)
+      values.push_back(
+          vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{e}));
+  }
+  return values;
+}
+
+SmallVector<Value> BackwardKernel::operandWords(const Fragment &values) {
+  SmallVector<Value> pairs = buildPackFragment(km, values, et);
+  SmallVector<Value> words;
+  for (int64_t kk = 0; kk < values.nTiles / 2; ++kk)
+    for (int64_t nt : {2 * kk, 2 * kk + 1})
+      for (int64_t half = 0; half < 2; ++half)
+        words.push_back(km.pairWord(pairs[nt * 2 + half]));
+  return words;
+}
+
+SmallVector<OutputWord> BackwardKernel::fragmentWords(const Fragment &values,
+                                                      Value multiplier) {
+  Value rowBase = km.add(km.mul(consumer, km.i32(64)),
+                         km.add(km.mul(warpInGroup, km.i32(16)), coords.group));
+  SmallVector<OutputWord> words;
+  for (int64_t nt = 0; nt < values.nTiles; ++nt)
+    for (int64_t half = 0; half < 2; ++half) {
+      Value x = values.regs[nt * 4 + 2 * half];
+      Value y = values.regs[nt * 4 + 2 * half + 1];
+      if (multiplier) {
+        x = arith::MulFOp::create(b, loc, x, multiplier);
+        y = arith::MulFOp::create(b, loc, y, multiplier);
+      }
+      words.push_back({km.add(rowBase, km.i32(8 * half)), nt,
+                       km.pairWord(buildPackPair(km, x, y, et))});
+    }
+  return words;
+}
+
+void BackwardKernel::reduceDQ(const Fragment &dq, Value qStart, Value headQ) {
+  using P = arith::CmpIPredicate;
+  auto f32x2 = VectorType::get({2}, b.getF32Type());
+  Value groupBase = km.add(km.i32(layout.offDQ),
+                           km.mul(consumer, km.i32(layout.dqGroupBytes)));
+  Value warpRows = km.mul(warpInGroup, km.i32(16));
+  // The staging rows are free once this warp's reductions of the previous
+  // step have read them: each issuing lane waits for its own, then the warp
+  // synchronises.
+  Value issuer = km.cmp(P::ult, lane, km.i32(16));
+  {
+    auto ifIssuer = scf::IfOp::create(b, loc, issuer, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
+    tmaWaitStoresRead(km);
+  }
+  NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
+  for (int64_t nt = 0; nt < dq.nTiles; ++nt)
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
+      Value offset = km.add(
+          km.add(groupBase, km.mul(row, km.i32(layout.dqRowBytes))),
+          km.add(km.i32(nt * 32), km.mul(coords.quadLane, km.i32(8))));
+      Value pair = vector::FromElementsOp::create(
+          b, loc, f32x2,
+          ValueRange{dq.regs[nt * 4 + 2 * half], dq.regs[nt * 4 + 2 * half + 1]});
+      LLVM::StoreOp::create(b, loc, pair, smem.at(km, offset), /*alignment=*/8);
+    }
+  // The rows become visible to the bulk copies (async proxy); lane r of the
+  // warp then adds row r of its 16 to the accumulator.
+  fenceAsyncShared(km);
+  NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
+  Value rowInTile = km.add(warpRows, lane);
+  Value query = km.add(qStart, rowInTile);
+  if (split.byRows)
+    query = km.add(query, km.mul(consumer, km.i32(64)));
+  auto ifRow = scf::IfOp::create(
+      b, loc, km.andi(issuer, km.cmp(P::slt, query, seqQ)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifRow.thenBlock()->getTerminator());
+  Value column = split.byRows ? km.i32(0)
+                              : km.mul(consumer, km.i32(split.columns));
+  Value element =
+      km.add(km.mul(km.add(km.mul(headQ, seqQ), query), km.i32(D)), column);
+  Value global = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
+                                          f32Element(accumPtr, element));
+  Value shared = km.add(smem.addr32,
+                        km.add(groupBase,
+                               km.mul(rowInTile, km.i32(layout.dqRowBytes))));
+  bulkReduceAddF32(km, global, shared, split.columns * 4);
+  bulkCommit(km);
+}
+
+Fragment BackwardKernel::issueDQ(Value ring, Value valid) {
+  // Every other consumer's rows of this step's dSᵀ are written (their
+  // arrivals on their barriers of the step's parity).
+  for (int64_t other = 0; other < C; ++other) {
+    Value isOther = km.cmp(arith::CmpIPredicate::ne, consumer, km.i32(other));
+    if (valid)
+      isOther = km.andi(isOther, valid);
+    auto ifOther = scf::IfOp::create(b, loc, isOther, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOther.thenBlock()->getTerminator());
+    namedBarrierSync(km, dsBarrier(km.i32(other), ring), /*firstId=*/1,
+                     /*threads=*/128 * C);
+  }
+  // dQ = dS·K_j: dS the MN-major A (queries along the rows of dSᵀ), K the
+  // MN-major B.
+  Value aOffset = dsBufferOf(ring);
+  Value bOffset = km.i32(layout.offK);
+  if (split.byRows) {
+    aOffset = km.add(aOffset, km.mul(consumer, km.i32(Bc * kSwizzleBytes)));
+  } else {
+    // Column c0 = consumer·columns of K: its 64-column block, then 2 bytes
+    // per column within the block's 128-byte rows.
+    Value c0 = km.mul(consumer, km.i32(split.columns));
+    bOffset = km.add(
+        bOffset,
+        km.add(km.mul(km.shru(c0, km.i32(6)), km.i32(Bc * kSwizzleBytes)),
+               km.mul(km.andi(c0, km.i32(kAtomColumns - 1)), km.i32(2))));
+  }
+  return wgmmaSS(
+      km, et, {wgmmaDescriptor(km, smem, aOffset, Bc * kSwizzleBytes), true, 0},
+      {wgmmaDescriptor(km, smem, bOffset, Bc * kSwizzleBytes), true, 0},
+      split.columns, Bc);
+}
+
+void BackwardKernel::consumerStep(Value ring, Value qStart, Value headQ,
+                                  bool masked, StepState &state) {
+  // The shared base read afresh: K's and V's descriptors (and their k-slice
+  // advances) do not change across steps, and LLVM would otherwise keep all
+  // of them live across the loop (64-bit each; the consumers spilled).
+  SharedBase entrySmem = smem;
+  smem = reloadSharedBase(km);
+  auto [stage, use] = layout.full.slotOf(km, ring);
+  layout.full.waitComplete(km, smem, {stage, use});
+  Value qTile = slotOffset(layout.offQ, stage);
+  Value doTile = slotOffset(layout.offDO, stage);
+  // This warpgroup's 64 rows of K and V within each column block.
+  Value ownRows = km.mul(consumer, km.i32(64 * kSwizzleBytes));
+  WgmmaOperand kRows{wgmmaDescriptor(km, smem,
+                                     km.add(km.i32(layout.offK), ownRows), 16),
+                     false, Bc};
+  WgmmaOperand vRows{wgmmaDescriptor(km, smem,
+                                     km.add(km.i32(layout.offV), ownRows), 16),
+                     false, Bc};
+
+  // Sᵀ = K_w·Q_iᵀ and dPᵀ = V_w·dO_iᵀ: both operands K-major (rows of D).
+  wgmmaFence(km);
+  Fragment scores = wgmmaSS(
+      km, et, kRows, {wgmmaDescriptor(km, smem, qTile, 16), false, Br}, Br, D);
+  wgmmaCommit(km);
+  Fragment probsGradient = wgmmaSS(
+      km, et, vRows, {wgmmaDescriptor(km, smem, doTile, 16), false, Br}, Br, D);
+  wgmmaCommit(km);
+
+  // Pᵀ = exp2(Sᵀ·c − shift) once Sᵀ has landed (dPᵀ may still run).
+  wgmmaWait(km, 1);
+  SmallVector<Value> shifts = columnValues(layout.offShift, stage);
+  if (masked) {
+    Value keyRows = km.add(kvStart, km.add(km.mul(consumer, km.i32(64)),
+                                           km.mul(warpInGroup, km.i32(16))));
+    buildKeyRowMask(km, scores, coords, keyRows, qStart, seqQ, seqKV,
+                    config.causal);
+  }
+  Fragment probs = buildRecomputedProbs(km, scores, shifts,
+                                        /*perColumn=*/true, scaleLog2e);
+
+  // dSᵀ = Pᵀ∘(dPᵀ − Δ) once dPᵀ has landed. Both are computed before the
+  // next GEMMs are issued, so that only their packed 16-bit pairs stay live
+  // while the GEMMs read them (with dK and dV, 128 registers at D = 128);
+  // the other consumer warpgroup's GEMMs overlap this math.
+  wgmmaWait(km, 0);
+  SmallVector<Value> deltas = columnValues(layout.offDelta, stage);
+  Fragment gradient = buildScoreGradient(km, probs, probsGradient, deltas,
+                                         /*perColumn=*/true);
+  SmallVector<Value> probWords = operandWords(probs);
+  SmallVector<Value> gradientWords = operandWords(gradient);
+
+  // dV += Pᵀ·dO_i and dK += dSᵀ·Q_i (dO and Q the MN-major B, Br queries
+  // along k).
+  wgmmaFence(km);
+  state.dV = wgmmaRS(km, et, state.dV, probWords,
+                     wgmmaDescriptor(km, smem, doTile, Br * kSwizzleBytes), D,
+                     Br);
+  wgmmaCommit(km);
+  state.dK = wgmmaRS(km, et, state.dK, gradientWords,
+                     wgmmaDescriptor(km, smem, qTile, Br * kSwizzleBytes), D,
+                     Br);
+  wgmmaCommit(km);
+  // dV has read Pᵀ's registers.
+  wgmmaWait(km, 1);
+  keepAlive(km, probWords);
+
+  // dQ of the previous step: one step late, so that no consumer waits for
+  // the others' dSᵀ of this step (each arrives on its barrier at the end of
+  // a step). Issued at the first step too, on whatever the buffer holds, and
+  // dropped: cheaper than a branch whose results keep registers.
+  using P = arith::CmpIPredicate;
+  Value hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
+  wgmmaFence(km);
+  Fragment dq = issueDQ(km.sub(ring, km.i32(1)), hasPrevious);
+  wgmmaCommit(km);
+
+  // This step's dSᵀ to shared memory (buffer ring mod 2, rows of keys, one
+  // box per 64 queries), while dK and dQ run. The buffer's previous use, dQ
+  // two steps back, has completed in every consumer: each arrived on its
+  // barrier of the last step after that GEMM, and issueDQ waited on those.
+  {
+    Value dsBuffer = dsBufferOf(ring);
+    SmallVector<Value> boxes;
+    for (int64_t box = 0; box < Br / kAtomColumns; ++box)
+      boxes.push_back(km.add(dsBuffer, km.add(km.i32(box * Bc * kSwizzleBytes),
+                                              ownRows)));
+    writeSwizzledOutput(km, smem, fragmentWords(gradient, Value()), boxes,
+                        km.i32(0), consumer, coords.quadLane);
+  }
+  fenceAsyncShared(km);
+  // dK has read dSᵀ's registers, and with it the slot's Q_i and dO_i: every
+  // consumer thread releases the slot.
+  wgmmaWait(km, 1);
+  keepAlive(km, gradientWords);
+  layout.empty.arrive(km, smem, stage);
+  // The previous dQ into the accumulator; then this consumer's arrival for
+  // the others' dQ of this step.
+  wgmmaWait(km, 0);
+  {
+    auto ifReduce = scf::IfOp::create(b, loc, hasPrevious, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifReduce.thenBlock()->getTerminator());
+    reduceDQ(dq, state.previousQStart, state.previousHeadQ);
+  }
+  namedBarrierArrive(km, dsBarrier(consumer, ring), /*firstId=*/1,
+                     /*threads=*/128 * C);
+  state.previousQStart = qStart;
+  state.previousHeadQ = headQ;
+  smem = entrySmem;
+}
+
+void BackwardKernel::drainDQ(Value last, Value qStart, Value headQ) {
+  SharedBase entrySmem = smem;
+  smem = reloadSharedBase(km);
+  wgmmaFence(km);
+  Fragment dq = issueDQ(last);
+  wgmmaCommit(km);
+  wgmmaWait(km, 0);
+  reduceDQ(dq, qStart, headQ);
+  smem = entrySmem;
+}
+
+void BackwardKernel::buildConsumer() {
+  setRegisterBudget(km, config.sm90.consumerRegisters, /*increase=*/true);
+  smem = reloadSharedBase(km);
+  Value warpgroup = km.shru(tid, km.i32(7));
+  consumer = km.sub(warpgroup, km.i32(1));
+  warpInGroup = km.shru(km.andi(tid, km.i32(127)), km.i32(5));
+  lane = km.andi(tid, km.i32(31));
+  coords = {km.shru(lane, km.i32(2)), km.andi(lane, km.i32(3))};
+  Value zero = km.f32(0.0);
+
+  layout.kvFull.waitComplete(km, smem, {km.i32(0), km.i32(0)});
+
+  // dK and dV of this warpgroup's 64 rows, and the previous step's first
+  // query row and q-head (for its dQ), carried over the heads and the Q
+  // tiles (masked tiles first: they are the ones on the diagonal).
+  SmallVector<Value> inits(D, zero);
+  inits.append({km.i32(0), km.i32(0)});
+  auto unpack = [&](ValueRange values) {
+    StepState state;
+    state.dK = Fragment(1, D / 8, Value());
+    state.dV = Fragment(1, D / 8, Value());
+    state.dK.regs.assign(values.begin(), values.begin() + D / 2);
+    state.dV.regs.assign(values.begin() + D / 2, values.begin() + D);
+    state.previousQStart = values[D];
+    state.previousHeadQ = values[D + 1];
+    return state;
+  };
+  auto pack = [&](const StepState &state) {
+    SmallVector<Value> values(state.dK.regs);
+    values.append(state.dV.regs.begin(), state.dV.regs.end());
+    values.append({state.previousQStart, state.previousHeadQ});
+    return values;
+  };
+  Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
+  auto heads = scf::ForOp::create(b, loc, km.i32(0), groupSize, km.i32(1),
+                                  inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(heads.getBody());
+    Value h = heads.getInductionVar();
+    Value headQ = km.add(firstHeadQ, h);
+    Value base = km.mul(h, tilesPerHead);
+    auto tileLoop = [&](Value lb, Value ub, ValueRange carried, bool masked) {
+      auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), carried);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value i = loop.getInductionVar();
+      StepState state = unpack(loop.getRegionIterArgs());
+      consumerStep(km.add(base, km.sub(i, tiles.firstTile)),
+                   km.mul(i, km.i32(Br)), headQ, masked, state);
+      scf::YieldOp::create(b, loc, pack(state));
+      return SmallVector<Value>(loop.getResults());
+    };
+    SmallVector<Value> state = tileLoop(
+        tiles.firstTile, tiles.firstUnmasked, heads.getRegionIterArgs(), true);
+    state = tileLoop(tiles.firstUnmasked, tiles.numTiles, state, false);
+    scf::YieldOp::create(b, loc, state);
+  }
+  StepState done = unpack(heads.getResults());
+  // The last step's dQ.
+  Value steps = km.mul(groupSize, tilesPerHead);
+  {
+    auto ifSteps = scf::IfOp::create(
+        b, loc, km.cmp(arith::CmpIPredicate::sgt, steps, km.i32(0)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifSteps.thenBlock()->getTerminator());
+    drainDQ(km.sub(steps, km.i32(1)), done.previousQStart, done.previousHeadQ);
+  }
+  const Fragment &dK = done.dK, &dV = done.dV;
+  storeGradients(dK, dV);
+}
+
+void BackwardKernel::storeGradients(const Fragment &dK, const Fragment &dV) {
+  using P = arith::CmpIPredicate;
+  Value ownRows = km.mul(consumer, km.i32(64 * kSwizzleBytes));
+  auto boxesAt = [&](int64_t base) {
+    SmallVector<Value> boxes;
+    for (int64_t box = 0; box < D / kAtomColumns; ++box)
+      boxes.push_back(
+          km.add(km.i32(base + box * Bc * kSwizzleBytes), ownRows));
+    return boxes;
+  };
+  // dV over this warpgroup's own rows of V (only its own dPᵀ GEMMs read
+  // them, and they have completed).
+  SmallVector<Value> vBoxes = boxesAt(layout.offV);
+  writeSwizzledOutput(km, smem, fragmentWords(dV, Value()), vBoxes, km.i32(0),
+                      consumer, coords.quadLane);
+  storeOutputTma(km, smem, tmDV, D, tid, consumer, storeBarrierId(),
+                 kvStart, headKV, [&](int64_t box) { return vBoxes[box]; });
+  // dK·scale over its rows of K, once every consumer's last dQ GEMM has
+  // read K.
+  namedBarrierSync(km, km.i32(0), consumersBarrierId(), /*threads=*/128 * C);
+  SmallVector<Value> kBoxes = boxesAt(layout.offK);
+  writeSwizzledOutput(km, smem, fragmentWords(dK, scale), kBoxes, km.i32(0),
+                      consumer, coords.quadLane);
+  storeOutputTma(km, smem, tmDK, D, tid, consumer, storeBarrierId(),
+                 kvStart, headKV, [&](int64_t box) { return kBoxes[box]; });
+  waitOutputRead(km, tid, [] {});
+  // The dQ reductions are complete before the block's shared memory goes.
+  auto ifIssuer = scf::IfOp::create(
+      b, loc, km.cmp(P::ult, lane, km.i32(16)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr());
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel
+//===----------------------------------------------------------------------===//
+
+void BackwardKernel::build(LLVM::LLVMFuncOp func) {
+  using P = arith::CmpIPredicate;
+  Block *entry = func.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  unsigned a = 0;
+  tmQ = entry->getArgument(a++);
+  tmK = entry->getArgument(a++);
+  tmV = entry->getArgument(a++);
+  tmDO = entry->getArgument(a++);
+  tmDK = entry->getArgument(a++);
+  tmDV = entry->getArgument(a++);
+  shiftPtr = entry->getArgument(a++);
+  deltaPtr = entry->getArgument(a++);
+  accumPtr = entry->getArgument(a++);
+  a++; // B: the grid's z
+  queryHeads = entry->getArgument(a++);
+  kvHeads = entry->getArgument(a++);
+  seqQ = entry->getArgument(a++);
+  seqKV = entry->getArgument(a++);
+  scale = entry->getArgument(a++);
+  scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
+
+  auto blockId = [&](gpu::Dimension d) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
+                                        gpu::BlockIdOp::create(b, loc, d));
+  };
+  tid = arith::IndexCastUIOp::create(
+      b, loc, b.getI32Type(),
+      gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  // Block (j, kv-head, batch): K/V tile j; the q-heads of the group are
+  // batch·Hq + kvHead·G + h, h < G = Hq / Hkv.
+  Value kvTile = blockId(gpu::Dimension::x);
+  Value kvHead = blockId(gpu::Dimension::y);
+  Value batch = blockId(gpu::Dimension::z);
+  kvStart = km.mul(kvTile, km.i32(Bc));
+  headKV = km.add(km.mul(batch, kvHeads), kvHead);
+  groupSize = km.divu(queryHeads, kvHeads);
+  firstHeadQ = km.add(km.mul(batch, queryHeads), km.mul(kvHead, groupSize));
+  paddedQ = km.mul(km.divu(km.add(seqQ, km.i32(sm80::kBackwardRowBlock - 1)),
+                           km.i32(sm80::kBackwardRowBlock)),
+                   km.i32(sm80::kBackwardRowBlock));
+  // The Q tiles that see K/V tile j: [firstTile, firstUnmasked) masked.
+  tiles = buildQTileRange(km, kvStart, seqQ, seqKV, Bc, Br, config.causal);
+
+  auto window = SymbolTable::lookupNearestSymbolFrom<LLVM::GlobalOp>(
+      func, b.getStringAttr("flash_smem"));
+  smem = alignSharedBase(km, window);
+  auto init = scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(init.thenBlock()->getTerminator());
+    // Full barriers: the producer's expect_tx is the one arrival. Empty:
+    // every consumer thread, after its GEMMs of the step have completed.
+    mbarrierInit(km, layout.kvFull.address(km, smem, km.i32(0)), km.i32(1));
+    for (int64_t s = 0; s < S; ++s) {
+      mbarrierInit(km, layout.full.address(km, smem, km.i32(s)), km.i32(1));
+      mbarrierInit(km, layout.empty.address(km, smem, km.i32(s)),
+                   km.i32(128 * C));
+    }
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  }
+  gpu::BarrierOp::create(b, loc);
+
+  Value isProducer = km.cmp(P::eq, km.shru(tid, km.i32(7)), km.i32(0));
+  auto roles = scf::IfOp::create(b, loc, isProducer, true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(roles.thenBlock()->getTerminator());
+    buildProducer();
+    b.setInsertionPoint(roles.elseBlock()->getTerminator());
+    buildConsumer();
+  }
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+}
+
+//===----------------------------------------------------------------------===//
+// Contract
+//===----------------------------------------------------------------------===//
+
+SmallVector<sm80::BackwardLaunch>
+sm90::backwardLaunches(const KernelConfig &c) {
+  SmallVector<sm80::BackwardLaunch> launches = sm80::backwardLaunches(c);
+  for (sm80::BackwardLaunch &launch : launches) {
+    if (launch.role != sm80::BackwardLaunch::Role::Main)
+      continue;
+    launch.args = {"q:tensormap",  "k:tensormap",  "v:tensormap",
+                   "dout:tensormap", "dk:tensormap", "dv:tensormap",
+                   "lse_log2:ptr", "delta:ptr",    "dq_accum:ptr",
+                   "B:i32",        "Hq:i32",       "Hkv:i32",
+                   "Nq:i32",       "Nk:i32",       "scale:f32"};
+    launch.threads = 128 * (c.sm90.consumers + 1);
+    launch.sharedBytes = backwardSharedBytes(c);
+  }
+  return launches;
+}
+
+int64_t sm90::backwardSharedBytes(const KernelConfig &config) {
+  return BackwardLayout(config).total;
+}
+
+SmallVector<NamedAttribute>
+sm90::describeBackwardMain(Builder &b, const KernelConfig &c) {
+  auto map = [&](StringRef tensor, int64_t boxRows) {
+    return describeTensorMap(b, tensor, boxRows);
+  };
+  SmallVector<NamedAttribute> fields = {b.getNamedAttr(
+      "tensor_maps",
+      b.getArrayAttr({map("q", c.blockQ), map("k", c.blockKV),
+                      map("v", c.blockKV), map("dout", c.blockQ),
+                      map("dk", 64), map("dv", 64)}))};
+  llvm::append_range(fields, describeWarpgroups(b, c));
+  return fields;
+}
+
+static void buildMainKernel(OpBuilder &b, Location loc,
+                            const KernelConfig &config) {
+  MLIRContext *ctx = b.getContext();
+  LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                         /*isConstant=*/false, LLVM::Linkage::External,
+                         "flash_smem", Attribute(), /*alignment=*/16,
+                         /*addrSpace=*/3);
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto global = LLVM::LLVMPointerType::get(ctx, 1);
+  Type i32 = b.getI32Type();
+  // (tmQ, tmK, tmV, tmDO, tmDK, tmDV: CUtensorMap by value; shift, Δ, the dQ
+  // accumulator; B, Hq, Hkv, Nq, Nk, scale)
+  SmallVector<Type> params = {ptr,    ptr,    ptr, ptr, ptr, ptr,
+                              global, global, global, i32, i32, i32,
+                              i32,    i32,    b.getF32Type()};
+  auto type =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
+  auto func = LLVM::LLVMFuncOp::create(b, loc, config.name, type);
+  func->setAttr("nvvm.kernel", b.getUnitAttr());
+  int32_t threads = 128 * (config.sm90.consumers + 1);
+  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+  func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  auto tensorMapType = LLVM::LLVMArrayType::get(b.getI64Type(), 16);
+  for (unsigned i = 0; i < 6; ++i) {
+    func.setArgAttr(i, "llvm.byval", TypeAttr::get(tensorMapType));
+    func.setArgAttr(i, "llvm.align", b.getI64IntegerAttr(64));
+    func.setArgAttr(i, "nvvm.grid_constant", b.getUnitAttr());
+  }
+  OpBuilder::InsertionGuard guard(b);
+  BackwardKernel(b, loc, config).build(func);
+}
+
+LogicalResult mlir::flash::buildSM90BackwardKernels(OpBuilder &b, Location loc,
+                                                    const KernelConfig &config) {
+  for (const sm80::BackwardLaunch &launch : sm90::backwardLaunches(config)) {
+    if (launch.role == sm80::BackwardLaunch::Role::Main)
+      buildMainKernel(b, loc, config);
+    else
+      sm80::buildBackwardKernel(b, loc, config, launch);
+  }
+  return success();
+}

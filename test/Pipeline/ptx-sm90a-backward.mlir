@@ -1,0 +1,156 @@
+// REQUIRES: ptxas
+// The backward's sm_90a kernels through the whole pipeline (hand-written
+// backward L1 -> flash-lower-to-nvgpu -> NVVM -> PTX -> bundles): the main
+// kernel of SM90/BackwardKernel.cpp between the shared preprocess and
+// convert, every configuration (bf16/f16 × D 64/128 × causal or not),
+// assembled by ptxas -arch=sm_90a -v with no spill stores, spill loads or
+// stack frame in any kernel.
+
+// RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTX < %t/bwd_bf16_d128_causal.ptx
+// RUN: FileCheck %s --check-prefix=PLAN < %t/bwd_bf16_d128_causal.json
+// RUN: cat %t/*.json | FileCheck %s --check-prefix=NOSPILL
+// RUN: cat %t/*.json | grep -c '"spill_stores": 0' | FileCheck %s --check-prefix=COUNT
+
+// Three entry points in one PTX file; the main kernel's wgmma (SS with
+// K-major and with transposed operands, RS from registers), TMA and bulk
+// copies, and the bulk f32 reductions of dQ.
+// PTX: .target sm_90a
+// PTX-DAG: .entry bwd_bf16_d128_causal_preprocess(
+// PTX-DAG: .entry bwd_bf16_d128_causal(
+// PTX-DAG: .entry bwd_bf16_d128_causal_convert(
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// PTX-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-DAG: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+// PTX-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
+// PTX-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
+
+// The plan: three kernels in launch order; the main kernel's tensor maps
+// (Q and dO boxes of 64 rows, K and V of 128, dK and dV stores of 64).
+// PLAN: "kernels": [
+// PLAN: "name": "bwd_bf16_d128_causal_preprocess"
+// PLAN: "name": "q",
+// PLAN-NEXT: "tensor": "q",
+// PLAN-NEXT: "tensor_map": {
+// PLAN-NEXT: "box": [
+// PLAN-NEXT: 64,
+// PLAN-NEXT: 64,
+// PLAN: "name": "dk",
+// PLAN-NEXT: "tensor": "dk",
+// PLAN-NEXT: "tensor_map": {
+// PLAN-NEXT: "box": [
+// PLAN-NEXT: 64,
+// PLAN-NEXT: 64,
+// PLAN: "Nk",
+// PLAN: "mul",
+// PLAN-NEXT: "B",
+// PLAN-NEXT: "Hkv"
+// PLAN: "block": [
+// PLAN-NEXT: 384,
+// PLAN: "name": "bwd_bf16_d128_causal"{{$}}
+// PLAN: "name": "bwd_bf16_d128_causal_convert"
+// PLAN: "op": "attention_backward"
+
+// NOSPILL-NOT: "spill_stores": {{[1-9]}}
+// NOSPILL-NOT: "spill_loads": {{[1-9]}}
+// NOSPILL-NOT: "stack_frame": {{[1-9]}}
+// 8 bundles × 3 kernels.
+// COUNT: 24
+
+func.func @bwd_bf16_d64(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>, %o: tensor<2x8x1000x64xbf16>, %do: tensor<2x8x1000x64xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x64xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x64xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x64xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>
+}
+
+func.func @bwd_bf16_d64_causal(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>, %o: tensor<2x8x1000x64xbf16>, %do: tensor<2x8x1000x64xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x64xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x64xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x64xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>
+}
+
+func.func @bwd_bf16_d128(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>, %o: tensor<2x8x1000x128xbf16>, %do: tensor<2x8x1000x128xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x128xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x128xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x128xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 0.0883883461 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>
+}
+
+func.func @bwd_bf16_d128_causal(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>, %o: tensor<2x8x1000x128xbf16>, %do: tensor<2x8x1000x128xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x128xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x128xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x128xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = true, lse = false, scale = 0.0883883461 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>
+}
+
+func.func @bwd_f16_d64(%q: tensor<2x8x1000x64xf16>, %k: tensor<2x2x1000x64xf16>, %v: tensor<2x2x1000x64xf16>, %o: tensor<2x8x1000x64xf16>, %do: tensor<2x8x1000x64xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x64xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x64xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x64xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>
+}
+
+func.func @bwd_f16_d64_causal(%q: tensor<2x8x1000x64xf16>, %k: tensor<2x2x1000x64xf16>, %v: tensor<2x2x1000x64xf16>, %o: tensor<2x8x1000x64xf16>, %do: tensor<2x8x1000x64xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x64xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x64xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x64xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>
+}
+
+func.func @bwd_f16_d128(%q: tensor<2x8x1000x128xf16>, %k: tensor<2x2x1000x128xf16>, %v: tensor<2x2x1000x128xf16>, %o: tensor<2x8x1000x128xf16>, %do: tensor<2x8x1000x128xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x128xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x128xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x128xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 0.0883883461 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>
+}
+
+func.func @bwd_f16_d128_causal(%q: tensor<2x8x1000x128xf16>, %k: tensor<2x2x1000x128xf16>, %v: tensor<2x2x1000x128xf16>, %o: tensor<2x8x1000x128xf16>, %do: tensor<2x8x1000x128xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x128xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x128xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x128xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = true, lse = false, scale = 0.0883883461 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>
+}
