@@ -91,6 +91,59 @@ typename Domain::Value splitKVWorkUnits(Domain &d, typename Domain::Value batch,
   return d.mul(d.mul(batch, kvHeads), rowTiles);
 }
 
+/// The tiles of the split-KV kernels (SM80/DecodeKernel.cpp, the same code
+/// on sm_80 and sm_90a), which the split-KV schedule records
+/// (chooseSplitKVSchedule, SplitKVSchedule.cpp) and the lowering checks, so
+/// that flash-tile's CPU form and the kernels cut a sequence into the same
+/// K/V tiles, row tiles and parts (the inputs of splitKVCount):
+///   blockKV = 64 keys: 4 warps of 16 keys (mma.sync m16n8k16)
+///   blockQ  = 16·m rows, m = clamp(ceil(rows / 16), 1, max(256 / D, 1)): the
+///             packed rows of a kv-head (G·Nq) up to what the accumulators
+///             hold (m·Dv/2 ≤ 128 registers a thread); more rows take
+///             several row tiles
+///   stages  = the K/V stages that fit in half an SM's shared memory (two
+///             resident blocks keep loads in flight while one combines or
+///             exits), less 1 KiB, next to the Q tile; 2 to 8
+constexpr int64_t kSplitKVWarps = 4;
+constexpr int64_t kSplitKVKeysPerWarp = 16;
+constexpr int64_t kSplitKVBlockKV = kSplitKVWarps * kSplitKVKeysPerWarp;
+constexpr int64_t kSplitKVMinStages = 2;
+constexpr int64_t kSplitKVMaxStages = 8;
+
+/// Row tiles of 16 rows the accumulators of a thread hold at head dimension
+/// `valueDim` (m·Dv/2 ≤ 128 registers).
+inline int64_t splitKVMaxRowTiles(int64_t valueDim) {
+  return valueDim >= 256 ? 1 : 256 / valueDim;
+}
+
+struct SplitKVTileShape {
+  int64_t blockQ, blockKV, warps, stages;
+  int64_t sharedBytes; ///< the Q tile and the K/V stages
+};
+
+/// The split-KV kernels' tiles for `rows` packed rows of a kv-head (G·Nq),
+/// D and Dv, `elementBytes` per element, on an SM of `sharedMemPerSM` bytes.
+inline SplitKVTileShape splitKVTileShape(int64_t rows, int64_t headDim,
+                                         int64_t valueDim, int64_t elementBytes,
+                                         int64_t sharedMemPerSM) {
+  SplitKVTileShape t{};
+  int64_t rowTiles = (rows + 15) / 16;
+  int64_t maxRowTiles = splitKVMaxRowTiles(valueDim);
+  rowTiles = rowTiles < 1 ? 1 : rowTiles > maxRowTiles ? maxRowTiles : rowTiles;
+  t.blockQ = 16 * rowTiles;
+  t.blockKV = kSplitKVBlockKV;
+  t.warps = kSplitKVWarps;
+  const int64_t queryBytes = elementBytes * t.blockQ * headDim;
+  const int64_t stageBytes = elementBytes * t.blockKV * (headDim + valueDim);
+  const int64_t budget = sharedMemPerSM / 2 - 1024;
+  int64_t stages = (budget - queryBytes) / stageBytes;
+  t.stages = stages < kSplitKVMinStages   ? kSplitKVMinStages
+             : stages > kSplitKVMaxStages ? kSplitKVMaxStages
+                                          : stages;
+  t.sharedBytes = queryBytes + t.stages * stageBytes;
+  return t;
+}
+
 /// The domain of plain integers (host code, tests).
 struct SplitKVIntegerDomain {
   using Value = int64_t;

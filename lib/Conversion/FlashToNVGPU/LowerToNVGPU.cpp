@@ -400,7 +400,7 @@ static LogicalResult refuseUnsupportedPlacement(ModuleOp module) {
     if (isa<scf::ForallOp>(op) && op->hasAttr(kStageAttrName))
       return WalkResult::skip();
     if (isa_and_nonnull<FlashDialect>(op->getDialect()) &&
-        !isa<AttentionOp, AttentionBackwardOp>(op)) {
+        !isa<AttentionOp, AttentionBackwardOp, PagedAttentionOp>(op)) {
       mlir::emitError(op->getLoc())
           << "not supported yet: '" << op->getName()
           << "' outside a tiled attention (flash-lower-to-nvgpu lowers the "
@@ -448,7 +448,7 @@ struct FlashLowerToNVGPUPass
     });
     // Untiled attention ops cannot be lowered.
     module.walk([&](Operation *op) {
-      if (!isa<AttentionOp, AttentionBackwardOp>(op))
+      if (!isa<AttentionOp, AttentionBackwardOp, PagedAttentionOp>(op))
         return;
       op->emitOpError() << "must be tiled (flash-tile) before "
                            "flash-lower-to-nvgpu";
