@@ -91,8 +91,8 @@ def test_selected_by_op(bundles):
 @pytest.mark.parametrize("batch,parts", [(1, 33), (4, 9), (64, 1), (1000, 1)])
 def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
     """Grid (parts, Hkv·row tiles, B): parts = min(max_splits,
-    ceil(2·SMs / (B·Hkv·row tiles))), the most any sequence can use
-    (SplitKV.h)."""
+    ceil(2·SMs / (B·Hkv·row tiles))), at least the most any sequence can use
+    (SplitKV.h takes the floor; blocks past a sequence's parts exit)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     assert bundle.kernel_count == 1

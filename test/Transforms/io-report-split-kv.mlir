@@ -10,7 +10,7 @@
 // Decoding one sequence of 128k keys (8192 pages of 16), GQA 32/8, D = 128:
 // The split-KV kernels' tiles (16 rows, 64 keys); splitKVCount
 // (Target/SplitKV.h, the GPU kernels' rule): 8 (b, kv-head) blocks want
-// ceil(2 · 132 / 8) = 33 parts of ceil(2048 / 33) = 63 tiles, which is 33
+// floor(2 · 132 / 8) = 33 parts of ceil(2048 / 33) = 63 tiles, which is 33
 // splits. Q: 32 heads × 128 × 2 B × 33 splits. K/V: 8 heads × 131072 keys ×
 // 256 × 2 B. Partials: 2 × 8 × 33 splits × 4 rows × 129 × 4 B. Table: 8 ×
 // 8192 × 4 B + (264 + 8) × 4 B.

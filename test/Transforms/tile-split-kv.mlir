@@ -30,7 +30,7 @@
 // CHECK: %[[C36:.+]] = arith.constant 36 : index
 // CHECK: %[[LEN:.+]] = arith.minsi %[[NONNEG]], %[[C36]] : index
 // splitKVCount (Target/SplitKV.h, the rule the GPU kernels evaluate): from
-// the visible tiles ceil(len / 4), wanted = ceil(2 · 108 / (2 · 2 · 1)) = 54
+// the visible tiles ceil(len / 4), wanted = floor(2 · 108 / (2 · 2 · 1)) = 54
 // parts, byLength = max(tiles / 4, 1).
 // CHECK: %[[C54:.+]] = arith.constant 54 : index
 // CHECK: %[[BY0:.+]] = arith.divsi %[[TILES:.+]], %{{.+}} : index

@@ -14,7 +14,8 @@
 //
 // For a sequence whose rows visit `numTiles` K/V tiles, with `workUnits`
 // blocks per part over the whole call (B × Hkv × row tiles) on `numSMs` SMs:
-//   wanted        = ceil(kTargetBlocksPerSM · SMs / workUnits)   parts that fill the GPU
+//   wanted        = floor(kTargetBlocksPerSM · SMs / workUnits)  parts that fill the GPU
+//                                                                in one wave
 //   byLength      = max(floor(numTiles / kMinTilesPerSplit), 1)  parts that stay long
 //   parts         = clamp(min(wanted, byLength), 1, maxSplits)
 //   tilesPerSplit = max(ceil(numTiles / parts), 1)
@@ -24,11 +25,20 @@
 // O = 0, LSE = −inf. With one part the split kernel writes O (and LSE)
 // itself and the merge leaves the rows alone.
 //
+// Why the floor: the call's blocks are workUnits · parts, and the GPU holds
+// kTargetBlocksPerSM · SMs of them at once; with the ceiling (the rule until
+// the eleventh session) every workUnits that does not divide 2·SMs made a
+// second, nearly empty wave (B = 8, GQA 32/8 on 132 SMs: 64 work units, 5
+// parts, 320 blocks for 264 slots). Measured on the H200 (docs/benchmarks.md,
+// eleventh session): B=8 L=32k GQA 32/8 +12% (contiguous) and +20% (paged),
+// GQA 8/1 B=64 L=8k +14% / +19%, B=128 L=2k +8% / +13%.
+//
 // The users, all of this one function:
 // - the GPU decode kernel (lib/Conversion/FlashToNVGPU/SM80/DecodeKernel.cpp)
 //   on i32 values from seq_lens[b], with workUnits = B·Hkv·(its row tiles);
-//   its launch plan sizes the grid's split dimension with the `wanted` term
-//   (kSplitKVTargetBlocksPerSM, LowerToNVGPU.cpp), the most any sequence uses;
+//   its launch plan sizes the grid's split dimension with the ceiling of the
+//   `wanted` term (kSplitKVTargetBlocksPerSM, LowerToNVGPU.cpp), at least the
+//   most any sequence uses (the blocks past a sequence's parts exit);
 // - flash-tile's split-KV form (TileSplitKV.cpp) on index values from the
 //   same run-time length, with numTiles from visibleKVTiles and workUnits
 //   = splitKVWorkUnits(B, Hkv, Q tiles), so that the CPU path cuts sequences
@@ -72,8 +82,8 @@ splitKVCount(Domain &d, typename Domain::Value numTiles,
     return d.floorDiv(d.sub(d.add(x, y), d.constant(1)), y);
   };
   V one = d.constant(1);
-  V wanted = ceilDiv(d.mul(d.constant(kSplitKVTargetBlocksPerSM), numSMs),
-                     workUnits);
+  V wanted = d.floorDiv(d.mul(d.constant(kSplitKVTargetBlocksPerSM), numSMs),
+                        workUnits);
   V byLength = d.max(d.floorDiv(numTiles, d.constant(kSplitKVMinTilesPerSplit)),
                      one);
   V parts = d.max(d.min(d.min(wanted, byLength), d.constant(maxSplits)), one);

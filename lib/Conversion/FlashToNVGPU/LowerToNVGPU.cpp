@@ -313,9 +313,10 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
                                      ScheduleAttr schedule) {
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   auto str = [&](StringRef s) { return b.getStringAttr(s); };
-  // Row tiles per (batch, kv-head), and the parts at most any sequence is
-  // cut into: min(max_splits, the SplitKV.h `wanted` term), which depends
-  // on the sizes and the SM count only (never on a length).
+  // Row tiles per (batch, kv-head), and at least the parts any sequence is
+  // cut into: min(max_splits, the ceiling of the SplitKV.h `wanted` term,
+  // which takes the floor), which depends on the sizes and the SM count only
+  // (never on a length); blocks past a sequence's parts exit.
   std::string rowTiles = "ceildiv(ceildiv(Hq*Nq, Hkv), block_q)";
   std::string parts = "min(max_splits, ceildiv(" +
                       std::to_string(kSplitKVTargetBlocksPerSM) +
