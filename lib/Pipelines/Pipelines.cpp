@@ -247,6 +247,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   schedule.warps = options.warps;
   schedule.stages = options.stages;
   schedule.splitKV = options.splitKV;
+  schedule.maxSplits = options.maxSplits;
   pm.addPass(createFlashSelectSchedule(schedule));
   pm.addPass(createFlashTile());
   FlashSelectKernelFormOptions form;
@@ -288,7 +289,8 @@ void mlir::flash::registerFlashPipelines() {
   PassRegistration<FlashCheckLoweredToBinaryPass>();
   PassPipelineRegistration<ToPTXPipelineOptions>(
       "flash-to-ptx",
-      "Compile flash.attention to GPU kernels: schedule, tile, lower to "
+      "Compile flash.attention, flash.paged_attention and "
+      "flash.attention_backward to GPU kernels: schedule, tile, lower to "
       "nvgpu/nvvm, PTX in gpu.binary (and bundles with bundle-dir)",
       buildToPTXPipeline);
   PassPipelineRegistration<CPUPipelineOptions>(

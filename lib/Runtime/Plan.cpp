@@ -464,9 +464,8 @@ bool Plan::runsOn(int cc, bool *fromCubin) const {
   return true;
 }
 
-namespace {
-const flash_tensor *tensorOf(const flash_attention_args &args,
-                             const std::string &name) {
+const flash_tensor *flash::runtime::tensorOf(const flash_attention_args &args,
+                                             const std::string &name) {
   if (name == "q") return &args.q;
   if (name == "k") return &args.k;
   if (name == "v") return &args.v;
@@ -480,6 +479,8 @@ const flash_tensor *tensorOf(const flash_attention_args &args,
   if (name == "seq_lens") return &args.seq_lens;
   return nullptr;
 }
+
+namespace {
 
 std::string shapeText(const flash_tensor &t) {
   std::string s = "[";

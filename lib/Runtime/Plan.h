@@ -127,6 +127,10 @@ int computeCapabilityOf(const std::string &arch);
 int dtypeOf(const std::string &name);
 const char *dtypeName(int dtype);
 
+/// The tensor of `args` a plan names ("q", "block_table", ...), or null.
+const flash_tensor *tensorOf(const flash_attention_args &args,
+                             const std::string &name);
+
 /// Reads a whole file (a plan, a cubin, PTX) into `out`; false if it cannot.
 bool readFile(const std::string &path, std::string &out);
 

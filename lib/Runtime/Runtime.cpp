@@ -18,16 +18,37 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <list>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
 
 using namespace flash::runtime;
 
+namespace {
+/// A call of a plan, planned: every kernel's launch and the workspaces'
+/// sizes, for the call's shapes, types, scale and present tensors on one
+/// CUDA context (the SM count of its device) or for a given SM count. The
+/// addresses are not part of it: a later call that differs only in them
+/// reuses it with its own addresses (a decode loop calls with the same
+/// shapes every step, and planning from the plan's formulas costs more
+/// host time than the launch itself).
+struct PlannedCall {
+  flash_attention_args shape; ///< the call, addresses replaced by 1 (present)
+  void *context = nullptr;
+  int smCount = 0;
+  std::vector<flash_launch_info> infos;
+  std::vector<uint64_t> workspaceBytes;
+};
+} // namespace
+
 struct flash_plan {
   Plan plan;
+  std::mutex lastCallMutex;
+  std::unique_ptr<PlannedCall> lastCall; ///< the last call planned
 };
 
 struct flash_library {
@@ -325,6 +346,83 @@ bool pack(const flash_launch_info &info, unsigned char *buffer,
   return true;
 }
 
+/// `args` without its addresses: what a planned call depends on. Every byte
+/// is set (padding included), so that two shapes compare with memcmp.
+flash_attention_args callShape(const flash_attention_args &args) {
+  flash_attention_args shape;
+  std::memset(&shape, 0, sizeof(shape));
+  flash_tensor *to[] = {&shape.q,    &shape.k,  &shape.v,  &shape.o,
+                        &shape.lse,  &shape.dout, &shape.dq, &shape.dk,
+                        &shape.dv,   &shape.block_table, &shape.seq_lens};
+  const flash_tensor *from[] = {&args.q,    &args.k,  &args.v,  &args.o,
+                                &args.lse,  &args.dout, &args.dq, &args.dk,
+                                &args.dv,   &args.block_table, &args.seq_lens};
+  for (size_t i = 0; i < std::size(to); ++i) {
+    to[i]->data = from[i]->data ? 1 : 0;
+    to[i]->dtype = from[i]->dtype;
+    to[i]->rank = from[i]->rank;
+    for (int d = 0; d < 4; ++d) {
+      to[i]->shape[d] = from[i]->shape[d];
+      to[i]->strides[d] = from[i]->strides[d];
+    }
+  }
+  shape.scale = args.scale;
+  for (int w = 0; w < FLASH_MAX_WORKSPACES; ++w)
+    shape.workspaces[w] = args.workspaces[w] ? 1 : 0;
+  return shape;
+}
+
+/// Plans every kernel of `p` for `args` (Plan::planLaunch), or reuses the
+/// last call's plan when only the addresses differ, with this call's
+/// addresses (tensors, tensor maps, caller's workspaces) written in.
+/// `context`: the current CUDA context (null without a driver); `smCount`:
+/// the SM count to plan for (0: the current device's).
+bool planCall(flash_plan &p, const flash_attention_args &args, void *context,
+              int smCount, std::vector<flash_launch_info> &infos,
+              std::vector<uint64_t> &workspaceBytes, std::string &error) {
+  const Plan &plan = p.plan;
+  flash_attention_args shape = callShape(args);
+  {
+    std::lock_guard<std::mutex> lock(p.lastCallMutex);
+    const PlannedCall *last = p.lastCall.get();
+    if (last && last->context == context && last->smCount == smCount &&
+        std::memcmp(&last->shape, &shape, sizeof(shape)) == 0) {
+      infos = last->infos;
+      workspaceBytes = last->workspaceBytes;
+    } else {
+      last = nullptr;
+    }
+    if (last) {
+      for (flash_launch_info &info : infos) {
+        for (int a = 0; a < info.num_args; ++a) {
+          flash_arg_info &arg = info.args[a];
+          const flash_tensor *t = arg.tensor[0] ? tensorOf(args, arg.tensor) : nullptr;
+          if (arg.kind == FLASH_ARG_PTR)
+            arg.pointer = t ? t->data
+                            : arg.workspace >= 0 ? args.workspaces[arg.workspace] : 0;
+          else if (arg.kind == FLASH_ARG_TENSOR_MAP && t)
+            arg.map_address = t->data;
+        }
+      }
+      return true;
+    }
+  }
+  infos.assign(plan.kernels.size(), flash_launch_info{});
+  for (size_t i = 0; i < plan.kernels.size(); ++i)
+    if (!plan.planLaunch(int(i), args, smCount, smCountOfDevice, infos[i], error,
+                         i == 0 ? &workspaceBytes : nullptr))
+      return false;
+  auto planned = std::make_unique<PlannedCall>();
+  planned->shape = shape;
+  planned->context = context;
+  planned->smCount = smCount;
+  planned->infos = infos;
+  planned->workspaceBytes = workspaceBytes;
+  std::lock_guard<std::mutex> lock(p.lastCallMutex);
+  p.lastCall = std::move(planned);
+  return true;
+}
+
 const std::string kForwardOp = "attention_forward";
 
 std::string keyText(const Plan &p) {
@@ -522,8 +620,29 @@ int flash_plan_launch_info(const flash_plan *p, int kernel_index,
   if (!p || !args || !out)
     return fail("flash_plan_launch_info: null argument");
   std::string error;
-  if (!p->plan.planLaunch(kernel_index, *args, sm_count, smCountOfDevice, *out, error))
+  if (kernel_index < 0 || size_t(kernel_index) >= p->plan.kernels.size()) {
+    std::memset(out, 0, sizeof(*out));
+    return fail("plan " + p->plan.name + " has no kernel " + std::to_string(kernel_index));
+  }
+  // Planned as a launch plans it (the last call's plan reused when only the
+  // addresses differ), without a context: what a device of sm_count SMs runs.
+  void *context = nullptr;
+  if (sm_count <= 0) { // the current device's SM count: its context is a key
+    std::string driverError;
+    if (const Driver *cu = Driver::get(driverError)) {
+      CUcontext current = nullptr;
+      cu->cuCtxGetCurrent(&current);
+      context = current;
+    }
+  }
+  std::vector<flash_launch_info> infos;
+  std::vector<uint64_t> workspaceBytes;
+  if (!planCall(const_cast<flash_plan &>(*p), *args, context, sm_count, infos,
+                workspaceBytes, error)) {
+    std::memset(out, 0, sizeof(*out));
     return fail(error);
+  }
+  *out = infos[kernel_index];
   return 0;
 }
 
@@ -548,17 +667,20 @@ int flash_plan_launch(const flash_plan *p, const flash_attention_args *args,
   if (!p || !args)
     return fail("flash_plan_launch: null argument");
   const Plan &plan = p->plan;
-  std::string error;
-  // Check and plan every kernel before the driver is touched.
-  std::vector<flash_launch_info> infos(plan.kernels.size());
+  std::string error, driverError;
+  const Driver *cu = Driver::get(driverError);
+  CUcontext context = nullptr;
+  if (cu)
+    cu->cuCtxGetCurrent(&context);
+  // Check and plan every kernel (or reuse the last call's plan) before the
+  // driver launches anything.
+  std::vector<flash_launch_info> infos;
   std::vector<uint64_t> workspaceBytes;
-  for (size_t i = 0; i < plan.kernels.size(); ++i)
-    if (!plan.planLaunch(int(i), *args, 0, smCountOfDevice, infos[i], error,
-                         i == 0 ? &workspaceBytes : nullptr))
-      return fail(error);
-  const Driver *cu = Driver::get(error);
+  if (!planCall(const_cast<flash_plan &>(*p), *args, context, 0, infos,
+                workspaceBytes, error))
+    return fail(error);
   if (!cu)
-    return failDriver(error);
+    return failDriver(driverError);
   CUstream cuStream = static_cast<CUstream>(stream);
   // Workspaces the caller did not give, one per plan launch (every kernel
   // of the plan sees the same one).

@@ -1,6 +1,5 @@
 """The split-KV (decode) launch plans, without a GPU: flash_mlir.compile's
-decode bundles (hand-written L1 through flash-opt's lowering and bundle
-passes), their schema, selection by op, and the kernel planned through the
+decode bundles (their ops through flash-opt's --flash-to-ptx), their schema, selection by op, and the kernel planned through the
 C ABI (grid from the sizes and the SM count, never from a length; the
 arguments; the workspaces; the paged tensors' shapes checked)."""
 
@@ -92,8 +91,8 @@ def test_selected_by_op(bundles):
 @pytest.mark.parametrize("batch,parts", [(1, 33), (4, 9), (64, 1), (1000, 1)])
 def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
     """Grid (parts, Hkv·row tiles, B): parts = min(max_splits,
-    ceil(2·SMs / (B·Hkv·row tiles))), the most any sequence can use
-    (SplitKV.h)."""
+    ceil(2·SMs / (B·Hkv·row tiles))), at least the most any sequence can use
+    (SplitKV.h takes the floor; blocks past a sequence's parts exit)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     assert bundle.kernel_count == 1
@@ -133,13 +132,54 @@ def test_paged_calls_that_do_not_fit_are_refused(bundles, change, message):
         bundle.launch_info(a, sm_count=132)
 
 
-def test_hand_written_l1_is_what_the_lowering_takes(tmp_path):
-    """The L1 of a decode plan: a split loop with the descriptor and a merge
-    loop whose results the function returns (flash-opt lowers it)."""
-    spec = fcompile.DecodeSpec("bf16", 256, True, False, paged=False, arch="sm_80")
+@pytest.mark.parametrize("paged", [False, True])
+def test_decode_plans_come_from_the_ops(tmp_path, paged):
+    """A decode plan is compiled from its op (a one-row flash.attention, or
+    flash.paged_attention) through --flash-to-ptx: flash-select-schedule
+    records the split-KV kernels' tiles (Target/SplitKV.h: 16-row tile, 64
+    keys, 4 warps, the stages half an SM holds), flash-tile builds the
+    split-KV form, the lowering builds the kernel from its descriptor."""
+    spec = fcompile.DecodeSpec("bf16", 256, True, False, paged=paged, arch="sm_80")
     text = spec.source()
-    assert "kind = split_kv" in text and 'flash.stage = "merge"' in text
+    assert ("flash.paged_attention" if paged else "flash.attention") in text
+    assert "scf.forall" not in text and "flash.kernel" not in text
     plan = json.loads(pathlib.Path(fcompile.compile_decode_bundle(spec, str(tmp_path)))
                       .read_text())
-    assert plan["kernels"][0]["description"]["stages"] == 2
+    description = plan["kernels"][0]["description"]
+    assert (description["block_q"], description["block_kv"], description["warps"],
+            description["stages"]) == (16, 64, 4, 2)
+    assert description["max_splits"] == fcompile.DECODE_MAX_SPLITS
+    assert description["page_size"] == (fcompile.DECODE_PAGE_SIZE if paged else 0)
     assert plan["kernels"][0]["dynamic_shared_memory"] == 16 * 256 * 2 + 2 * 2 * 64 * 256 * 2
+
+
+def test_a_call_with_other_addresses_reuses_the_plan(bundles):
+    """The runtime plans a call from the plan's formulas once and reuses it
+    while only the addresses change (host time per decode step): the reused
+    launch carries the new call's addresses; a change of shape, of a tensor's
+    presence or of the SM count plans again."""
+    lib = KernelLibrary(str(bundles[0]))
+    bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
+    first = plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, 16, 8))
+    moved = paged_args(2, 32, 8, 1, 128, 64, 16, 8)
+    for i, name in enumerate(("q", "k", "v", "block_table", "seq_lens", "o")):
+        getattr(moved, name).data = 0x1000000 * (i + 1)
+    moved.workspaces[2] = 0xABC000  # the caller's counters
+    [(_, grid, shared, args)] = plan_kernels(bundle, moved)
+    assert (grid, shared) == first[0][1:3]
+    assert [args[n].pointer for n in ("q", "k", "v", "block_table", "seq_lens", "o")] == \
+        [0x1000000 * (i + 1) for i in range(6)]
+    assert [args[n].pointer for n in ("partial_o", "partial_lse", "split_counter")] == \
+        [0, 0, 0xABC000]
+    # Another batch: planned again (grid and B); then the first call again.
+    [(_, grid4, _, args4)] = plan_kernels(bundle, paged_args(4, 32, 8, 1, 128, 64, 16, 8))
+    assert grid4 == (9, 8, 4) and args4["B"].int_value == 4
+    assert plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, 16, 8), sm_count=66)[0][1] \
+        == (9, 8, 2)
+    again = plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, 16, 8))
+    assert again[0][1] == first[0][1] and again[0][3]["q"].pointer == 0x10000
+    # A call the plan refuses is refused after a reused one too.
+    missing = paged_args(2, 32, 8, 1, 128, 64, 16, 8)
+    missing.seq_lens = capi.Tensor()
+    with pytest.raises(capi.FlashRuntimeError, match="needs tensor 'seq_lens'"):
+        bundle.launch_info(missing, sm_count=132)

@@ -105,3 +105,13 @@ func.func @f(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x8x4096x128xbf16>, %v: ten
   // expected-error @+1 {{not supported yet: the function must return exactly the attention's results}}
   return %o0 : tensor<1x32x1x128xbf16>
 }
+
+// -----
+
+// flash.paged_attention is lowered from its tiled form (flash-tile's split
+// and merge loops; --flash-to-ptx runs flash-tile first).
+func.func @untiled(%q: tensor<1x32x1x128xbf16>, %k: tensor<64x16x8x128xbf16>, %v: tensor<64x16x8x128xbf16>, %bt: tensor<1x64xi32>, %sl: tensor<1xi32>) -> tensor<1x32x1x128xbf16> {
+  // expected-error @+1 {{'flash.paged_attention' op must be tiled (flash-tile) before flash-lower-to-nvgpu}}
+  %o = flash.paged_attention %q, %k, %v, %bt, %sl : tensor<1x32x1x128xbf16>, tensor<64x16x8x128xbf16>, tensor<64x16x8x128xbf16>, tensor<1x64xi32>, tensor<1xi32> -> tensor<1x32x1x128xbf16>
+  return %o : tensor<1x32x1x128xbf16>
+}

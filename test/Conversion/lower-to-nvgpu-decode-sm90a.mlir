@@ -7,7 +7,9 @@
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s
 
 // sm_90a runs the same code with the pipeline its shared memory allows (at
-// most half an SM per block): 3 stages at D = 128, 6 at D = 64, 2 at D = 256.
+// most half an SM per block): 3 stages at D = 128, 6 at D = 64, 2 at D = 256,
+// the stages flash-select-schedule records (splitKVTileShape) and the kernel
+// takes from the schedule.
 // CHECK: block_q = 16 : i64
 // CHECK-SAME: dynamic_shared_memory = 102400 : i64
 // CHECK-SAME: op = "paged_attention"
@@ -20,7 +22,7 @@ func.func @decode_paged_d128(%q: tensor<1x32x1x128xbf16>, %k: tensor<256x16x8x12
   %p = scf.forall (%s, %h, %b) in (64, 8, 1) shared_outs(%part = %partials) -> (tensor<64x1x32x1x128xf32>) {
     scf.forall.in_parallel {
     }
-  } {flash.kernel = #flash.kernel<kind = paged, element_type = bf16, batch = 1, q_heads = 32, kv_heads = 8, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 0.08838834764831843 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 16, block_kv = 64, stages = 2, warps = 4>, page_size = 16, max_splits = 64>}
+  } {flash.kernel = #flash.kernel<kind = paged, element_type = bf16, batch = 1, q_heads = 32, kv_heads = 8, seq_q = 1, seq_kv = 4096, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 0.08838834764831843 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 16, block_kv = 64, stages = 3, warps = 4>, page_size = 16, max_splits = 64>}
   %o = scf.forall (%r) in (32) shared_outs(%out = %o0) -> (tensor<1x32x1x128xbf16>) {
     scf.forall.in_parallel {
     }
@@ -40,7 +42,7 @@ func.func @decode_paged_d64(%q: tensor<1x32x1x64xf16>, %k: tensor<256x16x8x64xf1
   %p = scf.forall (%s, %h, %b) in (64, 8, 1) shared_outs(%part = %partials) -> (tensor<64x1x32x1x64xf32>) {
     scf.forall.in_parallel {
     }
-  } {flash.kernel = #flash.kernel<kind = paged, element_type = f16, batch = 1, q_heads = 32, kv_heads = 8, seq_q = 1, seq_kv = 4096, head_dim = 64, value_dim = 64, causal = true, lse = true, scale = 0.125 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 16, block_kv = 64, stages = 2, warps = 4>, page_size = 16, max_splits = 64>}
+  } {flash.kernel = #flash.kernel<kind = paged, element_type = f16, batch = 1, q_heads = 32, kv_heads = 8, seq_q = 1, seq_kv = 4096, head_dim = 64, value_dim = 64, causal = true, lse = true, scale = 0.125 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 16, block_kv = 64, stages = 6, warps = 4>, page_size = 16, max_splits = 64>}
   %o:2 = scf.forall (%r) in (32) shared_outs(%out = %o0, %lout = %l0) -> (tensor<1x32x1x64xf16>, tensor<1x32x1xf32>) {
     scf.forall.in_parallel {
     }

@@ -2,16 +2,17 @@
 // RUN: flash-opt %s --flash-test-split-kv="batch=64 kv-heads=8 keys=1024,8192 block-kv=128 sms=132 max-splits=132" | FileCheck %s --check-prefix=FULL
 // RUN: flash-opt %s --flash-test-split-kv="batch=1 kv-heads=8 row-tiles=3 keys=131072 block-kv=128 sms=132 max-splits=132" | FileCheck %s --check-prefix=ROWS
 // RUN: flash-opt %s --flash-test-split-kv="batch=1 kv-heads=1 keys=1000 block-kv=16 sms=108 max-splits=5" | FileCheck %s --check-prefix=CAP
+// RUN: flash-opt %s --flash-test-split-kv="batch=8 kv-heads=8 keys=32768 block-kv=64 sms=132 max-splits=256" | FileCheck %s --check-prefix=WAVE
 // RUN: flash-opt %s --flash-test-split-kv="check=true" | FileCheck %s --check-prefix=CHECK-ALL
 
 // splitKVCount (include/flash/Target/SplitKV.h) on integers: the one rule
 // the GPU decode kernels evaluate on device from seq_lens, flash-tile's
 // split-KV form builds on index values, and the IO model uses.
-//   wanted   = ceil(2 · SMs / work units)        (work units = B · Hkv · row tiles)
+//   wanted   = floor(2 · SMs / work units)       (work units = B · Hkv · row tiles)
 //   byLength = max(floor(tiles / 4), 1)
 //   parts    = clamp(min(wanted, byLength), 1, max_splits)
 //   splits   = ceil(tiles / ceil(tiles / parts))
-// B = 1 with 8 kv-heads on 132 SMs: wanted = ceil(264 / 8) = 33. An empty
+// B = 1 with 8 kv-heads on 132 SMs: wanted = 264 / 8 = 33. An empty
 // sequence has no split; one tile, or two (fewer than 4 per part), one
 // split; 4096 keys (32 tiles) in 8 splits of 4; 128k keys (1024 tiles):
 // 33 parts of ceil(1024 / 33) = 32 tiles, which is 32 splits.
@@ -27,14 +28,19 @@
 // FULL: keys=8192 tiles=64 work_units=512 splits=1 tiles_per_split=64
 
 // Three row tiles per kv-head (a large GQA group): 24 blocks a part,
-// wanted = ceil(264 / 24) = 11: 11 splits of ceil(1024 / 11) = 94 tiles.
+// wanted = 264 / 24 = 11: 11 splits of ceil(1024 / 11) = 94 tiles.
 // ROWS: keys=131072 tiles=1024 work_units=24 splits=11 tiles_per_split=94
+
+// One wave: B = 8 with 8 kv-heads (64 work units) wants floor(264 / 64) = 4
+// parts, 256 blocks for the 264 slots of 132 SMs (the ceiling, 5, made 320
+// blocks: a second wave of 56).
+// WAVE: keys=32768 tiles=512 work_units=64 splits=4 tiles_per_split=128
 
 // The workspace's capacity bounds the count: 63 tiles in 5 splits of 13.
 // CAP: keys=1000 tiles=63 work_units=1 splits=5 tiles_per_split=13
 
 // The invariants over a grid of batches, heads, row tiles, lengths, tile
 // widths, SM counts and capacities (0 splits only for an empty sequence,
-// else 1 <= splits <= min(max_splits, wanted), at least 4 tiles a part when
+// else 1 <= splits <= min(max_splits, max(wanted, 1)), at least 4 tiles a part when
 // cut, every tile in exactly one split in order, no split without a tile).
 // CHECK-ALL: flash-test-split-kv: 37440 cases hold

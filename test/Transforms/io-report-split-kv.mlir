@@ -8,21 +8,22 @@
 // table (4 B per page of every (b, kv-head)) and lengths (4 B per block).
 
 // Decoding one sequence of 128k keys (8192 pages of 16), GQA 32/8, D = 128:
-// splitKVCount (Target/SplitKV.h, the GPU kernels' rule): 8 (b, kv-head)
-// blocks want ceil(2 · 132 / 8) = 33 parts of ceil(1024 / 33) = 32 tiles,
-// which is 32 splits. Q: 32 heads × 128 × 2 B × 32 splits. K/V: 8 heads ×
-// 131072 keys × 256 × 2 B. Partials: 2 × 8 × 32 splits × 4 rows × 129 × 4 B.
-// Table: 8 × 8192 × 4 B + (256 + 8) × 4 B.
+// The split-KV kernels' tiles (16 rows, 64 keys); splitKVCount
+// (Target/SplitKV.h, the GPU kernels' rule): 8 (b, kv-head) blocks want
+// floor(2 · 132 / 8) = 33 parts of ceil(2048 / 33) = 63 tiles, which is 33
+// splits. Q: 32 heads × 128 × 2 B × 33 splits. K/V: 8 heads × 131072 keys ×
+// 256 × 2 B. Partials: 2 × 8 × 33 splits × 4 rows × 129 × 4 B. Table: 8 ×
+// 8192 × 4 B + (264 + 8) × 4 B.
 // CHECK: flash-io-report: loc({{.*}}io-report-split-kv.mlir":[[@LINE+13]]:8)
 // CHECK: problem        paged B=1 Hq=32 Hkv=8 Nq=1 Nk=131072 D=128 Dv=128 bf16 causal=no lse=no
 // CHECK: pages          P=8192 S=16 M=8192 (Nk = M·S: every sequence full; lengths are run-time values)
-// CHECK: schedule       sm_90a Br=64 Bc=128 stages=2 warps=8 max_splits=132
-// CHECK: packing        4 q-heads x Nq=1 = 4 rows per kv-head, 1 Q tile(s) of 64
-// CHECK: splits         32 of 32 K/V tile(s) per (b, kv-head) at Nk=131072; split stage 256 blocks, merge 8 blocks (132 SMs)
-// CHECK: SRAM/block     147456 B
-// CHECK: HBM split-KV   Q 262144 + K/V 536870912 + table 263200 + O 8192 + LSE 0 + partials 1056768 = 538461216 B (538 MB)
+// CHECK: schedule       sm_90a Br=16 Bc=64 stages=3 warps=4 max_splits=132
+// CHECK: packing        4 q-heads x Nq=1 = 4 rows per kv-head, 1 Q tile(s) of 16
+// CHECK: splits         33 of 63 K/V tile(s) per (b, kv-head) at Nk=131072; split stage 264 blocks, merge 8 blocks (132 SMs)
+// CHECK: SRAM/block     102400 B
+// CHECK: HBM split-KV   Q 270336 + K/V 536870912 + table 263232 + O 8192 + LSE 0 + partials 1089792 = 538502464 B (539 MB)
 // CHECK: K/V            read once per kv-head: 536870912 B; one block per q-head would read 2147483648 B (4.00x)
-// CHECK: partials       f32 O and LSE of 32 split(s), written once and read once by the merge: 1056768 B (0.2% of the traffic)
+// CHECK: partials       f32 O and LSE of 33 split(s), written once and read once by the merge: 1089792 B (0.2% of the traffic)
 // CHECK: FLOPs          useful 2147483648 (2.15 GFLOP)
 // CHECK: time floors    compute 0.0022 ms, HBM 0.1122 ms (peak rates of H100/H200 SXM)
 func.func @decode_paged(%q: tensor<1x32x1x128xbf16>, %kc: tensor<8192x16x8x128xbf16>, %vc: tensor<8192x16x8x128xbf16>, %bt: tensor<1x8192xi32>, %sl: tensor<1xi32>) -> tensor<1x32x1x128xbf16> {
@@ -34,7 +35,7 @@ func.func @decode_paged(%q: tensor<1x32x1x128xbf16>, %kc: tensor<8192x16x8x128xb
 // partials are 0.1% of the traffic.
 // CHECK: flash-io-report: loc({{.*}}io-report-split-kv.mlir":[[@LINE+6]]:8)
 // CHECK: problem        split-KV B=64 Hq=32 Hkv=8 Nq=1 Nk=8192 D=128 Dv=128 bf16 causal=no lse=no
-// CHECK: splits         1 of 64 K/V tile(s) per (b, kv-head) at Nk=8192; split stage 512 blocks, merge 512 blocks (132 SMs)
+// CHECK: splits         1 of 128 K/V tile(s) per (b, kv-head) at Nk=8192; split stage 512 blocks, merge 512 blocks (132 SMs)
 // CHECK: HBM split-KV   Q 524288 + K/V 2147483648 + table 0 + O 524288 + LSE 0 + partials 2113536 = 2150645760 B (2.15 GB)
 // CHECK: K/V            read once per kv-head: 2147483648 B; one block per q-head would read 8589934592 B (4.00x)
 func.func @decode_b64(%q: tensor<64x32x1x128xbf16>, %k: tensor<64x8x8192x128xbf16>, %v: tensor<64x8x8192x128xbf16>) -> tensor<64x32x1x128xbf16> {
@@ -44,13 +45,14 @@ func.func @decode_b64(%q: tensor<64x32x1x128xbf16>, %k: tensor<64x8x8192x128xbf1
 
 // Speculative decoding, causal Nq = 4 with LSE, MQA 8/1: 32 packed rows; the
 // last query sees all 1000 keys, so K/V are read in full once (8x less than
-// once per q-head); the 8 K/V tiles make 2 splits of 4 (a part keeps at
-// least 4 tiles), whose partials are 11% of the traffic.
+// once per q-head); one row tile of 32; the 16 K/V tiles of 64 keys make 4
+// splits of 4 (a part keeps at least 4 tiles), whose partials are 19% of the
+// traffic.
 // CHECK: flash-io-report: loc({{.*}}io-report-split-kv.mlir":[[@LINE+7]]:12)
 // CHECK: problem        split-KV B=2 Hq=8 Hkv=1 Nq=4 Nk=1000 D=64 Dv=64 f16 causal=yes lse=yes
-// CHECK: packing        8 q-heads x Nq=4 = 32 rows per kv-head, 1 Q tile(s) of 64
-// CHECK: splits         2 of 4 K/V tile(s) per (b, kv-head) at Nk=1000; split stage 4 blocks, merge 2 blocks (132 SMs)
-// CHECK: HBM split-KV   Q 16384 + K/V 512000 + table 0 + O 8192 + LSE 256 + partials 66560 = 603392 B (603 KB)
+// CHECK: packing        8 q-heads x Nq=4 = 32 rows per kv-head, 1 Q tile(s) of 32
+// CHECK: splits         4 of 4 K/V tile(s) per (b, kv-head) at Nk=1000; split stage 8 blocks, merge 2 blocks (132 SMs)
+// CHECK: HBM split-KV   Q 32768 + K/V 512000 + table 0 + O 8192 + LSE 256 + partials 133120 = 686336 B (686 KB)
 // CHECK: K/V            read once per kv-head: 512000 B; one block per q-head would read 4096000 B (8.00x)
 func.func @spec_decode(%q: tensor<2x8x4x64xf16>, %k: tensor<2x1x1000x64xf16>, %v: tensor<2x1x1000x64xf16>) -> (tensor<2x8x4x64xf16>, tensor<2x8x4xf32>) {
   %o, %l = flash.attention %q, %k, %v {causal} : tensor<2x8x4x64xf16>, tensor<2x1x1000x64xf16>, tensor<2x1x1000x64xf16> -> tensor<2x8x4x64xf16>, tensor<2x8x4xf32>

@@ -102,32 +102,36 @@ func.func @kept(%q: tensor<1x1x10x16xf16>, %k: tensor<1x1x10x16xf16>, %v: tensor
 
 // Split-KV (Flash-Decoding): few query rows take the split-KV form when the
 // rows of a kv-head's q-heads (Hq/Hkv × Nq) fit the target's smallest Q
-// tile (64 rows on sm_80 and sm_90a, 128 on sm_100a): that tile, the widest
-// K/V tile that fits with the most stages, and max_splits = the SM count
-// (108, 132, 148). GQA 32/8 decoding: 4 packed rows.
+// tile (64 rows on sm_80 and sm_90a, 128 on sm_100a). Its tiles are the
+// split-KV kernels' (splitKVTileShape, include/flash/Target/SplitKV.h), on
+// every target, so that the CPU form cuts a sequence into the parts the GPU
+// kernels do: 16·m packed rows (m ≤ 256/D), 64 keys on 4 warps, the stages
+// half an SM holds next to the Q tile (2 on sm_80, 3 on sm_90a and sm_100a
+// at D=128 bf16); max_splits = the SM count (108, 132, 148). GQA 32/8
+// decoding: 4 packed rows.
 // SM80-LABEL: func.func @decode_gqa
-// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 128, stages = 2, warps = 4, max_splits = 108>
+// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 16, block_kv = 64, stages = 2, warps = 4, max_splits = 108>
 // SM90-LABEL: func.func @decode_gqa
-// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 8, max_splits = 132>
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 16, block_kv = 64, stages = 3, warps = 4, max_splits = 132>
 // SM100-LABEL: func.func @decode_gqa
-// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 128, block_kv = 128, stages = 3, warps = 12, max_splits = 148>
+// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 16, block_kv = 64, stages = 3, warps = 4, max_splits = 148>
 // split-kv=false keeps the forward form; max-splits sets the capacity.
 // NOSPLIT-LABEL: func.func @decode_gqa
 // NOSPLIT-NOT: max_splits
 // NOSPLIT: return
 // CAPACITY-LABEL: func.func @decode_gqa
-// CAPACITY: schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 16, stages = 2, warps = 4, max_splits = 7>
+// CAPACITY: schedule = #flash.schedule<arch = "sm_80", block_q = 16, block_kv = 16, stages = 2, warps = 4, max_splits = 7>
 func.func @decode_gqa(%q: tensor<4x32x1x128xbf16>, %k: tensor<4x8x8192x128xbf16>, %v: tensor<4x8x8192x128xbf16>) -> tensor<4x32x1x128xbf16> {
   %o = flash.attention %q, %k, %v : tensor<4x32x1x128xbf16>, tensor<4x8x8192x128xbf16>, tensor<4x8x8192x128xbf16> -> tensor<4x32x1x128xbf16>
   return %o : tensor<4x32x1x128xbf16>
 }
 
-// D=256: the K/V tile narrows to what fits two stages (64 on sm_80, 80 on
-// sm_90a).
+// D=256: two stages (the fewest) on every target; one 16-row tile (the
+// accumulators of 16 rows × 256 columns).
 // SM80-LABEL: func.func @decode_d256
-// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4, max_splits = 108>
+// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 16, block_kv = 64, stages = 2, warps = 4, max_splits = 108>
 // SM90-LABEL: func.func @decode_d256
-// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 80, stages = 2, warps = 8, max_splits = 132>
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 16, block_kv = 64, stages = 2, warps = 4, max_splits = 132>
 func.func @decode_d256(%q: tensor<1x8x1x256xbf16>, %k: tensor<1x1x8192x256xbf16>, %v: tensor<1x1x8192x256xbf16>) -> tensor<1x8x1x256xbf16> {
   %o = flash.attention %q, %k, %v : tensor<1x8x1x256xbf16>, tensor<1x1x8192x256xbf16>, tensor<1x1x8192x256xbf16> -> tensor<1x8x1x256xbf16>
   return %o : tensor<1x8x1x256xbf16>
@@ -148,11 +152,12 @@ func.func @rows_65(%q: tensor<1x1x65x64xbf16>, %k: tensor<1x1x4096x64xbf16>, %v:
 }
 
 // flash.paged_attention is always split; 8 q-heads × 16 queries = 128
-// packed rows take the smallest tile that holds them (128 rows).
+// packed rows at D=64 take row tiles of 64 (the most the accumulators hold:
+// 4 × 16 rows), two of them per kv-head.
 // SM80-LABEL: func.func @paged_many_rows
-// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 128, block_kv = 64, stages = 2, warps = 4, max_splits = 108>
+// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 4, warps = 4, max_splits = 108>
 // SM90-LABEL: func.func @paged_many_rows
-// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12, max_splits = 132>
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 64, stages = 6, warps = 4, max_splits = 132>
 // NOSPLIT-LABEL: func.func @paged_many_rows
 // NOSPLIT: max_splits = 132
 func.func @paged_many_rows(%q: tensor<2x32x16x64xf16>, %kc: tensor<512x16x4x64xf16>, %vc: tensor<512x16x4x64xf16>, %bt: tensor<2x64xi32>, %sl: tensor<2xi32>) -> tensor<2x32x16x64xf16> {

@@ -10,15 +10,18 @@
 
 // A paged op: GQA 8/2 with Nq = 2 packs 4 q-heads × 2 queries = 8 rows per
 // kv-head (row r is q-head 4g + r / 2, query r mod 2).
+// The function is the split loop and the merge loop over the op's operands,
+// returning the merge loop's results (the form flash-lower-to-nvgpu builds
+// the decode kernels from): Q is packed and O unpacked inside the loops.
 // CHECK-LABEL: func.func @paged
 // CHECK-SAME: (%[[Q:.+]]: tensor<2x8x2x16xf16>, %[[KC:.+]]: tensor<40x3x2x16xf16>, %[[VC:.+]]: tensor<40x3x2x8xf16>, %[[BT:.+]]: tensor<2x12xi32>, %[[SL:.+]]: tensor<2xi32>)
+// The workspaces: partial O (f32) and LSE of every split, B×Hkv×max_splits×rows(×Dv).
+// CHECK-NEXT: %[[WO:.+]] = tensor.empty() : tensor<2x2x108x8x8xf32>
+// CHECK-NEXT: %[[WL:.+]] = tensor.empty() : tensor<2x2x108x8xf32>
+// CHECK-NEXT: %[[PARTS:.+]]:2 = scf.forall (%[[B:.+]], %[[G:.+]], %[[T:.+]], %[[S:.+]]) in (2, 2, 1, 108) shared_outs(%[[PO:.+]] = %[[WO]], %[[PL:.+]] = %[[WL]])
+// CHECK: %[[Q0:.+]] = arith.muli %[[T]], %{{.+}} : index
 // CHECK: %[[Q5:.+]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 4, 2, 16]
 // CHECK: %[[QP:.+]] = tensor.collapse_shape %[[Q5]] {{\[}}[0], [1], [2, 3], [4]] : tensor<2x2x4x2x16xf16> into tensor<2x2x8x16xf16>
-// The workspaces: partial O (f32) and LSE of every split, B×Hkv×max_splits×rows(×Dv).
-// CHECK: %[[WO:.+]] = tensor.empty() : tensor<2x2x108x8x8xf32>
-// CHECK: %[[WL:.+]] = tensor.empty() : tensor<2x2x108x8xf32>
-// CHECK: %[[PARTS:.+]]:2 = scf.forall (%[[B:.+]], %[[G:.+]], %[[T:.+]], %[[S:.+]]) in (2, 2, 1, 108) shared_outs(%[[PO:.+]] = %[[WO]], %[[PL:.+]] = %[[WL]])
-// CHECK: %[[Q0:.+]] = arith.muli %[[T]], %{{.+}} : index
 // CHECK: %[[QT:.+]] = flash.load_tile %[[QP]][%[[B]], %[[G]], %[[Q0]]] : tensor<2x2x8x16xf16> -> tensor<16x16xf16>
 // The sequence's length, a run-time value clamped to [0, M·S = 36].
 // CHECK: %[[RAW:.+]] = tensor.extract %[[SL]][%[[B]]] : tensor<2xi32>
@@ -27,7 +30,7 @@
 // CHECK: %[[C36:.+]] = arith.constant 36 : index
 // CHECK: %[[LEN:.+]] = arith.minsi %[[NONNEG]], %[[C36]] : index
 // splitKVCount (Target/SplitKV.h, the rule the GPU kernels evaluate): from
-// the visible tiles ceil(len / 4), wanted = ceil(2 · 108 / (2 · 2 · 1)) = 54
+// the visible tiles ceil(len / 4), wanted = floor(2 · 108 / (2 · 2 · 1)) = 54
 // parts, byLength = max(tiles / 4, 1).
 // CHECK: %[[C54:.+]] = arith.constant 54 : index
 // CHECK: %[[BY0:.+]] = arith.divsi %[[TILES:.+]], %{{.+}} : index
@@ -59,21 +62,22 @@
 // The split stage carries the kernel descriptor (kind paged, its page size
 // and the workspace's capacity).
 // CHECK: flash.kernel = #flash.kernel<kind = paged, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 2, seq_kv = 36, head_dim = 16, value_dim = 8, causal = true, lse = true, scale = 2.500000e-01 : f32, schedule = <arch = "sm_80", block_q = 16, block_kv = 4, stages = 2, warps = 4, max_splits = 108>, page_size = 3, max_splits = 108>, flash.stage = "split"
-// The merge stage: the same length gives the same split count.
-// CHECK: %[[MERGED:.+]]:2 = scf.forall (%[[MB:.+]], %[[MG:.+]]) in (2, 2)
+// The merge stage: the same length gives the same split count; the merged
+// rows of kv-head g go to q-heads [4g, 4g + 4) of the B×Hq×Nq(×Dv) results.
+// CHECK: %[[OE:.+]] = tensor.empty() : tensor<2x8x2x8xf16>
+// CHECK-NEXT: %[[LE:.+]] = tensor.empty() : tensor<2x8x2xf32>
+// CHECK-NEXT: %[[MERGED:.+]]:2 = scf.forall (%[[MB:.+]], %[[MG:.+]]) in (2, 2) shared_outs(%[[MO_OUT:.+]] = %[[OE]], %[[ML_OUT:.+]] = %[[LE]])
 // CHECK: tensor.extract %[[SL]][%[[MB]]]
 // CHECK: %[[SPO:.+]] = tensor.extract_slice %[[PARTS]]#0[%[[MB]], %[[MG]], 0, 0, 0] [1, 1, 108, 8, 8] [1, 1, 1, 1, 1] : tensor<2x2x108x8x8xf32> to tensor<108x8x8xf32>
 // CHECK: %[[SPL:.+]] = tensor.extract_slice %[[PARTS]]#1[%[[MB]], %[[MG]], 0, 0] [1, 1, 108, 8] [1, 1, 1, 1] : tensor<2x2x108x8xf32> to tensor<108x8xf32>
 // CHECK: %[[MO:.+]], %[[ML:.+]] = flash.merge_splits %[[SPO]], %[[SPL]], %{{.+}} : tensor<108x8x8xf32>, tensor<108x8xf32> -> tensor<8x8xf16>, tensor<8xf32>
-// CHECK: tensor.parallel_insert_slice %[[MO]] into %{{.+}}[%[[MB]], %[[MG]], 0, 0] [1, 1, 8, 8]
-// CHECK: tensor.parallel_insert_slice %[[ML]] into %{{.+}}[%[[MB]], %[[MG]], 0] [1, 1, 8]
+// CHECK: %[[MO4:.+]] = tensor.expand_shape %[[MO]] {{\[}}[0, 1, 2], [3]] output_shape [1, 4, 2, 8] : tensor<8x8xf16> into tensor<1x4x2x8xf16>
+// CHECK: %[[ML3:.+]] = tensor.expand_shape %[[ML]] {{\[}}[0, 1, 2]] output_shape [1, 4, 2] : tensor<8xf32> into tensor<1x4x2xf32>
+// CHECK: %[[H0:.+]] = arith.muli %[[MG]], %{{.+}} : index
+// CHECK: tensor.parallel_insert_slice %[[MO4]] into %[[MO_OUT]][%[[MB]], %[[H0]], 0, 0] [1, 4, 2, 8]
+// CHECK: tensor.parallel_insert_slice %[[ML3]] into %[[ML_OUT]][%[[MB]], %[[H0]], 0] [1, 4, 2]
 // CHECK: flash.stage = "merge"
-// The packed rows back to B×Hq×Nq(×Dv).
-// CHECK: %[[O5:.+]] = tensor.expand_shape %[[MERGED]]#0 {{\[}}[0], [1], [2, 3], [4]] output_shape [2, 2, 4, 2, 8]
-// CHECK: %[[O:.+]] = tensor.collapse_shape %[[O5]] {{\[}}[0], [1, 2], [3], [4]] : tensor<2x2x4x2x8xf16> into tensor<2x8x2x8xf16>
-// CHECK: %[[L4:.+]] = tensor.expand_shape %[[MERGED]]#1 {{\[}}[0], [1], [2, 3]] output_shape [2, 2, 4, 2]
-// CHECK: %[[L:.+]] = tensor.collapse_shape %[[L4]] {{\[}}[0], [1, 2], [3]] : tensor<2x2x4x2xf32> into tensor<2x8x2xf32>
-// CHECK: return %[[O]], %[[L]]
+// CHECK-NEXT: return %[[MERGED]]#0, %[[MERGED]]#1
 func.func @paged(%q: tensor<2x8x2x16xf16>, %kc: tensor<40x3x2x16xf16>, %vc: tensor<40x3x2x8xf16>, %bt: tensor<2x12xi32>, %sl: tensor<2xi32>) -> (tensor<2x8x2x8xf16>, tensor<2x8x2xf32>) {
   %o, %l = flash.paged_attention %q, %kc, %vc, %bt, %sl {causal, schedule = #flash.schedule<arch = "sm_80", block_q = 16, block_kv = 4, stages = 2, warps = 4, max_splits = 108>}
       : tensor<2x8x2x16xf16>, tensor<40x3x2x16xf16>, tensor<40x3x2x8xf16>, tensor<2x12xi32>, tensor<2xi32> -> tensor<2x8x2x8xf16>, tensor<2x8x2xf32>

@@ -11,7 +11,7 @@
 // With `check=true` it instead sweeps a grid of batches, heads, row tiles,
 // lengths, tile widths, SM counts and capacities and fails on any broken
 // invariant: 0 splits exactly for an empty sequence, else 1 <= splits <=
-// min(max_splits, ceil(2·SMs / work units)); every tile of the visible range
+// min(max_splits, max(floor(2·SMs / work units), 1)) (one wave); every tile of the visible range
 // in exactly one split, in order; no split without a tile; more than one
 // split only when each has at least kSplitKVMinTilesPerSplit tiles. The
 // Python tests use the printed form to know how many splits a CPU case
@@ -26,6 +26,7 @@
 #include "mlir/Pass/Pass.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <string>
 
 using namespace mlir;
@@ -66,12 +67,12 @@ struct TestSplitKVPass
                                const SplitKVCount<int64_t> &c) {
     if (tiles == 0)
       return c.numSplits == 0 ? "" : "an empty sequence with splits";
-    int64_t wanted = (kSplitKVTargetBlocksPerSM * sms + workUnits - 1) /
-                     workUnits;
+    int64_t wanted =
+        std::max<int64_t>(kSplitKVTargetBlocksPerSM * sms / workUnits, 1);
     if (c.numSplits < 1 || c.numSplits > cap)
       return "splits outside [1, max_splits]";
     if (c.numSplits > wanted)
-      return "more splits than the SMs want";
+      return "more splits than one wave of the SMs holds";
     if (c.numSplits > 1 && c.tilesPerSplit < kSplitKVMinTilesPerSplit)
       return "a split shorter than kSplitKVMinTilesPerSplit tiles";
     IntegerDomain d;

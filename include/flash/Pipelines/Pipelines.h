@@ -65,6 +65,12 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
       llvm::cl::desc("Compute flash.attention with few query rows in the "
                      "split-KV form (false: the forward kernel)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> maxSplits{
+      *this, "max-splits",
+      llvm::cl::desc("Split-KV kernels: the most parts a sequence is cut "
+                     "into, the workspace's capacity (0: the target's SM "
+                     "count)"),
+      llvm::cl::init(0)};
   PassOptions::Option<::mlir::flash::Toggle> persistent{
       *this, "persistent",
       llvm::cl::desc("sm_90a: persistent grid (blocks drawing tiles from a "
@@ -125,7 +131,8 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
       llvm::cl::init("")};
 };
 
-/// flash.attention -> gpu.binary holding PTX: select-schedule, tile,
+/// flash.attention, flash.paged_attention and flash.attention_backward ->
+/// gpu.binary holding PTX: select-schedule, tile,
 /// select-kernel-form, lower-to-nvgpu, upstream gpu-lower-to-nvvm-pipeline
 /// (format isa), a check that no flash op or gpu.module is left, and
 /// flash-write-bundle when bundle-dir is set.

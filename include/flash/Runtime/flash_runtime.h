@@ -215,7 +215,12 @@ int flash_plan_pack_args(const flash_plan *plan, int kernel_index,
 /* Launches every kernel of the plan, in order, on `stream` (a CUstream; NULL
  * is the default stream) in the current CUDA context: loads the cubin for
  * the device (or JITs the PTX) once per context, sets the dynamic shared
- * memory limit, supplies the workspaces not given in args. */
+ * memory limit, supplies the workspaces not given in args. A plan keeps its
+ * last planned call (this function's and flash_plan_launch_info's): a call
+ * that differs from it only in addresses (tensors' data, the caller's
+ * workspaces) reuses it with the new addresses instead of planning again;
+ * any other difference (a shape, stride, dtype, present tensor, the scale,
+ * the context or SM count) plans anew. */
 int flash_plan_launch(const flash_plan *plan, const flash_attention_args *args,
                       void *stream);
 

@@ -14,7 +14,8 @@
 //
 // For a sequence whose rows visit `numTiles` K/V tiles, with `workUnits`
 // blocks per part over the whole call (B × Hkv × row tiles) on `numSMs` SMs:
-//   wanted        = ceil(kTargetBlocksPerSM · SMs / workUnits)   parts that fill the GPU
+//   wanted        = floor(kTargetBlocksPerSM · SMs / workUnits)  parts that fill the GPU
+//                                                                in one wave
 //   byLength      = max(floor(numTiles / kMinTilesPerSplit), 1)  parts that stay long
 //   parts         = clamp(min(wanted, byLength), 1, maxSplits)
 //   tilesPerSplit = max(ceil(numTiles / parts), 1)
@@ -24,11 +25,20 @@
 // O = 0, LSE = −inf. With one part the split kernel writes O (and LSE)
 // itself and the merge leaves the rows alone.
 //
+// Why the floor: the call's blocks are workUnits · parts, and the GPU holds
+// kTargetBlocksPerSM · SMs of them at once; with the ceiling (the rule until
+// the eleventh session) every workUnits that does not divide 2·SMs made a
+// second, nearly empty wave (B = 8, GQA 32/8 on 132 SMs: 64 work units, 5
+// parts, 320 blocks for 264 slots). Measured on the H200 (docs/benchmarks.md,
+// eleventh session): B=8 L=32k GQA 32/8 +12% (contiguous) and +20% (paged),
+// GQA 8/1 B=64 L=8k +14% / +19%, B=128 L=2k +8% / +13%.
+//
 // The users, all of this one function:
 // - the GPU decode kernel (lib/Conversion/FlashToNVGPU/SM80/DecodeKernel.cpp)
 //   on i32 values from seq_lens[b], with workUnits = B·Hkv·(its row tiles);
-//   its launch plan sizes the grid's split dimension with the `wanted` term
-//   (kSplitKVTargetBlocksPerSM, LowerToNVGPU.cpp), the most any sequence uses;
+//   its launch plan sizes the grid's split dimension with the ceiling of the
+//   `wanted` term (kSplitKVTargetBlocksPerSM, LowerToNVGPU.cpp), at least the
+//   most any sequence uses (the blocks past a sequence's parts exit);
 // - flash-tile's split-KV form (TileSplitKV.cpp) on index values from the
 //   same run-time length, with numTiles from visibleKVTiles and workUnits
 //   = splitKVWorkUnits(B, Hkv, Q tiles), so that the CPU path cuts sequences
@@ -72,8 +82,8 @@ splitKVCount(Domain &d, typename Domain::Value numTiles,
     return d.floorDiv(d.sub(d.add(x, y), d.constant(1)), y);
   };
   V one = d.constant(1);
-  V wanted = ceilDiv(d.mul(d.constant(kSplitKVTargetBlocksPerSM), numSMs),
-                     workUnits);
+  V wanted = d.floorDiv(d.mul(d.constant(kSplitKVTargetBlocksPerSM), numSMs),
+                        workUnits);
   V byLength = d.max(d.floorDiv(numTiles, d.constant(kSplitKVMinTilesPerSplit)),
                      one);
   V parts = d.max(d.min(d.min(wanted, byLength), d.constant(maxSplits)), one);
@@ -89,6 +99,59 @@ typename Domain::Value splitKVWorkUnits(Domain &d, typename Domain::Value batch,
                                         typename Domain::Value kvHeads,
                                         typename Domain::Value rowTiles) {
   return d.mul(d.mul(batch, kvHeads), rowTiles);
+}
+
+/// The tiles of the split-KV kernels (SM80/DecodeKernel.cpp, the same code
+/// on sm_80 and sm_90a), which the split-KV schedule records
+/// (chooseSplitKVSchedule, SplitKVSchedule.cpp) and the lowering checks, so
+/// that flash-tile's CPU form and the kernels cut a sequence into the same
+/// K/V tiles, row tiles and parts (the inputs of splitKVCount):
+///   blockKV = 64 keys: 4 warps of 16 keys (mma.sync m16n8k16)
+///   blockQ  = 16·m rows, m = clamp(ceil(rows / 16), 1, max(256 / D, 1)): the
+///             packed rows of a kv-head (G·Nq) up to what the accumulators
+///             hold (m·Dv/2 ≤ 128 registers a thread); more rows take
+///             several row tiles
+///   stages  = the K/V stages that fit in half an SM's shared memory (two
+///             resident blocks keep loads in flight while one combines or
+///             exits), less 1 KiB, next to the Q tile; 2 to 8
+constexpr int64_t kSplitKVWarps = 4;
+constexpr int64_t kSplitKVKeysPerWarp = 16;
+constexpr int64_t kSplitKVBlockKV = kSplitKVWarps * kSplitKVKeysPerWarp;
+constexpr int64_t kSplitKVMinStages = 2;
+constexpr int64_t kSplitKVMaxStages = 8;
+
+/// Row tiles of 16 rows the accumulators of a thread hold at head dimension
+/// `valueDim` (m·Dv/2 ≤ 128 registers).
+inline int64_t splitKVMaxRowTiles(int64_t valueDim) {
+  return valueDim >= 256 ? 1 : 256 / valueDim;
+}
+
+struct SplitKVTileShape {
+  int64_t blockQ, blockKV, warps, stages;
+  int64_t sharedBytes; ///< the Q tile and the K/V stages
+};
+
+/// The split-KV kernels' tiles for `rows` packed rows of a kv-head (G·Nq),
+/// D and Dv, `elementBytes` per element, on an SM of `sharedMemPerSM` bytes.
+inline SplitKVTileShape splitKVTileShape(int64_t rows, int64_t headDim,
+                                         int64_t valueDim, int64_t elementBytes,
+                                         int64_t sharedMemPerSM) {
+  SplitKVTileShape t{};
+  int64_t rowTiles = (rows + 15) / 16;
+  int64_t maxRowTiles = splitKVMaxRowTiles(valueDim);
+  rowTiles = rowTiles < 1 ? 1 : rowTiles > maxRowTiles ? maxRowTiles : rowTiles;
+  t.blockQ = 16 * rowTiles;
+  t.blockKV = kSplitKVBlockKV;
+  t.warps = kSplitKVWarps;
+  const int64_t queryBytes = elementBytes * t.blockQ * headDim;
+  const int64_t stageBytes = elementBytes * t.blockKV * (headDim + valueDim);
+  const int64_t budget = sharedMemPerSM / 2 - 1024;
+  int64_t stages = (budget - queryBytes) / stageBytes;
+  t.stages = stages < kSplitKVMinStages   ? kSplitKVMinStages
+             : stages > kSplitKVMaxStages ? kSplitKVMaxStages
+                                          : stages;
+  t.sharedBytes = queryBytes + t.stages * stageBytes;
+  return t;
 }
 
 /// The domain of plain integers (host code, tests).

@@ -316,9 +316,10 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
                                      ScheduleAttr schedule) {
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   auto str = [&](StringRef s) { return b.getStringAttr(s); };
-  // Row tiles per (batch, kv-head), and the parts at most any sequence is
-  // cut into: min(max_splits, the SplitKV.h `wanted` term), which depends
-  // on the sizes and the SM count only (never on a length).
+  // Row tiles per (batch, kv-head), and at least the parts any sequence is
+  // cut into: min(max_splits, the ceiling of the SplitKV.h `wanted` term,
+  // which takes the floor), which depends on the sizes and the SM count only
+  // (never on a length); blocks past a sequence's parts exit.
   std::string rowTiles = "ceildiv(ceildiv(Hq*Nq, Hkv), block_q)";
   std::string parts = "min(max_splits, ceildiv(" +
                       std::to_string(kSplitKVTargetBlocksPerSM) +
@@ -403,7 +404,7 @@ static LogicalResult refuseUnsupportedPlacement(ModuleOp module) {
     if (isa<scf::ForallOp>(op) && op->hasAttr(kStageAttrName))
       return WalkResult::skip();
     if (isa_and_nonnull<FlashDialect>(op->getDialect()) &&
-        !isa<AttentionOp, AttentionBackwardOp>(op)) {
+        !isa<AttentionOp, AttentionBackwardOp, PagedAttentionOp>(op)) {
       mlir::emitError(op->getLoc())
           << "not supported yet: '" << op->getName()
           << "' outside a tiled attention (flash-lower-to-nvgpu lowers the "
@@ -451,7 +452,7 @@ struct FlashLowerToNVGPUPass
     });
     // Untiled attention ops cannot be lowered.
     module.walk([&](Operation *op) {
-      if (!isa<AttentionOp, AttentionBackwardOp>(op))
+      if (!isa<AttentionOp, AttentionBackwardOp, PagedAttentionOp>(op))
         return;
       op->emitOpError() << "must be tiled (flash-tile) before "
                            "flash-lower-to-nvgpu";

@@ -136,60 +136,45 @@ class DecodeSpec:
         return name
 
     def source(self) -> str:
-        """The tiled L1 of this decode attention (split loop with its
-        #flash.kernel descriptor, merge loop), written by hand in the shape
-        flash-tile gives it: the GPU lowering reads only the descriptor."""
+        """The op this plan computes at the representative shape: a one-row
+        flash.attention over a contiguous cache, or flash.paged_attention
+        (the kernels take every size at run time, pages of any size S as
+        well). --flash-to-ptx schedules it (the split-KV kernels' tiles),
+        tiles it in the split-KV form and lowers that to the decode kernel."""
         s = DECODE_SHAPE
         b, hq, hkv, nq, nk = s["batch"], s["q_heads"], s["kv_heads"], s["seq_q"], s["seq_kv"]
-        d, t, splits = self.head_dim, self.dtype, self.max_splits
+        d, t = self.head_dim, self.dtype
         page = DECODE_PAGE_SIZE
         pages = nk // page
-        scale = 1.0 / d ** 0.5
-        schedule = (f'#flash.schedule<arch = "{self.arch}", block_q = 16, block_kv = 64, '
-                    f'stages = 2, warps = 4>')
-        paging = f", page_size = {page}" if self.paged else ""
-        descriptor = (f"#flash.kernel<kind = {self.kind}, element_type = {t}, batch = {b}, "
-                      f"q_heads = {hq}, kv_heads = {hkv}, seq_q = {nq}, seq_kv = {nk}, "
-                      f"head_dim = {d}, value_dim = {d}, causal = {str(self.causal).lower()}, "
-                      f"lse = {str(self.lse).lower()}, scale = {scale!r} : f32, "
-                      f"schedule = {schedule}{paging}, max_splits = {splits}>")
         q = f"tensor<{b}x{hq}x{nq}x{d}x{t}>"
         lse = f"tensor<{b}x{hq}x{nq}xf32>"
-        partials = f"tensor<{splits}x{b}x{hq}x{nq}x{d}xf32>"
+        results = f"{q}, {lse}" if self.lse else q
+        lhs = "%o, %lse" if self.lse else "%o"
+        attrs = "{causal}" if self.causal else ""
         if self.paged:
             cache = f"tensor<{b * pages}x{page}x{hkv}x{d}x{t}>"
-            args = (f"%q: {q}, %k: {cache}, %v: {cache}, %table: tensor<{b}x{pages}xi32>, "
-                    f"%lens: tensor<{b}xi32>")
+            table, lens = f"tensor<{b}x{pages}xi32>", f"tensor<{b}xi32>"
+            args = f"%q: {q}, %k: {cache}, %v: {cache}, %table: {table}, %lens: {lens}"
+            op = (f"flash.paged_attention %q, %k, %v, %table, %lens {attrs} : "
+                  f"{q}, {cache}, {cache}, {table}, {lens} -> {results}")
         else:
             cache = f"tensor<{b}x{hkv}x{nk}x{d}x{t}>"
             args = f"%q: {q}, %k: {cache}, %v: {cache}"
-        results = f"{q}, {lse}" if self.lse else q
-        inits = "%o0, %l0" if self.lse else "%o0"
-        outs = ("shared_outs(%out = %o0, %lout = %l0)" if self.lse else "shared_outs(%out = %o0)")
-        lhs, ret = ("%o:2", "%o#0, %o#1") if self.lse else ("%o", "%o")
-        l0 = f"  %l0 = tensor.empty() : {lse}\n" if self.lse else ""
+            op = f"flash.attention %q, %k, %v {attrs} : {q}, {cache}, {cache} -> {results}"
         return (f"func.func @{self.name}({args}) -> ({results}) {{\n"
-                f"  %partials = tensor.empty() : {partials}\n"
-                f"  %o0 = tensor.empty() : {q}\n{l0}"
-                f"  %p = scf.forall (%s, %h, %b) in ({splits}, {hkv}, {b}) "
-                f"shared_outs(%part = %partials) -> ({partials}) {{\n"
-                f"    scf.forall.in_parallel {{\n    }}\n"
-                f"  }} {{flash.kernel = {descriptor}}}\n"
-                f"  {lhs} = scf.forall (%r) in ({b * hq * nq}) {outs} -> ({results}) {{\n"
-                f"    scf.forall.in_parallel {{\n    }}\n"
-                f"  }} {{flash.stage = \"merge\"}}\n"
-                f"  return {ret} : {results}\n}}\n")
+                f"  {lhs} = {op}\n"
+                f"  return {lhs} : {results}\n}}\n")
 
 
 def compile_decode_bundle(spec: DecodeSpec, out_dir: str, flash_opt: str = DEFAULT_FLASH_OPT,
                           cubin_archs: Optional[str] = None) -> str:
-    """Compiles one split-KV plan (split and merge kernels) into out_dir;
-    returns the path of its JSON."""
+    """Compiles one split-KV plan (the split kernel, which merges the parts
+    too) from its op into out_dir; returns the path of its JSON."""
     os.makedirs(out_dir, exist_ok=True)
     src = os.path.join(out_dir, spec.name + ".mlir")
     with open(src, "w") as f:
         f.write(spec.source())
-    options = [f"arch={spec.arch}", f"bundle-dir={out_dir}"]
+    options = [f"arch={spec.arch}", f"bundle-dir={out_dir}", f"max-splits={spec.max_splits}"]
     if cubin_archs:
         options.append(f"cubin-archs={cubin_archs}")
     cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
@@ -197,6 +182,8 @@ def compile_decode_bundle(spec: DecodeSpec, out_dir: str, flash_opt: str = DEFAU
     if proc.returncode != 0:
         raise RuntimeError(f"flash-opt failed for {spec.name}:\n  {shlex.join(cmd)}\n{proc.stderr}")
     return os.path.join(out_dir, spec.name + ".json")
+
+
 class NotSupportedYet(RuntimeError):
     """flash-opt refused a kernel with a "not supported yet" diagnostic (a
     valid request the lowering does not take yet); the message is that

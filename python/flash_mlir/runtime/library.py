@@ -122,46 +122,69 @@ class Bundle:
                                                 ctypes.c_void_p(stream)), self.name)
 
 
-def _raw_stream(device) -> int:
-    """torch's current CUDA stream of `device` as an integer (the cheapest
-    way torch offers)."""
-    import torch
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(device.index if device.index is not None else torch.cuda.current_device())
-    return torch.cuda.current_stream(device).cuda_stream
-
-
 class _PreparedCall:
     """A call of one plan whose shapes, dtypes, devices and options were
     checked once: each later call with the same signature only allocates the
-    outputs, fills the tensors' addresses into a copy of the described call
-    and launches (host time per call matters in decoding loops)."""
+    outputs, writes the tensors' addresses into its described call and
+    launches (host time per call matters in decoding loops; the runtime, for
+    its part, reuses the plan's launch for a call that differs only in its
+    addresses).
+
+    Each thread has its own copy of the described call (threads may switch
+    between writing the addresses and the launch); the addresses are written
+    through a view of it as 64-bit words."""
+
+    _ADDRESS_WORD = {name: getattr(capi.AttentionArgs, name).offset // 8
+                     for name in ("q", "k", "v", "o", "lse", "dout", "dq", "dk", "dv",
+                                  "block_table", "seq_lens")}
 
     def __init__(self, bundle: "Bundle", args: "capi.AttentionArgs", inputs, out_like,
                  lse_shape, return_lse: bool, device):
+        import torch
+        import threading
+        self._empty_like = torch.empty_like
+        self._empty = torch.empty
+        self._f32 = torch.float32
+        self._get_ident = threading.get_ident
         self._launch = capi.lib().flash_plan_launch
         self._handle = bundle._handle
         self._name = bundle.name
         self._template = args
-        self._inputs = inputs        # the plan's tensor names, in call order
+        self._per_thread = {}
+        words = self._ADDRESS_WORD
+        self._input_words = tuple(words[name] for name in inputs)  # in call order
+        self._o_word = words["o"]
+        self._lse_word = words["lse"]
         self._out_like = out_like    # index of the input O is shaped like
         self._lse_shape = lse_shape  # None: the plan writes no LSE
         self._return_lse = return_lse
         self._device = device
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self._stream = ((lambda: raw(index)) if raw is not None else
+                        (lambda: torch.cuda.current_stream(device).cuda_stream))
+
+    def _call_args(self):
+        """This thread's described call and its view as 64-bit words."""
+        mine = self._per_thread.get(self._get_ident())
+        if mine is None:
+            args = capi.AttentionArgs.from_buffer_copy(self._template)
+            mine = (args, (ctypes.c_uint64 * (ctypes.sizeof(args) // 8)).from_buffer(args),
+                    ctypes.byref(args))
+            self._per_thread[self._get_ident()] = mine
+        return mine
 
     def __call__(self, *tensors):
-        import torch
-        o = torch.empty_like(tensors[self._out_like])
-        lse = (torch.empty(self._lse_shape, device=self._device, dtype=torch.float32)
-               if self._lse_shape is not None else None)
-        a = capi.AttentionArgs.from_buffer_copy(self._template)
-        for name, t in zip(self._inputs, tensors):
-            getattr(a, name).data = t.data_ptr()
-        a.o.data = o.data_ptr()
-        if lse is not None:
-            a.lse.data = lse.data_ptr()
-        rc = self._launch(self._handle, ctypes.byref(a), ctypes.c_void_p(_raw_stream(self._device)))
+        args, words, ref = self._call_args()
+        o = self._empty_like(tensors[self._out_like])
+        for word, t in zip(self._input_words, tensors):
+            words[word] = t.data_ptr()
+        words[self._o_word] = o.data_ptr()
+        lse = None
+        if self._lse_shape is not None:
+            lse = self._empty(self._lse_shape, device=self._device, dtype=self._f32)
+            words[self._lse_word] = lse.data_ptr()
+        rc = self._launch(self._handle, ref, self._stream())
         if rc:
             capi.check(rc, self._name)
         return (o, lse) if self._return_lse else o
@@ -368,14 +391,16 @@ class KernelLibrary:
         call captured in a CUDA graph replays correctly while the contents of
         seq_lens and block_table change.
         """
-        import torch
         tensors = (q, k_cache, v_cache, block_table, seq_lens)
         signature = None
         if bundle is None and out is None and lse_out is None:
             signature = self._signature("paged", tensors, causal, scale, return_lse)
             prepared = self._prepared.get(signature)
-            if prepared is not None and all(t.is_contiguous() for t in tensors):
-                return prepared(*tensors)
+            if (prepared is not None and q.is_contiguous() and k_cache.is_contiguous()
+                    and v_cache.is_contiguous() and block_table.is_contiguous()
+                    and seq_lens.is_contiguous()):
+                return prepared(q, k_cache, v_cache, block_table, seq_lens)
+        import torch
         for name, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache),
                         ("block_table", block_table), ("seq_lens", seq_lens)):
             if not isinstance(t, torch.Tensor):
@@ -437,11 +462,13 @@ class KernelLibrary:
                 tuple(lse.shape) if lse is not None else None, return_lse, q.device))
         return (out, lse) if return_lse else out
 
-    def _signature(self, kind, tensors, *options):
+    @staticmethod
+    def _signature(kind, tensors, *options):
         """What a prepared call depends on: every tensor's shape, dtype and
-        device, and the options (None if an argument is not a tensor)."""
+        device (get_device(): the CUDA ordinal, -1 on the CPU), and the
+        options (None if an argument is not a tensor)."""
         try:
-            return (kind, options) + tuple((t.shape, t.dtype, t.device) for t in tensors)
+            return (kind, options, *[(t.shape, t.dtype, t.get_device()) for t in tensors])
         except AttributeError:
             return None
 

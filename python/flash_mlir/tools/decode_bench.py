@@ -1,9 +1,10 @@
 """Decode bandwidth: the split-KV plans against torch SDPA (cuDNN, FA2).
 
   python3 -m flash_mlir.tools.decode_bench --bundles bundles/ [--json out.json]
-      [--rows 1x32768,1x131072,64x8192] [--rounds 5]
+      [--rows 1x8192,...,128x2048] [--gqa 32/8,8/1] [--rounds 5]
 
-One query row, GQA 32/8, D=128, bf16. Bytes = K + V of the valid lengths +
+One query row, D=128, bf16, for each GQA group (Hq/Hkv) and row (BxL) of issue
+17 item 5 by default. Bytes = K + V of the valid lengths +
 Q + O; TB/s = bytes / time. Ours: paged with page sizes 16 and 64 (pages in a
 random order) and the contiguous split-KV plan; SDPA's cuDNN and FA2 backends
 on the same K/V, contiguous (their only form, enable_gqa). Each measurement
@@ -12,7 +13,9 @@ gaps excluded), implementations interleaved over --rounds rounds in a
 rotating order; a row reports each one's median over the rounds. The read
 ceiling (torch sum over 4 GiB) is measured in the same run. Host time per
 call (Python to launch, no synchronisation) is measured on a small problem
-for ours and SDPA's.
+for ours (KernelLibrary, the torch op) and SDPA's, with its parts: the
+output's allocation, and the runtime's launch alone (flash_plan_launch on a
+described call, which reuses the last call's planned launch).
 """
 
 import argparse
@@ -57,10 +60,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bundles", required=True)
     ap.add_argument("--json", default=None)
-    ap.add_argument("--rows", default="1x32768,1x131072,64x8192")
+    ap.add_argument("--rows", default="1x8192,1x32768,1x131072,8x32768,64x1024,64x8192,128x2048",
+                    help="BxL rows, comma-separated")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--hq", type=int, default=32)
-    ap.add_argument("--hkv", type=int, default=8)
+    ap.add_argument("--gqa", default="32/8,8/1", help="Hq/Hkv groups, comma-separated")
+    ap.add_argument("--host-calls", type=int, default=200)
     ap.add_argument("--baseline-bundles", default=None,
                     help="another bundle directory whose paged S=16 and split-KV plans are "
                          "timed in the same rounds (an A/B of two builds)")
@@ -73,8 +77,9 @@ def main(argv=None):
 
     lib = KernelLibrary(args.bundles)
     base = KernelLibrary(args.baseline_bundles) if args.baseline_bundles else None
-    d, hq, hkv = 128, args.hq, args.hkv
+    d = 128
     t = torch.bfloat16
+    groups = [tuple(int(x) for x in g.split("/")) for g in args.gqa.split(",")]
     # The read ceiling: one pass over 4 GiB.
     big = torch.ones(1 << 31, device="cuda", dtype=torch.bfloat16)
     ceiling_ms = graph_time(lambda: big.sum(), calls=5, replays=5)
@@ -83,7 +88,7 @@ def main(argv=None):
     print(f"read ceiling (sum over 4 GiB): {ceiling:.2f} TB/s", flush=True)
 
     rows = []
-    for text in args.rows.split(","):
+    for (hq, hkv), text in [(g, r) for g in groups for r in args.rows.split(",")]:
         b, length = (int(x) for x in text.split("x"))
         q = torch.randn(b, hq, 1, d, device="cuda", dtype=t)
         k = torch.randn(b, hkv, length, d, device="cuda", dtype=t)
@@ -140,7 +145,7 @@ def main(argv=None):
         bytes_moved = 2 * b * hkv * length * d * 2 + 2 * b * hq * d * 2
         row = {"B": b, "L": length, "Hq": hq, "Hkv": hkv, "D": d, "bytes": bytes_moved,
                "ceiling_TBps": ceiling, "impls": {}}
-        print(f"B={b} L={length} ({bytes_moved / 1e6:.0f} MB)", flush=True)
+        print(f"GQA {hq}/{hkv} B={b} L={length} ({bytes_moved / 1e6:.0f} MB)", flush=True)
         for name in impls:
             if name in times and times[name]:
                 ms = statistics.median(times[name])
@@ -153,10 +158,20 @@ def main(argv=None):
             else:
                 row["impls"][name] = {"error": errors.get(name)}
                 print(f"  {name:22s} not timed: {errors.get(name)}", flush=True)
+        timed = row["impls"]
+        if "ms" in timed.get("split_kv contiguous", {}):
+            for page in (16, 64):
+                if "ms" in timed.get(f"paged S={page}", {}):
+                    row[f"paged S={page} vs contiguous"] = (
+                        timed["split_kv contiguous"]["ms"] / timed[f"paged S={page}"]["ms"])
+                    print(f"  paged S={page} at {100 * row[f'paged S={page} vs contiguous']:.1f}% "
+                          "of contiguous", flush=True)
         rows.append(row)
-        del k, v, q
+        del k, v, q, impls
+        torch.cuda.empty_cache()
 
     # Host time per call on a small problem (no synchronisation in the loop).
+    hq, hkv = groups[0]
     b, length = 1, 1024
     q = torch.randn(b, hq, 1, d, device="cuda", dtype=t)
     k = torch.randn(b, hkv, length, d, device="cuda", dtype=t)
@@ -168,12 +183,27 @@ def main(argv=None):
     host = {}
     calls = {"paged (KernelLibrary)": lambda: lib.paged_attention(q, kc, vc, table, lens),
              "split_kv (KernelLibrary)": lambda: lib.attention(q, k, v),
-             "SDPA default": lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)}
+             "SDPA default": lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True),
+             "torch.empty_like(q)": lambda: torch.empty_like(q)}
+    try:
+        import ctypes
+        from flash_mlir.runtime import capi
+        bundle = lib.find("bf16", d, False, False, None, op="paged_attention",
+                          compute_capability=lib._capability(q.device))
+        described = bundle.named_args({"q": q, "k": kc, "v": vc, "block_table": table,
+                                       "seq_lens": lens, "o": torch.empty_like(q)}, 0.0)
+        launch, ref = capi.lib().flash_plan_launch, ctypes.byref(described)
+        stream = torch.cuda.current_stream().cuda_stream
+        calls["flash_plan_launch (runtime alone)"] = lambda: launch(bundle._handle, ref, stream)
+    except Exception as e:
+        print(f"runtime launch not timed: {e}")
     try:
         from flash_mlir.torch import register_torch_op
         register_torch_op(lib)
         op = torch.ops.flash_mlir.paged_attention
         calls["torch.ops.flash_mlir.paged_attention"] = lambda: op(q, kc, vc, table, lens)
+        calls["torch.ops.flash_mlir.paged_attention.default"] = (
+            lambda: op.default(q, kc, vc, table, lens))
     except Exception as e:
         print(f"torch op not registered: {e}")
     for name, fn in calls.items():
@@ -183,9 +213,9 @@ def main(argv=None):
         samples = []
         for _ in range(5):
             start = time.perf_counter()
-            for _ in range(200):
+            for _ in range(args.host_calls):
                 fn()
-            samples.append((time.perf_counter() - start) / 200 * 1e6)
+            samples.append((time.perf_counter() - start) / args.host_calls * 1e6)
             torch.cuda.synchronize()
         host[name] = statistics.median(samples)
         print(f"host time per call, {name}: {host[name]:.1f} us", flush=True)

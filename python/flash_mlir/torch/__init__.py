@@ -133,8 +133,9 @@ def register_torch_op(library):
                "Tensor seq_lens, bool causal=False, float scale=0.0) -> Tensor")
 
     def paged_attention(q, k_cache, v_cache, block_table, seq_lens, causal=False, scale=0.0):
+        # Positional: the fewest steps to KernelLibrary's prepared call.
         return _TORCH_OP_LIBRARY.paged_attention(q, k_cache, v_cache, block_table, seq_lens,
-                                                 causal=causal, scale=_scale(scale))
+                                                 causal, scale if scale > 0 else None)
 
     lib.impl("paged_attention", paged_attention, "CUDA")
 

@@ -62,17 +62,18 @@ using namespace mlir::flash;
 using namespace mlir::flash::sm80;
 
 namespace {
-/// The split kernel's shape: 4 warps, each taking 16 keys of a 64-key tile.
-constexpr int64_t kWarps = 4;
-constexpr int64_t kKeysPerWarp = 16;
-constexpr int64_t kBlockKV = kWarps * kKeysPerWarp;
-constexpr int64_t kMaxStages = 8;
+/// The split kernel's shape (Target/SplitKV.h): 4 warps, each taking 16 keys
+/// of a 64-key tile.
+constexpr int64_t kWarps = kSplitKVWarps;
+constexpr int64_t kKeysPerWarp = kSplitKVKeysPerWarp;
+constexpr int64_t kBlockKV = kSplitKVBlockKV;
+constexpr int64_t kMaxStages = kSplitKVMaxStages;
 /// Largest part count the workspace and the merge's loop are built for.
 constexpr int64_t kMaxSplitsLimit = 1024;
 
 /// Accumulator registers per thread: mTiles·D/2 (≤ 128, so the row tile
 /// is at most 16·max(256/D, 1) rows).
-int64_t maxMTiles(int64_t headDim) { return std::max<int64_t>(256 / headDim, 1); }
+int64_t maxMTiles(int64_t headDim) { return splitKVMaxRowTiles(headDim); }
 
 /// Words each warp but the first leaves in shared memory for the combine:
 /// per thread row m and l, then the accumulator registers, 32 lanes each.
@@ -110,23 +111,33 @@ mlir::flash::decodeConfigFromDescriptor(KernelConfig c, KernelAttr kernel,
                        " (1 to " + Twine(kMaxSplitsLimit) + ")");
   if (c.kvHeads < 1 || c.queryHeads % c.kvHeads != 0)
     return unsupported("q_heads that are not a multiple of kv_heads");
-  // The row tile: the GQA group times Nq rows, up to what the accumulators
-  // hold; larger groups take several row tiles (grid y).
-  int64_t rows = c.queryHeads / c.kvHeads * c.seqQ;
-  c.decode.mTiles = std::clamp<int64_t>(llvm::divideCeil(rows, 16), 1,
-                                        maxMTiles(c.headDim));
-  c.blockQ = 16 * c.decode.mTiles;
-  c.blockKV = kBlockKV;
-  c.warps = kWarps;
-  // Pipeline depth: as many K/V stages as fit in half an SM's shared memory
-  // (two blocks per SM keep loads in flight while one combines or exits),
-  // at least two.
+  // The tiles are the schedule's: flash-select-schedule records the split-KV
+  // kernels' tiles (splitKVTileShape, Target/SplitKV.h), so that the CPU
+  // form and these kernels cut a sequence into the same parts. A schedule
+  // given by hand is checked against what the kernels can take: 64 keys a
+  // K/V tile on 4 warps, a row tile of 16·m rows (m ≤ max(256 / D, 1): the
+  // accumulators), 2 to 8 stages. More packed rows (G·Nq) than a row tile
+  // holds take several row tiles (grid y).
+  if (c.blockKV != kBlockKV || c.warps != kWarps)
+    return unsupported("a split-KV schedule with block_kv = " +
+                       Twine(c.blockKV) + ", warps = " + Twine(c.warps) +
+                       " (the decode kernels take " + Twine(kBlockKV) +
+                       " keys a tile on " + Twine(kWarps) + " warps)");
+  if (c.blockQ < 16 || c.blockQ % 16 != 0 ||
+      c.blockQ > 16 * maxMTiles(c.headDim))
+    return unsupported("a split-KV row tile of block_q = " + Twine(c.blockQ) +
+                       " (the decode kernels take 16·m rows, m = 1 to " +
+                       Twine(maxMTiles(c.headDim)) + " at D = " +
+                       Twine(c.headDim) + ")");
+  if (c.stages < kSplitKVMinStages || c.stages > kMaxStages)
+    return unsupported("a split-KV schedule of " + Twine(c.stages) +
+                       " stages (the decode kernels take " +
+                       Twine(kSplitKVMinStages) + " to " + Twine(kMaxStages) +
+                       ")");
+  c.decode.mTiles = c.blockQ / 16;
   const int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
   const int64_t queryBytes = elementBytes * c.blockQ * c.headDim;
   const int64_t stageBytes = 2 * elementBytes * kBlockKV * c.headDim;
-  const int64_t budget = target.sharedMemPerSM / 2 - 1024;
-  c.stages = std::clamp<int64_t>((budget - queryBytes) / stageBytes, 2,
-                                 kMaxStages);
   c.sharedBytes = queryBytes + c.stages * stageBytes;
   int64_t exchangeBytes =
       4 * (kWarps - 1) * exchangeWordsPerWarp(c.decode.mTiles, c.headDim);

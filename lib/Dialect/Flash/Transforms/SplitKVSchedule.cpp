@@ -5,9 +5,10 @@
 // The split-KV form packs the group's query rows into one Q tile (each K/V
 // byte is read once per kv-head) and cuts the keys into parts computed by
 // separate blocks and merged by their log-sum-exp. This file decides which
-// flash.attention ops take that form, the tiles and the workspace capacity
-// (max_splits) from the target model, and counts its bytes for the IO
-// report. How many parts a call uses is splitKVCount (Target/SplitKV.h).
+// flash.attention ops take that form, the tiles (those of the split-KV
+// kernels, splitKVTileShape) and the workspace capacity (max_splits) from the
+// target model, and counts its bytes for the IO report. How many parts a call
+// uses is splitKVCount (Target/SplitKV.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,53 +97,18 @@ bool mlir::flash::takesSplitKVForm(const TargetModel &target,
   return rows >= 1 && rows <= splitKVRowLimit(target);
 }
 
-/// The widest K/V tile that fits `blockQ` on `target` (registers, tensor
-/// memory, and shared memory with the most stages), or nothing.
-static std::optional<ScheduleChoice>
-widestFittingKVTile(const TargetModel &target, const AttentionShape &shape,
-                    int64_t blockQ) {
-  ScheduleCandidates candidates = scheduleCandidates(target);
-  SmallVector<int64_t> blockKVs(candidates.blockKVs);
-  llvm::sort(blockKVs, [](int64_t a, int64_t b) { return a > b; });
-  int64_t warps = warpsForQTile(target, blockQ);
-  for (int64_t blockKV : blockKVs) {
-    if (target.tensorMemoryColumns &&
-        std::max<int64_t>(blockQ / 128, 1) * (blockKV + shape.valueDim) >
-            target.tensorMemoryColumns)
-      continue;
-    ScheduleChoice choice{blockQ, blockKV, 0, warps};
-    if (estimateRegistersPerThread(target, shape, choice) >
-        registerBudgetPerThread(target, choice))
-      continue;
-    for (int64_t stages = candidates.maxStages;
-         stages >= candidates.minStages; --stages) {
-      if (sharedMemoryBytes(shape, blockQ, blockKV, stages) <=
-          target.sharedMemPerBlock) {
-        choice.stages = stages;
-        return choice;
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 std::optional<SplitKVScheduleChoice>
 mlir::flash::chooseSplitKVSchedule(const TargetModel &target,
                                    const AttentionShape &shape) {
-  int64_t rows = packedQueryRows(shape);
-  std::optional<ScheduleChoice> best;
-  for (int64_t blockQ : validQTiles(target)) {
-    std::optional<ScheduleChoice> fit =
-        widestFittingKVTile(target, shape, blockQ);
-    if (!fit)
-      continue;
-    best = fit;
-    if (blockQ >= rows)
-      break; // the smallest tile that holds the packed rows
-  }
-  if (!best)
+  // The split-KV kernels' tiles (Target/SplitKV.h): the CPU form cuts K/V
+  // into the same tiles, row tiles and parts as the GPU kernels.
+  SplitKVTileShape t =
+      splitKVTileShape(packedQueryRows(shape), shape.headDim, shape.valueDim,
+                       shape.elementBytes, target.sharedMemPerSM);
+  if (t.sharedBytes > target.sharedMemPerBlock)
     return std::nullopt;
-  return SplitKVScheduleChoice{*best, target.numSMs};
+  return SplitKVScheduleChoice{{t.blockQ, t.blockKV, t.stages, t.warps},
+                               target.numSMs};
 }
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -7,6 +7,7 @@
 // parts computed in parallel and merged by their log-sum-exp:
 //
 //   split stage: forall (b, g, t, s) in B × Hkv × ceil(G·Nq/Br) × max_splits
+//     Q packed: B×Hq×Nq×D viewed as B×Hkv×(G·Nq)×D     // in the loop body
 //     len = Nk, or clamp(seq_lens[b], 0, M·S)          // paged: run time
 //     the visible range of the Nq queries' rows (VisibleKV.h)
 //     splits, tilesPerSplit = splitKVCount(its tiles,   // Target/SplitKV.h,
@@ -20,7 +21,16 @@
 //   merge stage: forall (b, g) in B × Hkv
 //     O, LSE of kv-head g's rows = flash.merge_splits over the first
 //     `splits` partials (splitKVCount again, from the same length; an empty
-//     sequence has 0 splits: O = 0, LSE = -inf)
+//     sequence has 0 splits: O = 0, LSE = -inf), unpacked into q-heads
+//     [g·G, g·G + G) of the B×Hq×Nq×Dv (and B×Hq×Nq) results
+//
+// The packing and unpacking live in the loop bodies, so that the tiled
+// function is the split loop and the merge loop over the op's operands, and
+// the op's results are the merge loop's: the form flash-lower-to-nvgpu
+// builds the split-KV kernels from (it reads the descriptor, not the
+// bodies), and the one --flash-cpu-pipeline decomposes and runs. The tiles
+// are the GPU kernels' (splitKVTileShape, Target/SplitKV.h), so both cut a
+// sequence into the same parts.
 //
 // A split s >= splits has no tiles and writes (0, -inf); the merge never
 // reads it. The split stage's scf.forall carries the #flash.kernel
@@ -205,24 +215,21 @@ Value packRows(OpBuilder &b, Location loc, Value t, int64_t kvHeads) {
       mergeRows);
 }
 
-/// The inverse of packRows: B×Hkv×(G·N)×W -> `type` (B×Hq×N×W).
-Value unpackRows(OpBuilder &b, Location loc, Value t, RankedTensorType type) {
-  auto packedType = cast<RankedTensorType>(t.getType());
-  ArrayRef<int64_t> s = type.getShape();
-  int64_t kvHeads = packedType.getShape()[1];
-  SmallVector<int64_t> split = {s[0], kvHeads, s[1] / kvHeads};
-  split.append(s.begin() + 2, s.end());
-  // B, Hkv, G·N, W.. -> B, Hkv, G, N, W.. -> B, Hq, N, W..
-  SmallVector<ReassociationIndices> splitRows = {{0}, {1}, {2, 3}};
-  SmallVector<ReassociationIndices> mergeHeads = {{0}, {1, 2}};
-  for (int64_t i = 3; i < type.getRank(); ++i)
-    splitRows.push_back({i + 1});
-  for (int64_t i = 3; i <= type.getRank(); ++i)
-    mergeHeads.push_back({i});
-  Value expanded = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get(split, type.getElementType()), t,
+/// The merged rows of kv-head g, (G·Nq)×W.. (or G·Nq), as the 1×G×Nq×W..
+/// block of q-heads [g·G, g·G + G) of a B×Hq×Nq×W.. result (the inverse of
+/// packRows for one kv-head).
+Value unpackRows(OpBuilder &b, Location loc, Value rows, int64_t group,
+                 int64_t seqQ) {
+  auto type = cast<RankedTensorType>(rows.getType());
+  SmallVector<int64_t> shape = {1, group, seqQ};
+  SmallVector<ReassociationIndices> splitRows = {{0, 1, 2}};
+  for (int64_t i = 1; i < type.getRank(); ++i) {
+    shape.push_back(type.getShape()[i]);
+    splitRows.push_back({i + 2});
+  }
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), rows,
       splitRows);
-  return tensor::CollapseShapeOp::create(b, loc, type, expanded, mergeHeads);
 }
 
 LogicalResult tile(RewriterBase &rewriter, const SplitKVProblem &p,
@@ -242,8 +249,6 @@ LogicalResult tile(RewriterBase &rewriter, const SplitKVProblem &p,
   auto index = [&](int64_t v) -> OpFoldResult {
     return rewriter.getIndexAttr(v);
   };
-
-  Value packedQuery = packRows(rewriter, loc, p.query, s.kvHeads);
 
   // The split stage: partial O and LSE of every (b, kv-head, split) into
   // the workspace.
@@ -269,6 +274,8 @@ LogicalResult tile(RewriterBase &rewriter, const SplitKVProblem &p,
     Value batch = ivs[0], kvHead = ivs[1], qTileIndex = ivs[2],
           split = ivs[3];
     Value qStart = arith::MulIOp::create(rewriter, loc, qTileIndex, c(blockQ));
+    // Q's rows packed by kv-head (a view: B×Hq×Nq×D as B×Hkv×(G·Nq)×D).
+    Value packedQuery = packRows(rewriter, loc, p.query, s.kvHeads);
     Value qTile = LoadTileOp::create(
         rewriter, loc, RankedTensorType::get({blockQ, s.headDim}, p.elementType),
         packedQuery, batch, kvHead, qStart);
@@ -325,13 +332,14 @@ LogicalResult tile(RewriterBase &rewriter, const SplitKVProblem &p,
         ArrayRef<OpFoldResult>{one, one, one, one});
   }
 
-  // The merge stage: O and LSE of every (b, kv-head) from its partials.
+  // The merge stage: O and LSE of every (b, kv-head) from its partials,
+  // written into the rows of the kv-head's q-heads of the B×Hq×Nq(×Dv)
+  // results.
   SmallVector<Value> outputs = {tensor::EmptyOp::create(
-      rewriter, loc, ArrayRef<int64_t>{s.batch, s.kvHeads, rows, s.valueDim},
-      p.elementType)};
+      rewriter, loc, p.outType.getShape(), p.elementType)};
   if (p.lseType)
-    outputs.push_back(tensor::EmptyOp::create(
-        rewriter, loc, ArrayRef<int64_t>{s.batch, s.kvHeads, rows}, f32));
+    outputs.push_back(
+        tensor::EmptyOp::create(rewriter, loc, p.lseType.getShape(), f32));
   auto mergeStage = scf::ForallOp::create(
       rewriter, loc,
       SmallVector<OpFoldResult>{index(s.batch), index(s.kvHeads)}, outputs,
@@ -363,27 +371,29 @@ LogicalResult tile(RewriterBase &rewriter, const SplitKVProblem &p,
         rewriter, loc, RankedTensorType::get({rows, s.valueDim}, p.elementType),
         RankedTensorType::get({rows}, f32), partialOut, partialLse,
         seq.parts.numSplits);
+    // Packed row r of kv-head g is q-head g·G + r / Nq, query r mod Nq.
+    Value out = unpackRows(rewriter, loc, merge.getOutput(), p.group(), s.seqQ);
+    Value lse = p.lseType ? unpackRows(rewriter, loc, merge.getLse(),
+                                       p.group(), s.seqQ)
+                          : Value();
+    Value firstHead = arith::MulIOp::create(rewriter, loc, kvHead, c(p.group()));
     ValueRange shared = mergeStage.getRegionIterArgs();
     rewriter.setInsertionPointToStart(mergeStage.getTerminator().getBody());
     tensor::ParallelInsertSliceOp::create(
-        rewriter, loc, merge.getOutput(), shared[0],
-        ArrayRef<OpFoldResult>{batch, kvHead, zero, zero},
-        ArrayRef<OpFoldResult>{one, one, index(rows), index(s.valueDim)},
+        rewriter, loc, out, shared[0],
+        ArrayRef<OpFoldResult>{batch, firstHead, zero, zero},
+        ArrayRef<OpFoldResult>{one, index(p.group()), index(s.seqQ),
+                               index(s.valueDim)},
         ArrayRef<OpFoldResult>{one, one, one, one});
-    if (p.lseType)
+    if (lse)
       tensor::ParallelInsertSliceOp::create(
-          rewriter, loc, merge.getLse(), shared[1],
-          ArrayRef<OpFoldResult>{batch, kvHead, zero},
-          ArrayRef<OpFoldResult>{one, one, index(rows)},
+          rewriter, loc, lse, shared[1],
+          ArrayRef<OpFoldResult>{batch, firstHead, zero},
+          ArrayRef<OpFoldResult>{one, index(p.group()), index(s.seqQ)},
           ArrayRef<OpFoldResult>{one, one, one});
   }
 
-  SmallVector<Value> results = {
-      unpackRows(rewriter, loc, mergeStage.getResult(0), p.outType)};
-  if (p.lseType)
-    results.push_back(
-        unpackRows(rewriter, loc, mergeStage.getResult(1), p.lseType));
-  rewriter.replaceOp(op, results);
+  rewriter.replaceOp(op, mergeStage.getResults());
   return success();
 }
 

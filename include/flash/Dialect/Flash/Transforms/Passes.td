@@ -67,8 +67,11 @@ def FlashSelectSchedule : Pass<"flash-select-schedule"> {
     `flash.attention` whose packed query rows (Hq/Hkv × Nq, the rows of the
     q-heads that share a kv-head) fit the target's smallest Q tile (64 rows
     on sm_80 and sm_90a, 128 on sm_100a), gets a split-KV schedule: the
-    smallest Q tile holding the packed rows (the largest tile when none
-    does), the widest K/V tile that fits with the most stages, and
+    tiles of the GPU split-KV kernels (`splitKVTileShape`,
+    include/flash/Target/SplitKV.h: row tiles of 16·m packed rows with
+    m ≤ max(256/D, 1), 64 keys a K/V tile on 4 warps, as many stages as half
+    an SM's shared memory holds next to the Q tile, 2 to 8), so that the CPU
+    form and the kernels cut every sequence into the same parts, and
     `max_splits` = the SM count (the workspace's capacity; how many splits a
     call uses is chosen per sequence at run time, Target/SplitKV.h).
     `split-kv=false` keeps every `flash.attention` in the forward form.
@@ -145,8 +148,9 @@ def FlashTile : Pass<"flash-tile"> {
       < max_splits) carrying the `#flash.kernel` descriptor (kind
       `split_kv` or `paged`) and `flash.stage = "split"`: the Q tile packs
       the query rows of the q-heads that share the kv-head (row r is q-head
-      h0 + r / Nq, query r mod Nq), so each K/V byte is read once per
-      kv-head; the sequence's length (Nk, or `seq_lens[b]` clamped to
+      h0 + r / Nq, query r mod Nq; Q viewed as B×Hkv×(G·Nq)×D inside the
+      loop), so each K/V byte is read once per kv-head; the sequence's
+      length (Nk, or `seq_lens[b]` clamped to
       [0, M·S], a run-time value) gives its K/V tiles (VisibleKV.h), the
       number of splits and this split's tiles (`splitKVCount`,
       include/flash/Target/SplitKV.h, the rule the GPU kernels use); paged
@@ -156,8 +160,14 @@ def FlashTile : Pass<"flash-tile"> {
       past the call's count writes (0, −inf));
     - the merge stage, an `scf.forall` over (batch, kv-head) with
       `flash.stage = "merge"`: `flash.merge_splits` combines the used
-      splits by their LSE into O (and LSE); a sequence with no key has no
-      split: O = 0, LSE = −inf.
+      splits by their LSE into O (and LSE), written into q-heads
+      [g·G, g·G + G) of the B×Hq×Nq×Dv (and B×Hq×Nq) results; a sequence
+      with no key has no split: O = 0, LSE = −inf.
+
+    The function is then the two loops over the op's operands, returning
+    the merge loop's results: the form `flash-lower-to-nvgpu` builds the
+    split-KV kernels from (`--flash-to-ptx`), and the one
+    `--flash-cpu-pipeline` decomposes and runs.
   }];
   let dependentDialects = ["scf::SCFDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "linalg::LinalgDialect"];

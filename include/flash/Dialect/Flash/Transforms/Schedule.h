@@ -180,12 +180,13 @@ inline int64_t packedQueryRows(const AttentionShape &shape) {
 int64_t splitKVRowLimit(const TargetModel &target);
 bool takesSplitKVForm(const TargetModel &target, const AttentionShape &shape);
 
-/// A split-KV schedule: the tiles (block_q: the smallest Q tile that holds
-/// the packed rows, or the largest tile when none does; block_kv: the widest
-/// K/V tile that fits with the most stages, since decoding streams K/V) and
+/// A split-KV schedule: the split-KV kernels' tiles (splitKVTileShape in
+/// include/flash/Target/SplitKV.h: row tiles of 16·m packed rows, 64 keys a
+/// K/V tile on 4 warps, the stages half an SM's shared memory holds), so
+/// that the CPU form and the GPU kernels cut a sequence the same way, and
 /// max_splits (the workspace's capacity: the SM count, the most parts that
-/// splitKVCount in include/flash/Target/SplitKV.h asks for when one block
-/// has the whole GPU). Nothing when no tile fits.
+/// splitKVCount asks for when one block has the whole GPU). Nothing when
+/// two stages do not fit a block's shared memory.
 struct SplitKVScheduleChoice {
   ScheduleChoice tiles;
   int64_t maxSplits;
