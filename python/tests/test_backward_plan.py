@@ -86,8 +86,8 @@ def test_grids_arguments_and_workspaces(bundles):
     a = call(b, hq, hkv, nq, nk, d)
     infos = [plan.launch_info(a, 132, k) for k in range(3)]
     # preprocess and convert: 128 rows a block; main: one block per 128 keys
-    # of a kv-head.
-    assert [list(i.grid) for i in infos] == [[8, hq, b], [7, hkv, b], [8, hq, b]]
+    # of a kv-head, the K/V tile on y (causal: a batch's longest blocks first).
+    assert [list(i.grid) for i in infos] == [[8, hq, b], [hkv, 7, b], [8, hq, b]]
     assert [i.block[0] for i in infos] == [128, 256, 128]
     assert infos[1].shared_bytes == 2 * (2 * 128 * d + 4 * 64 * d + 128 * 64) + 4 * 4 * 64
     names = [[x.name.decode() for x in i.args[:i.num_args]] for i in infos]
@@ -103,9 +103,21 @@ def test_grids_arguments_and_workspaces(bundles):
     assert main["lse_log2"].workspace == 0 and main["dq_accum"].workspace == 2
     spec = plan.plan["workspaces"]
     assert [w["name"] for w in spec] == ["lse_log2", "delta", "dq_accum"]
-    assert spec[2]["bytes"] == ["mul", "B", "Hq", "Nq", d, 4]
+    # dQ in f32 over the padded rows (fragment order, docs/gpu.md).
+    assert spec[2]["bytes"] == ["mul", "B", "Hq", ["ceildiv", "Nq", 128], 128, d, 4]
     assert spec[0]["bytes"] == ["mul", "B", "Hq", ["ceildiv", "Nq", 128], 128, 4]
     assert all(w["scope"] == "stream" and w["init"] == "none" for w in spec)
+
+
+def test_non_causal_grid_and_d64_tiles(bundles):
+    lib = KernelLibrary(str(bundles[0]))
+    plan = lib.find("f16", 64, False, False, 1000, op="attention_backward")
+    b, hq, hkv, nq, nk, d = 2, 8, 2, 1000, 777, 64
+    info = plan.launch_info(call(b, hq, hkv, nq, nk, d, "f16"), 132, 1)
+    # Not causal: a head's blocks together (the K/V tile on x); D=64: the
+    # model's 128x128 tiles, Q visited 128 rows at a time.
+    assert list(info.grid) == [7, hkv, b]
+    assert info.shared_bytes == 2 * (2 * 128 * d + 4 * 128 * d + 128 * 128) + 4 * 4 * 128
 
 
 def test_deterministic_plan_has_no_accumulator(bundles):

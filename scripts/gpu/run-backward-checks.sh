@@ -19,8 +19,10 @@
 #   3. memcheck.log, racecheck.log: compute-sanitizer on one small case per
 #      head dimension, both plans, our kernels only        (SANITIZER_TIMEOUT, 90)
 #   4. planted.log: the planted breakage, which must fail (PLANTED_TIMEOUT, 60)
-#   5. bench.log/.json: backward TFLOP/s vs SDPA FA2 and cuDNN at D=128 bf16
-#      (BENCH_SEQLENS, default 4096,8192)                   (BENCH_TIMEOUT, 120)
+#   5. bench.log/.json: backward TFLOP/s vs SDPA FA2 and cuDNN, bf16
+#      (BENCH_HEAD_DIMS, default 64,128; BENCH_SEQLENS, default 4096,8192;
+#      BENCH_ARGS, e.g. --variants to time every plan of a key)
+#                                                           (BENCH_TIMEOUT, 120)
 # and summary.json. Exit status 0 only if steps 2-4 passed. DETERMINISTIC
 # (both, yes, no; default both) says which plans steps 2 and 3 check: `no`
 # for sm_90a bundles, which have no deterministic plan.
@@ -95,10 +97,10 @@ fi
 
 # 5. Speed: backward alone, ours vs SDPA FA2 and cuDNN (needs forward plans).
 timeout "${BENCH_TIMEOUT:-120}" "$python" -m flash_mlir.bench --mode backward --bundles "$bundles" \
-  --head-dims 128 --seqlens "${BENCH_SEQLENS:-4096,8192}" --rounds "${BENCH_ROUNDS:-3}" \
-  --json "$out/bench.json" > "$out/bench.log" 2>&1
+  --head-dims "${BENCH_HEAD_DIMS:-64,128}" --seqlens "${BENCH_SEQLENS:-4096,8192}" \
+  --rounds "${BENCH_ROUNDS:-3}" ${BENCH_ARGS:-} --json "$out/bench.json" > "$out/bench.log" 2>&1
 bench_rc=$?
-tail -5 "$out/bench.log"
+tail -9 "$out/bench.log"
 
 "$python" - "$out" "$check_rc" "$sanitize_rc" "$planted_rc" "$bench_rc" <<'EOF'
 import json, os, sys

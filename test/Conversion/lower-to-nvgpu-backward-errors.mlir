@@ -47,7 +47,7 @@ func.func @block_kv(%q: tensor<1x1x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %v: 
 
 // -----
 
-// CHECK: lower-to-nvgpu-backward-errors.mlir:[[@LINE+6]]:19: error: not supported yet: backward block_q = 32 (the kernel visits Q in 64-row steps: 64 or 128) on sm_80
+// CHECK: lower-to-nvgpu-backward-errors.mlir:[[@LINE+6]]:19: error: not supported yet: backward block_q = 32 (the kernel visits Q tiles of 64 or 128 rows) on sm_80
 func.func @block_q(%q: tensor<1x1x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %v: tensor<1x1x64x64xbf16>, %o: tensor<1x1x64x64xbf16>, %do: tensor<1x1x64x64xbf16>, %lse: tensor<1x1x64xf32>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>) {
   %d0 = tensor.empty() : tensor<1x1x64xf32>
   %delta = scf.forall (%b, %h) in (1, 1) shared_outs(%acc = %d0) -> (tensor<1x1x64xf32>) {
@@ -56,6 +56,19 @@ func.func @block_q(%q: tensor<1x1x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %v: t
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (1, 1, 1) shared_outs(%a = %e, %c = %e, %f = %e) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>) {
   } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 1, q_heads = 1, kv_heads = 1, seq_q = 64, seq_kv = 64, head_dim = 64, value_dim = 64, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 64, stages = 2, warps = 4>>}
   return %dq, %dk, %dv : tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>
+}
+
+// -----
+
+// CHECK: lower-to-nvgpu-backward-errors.mlir:[[@LINE+6]]:19: error: not supported yet: backward block_q = 128 at D = 128 (Sᵀ, dPᵀ, dK and dV of a warp's 16 keys would take 256 f32 registers per thread; 192 fit) on sm_80
+func.func @block_q_d128(%q: tensor<1x1x64x128xbf16>, %k: tensor<1x1x64x128xbf16>, %v: tensor<1x1x64x128xbf16>, %o: tensor<1x1x64x128xbf16>, %do: tensor<1x1x64x128xbf16>, %lse: tensor<1x1x64xf32>) -> (tensor<1x1x64x128xbf16>, tensor<1x1x64x128xbf16>, tensor<1x1x64x128xbf16>) {
+  %d0 = tensor.empty() : tensor<1x1x64xf32>
+  %delta = scf.forall (%b, %h) in (1, 1) shared_outs(%acc = %d0) -> (tensor<1x1x64xf32>) {
+  } {flash.stage = "preprocess"}
+  %e = tensor.empty() : tensor<1x1x64x128xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (1, 1, 1) shared_outs(%a = %e, %c = %e, %f = %e) -> (tensor<1x1x64x128xbf16>, tensor<1x1x64x128xbf16>, tensor<1x1x64x128xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 1, q_heads = 1, kv_heads = 1, seq_q = 64, seq_kv = 64, head_dim = 128, value_dim = 128, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 128, block_kv = 128, stages = 2, warps = 8>>}
+  return %dq, %dk, %dv : tensor<1x1x64x128xbf16>, tensor<1x1x64x128xbf16>, tensor<1x1x64x128xbf16>
 }
 
 // -----

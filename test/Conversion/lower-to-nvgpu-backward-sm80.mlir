@@ -19,10 +19,10 @@
 // CHECK-SAME: deterministic = false
 // CHECK-SAME: kernel = "gqa_causal"
 // CHECK-SAME: launches = [{args = ["o:ptr", "dout:ptr", "lse:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "B:i32", "Hq:i32", "Nq:i32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "gqa_causal_preprocess", threads = 128 : i64}
-// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "dout:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "dk:ptr", "dv:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"], dynamic_shared_memory = 58368 : i64, grid = ["ceildiv(Nk, 64)", "Hkv", "B"], kernel = "gqa_causal", threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "dout:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "dk:ptr", "dv:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"], dynamic_shared_memory = 58368 : i64, grid = ["Hkv", "ceildiv(Nk, 64)", "B"], kernel = "gqa_causal", threads = 128 : i64}
 // CHECK-SAME: {args = ["dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32", "scale:f32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "gqa_causal_convert", threads = 128 : i64}]
 // CHECK-SAME: op = "attention_backward"
-// CHECK-SAME: workspaces = [{bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "lse_log2"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "delta"}, {bytes = "B*Hq*Nq*64*4", name = "dq_accum"}]
+// CHECK-SAME: workspaces = [{bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "lse_log2"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "delta"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*64*4", name = "dq_accum"}]
 // CHECK-NOT: func.func @gqa_causal
 // CHECK: gpu.module @gqa_causal_module
 
@@ -39,14 +39,21 @@
 // CHECK: vector.store %{{.+}} {alignment = 16 : i64} : memref<1099511627776xf32, 1>, vector<4xf32>
 // CHECK: gpu.return
 
-// 2. main: per K/V tile, a loop over (q-head of the group, Q tile) visits
-// with cp.async double buffering; Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (ldmatrix,
-// mma.sync); the mask in a uniform branch; P = exp2(S·c − shift); dV and dK
-// from the packed fragments and ldmatrix.trans of dO and Q; dSᵀ through
-// shared memory into dQ (ldmatrix.trans for both operands), f32 atomics.
+// 2. main (.minnctapersm 1): per K/V tile, a loop over (q-head of the
+// group, Q tile) visits with cp.async double buffering; the thread's
+// coordinates read again in each visit (an opaque mov of %tid.x, so that
+// LLVM does not hoist every shared address out of the loop); Sᵀ = K·Qᵀ
+// (ldmatrix, mma.sync); the mask in a uniform branch; P = exp2(S·c − shift);
+// dPᵀ − Δ = V·dOᵀ accumulated onto −Δ; dSᵀ = Pᵀ∘(dPᵀ − Δ) through shared
+// memory; after the barrier dV and dK from the packed fragments and
+// ldmatrix.trans of dO and Q, and dQ (ldmatrix.trans for both operands)
+// into the fragment-ordered accumulator by f32 atomics, one 128-byte line
+// per instruction (immediate offsets 128·tile + 32·(2h + e) floats).
 // CHECK-LABEL: gpu.func @gqa_causal(
+// CHECK-SAME: nvvm.minctasm = 1 : i32
 // CHECK: nvgpu.device_async_copy {{.*}}, 4 {bypassL1} : memref<1099511627776xf32, 1> to memref<128xf32, #gpu.address_space<workgroup>>
 // CHECK: scf.for
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.u32 $0, %tid.x;", "=r"
 // CHECK: nvgpu.device_async_wait %{{.+}} {numGroups = 0 : i32}
 // CHECK: gpu.barrier
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
@@ -57,21 +64,28 @@
 // CHECK: arith.select %{{.+}}, %{{.+}}, %{{.+}} : f32
 // CHECK: memref.load %{{.+}} : memref<128xf32, #gpu.address_space<workgroup>>
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
-// CHECK: arith.subf
-// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK: memref.load %{{.+}} : memref<128xf32, #gpu.address_space<workgroup>>
+// CHECK: arith.negf
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: arith.subf
 // CHECK: memref.store %{{.+}} : memref<2048xi32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK: nvgpu.ldmatrix %{{.+}} {numTiles = 4 : i32, transpose = true} : memref<4096xbf16
-// CHECK: llvm.atomicrmw fadd %{{.+}}, %{{.+}} syncscope("device") monotonic
+// CHECK: %[[LINE:.+]] = llvm.getelementptr %{{.+}}[32] : (!llvm.ptr<1>) -> !llvm.ptr<1>, f32
+// CHECK-NEXT: llvm.atomicrmw fadd %[[LINE]], %{{.+}} syncscope("device") monotonic
 // CHECK: scf.yield
-// dK·scale and dV, for keys below Nk.
+// dK·scale and dV, for keys below Nk (the coordinates read again).
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.u32 $0, %ctaid.x;", "=r"
 // CHECK: arith.mulf
 // CHECK: memref.store %{{.+}} : memref<1099511627776xi32, 1>
 // CHECK: gpu.return
 
-// 3. convert: dQ = scale·dQaccum in bf16, rows below Nq.
+// 3. convert: dQ = scale·dQaccum in bf16, rows below Nq, the two 4-float
+// halves of a row's 8 columns from fragment order interleaved.
 // CHECK-LABEL: gpu.func @gqa_causal_convert(
 // CHECK: vector.load {{.*}} : memref<1099511627776xf32, 1>, vector<4xf32>
+// CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 4, 1, 5, 2, 6, 3, 7] : vector<4xf32>, vector<4xf32>
 // CHECK: arith.truncf {{.*}} : vector<8xf32> to vector<8xbf16>
 // CHECK: vector.store
 func.func @gqa_causal(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>, %o: tensor<2x8x1000x64xbf16>, %do: tensor<2x8x1000x64xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
@@ -123,12 +137,13 @@ func.func @deterministic_f16_d128(%q: tensor<1x4x333x128xf16>, %k: tensor<1x4x77
 // f32 dQ workspace), the descriptor's loop (dK, dV and the workspace) and
 // the dQ conversion, whose result the function returns with dK and dV. The
 // stage loops are rebuilt as the plan's first and last kernels. block_q =
-// 128 (the model's choice at D = 64) is visited in two 64-row steps: the
-// main kernel's shared memory is that of a 64-row Q step.
+// 128 (the model's choice at D = 64): the main kernel visits Q tiles of 128
+// rows (shared memory: K, V, two stages of Q and dO, dSᵀ of 128×128, the
+// rows' shift and Δ), its grid with the K/V tile on y (causal).
 // CHECK: module attributes {flash.kernels = [{
 // CHECK-SAME: block_kv = 128 : i64, block_q = 128 : i64
 // CHECK-SAME: kernel = "from_flash_tile_preprocess"
-// CHECK-SAME: dynamic_shared_memory = 82944 : i64, grid = ["ceildiv(Nk, 128)", "Hkv", "B"], kernel = "from_flash_tile", threads = 256 : i64
+// CHECK-SAME: dynamic_shared_memory = 133120 : i64, grid = ["Hkv", "ceildiv(Nk, 128)", "B"], kernel = "from_flash_tile", threads = 256 : i64
 // CHECK-SAME: kernel = "from_flash_tile_convert"
 // CHECK-NOT: func.func @from_flash_tile
 // CHECK: gpu.func @from_flash_tile_preprocess(

@@ -614,9 +614,11 @@ Fragment mlir::flash::buildScoreGradient(KernelMath &km, const Fragment &probs,
   for (int64_t r = 0; r < layout.rowsPerThread; ++r)
     for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
       int64_t reg = layout.registerOf(r, c);
-      Value centred = arith::SubFOp::create(km.b, km.loc,
-                                            probsGradient.regs[reg],
-                                            perColumn ? delta[c] : delta[r]);
+      Value centred =
+          delta.empty()
+              ? probsGradient.regs[reg]
+              : arith::SubFOp::create(km.b, km.loc, probsGradient.regs[reg],
+                                      perColumn ? delta[c] : delta[r]);
       grad.regs[reg] =
           arith::MulFOp::create(km.b, km.loc, probs.regs[reg], centred);
     }

@@ -74,6 +74,19 @@ def gradient_row(lib, args, torch, sdpa_kernel, SDPBackend, q, k, v, causal, d, 
             o, lse = lib.attention(q, k, v, causal=causal, return_lse=True)
             ours = lambda: lib.attention_backward(q, k, v, o, do, lse, causal=causal)
             mine = ours()
+            if args.variants:
+                # Every other backward plan of the key (the deterministic plan,
+                # other warp counts), timed in the same rounds as "ours:<name>".
+                default = lib.find("bf16", d, causal, False, n, op="attention_backward")
+                for bundle in lib.all:
+                    if (bundle.key() == ("attention_backward", "bf16", d, causal, False)
+                            and bundle.name != default.name):
+                        run = (lambda bundle=bundle: lib.attention_backward(
+                            q, k, v, o, do, lse, causal=causal, bundle=bundle))
+                        got = run()
+                        row.setdefault("rel_err_vs_fa2_variants", {})[bundle.name] = {
+                            g: rel_err(a, b) for g, a, b in zip(("dq", "dk", "dv"), got, ref)}
+                        timed["ours:" + bundle.name] = run
         else:
             from flash_mlir.torch import register_torch_op
             op = register_torch_op(lib)
@@ -110,7 +123,9 @@ def main(argv=None):
     ap.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
     ap.add_argument("--head-dims", default="64,128")
     ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
-    ap.add_argument("--variants", action="store_true", help="also time non-default schedules")
+    ap.add_argument("--variants", action="store_true",
+                    help="also time non-default schedules (backward: every other plan of the "
+                         "key, e.g. the deterministic one, as ours:<name>)")
     ap.add_argument("--mode", default="forward", choices=["forward", "backward", "train"],
                     help="forward; backward alone; forward + backward")
     ap.add_argument("--rep-ms", type=int, default=100, help="do_bench's time per measurement")

@@ -305,10 +305,22 @@ def backward_main(args, lib):
         cases_ = [(dt, d, c, shape) for dt in args.dtypes.split(",") for d in head_dims
                   for c in causals for shape in shapes]
     for dtype, d, causal, shape in cases_:
-        for deterministic in variants:
+        # The default plans (with atomics, deterministic), then with
+        # --variants every other backward plan of the key (e.g. other warps).
+        plans = [(deterministic, None) for deterministic in variants]
+        if args.variants:
+            default_names = {lib.find(dtype, d, causal, False, max(shape[3], shape[4]),
+                                      variant="deterministic" if det else None,
+                                      op="attention_backward").name for det, _ in plans}
+            plans += [("deterministic" in bb.variant, bb) for bb in lib.all
+                      if bb.key() == ("attention_backward", dtype, d, causal, False)
+                      and bb.name not in default_names
+                      and ("deterministic" in bb.variant) in variants]
+        for deterministic, bundle in plans:
             seed += 1
             try:
-                report(check_backward_case(lib, dtype, d, causal, shape, seed, deterministic))
+                report(check_backward_case(lib, dtype, d, causal, shape, seed, deterministic,
+                                           bundle))
             except (ValueError, RuntimeError) as e:
                 report({"mode": "backward", "dtype": dtype, "D": d, "causal": causal,
                         "shape": list(shape), "deterministic": deterministic,
@@ -334,7 +346,8 @@ def main(argv=None):
     ap.add_argument("--bundles", required=True)
     ap.add_argument("--quick", action="store_true", help="a few small cases (for compute-sanitizer)")
     ap.add_argument("--variants", action="store_true",
-                    help="also check every non-default schedule in the bundle directory")
+                    help="also check every non-default schedule in the bundle directory "
+                         "(backward: every other plan of the key)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--dtypes", default="bf16,f16")
     ap.add_argument("--head-dims", default="64,128,256")

@@ -404,7 +404,8 @@ Fragment buildRecomputedProbs(KernelMath &km, const Fragment &scores,
                               Value scaleLog2e);
 
 /// dS = P∘(dP − Δ), Δ = rowsum(dO∘O) of the element's query (per row, or
-/// per column with `perColumn`).
+/// per column with `perColumn`). An empty `delta`: `probsGradient` holds
+/// dP − Δ already (its product accumulated onto −Δ), dS = P∘probsGradient.
 Fragment buildScoreGradient(KernelMath &km, const Fragment &probs,
                             const Fragment &probsGradient,
                             ArrayRef<Value> delta, bool perColumn);

@@ -7,22 +7,22 @@
 //             shift LSE·log2(e) (+inf for a row that saw no key), into
 //             workspaces padded to whole blocks of 128 rows (padding rows:
 //             Δ = 0, shift = +inf, so that they contribute nothing); zeroes
-//             the f32 dQ accumulator.
+//             the f32 dQ accumulator (fragment order, BackwardKernel.h).
 // main        one block per (K/V tile j, kv-head, batch). Warp w owns K/V
 //             rows [16w, 16w + 16) of the tile; K_j and V_j stay in shared
 //             memory, and the block loops over the group's q-heads and, per
-//             head, over the Q tiles (of 64 rows) that see K/V tile j
+//             head, over the Q tiles (of block_q rows) that see K/V tile j
 //             (VisibleKV.h's visibleQTiles), Q_i, dO_i, shift_i and Δ_i
-//             double-buffered by cp.async. It computes the transposed scores, so that Pᵀ and
-//             dSᵀ come out in the C layout that is the A operand of the next
-//             MMA (as P is for P·V in the forward):
+//             double-buffered by cp.async. It computes the transposed
+//             scores, so that Pᵀ and dSᵀ come out in the C layout that is
+//             the A operand of the next MMA (as P is for P·V in the forward):
 //               Sᵀ  = K_j·Q_iᵀ            [mask]
 //               Pᵀ  = exp2(Sᵀ·c − shift)   (c = scale·log2 e, shift per column)
-//               dPᵀ = V_j·dO_iᵀ
-//               dSᵀ = Pᵀ∘(dPᵀ − Δ)
+//               dPᵀ − Δ = V_j·dO_iᵀ        (accumulated onto −Δ)
+//               dSᵀ = Pᵀ∘(dPᵀ − Δ)         (to shared memory; a barrier)
 //               dV += Pᵀ·dO_i,  dK += dSᵀ·Q_i  (registers, over every i)
-//               dQ_i += dS·K_j  (dSᵀ through shared memory, read back with
-//                                ldmatrix.trans; f32 atomics into dQaccum)
+//               dQ_i += dS·K_j  (dSᵀ read back with ldmatrix.trans; f32
+//                                atomics into dQaccum, a 128-byte line each)
 //             and writes dK·scale and dV once, in the element type.
 // convert     dQ = scale·dQaccum in the element type.
 //
@@ -69,9 +69,9 @@ using namespace mlir::flash::sm80;
 int64_t sm80::backwardMainSharedBytes(const KernelConfig &c) {
   int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
   // K, V; Q and dO double-buffered; dSᵀ; shift and Δ double-buffered (f32).
-  return elementBytes * (2 * c.blockKV * c.headDim + 4 * kMainQStep * c.headDim +
-                         c.blockKV * kMainQStep) +
-         4 * 4 * kMainQStep;
+  return elementBytes * (2 * c.blockKV * c.headDim + 4 * c.blockQ * c.headDim +
+                         c.blockKV * c.blockQ) +
+         4 * 4 * c.blockQ;
 }
 
 int64_t sm80::backwardDQSharedBytes(const KernelConfig &c) {
@@ -87,8 +87,12 @@ sm80::backwardWorkspaces(const KernelConfig &c) {
                            std::to_string(kBackwardRowBlock) + "*4";
   SmallVector<BackwardWorkspace> out = {{"lse_log2", paddedRows},
                                         {"delta", paddedRows}};
+  // dQ in f32 in fragment order (BackwardKernel.h), over the padded rows.
   if (!c.deterministic)
-    out.push_back({"dq_accum", "B*Hq*Nq*" + std::to_string(c.headDim) + "*4"});
+    out.push_back({"dq_accum", "B*Hq*ceildiv(Nq, " +
+                                   std::to_string(kBackwardRowBlock) + ")*" +
+                                   std::to_string(kBackwardRowBlock) + "*" +
+                                   std::to_string(c.headDim) + "*4"});
   return out;
 }
 
@@ -117,6 +121,16 @@ SmallVector<BackwardLaunch> sm80::backwardLaunches(const KernelConfig &c) {
                        "B"},
                       c.threads(),
                       backwardMainSharedBytes(c)};
+  // Causal: K/V tile j sees fewer Q tiles the larger j is, and blocks start
+  // in the grid's order (x fastest). With the kv-head on x and the tile on
+  // y, a batch's blocks start longest first (every head's tile 0, then
+  // tile 1, ...), instead of head after head with the last head's longest
+  // blocks starting near the end (+3 to 5% at N = 4k and 8k on the H200,
+  // docs/benchmarks.md). Not causal: every block has the same work, and a
+  // head's blocks running together share its Q and dO tiles in L2.
+  if (c.causal)
+    main.grid = {"Hkv", "ceildiv(Nk, " + std::to_string(c.blockKV) + ")",
+                 "B"};
   if (!c.deterministic)
     main.args.push_back("dq_accum:ptr");
   main.args.append({"dk:ptr", "dv:ptr", "B:i32", "Hq:i32", "Hkv:i32",
@@ -177,7 +191,7 @@ public:
 
   void buildPreprocess(gpu::GPUFuncOp func);
   void buildMain(gpu::GPUFuncOp func);
-  void buildConvert(gpu::GPUFuncOp func);
+  void buildConvert(gpu::GPUFuncOp func, bool fragmentOrderAccum);
   void buildDQ(gpu::GPUFuncOp func);
 
 private:
@@ -189,7 +203,11 @@ private:
   }
   /// tid, lane, warp, the quad coordinates and the two ldmatrix mappings.
   void threadCoordinates() {
-    tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    threadCoordinates(
+        asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x)));
+  }
+  void threadCoordinates(Value threadId) {
+    tid = threadId;
     lane = km.andi(tid, km.i32(31));
     warp = km.shru(tid, km.i32(5));
     coords = {km.shru(lane, km.i32(2)), km.andi(lane, km.i32(3))};
@@ -307,13 +325,15 @@ private:
     }
   }
   /// f32 atomic add (relaxed, device scope: red.global.add.f32) of `value`
-  /// at element `index` (i32) + constantOffset of the f32 array at
+  /// at element `index` (index) + constantOffset of the f32 array at
   /// `pointer` (the constant in the instruction's immediate offset).
   void atomicAdd(Value pointer, Value index, int64_t constantOffset,
                  Value value) {
     auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 1);
+    Value index64 =
+        arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
     Value address = LLVM::GEPOp::create(b, loc, ptrType, b.getF32Type(),
-                                        pointer, ValueRange{index});
+                                        pointer, ValueRange{index64});
     if (constantOffset)
       address = LLVM::GEPOp::create(
           b, loc, ptrType, b.getF32Type(), address,
@@ -321,6 +341,37 @@ private:
     LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::fadd, address, value,
                               LLVM::AtomicOrdering::monotonic,
                               b.getStringAttr("device"));
+  }
+  /// The main kernel's block: its K/V tile, kv-head and batch, from the
+  /// block index (`read` of an axis) in the grid's layout (backwardLaunches:
+  /// causal, (B·Hkv, K/V tiles, 1); otherwise (K/V tiles, Hkv, B)).
+  void blockCoordinates(Value &kvTile, Value &kvHead, Value &batch,
+                        Value kvHeads,
+                        function_ref<Value(gpu::Dimension)> read) {
+    if (config.causal) {
+      kvHead = read(gpu::Dimension::x);
+      kvTile = read(gpu::Dimension::y);
+      batch = read(gpu::Dimension::z);
+      return;
+    }
+    kvTile = read(gpu::Dimension::x);
+    kvHead = read(gpu::Dimension::y);
+    batch = read(gpu::Dimension::z);
+  }
+  /// The special register `name` (%tid.x, %ctaid.y, ...) read by an
+  /// instruction LLVM may neither hoist nor merge with another read (an
+  /// inline-asm mov with side effects): values derived from it are computed
+  /// where it is read instead of living in registers from the entry.
+  Value readSpecial(StringRef name) {
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, b.getI32Type(), ValueRange{},
+        b.getStringAttr(("mov.u32 $0, " + name + ";").str()),
+        b.getStringAttr("=r"),
+        /*has_side_effects=*/b.getUnitAttr(), UnitAttr(),
+        LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+        ArrayAttr());
+    return asmOp.getResult(0);
   }
   /// Per-thread chunks of the preprocess and convert kernels: 128 threads,
   /// thread t on 16-byte chunk t % (D/8) of row t / (D/8) of each pass.
@@ -423,17 +474,22 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
       km.store(shift, globalShift, padIndex);
       km.store(km.select(valid, sum, km.f32(0.0)), globalDelta, padIndex);
     });
-    if (globalAccum)
-      km.ifLanes(valid, [&] {
-        Value zeros = arith::ConstantOp::create(
-            b, loc, DenseElementsAttr::get(f32x4, b.getF32FloatAttr(0.0f)));
-        for (int64_t half = 0; half < 2; ++half) {
-          Value index = km.toIndex(km.add(
-              rowElement, km.add(km.mul(rc.chunk, km.i32(8)), km.i32(4 * half))));
-          vector::StoreOp::create(b, loc, zeros, globalAccum, ValueRange{index},
-                                  /*nontemporal=*/false, alignment);
-        }
-      });
+    // The accumulator's rows, padding included (the main kernel adds to
+    // every row of a Q tile; fragment order permutes within 16-row blocks).
+    if (globalAccum) {
+      Value zeros = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(f32x4, b.getF32FloatAttr(0.0f)));
+      // (In index arithmetic: the padded rows times D may pass 2^31.)
+      Value accumElement =
+          km.add(km.mul(km.toIndex(km.add(km.mul(bh, padded), row)),
+                        km.index(D)),
+                 km.toIndex(km.mul(rc.chunk, km.i32(8))));
+      for (int64_t half = 0; half < 2; ++half)
+        vector::StoreOp::create(
+            b, loc, zeros, globalAccum,
+            ValueRange{km.add(accumElement, km.index(4 * half))},
+            /*nontemporal=*/false, alignment);
+    }
   }
   gpu::ReturnOp::create(b, loc);
 }
@@ -442,7 +498,8 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
 // convert: dQ = scale·dQaccum
 //===----------------------------------------------------------------------===//
 
-void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
+void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func,
+                                       bool fragmentOrderAccum) {
   using P = arith::CmpIPredicate;
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -461,22 +518,49 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
   auto f32x8 = VectorType::get({8}, b.getF32Type());
   auto alignment = b.getI64IntegerAttr(16);
   Value scales = vector::BroadcastOp::create(b, loc, f32x8, scale);
+  Value padded = paddedRows(seqQ);
   for (int64_t p = 0; p < rc.passes; ++p) {
     Value row = km.add(km.mul(rowBlock, km.i32(kBackwardRowBlock)),
                        km.add(rc.rowInPass, km.i32(p * rc.rowsPerPass)));
     km.ifLanes(km.cmp(P::slt, row, seqQ), [&] {
       Value element = km.add(km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D)),
                              km.mul(rc.chunk, km.i32(8)));
-      Value low = vector::LoadOp::create(b, loc, f32x4, globalAccum,
-                                         ValueRange{km.toIndex(element)},
-                                         false, alignment);
-      Value high = vector::LoadOp::create(
-          b, loc, f32x4, globalAccum,
-          ValueRange{km.toIndex(km.add(element, km.i32(4)))}, false,
-          alignment);
-      Value all = vector::ShuffleOp::create(b, loc, low, high,
-                                            ArrayRef<int64_t>{0, 1, 2, 3, 4,
-                                                              5, 6, 7});
+      Value all;
+      if (fragmentOrderAccum) {
+        // Columns 8k + 2t + e of row 16m + g + 8h are at (fragment order)
+        // 16m·D + 128k + 32(2h + e) + 4g + t: four floats for e = 0, four
+        // for e = 1, interleaved.
+        Value inBlock = km.andi(row, km.i32(15));
+        Value source = km.add(
+            km.mul(
+                km.toIndex(km.add(km.mul(bh, padded), km.sub(row, inBlock))),
+                km.index(D)),
+            km.toIndex(km.add(
+                km.mul(rc.chunk, km.i32(128)),
+                km.add(km.mul(km.shru(inBlock, km.i32(3)), km.i32(64)),
+                       km.mul(km.andi(inBlock, km.i32(7)), km.i32(4))))));
+        Value even = vector::LoadOp::create(b, loc, f32x4, globalAccum,
+                                            ValueRange{source}, false,
+                                            alignment);
+        Value odd = vector::LoadOp::create(
+            b, loc, f32x4, globalAccum,
+            ValueRange{km.add(source, km.index(32))}, false, alignment);
+        all = vector::ShuffleOp::create(b, loc, even, odd,
+                                        ArrayRef<int64_t>{0, 4, 1, 5, 2, 6, 3,
+                                                          7});
+      } else {
+        // Row-major, as dQ itself.
+        Value low = vector::LoadOp::create(b, loc, f32x4, globalAccum,
+                                           ValueRange{km.toIndex(element)},
+                                           false, alignment);
+        Value high = vector::LoadOp::create(
+            b, loc, f32x4, globalAccum,
+            ValueRange{km.toIndex(km.add(element, km.i32(4)))}, false,
+            alignment);
+        all = vector::ShuffleOp::create(b, loc, low, high,
+                                        ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6,
+                                                          7});
+      }
       Value scaled = arith::MulFOp::create(b, loc, all, scales);
       Value out = arith::TruncFOp::create(b, loc, VectorType::get({8}, et),
                                           scaled);
@@ -494,7 +578,7 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
 
 void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   using P = arith::CmpIPredicate;
-  const int64_t Bc = config.blockKV, Br = kMainQStep, warps = config.warps,
+  const int64_t Bc = config.blockKV, Br = config.blockQ, warps = config.warps,
                 threads = config.threads();
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -535,9 +619,10 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   Value sharedDelta = sharedView(smem, offDelta, 2 * Br, b.getF32Type());
 
   threadCoordinates();
-  Value kvTile = blockId(gpu::Dimension::x);
-  Value kvHead = blockId(gpu::Dimension::y);
-  Value batch = blockId(gpu::Dimension::z);
+  Value kvTile, kvHead, batch;
+  blockCoordinates(kvTile, kvHead, batch, kvHeads, [&](gpu::Dimension d) {
+    return blockId(d);
+  });
   Value group = km.divu(queryHeads, kvHeads);
   Value kvStart = km.mul(kvTile, km.i32(Bc));
   Value kvBase = km.toIndex(km.mul(
@@ -558,19 +643,18 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     Value headInGroup = km.divu(t, perHeadDivisor);
     // (Clamped for the prologue of a block with no visit, which the model
     // rules out: every key is seen by the last query.)
-    Value tile = km.minsi(
-        km.add(range.firstTile, km.sub(t, km.mul(headInGroup, perHeadDivisor))),
-        km.sub(range.numTiles, km.i32(1)));
+    Value inHead = km.sub(t, km.mul(headInGroup, perHeadDivisor));
+    Value tile = km.minsi(km.add(range.firstTile, inHead),
+                          km.sub(range.numTiles, km.i32(1)));
     Value qHead = km.add(km.mul(kvHead, group), headInGroup);
     Value bh = km.add(km.mul(batch, queryHeads), qHead);
     return {tile, km.mul(tile, km.i32(Br)), bh};
   };
 
-  TileCopier copier = makeTileCopier(km, tid, D, threads);
   // Q_i, dO_i and the rows' shift and Δ of visit t into stage `stage`: the
   // per-row values as 16-byte chunks of 4 f32 from the padded workspaces
   // (always in bounds), by the first Br / 2 threads.
-  auto issueVisit = [&](Value t, Value stage) {
+  auto issueVisit = [&](TileCopier &copier, Value t, Value stage) {
     Visit v = visitOf(t);
     Value qBase = km.toIndex(km.mul(km.mul(v.bh, seqQ), km.i32(D)));
     Value tileOffset = km.mul(stage, km.i32(Br * D));
@@ -598,18 +682,11 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   };
 
   // Prologue: K_j, V_j and visit 0 in one group.
+  TileCopier copier = makeTileCopier(km, tid, D, threads);
   copier.copy(km, globalK, kvBase, kvStart, seqKV, sharedK, km.i32(0), Bc);
   copier.copy(km, globalV, kvBase, kvStart, seqKV, sharedV, km.i32(0), Bc);
-  issueVisit(km.i32(0), km.i32(0));
+  issueVisit(copier, km.i32(0), km.i32(0));
   Value firstGroup = commitCopies(km);
-
-  // Warp w's 16 rows of K_j and V_j.
-  Value warpRows = km.mul(warp, km.i32(16));
-  SharedTile kWarp{sharedK, km.mul(warpRows, km.i32(D)), D};
-  SharedTile vWarp{sharedV, km.mul(warpRows, km.i32(D)), D};
-  SharedTile kAll{sharedK, km.i32(0), D};
-  SharedTile dsAll{sharedDS, km.i32(0), Br};
-  Value keyRowBase = km.add(kvStart, warpRows);
 
   Fragment dK0(1, D / 8, km.f32(0.0)), dV0(1, D / 8, km.f32(0.0));
   SmallVector<Value> inits(dK0.regs);
@@ -624,6 +701,16 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     dK.regs.assign(iter.begin(), iter.begin() + dK0.regs.size());
     dV.regs.assign(iter.begin() + dK0.regs.size(), iter.end());
 
+    // The thread's coordinates, and every address derived from them, from
+    // the thread index read again here through an opaque move: LLVM would
+    // otherwise hoist each address (a 64-bit register per tile, k-step and
+    // lane mapping, ~80 of them) out of the loop, and ptxas spill them.
+    threadCoordinates(readSpecial("%tid.x"));
+    Value warpRows = km.mul(warp, km.i32(16));
+    Value kWarpBase = km.mul(warpRows, km.i32(D));
+    Value keyRowBase = km.add(kvStart, warpRows);
+    TileCopier copier = makeTileCopier(km, tid, D, threads);
+
     Value stage = km.andi(t, km.i32(1));
     // Visit t has landed; the barrier also retires every read of the other
     // stage and of dSᵀ by the previous visit.
@@ -635,13 +722,16 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
-      issueVisit(next, km.sub(km.i32(1), stage));
+      issueVisit(copier, next, km.sub(km.i32(1), stage));
     }
     commitCopies(km);
 
     Visit v = visitOf(t);
     Value tileOffset = km.mul(stage, km.i32(Br * D));
     SharedTile qTile{sharedQ, tileOffset, D}, doTile{sharedDO, tileOffset, D};
+    SharedTile kWarp{sharedK, kWarpBase, D}, vWarp{sharedV, kWarpBase, D};
+    SharedTile kAll{sharedK, km.i32(0), D};
+    SharedTile dsAll{sharedDS, km.i32(0), Br};
 
     // Sᵀ = K_j·Q_iᵀ (16 keys × Br queries per warp).
     Fragment scores(1, Br / 8, km.f32(0.0));
@@ -662,29 +752,51 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
       scores.regs.assign(ifMasked.getResults().begin(),
                          ifMasked.getResults().end());
     }
-    // The columns' shift and Δ (queries 2t + columnOffset(c) of the tile).
-    SmallVector<Value> shifts, deltas;
+    // The columns' shift, then Δ (queries 2t + columnOffset(c) of the
+    // tile), each read from shared memory where it is used: the 16 Δ of a
+    // thread are not live across the dPᵀ product.
     Value column0 =
         km.add(km.mul(stage, km.i32(Br)), km.mul(coords.quadLane, km.i32(2)));
     Value columnIndex0 = km.toIndex(column0);
-    for (int64_t c = 0; c < scores.layout.columnsPerRow; ++c) {
-      Value index = arith::AddIOp::create(
-          b, loc, columnIndex0, km.index(scores.layout.columnOffset(c)));
-      shifts.push_back(memref::LoadOp::create(b, loc, sharedShift, index));
-      deltas.push_back(memref::LoadOp::create(b, loc, sharedDelta, index));
-    }
-    Fragment probs = buildRecomputedProbs(km, scores, shifts,
+    auto columnValues = [&](Value shared) {
+      SmallVector<Value> values;
+      for (int64_t c = 0; c < scores.layout.columnsPerRow; ++c) {
+        Value index = arith::AddIOp::create(
+            b, loc, columnIndex0, km.index(scores.layout.columnOffset(c)));
+        values.push_back(memref::LoadOp::create(b, loc, shared, index));
+      }
+      return values;
+    };
+    Fragment probs = buildRecomputedProbs(km, scores, columnValues(sharedShift),
                                           /*perColumn=*/true, scaleLog2e);
-    // dPᵀ = V_j·dO_iᵀ; dSᵀ = Pᵀ∘(dPᵀ − Δ).
-    Fragment probsGrad(1, Br / 8, km.f32(0.0));
-    gemmRowsByCols(probsGrad, vWarp, doTile, D);
-    Fragment scoresGrad = buildScoreGradient(km, probs, probsGrad, deltas,
-                                             /*perColumn=*/true);
     SmallVector<Value> probPairs = buildPackFragment(km, probs, et);
+    // (Without atomics: dV += Pᵀ·dO_i here, the packed Pᵀ dead before dPᵀ
+    // is live.)
+    if (config.deterministic)
+      gemmPackedByRows(dV, probPairs, doTile, Br);
+    // dPᵀ − Δ = V_j·dO_iᵀ accumulated onto −Δ (no Δ live across the
+    // product); dSᵀ = Pᵀ∘(dPᵀ − Δ).
+    Fragment probsGrad(1, Br / 8, km.f32(0.0));
+    {
+      SmallVector<Value> deltas = columnValues(sharedDelta);
+      for (int64_t r = 0; r < probsGrad.layout.rowsPerThread; ++r)
+        for (int64_t c = 0; c < probsGrad.layout.columnsPerRow; ++c)
+          probsGrad.reg(r, c) = arith::NegFOp::create(b, loc, deltas[c]);
+    }
+    gemmRowsByCols(probsGrad, vWarp, doTile, D);
+    Fragment scoresGrad = buildScoreGradient(km, probs, probsGrad, {},
+                                             /*perColumn=*/true);
     SmallVector<Value> gradPairs = buildPackFragment(km, scoresGrad, et);
-    // dV += Pᵀ·dO_i, dK += dSᵀ·Q_i.
-    gemmPackedByRows(dV, probPairs, doTile, Br);
-    gemmPackedByRows(dK, gradPairs, qTile, Br);
+    // dV += Pᵀ·dO_i, dK += dSᵀ·Q_i. With atomics they come after the
+    // barrier that publishes dSᵀ: ptxas sinks MMAs that feed nothing before
+    // a barrier past it, with every B fragment loaded above it held in
+    // registers across (128 at D = 128), which spilled.
+    auto gradientProducts = [&] {
+      gemmPackedByRows(dV, probPairs, doTile, Br);
+      gemmPackedByRows(dK, gradPairs, qTile, Br);
+    };
+    if (config.deterministic)
+      gemmPackedByRows(dK, gradPairs, qTile, Br);
 
     if (!config.deterministic) {
       // dSᵀ to shared memory: pair (row g + 8·half, column tile nt) of the
@@ -701,6 +813,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
               ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
         }
       gpu::BarrierOp::create(b, loc);
+      gradientProducts();
       // dQ_i += dS·K_j: Br/16 m-tiles × D columns over the warps (warp w:
       // m-tile w % (Br/16), a 1/(warps / (Br/16)) share of the columns),
       // 64 columns at a time, added to dQaccum with f32 atomics.
@@ -712,9 +825,17 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
       Value warpColumn0 = km.mul(km.shru(warp, km.i32(llvm::Log2_64(mTiles))),
                                  km.i32(columnsPerWarp));
       Value warpChunk0 = km.shru(warpColumn0, km.i32(3));
-      Value accumRow0 = km.add(km.mul(v.bh, seqQ), v.qStart);
-      for (int64_t ch = 0; ch < columnsPerWarp / chunkColumns; ++ch) {
-        Value column0 = km.add(warpColumn0, km.i32(ch * chunkColumns));
+      // The warp's first C tile in fragment order: its 16 rows' block,
+      // 8-column tile warpColumn0 / 8, this lane.
+      Value accumLane0 = km.add(
+          km.mul(km.toIndex(km.add(km.add(km.mul(v.bh, padded), v.qStart),
+                                   km.mul(mTile, km.i32(16)))),
+                 km.index(D)),
+          km.toIndex(km.add(km.mul(warpColumn0, km.i32(16)), lane)));
+      // One chunk of chunkColumns columns from 16-byte chunk `chunkBase` of
+      // the rows (a multiple of 8 where the warp's columns are whole 64s),
+      // its atomics at `accumBase`.
+      auto dqChunk = [&](Value chunkBase, Value accumBase) {
         Fragment dq(1, chunkColumns / 8, km.f32(0.0));
         for (int64_t kk = 0; kk < Bc / 16; ++kk) {
           // A = dS (queries × keys) from dSᵀ [keys][queries], transposed.
@@ -724,33 +845,41 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
           for (int64_t np = 0; np < chunkColumns / 16; ++np) {
             // The warp's columns start at a multiple of 8 chunks (64
             // columns) or not (32 columns at D = 64 with 8 warps).
-            int64_t chunk0 = (ch * chunkColumns + np * 16) / 8;
             Pairs bFrag =
                 columnsPerWarp % 64 == 0
-                    ? load(kAll, rowsByBit3, kk * 16, warpChunk0, chunk0,
+                    ? load(kAll, rowsByBit3, kk * 16, chunkBase, np * 2,
                            /*transpose=*/true)
                     : loadAtChunk(kAll, rowsByBit3, kk * 16,
-                                  km.add(warpChunk0, km.i32(chunk0)),
+                                  km.add(chunkBase, km.i32(np * 2)),
                                   /*transpose=*/true);
             for (int64_t half = 0; half < 2; ++half)
               mmaSyncInto(km, et, dq, 0, 2 * np + half, aFrag,
                           ArrayRef<Value>(bFrag).slice(2 * half, 2));
           }
         }
-        for (int64_t r = 0; r < 2; ++r) {
-          Value qRow = km.add(km.add(v.qStart, km.mul(mTile, km.i32(16))),
-                              km.add(coords.group, km.i32(8 * r)));
-          km.ifLanes(km.cmp(P::slt, qRow, seqQ), [&] {
-            Value rowElement = km.mul(
-                km.add(accumRow0, km.sub(qRow, v.qStart)), km.i32(D));
-            Value lane0 = km.add(rowElement,
-                                 km.add(column0, km.mul(coords.quadLane,
-                                                        km.i32(2))));
-            for (int64_t c = 0; c < dq.layout.columnsPerRow; ++c)
-              atomicAdd(accumPtr, lane0, dq.layout.columnOffset(c),
-                        dq.reg(r, c));
-          });
-        }
+        // One atomic instruction per (8-column tile, row half, column
+        // parity): 32 lanes on 32 consecutive floats, one 128-byte line.
+        // Rows past Nq land in the padding, which convert does not read.
+        for (int64_t nt = 0; nt < dq.nTiles; ++nt)
+          for (int64_t r = 0; r < 2; ++r)
+            for (int64_t e = 0; e < 2; ++e)
+              atomicAdd(accumPtr, accumBase, nt * 128 + (2 * r + e) * 32,
+                        dq.reg(r, 2 * nt + e));
+      };
+      const int64_t chunks = columnsPerWarp / chunkColumns;
+      if (chunks == 1) {
+        dqChunk(warpChunk0, accumLane0);
+      } else {
+        // Several chunks (4 warps at D = 128): a loop, so that ptxas does
+        // not interleave them and hold every chunk's accumulator at once.
+        auto chunkLoop =
+            scf::ForOp::create(b, loc, km.i32(0), km.i32(chunks), km.i32(1));
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(chunkLoop.getBody());
+        Value ch = chunkLoop.getInductionVar();
+        dqChunk(km.add(warpChunk0, km.mul(ch, km.i32(chunkColumns / 8))),
+                km.add(accumLane0,
+                       km.toIndex(km.mul(ch, km.i32(chunkColumns / 8 * 128)))));
       }
     }
     SmallVector<Value> yields(dK.regs);
@@ -763,11 +892,26 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   dV.regs.assign(loop.getResults().begin() + dK0.regs.size(),
                  loop.getResults().end());
   waitCopies(km, firstGroup, 0);
-  // dK = scale·Σ dSᵀ·Q, dV = Σ Pᵀ·dO, for keys below Nk.
+  // dK = scale·Σ dSᵀ·Q, dV = Σ Pᵀ·dO, for keys below Nk; the coordinates
+  // and the K/V rows' base read again (nothing but dK, dV live across the
+  // loop for the epilogue).
+  threadCoordinates(readSpecial("%tid.x"));
+  Value tileAfter, headAfter, batchAfter;
+  blockCoordinates(tileAfter, headAfter, batchAfter, kvHeads,
+                   [&](gpu::Dimension d) {
+                     return readSpecial(d == gpu::Dimension::x   ? "%ctaid.x"
+                                        : d == gpu::Dimension::y ? "%ctaid.y"
+                                                                 : "%ctaid.z");
+                   });
+  Value keyRowBase =
+      km.add(km.mul(tileAfter, km.i32(Bc)), km.mul(warp, km.i32(16)));
+  Value kvBaseAfter = km.toIndex(km.mul(
+      km.mul(km.add(km.mul(batchAfter, kvHeads), headAfter), seqKV),
+      km.i32(D)));
   buildStoreFragment(km, dK, scale, et, coords, keyRowBase, seqKV, D, globalDK,
-                     kvBase);
+                     kvBaseAfter);
   buildStoreFragment(km, dV, Value(), et, coords, keyRowBase, seqKV, D,
-                     globalDV, kvBase);
+                     globalDV, kvBaseAfter);
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -917,6 +1061,13 @@ void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
   int32_t threads = launch.threads;
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
   func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+  // The main kernel: its registers (dK, dV of 16 rows per warp) allow one
+  // block of 8 warps or two of 4 per SM whatever ptxas does
+  // (.minnctapersm 1); without it ptxas may cap them for an occupancy of
+  // three blocks of 4 warps, and spill (4 bytes at D = 64).
+  if (launch.role == BackwardLaunch::Role::Main)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(1));
   OpBuilder::InsertionGuard guard(b);
   SM80BackwardBuilder builder(b, loc, config);
   switch (launch.role) {
@@ -927,7 +1078,7 @@ void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
     builder.buildMain(func);
     break;
   case BackwardLaunch::Role::Convert:
-    builder.buildConvert(func);
+    builder.buildConvert(func, launch.fragmentOrderAccum);
     break;
   case BackwardLaunch::Role::DQ:
     builder.buildDQ(func);

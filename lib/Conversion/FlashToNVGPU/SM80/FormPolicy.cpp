@@ -114,11 +114,17 @@ mlir::flash::sm80BackwardConfigFromSchedule(KernelConfig c,
                        Twine(c.warps) +
                        " warps (each warp owns 16 K/V rows: block_kv = " +
                        Twine(16 * c.warps) + ")");
-  // The main kernel visits Q in steps of 64 rows (kMainQStep): block_q 64,
-  // or 128 as two steps.
+  // The main kernel visits Q tiles of block_q rows: Sᵀ and dPᵀ of a warp's
+  // 16 keys take block_q f32 registers per thread beside dK and dV's D.
   if (c.blockQ != 64 && c.blockQ != 128)
     return unsupported("backward block_q = " + Twine(c.blockQ) +
-                       " (the kernel visits Q in 64-row steps: 64 or 128)");
+                       " (the kernel visits Q tiles of 64 or 128 rows)");
+  if (c.headDim + c.blockQ > 192)
+    return unsupported("backward block_q = " + Twine(c.blockQ) + " at D = " +
+                       Twine(c.headDim) +
+                       " (Sᵀ, dPᵀ, dK and dV of a warp's 16 keys would take " +
+                       Twine(c.headDim + c.blockQ) +
+                       " f32 registers per thread; 192 fit)");
   c.sharedBytes = sm80::backwardMainSharedBytes(c);
   int64_t dqBytes = c.deterministic ? sm80::backwardDQSharedBytes(c) : 0;
   if (std::max(c.sharedBytes, dqBytes) > target.sharedMemPerBlock)

@@ -722,6 +722,9 @@ SmallVector<sm80::BackwardLaunch>
 sm90::backwardLaunches(const KernelConfig &c) {
   SmallVector<sm80::BackwardLaunch> launches = sm80::backwardLaunches(c);
   for (sm80::BackwardLaunch &launch : launches) {
+    // The main kernel adds dQ rows with bulk reductions: row-major.
+    if (launch.role == sm80::BackwardLaunch::Role::Convert)
+      launch.fragmentOrderAccum = false;
     if (launch.role != sm80::BackwardLaunch::Role::Main)
       continue;
     launch.args = {"q:tensormap",  "k:tensormap",  "v:tensormap",
@@ -729,6 +732,10 @@ sm90::backwardLaunches(const KernelConfig &c) {
                    "lse_log2:ptr", "delta:ptr",    "dq_accum:ptr",
                    "B:i32",        "Hq:i32",       "Hkv:i32",
                    "Nq:i32",       "Nk:i32",       "scale:f32"};
+    // One block per K/V tile, heads and batches above (the kernel reads
+    // blockIdx in this order; sm_80's causal grid order is its own).
+    launch.grid = {"ceildiv(Nk, " + std::to_string(c.blockKV) + ")", "Hkv",
+                   "B"};
     launch.threads = 128 * (c.sm90.consumers + 1);
     launch.sharedBytes = backwardSharedBytes(c);
   }

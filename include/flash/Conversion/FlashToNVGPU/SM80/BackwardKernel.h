@@ -14,6 +14,13 @@
 //                  deterministic, the dQ kernel: one block per Q tile
 //                  looping over the K/V tiles it sees (P and dP recomputed),
 //                  so that every dQ element is summed in one fixed order.
+// The f32 dQ accumulator (`dq_accum`, over ceil(Nq/128)·128 rows per q-head)
+// is in fragment order: per 16-row block of a q-head (16·D floats), its
+// 16×8 mma.sync C tiles one after another by column, each as 128 floats
+// [row half h][column parity e][lane] (lane 4g + t holds row g + 8h, column
+// 2t + e of the tile). One atomic instruction of a warp (one h, one e of one
+// tile) then covers 32 consecutive floats, a 128-byte line (row-major, it
+// touched 8 lines: 4 of every 8 floats of 8 rows); convert reads it back.
 // This header says what each kernel takes and how it is launched; the
 // lowering records it in `flash.kernels` and flash-write-bundle turns it
 // into the plan.
@@ -34,10 +41,6 @@ namespace sm80 {
 /// Rows per block of the preprocess and convert kernels, and the padding of
 /// the per-row workspaces (a multiple of every Q tile of the kernels).
 constexpr int64_t kBackwardRowBlock = 128;
-/// Q rows the main kernel takes per step (per visit of a Q tile): the
-/// schedule's block_q (64 or 128) is visited in steps of this many rows,
-/// which keep Sᵀ and dPᵀ of a warp's 16 keys at 32 registers each.
-constexpr int64_t kMainQStep = 64;
 /// The deterministic dQ kernel's tiles: Q rows per block (one 16-row slice
 /// per warp of 4) and K/V rows per step.
 constexpr int64_t kDQBlockQ = 64, kDQBlockKV = 64, kDQWarps = 4;
@@ -50,6 +53,10 @@ struct BackwardLaunch {
   SmallVector<std::string> args;    ///< "name:type", in the kernel's order
   SmallVector<std::string, 3> grid; ///< formulas of B, Hq, Hkv, Nq, Nk
   int64_t threads = 0, sharedBytes = 0;
+  /// Convert: the dQ accumulator is in the sm_80 main kernel's fragment
+  /// order over padded rows (true), or row-major B×Hq×Nq×D, as the sm_90a
+  /// main kernel's bulk reductions write it (false).
+  bool fragmentOrderAccum = true;
 };
 
 /// The kernels of `config` (kind = backward) in launch order.
