@@ -244,3 +244,24 @@ def test_compile_gives_each_range_its_lengths(tmp_path):
     assert fcompile.seq_ranges([fcompile.KernelSpec("bf16", 64, True, False, seq_len=n)
                                 for n in (512, 2048, 4096)]) == [(0, 2047), (2048, 4095),
                                                                   (4096, None)]
+
+
+def test_call_checks_shared_by_every_op():
+    """The checks attention, paged_attention and attention_backward share
+    (no GPU, no torch): the default scale, the refused scales, and a call the
+    plan's constraints refuse as the caller's ValueError (a driver error
+    stays a FlashRuntimeError)."""
+    import math
+    from flash_mlir.runtime import capi
+    from flash_mlir.runtime import library as lib
+    assert lib._checked_scale(None, 64) == 0.125
+    assert lib._checked_scale(0.3, 64) == 0.3
+    for bad in (0.0, -1.0, math.inf, math.nan):
+        with pytest.raises(ValueError, match="scale must be finite and positive"):
+            lib._checked_scale(bad, 64)
+    with pytest.raises(ValueError, match="Hq must be a multiple"):
+        with lib._invalid_call_as_value_error():
+            raise capi.FlashRuntimeError("Hq must be a multiple of Hkv", capi.ERROR_INVALID)
+    with pytest.raises(capi.FlashRuntimeError, match="launch failed"):
+        with lib._invalid_call_as_value_error():
+            raise capi.FlashRuntimeError("launch failed", capi.ERROR_DRIVER)

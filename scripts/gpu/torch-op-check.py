@@ -54,39 +54,16 @@ def one_dir(dirs):
     return merged
 
 
-def criterion(grads, ref, same):
-    import torch
-    ok, detail = True, {}
-    for name, ours, r32, rsame in zip(("dq", "dk", "dv"), grads, ref, same):
-        nan = bool(torch.isnan(ours).any())
-        err = float((ours.float() - r32).abs().max())
-        bound = 2 * float((rsame - r32).abs().max()) + 1e-5
-        detail[name] = {"max_err": err, "bound": bound, "nan": nan}
-        ok &= (not nan) and err <= bound
-    return ok, detail
-
-
-def inputs(shape, d, dtype, seed):
-    import torch
-    b, hq, hkv, nq, nk = shape
-    gen = torch.Generator(device="cuda").manual_seed(seed)
-    q, do = (torch.randn(b, hq, nq, d, device="cuda", dtype=dtype, generator=gen)
-             for _ in range(2))
-    k, v = (torch.randn(b, hkv, nk, d, device="cuda", dtype=dtype, generator=gen)
-            for _ in range(2))
-    return q, k, v, do
-
-
 def eager_cases(op, seed):
     import torch
-    from flash_mlir.tools.gpu_check import backward_reference
+    from flash_mlir.tools.gpu_check import backward_inputs, backward_reference, gradient_criterion
     results = []
     for dtype_name, dtype in (("bf16", torch.bfloat16), ("f16", torch.float16)):
         for d in (64, 128, 256):
             for causal in (False, True):
                 for shape in SHAPES:
                     seed += 1
-                    q, k, v, do = inputs(shape, d, dtype, seed)
+                    q, k, v, do = backward_inputs(shape, d, dtype_name, seed)
                     scale = 1.0 / math.sqrt(d)
                     r = {"check": "eager", "dtype": dtype_name, "D": d, "causal": causal,
                          "shape": list(shape)}
@@ -96,7 +73,7 @@ def eager_cases(op, seed):
                         grads = torch.autograd.grad(o, (qg, kg, vg), do)
                         torch.cuda.synchronize()
                         _, _, ref, same = backward_reference(q, k, v, do, causal, scale)
-                        r["pass"], r["grads"] = criterion(grads, ref, same)
+                        r["pass"], r["grads"] = gradient_criterion(grads, ref, same)
                     except (ValueError, RuntimeError, NotImplementedError,
                             FileNotFoundError, LookupError) as e:
                         r.update({"pass": False, "unsupported": True, "error": str(e)[:300]})
@@ -111,7 +88,7 @@ def eager_cases(op, seed):
 
 def compiled_cases(op, seed):
     import torch
-    from flash_mlir.tools.gpu_check import backward_reference
+    from flash_mlir.tools.gpu_check import backward_inputs, backward_reference, gradient_criterion
     results = []
 
     def loss_fn(q, k, v, causal):
@@ -124,7 +101,7 @@ def compiled_cases(op, seed):
             for causal in (False, True):
                 seed += 1
                 shape = (2, 8, 2, 300, 300)
-                q, k, v, _ = inputs(shape, d, dtype, seed)
+                q, k, v, _ = backward_inputs(shape, d, dtype_name, seed)
                 r = {"check": "torch.compile(fullgraph=True)", "dtype": dtype_name, "D": d,
                      "causal": causal, "shape": list(shape)}
                 try:
@@ -137,7 +114,7 @@ def compiled_cases(op, seed):
                     do = o.detach().to(dtype)
                     _, _, ref, same = backward_reference(q, k, v, do, causal,
                                                          1.0 / math.sqrt(d))
-                    ok, detail = criterion(grads, ref, same)
+                    ok, detail = gradient_criterion(grads, ref, same)
                     r.update({"pass": ok and math.isfinite(float(loss)), "grads": detail,
                               "loss": float(loss)})
                 except Exception as e:  # a graph break or a failed trace
@@ -153,6 +130,7 @@ def compiled_cases(op, seed):
 
 def deterministic_cases(op, seed, repeat=10):
     import torch
+    from flash_mlir.tools.gpu_check import backward_inputs
     results = []
     torch.use_deterministic_algorithms(True)
     try:
@@ -160,7 +138,7 @@ def deterministic_cases(op, seed, repeat=10):
             for d in (64, 128):
                 seed += 1
                 shape = (2, 8, 2, 1000, 1000)
-                q, k, v, do = inputs(shape, d, dtype, seed)
+                q, k, v, do = backward_inputs(shape, d, dtype_name, seed)
                 r = {"check": "deterministic", "dtype": dtype_name, "D": d, "causal": True,
                      "shape": list(shape), "runs": repeat}
                 try:

@@ -14,6 +14,7 @@ to another implementation.
   dq, dk, dv = lib.attention_backward(q, k, v, o, do, lse, causal=True)
 """
 
+import contextlib
 import ctypes
 import json
 import math
@@ -190,6 +191,46 @@ class _PreparedCall:
         return (o, lse) if self._return_lse else o
 
 
+def _checked_scale(scale: Optional[float], head_dim: int) -> float:
+    """The call's scale: 1/sqrt(D) by default; finite and positive."""
+    if scale is None:
+        scale = 1.0 / math.sqrt(head_dim)
+    if not (scale > 0 and math.isfinite(scale)):
+        raise ValueError(f"scale must be finite and positive on the GPU, got {scale}")
+    return scale
+
+
+def _output_like(out, like, name: str, like_name: str):
+    """`out` checked to be a contiguous tensor like `like`, or a new one."""
+    import torch
+    if out is None:
+        return torch.empty_like(like)
+    if out.shape != like.shape or out.dtype != like.dtype or not out.is_contiguous():
+        raise ValueError(f"{name} must be a contiguous tensor like {like_name}")
+    return out
+
+
+def _lse_output(bundle: "Bundle", lse_out, q):
+    """The B×Hq×Nq f32 LSE a plan that writes it needs (`lse_out` or new)."""
+    import torch
+    if not bundle.writes_lse:
+        return None
+    b, hq, nq = q.shape[:3]
+    return lse_out if lse_out is not None else torch.empty(
+        (b, hq, nq), device=q.device, dtype=torch.float32)
+
+
+@contextlib.contextmanager
+def _invalid_call_as_value_error():
+    """A call the plan's constraints refuse is the caller's ValueError."""
+    try:
+        yield
+    except capi.FlashRuntimeError as e:
+        if e.code == capi.ERROR_INVALID:
+            raise ValueError(str(e)) from None
+        raise
+
+
 class KernelLibrary:
     """All launch plans of a directory, selected by key."""
 
@@ -333,26 +374,13 @@ class KernelLibrary:
                     return prepared(q, k, v)
         bundle = bundle or self.find(dtype, d, causal, return_lse, max(nq, nk),
                                      compute_capability=self._capability(q.device))
-        if scale is None:
-            scale = 1.0 / math.sqrt(d)
-        if not (scale > 0 and math.isfinite(scale)):
-            raise ValueError(f"scale must be finite and positive on the GPU, got {scale}")
-        if out is None:
-            out = torch.empty_like(q)
-        elif out.shape != q.shape or out.dtype != q.dtype or not out.is_contiguous():
-            raise ValueError("out must be a contiguous tensor like q")
-        lse = None
-        if bundle.writes_lse:
-            lse = lse_out if lse_out is not None else torch.empty(
-                (b, hq, nq), device=q.device, dtype=torch.float32)
+        scale = _checked_scale(scale, d)
+        out = _output_like(out, q, "out", "q")
+        lse = _lse_output(bundle, lse_out, q)
         # Shapes (batch, heads, lengths), GQA and the size limit are the
         # plan's constraints, checked by the runtime.
-        try:
+        with _invalid_call_as_value_error():
             bundle.launch(q, k, v, out, lse, scale)
-        except capi.FlashRuntimeError as e:
-            if e.code == capi.ERROR_INVALID:
-                raise ValueError(str(e)) from None
-            raise
         if signature is not None:
             self._remember(signature, _PreparedCall(
                 bundle, bundle.args(q, k, v, out, lse, scale), ("q", "k", "v"), 0,
@@ -433,28 +461,15 @@ class KernelLibrary:
         bundle = bundle or self.find(dtype, d, causal, return_lse, None,
                                      compute_capability=self._capability(q.device),
                                      op="paged_attention")
-        if scale is None:
-            scale = 1.0 / math.sqrt(d)
-        if not (scale > 0 and math.isfinite(scale)):
-            raise ValueError(f"scale must be finite and positive on the GPU, got {scale}")
-        if out is None:
-            out = torch.empty_like(q)
-        elif out.shape != q.shape or out.dtype != q.dtype or not out.is_contiguous():
-            raise ValueError("out must be a contiguous tensor like q")
-        lse = None
-        if bundle.writes_lse:
-            lse = lse_out if lse_out is not None else torch.empty(
-                (b, hq, nq), device=q.device, dtype=torch.float32)
+        scale = _checked_scale(scale, d)
+        out = _output_like(out, q, "out", "q")
+        lse = _lse_output(bundle, lse_out, q)
         # Shapes, GQA, the page size and the size limits are the plan's
         # constraints, checked by the runtime.
         named = {"q": q, "k": k_cache, "v": v_cache, "block_table": block_table,
                  "seq_lens": seq_lens, "o": out, "lse": lse}
-        try:
+        with _invalid_call_as_value_error():
             bundle.launch_named(named, scale, q.device)
-        except capi.FlashRuntimeError as e:
-            if e.code == capi.ERROR_INVALID:
-                raise ValueError(str(e)) from None
-            raise
         if signature is not None:
             self._remember(signature, _PreparedCall(
                 bundle, bundle.named_args(named, scale),
@@ -526,27 +541,15 @@ class KernelLibrary:
                              f"{tuple(o.shape)} and {tuple(do.shape)}")
         bundle = bundle or self.find_backward(dtype, d, causal, max(nq, nk),
                                               self._capability(q.device), deterministic)
-        if scale is None:
-            scale = 1.0 / math.sqrt(d)
-        if not (scale > 0 and math.isfinite(scale)):
-            raise ValueError(f"scale must be finite and positive on the GPU, got {scale}")
-        if out is None:
-            dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-        else:
-            dq, dk, dv = out
-            for name, t, like, like_name in (("dq", dq, q, "q"), ("dk", dk, k, "k"),
-                                             ("dv", dv, v, "v")):
-                if t.shape != like.shape or t.dtype != like.dtype or not t.is_contiguous():
-                    raise ValueError(f"{name} must be a contiguous tensor like {like_name}")
+        scale = _checked_scale(scale, d)
+        dq, dk, dv = (_output_like(t, like, name, like_name) for t, like, name, like_name in
+                      zip(out if out is not None else (None, None, None), (q, k, v),
+                          ("dq", "dk", "dv"), ("q", "k", "v")))
         # Shapes, GQA and the size limit are the plan's constraints, checked
         # by the runtime.
-        try:
+        with _invalid_call_as_value_error():
             bundle.launch_named({"q": q, "k": k, "v": v, "o": o, "dout": do, "lse": lse,
                                  "dq": dq, "dk": dk, "dv": dv}, scale, q.device)
-        except capi.FlashRuntimeError as e:
-            if e.code == capi.ERROR_INVALID:
-                raise ValueError(str(e)) from None
-            raise
         return dq, dk, dv
 
 

@@ -187,8 +187,24 @@ def backward_reference(q, k, v, do, causal, scale):
     return out["f32"][0], out["f32"][1], out["f32"][2], out["same"][2]
 
 
-def check_backward_case(lib, dtype, d, causal, shape, seed, deterministic=False,
-                        bundle=None):
+def gradient_criterion(grads, ref, same):
+    """FlashAttention's test criterion on dQ, dK, dV: max|ours - ref_f32| <=
+    2·max|torch same dtype - ref_f32| + 1e-5, and no NaN. Returns (pass,
+    {"dq": {max_err, bound, nan}, ...})."""
+    import torch
+    ok, details = True, {}
+    for name, ours, r32, rsame in zip(("dq", "dk", "dv"), grads, ref, same):
+        nan = bool(torch.isnan(ours).any())
+        err = float((ours.float() - r32).abs().max())
+        bound = 2 * float((rsame - r32).abs().max()) + 1e-5
+        details[name] = {"max_err": err, "bound": bound, "nan": nan}
+        ok &= (not nan) and err <= bound
+    return ok, details
+
+
+def backward_inputs(shape, d, dtype, seed):
+    """Q, K, V, dO for (B, Hq, Hkv, Nq, Nk) at head dimension d, standard
+    normal in dtype ("bf16" or "f16"), from `seed` on the GPU."""
     import torch
     b, hq, hkv, nq, nk = shape
     torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
@@ -197,9 +213,17 @@ def check_backward_case(lib, dtype, d, causal, shape, seed, deterministic=False,
              for _ in range(2))
     k, v = (torch.randn(b, hkv, nk, d, device="cuda", dtype=torch_dtype, generator=gen)
             for _ in range(2))
+    return q, k, v, do
+
+
+def check_backward_case(lib, dtype, d, causal, shape, seed, deterministic=False,
+                        bundle=None):
+    import torch
+    q, k, v, do = backward_inputs(shape, d, dtype, seed)
+    nq, nk = shape[3], shape[4]
     scale = 1.0 / math.sqrt(d)
     o32, lse, ref, same = backward_reference(q, k, v, do, causal, scale)
-    o = o32.to(torch_dtype).contiguous()
+    o = o32.to(q.dtype).contiguous()
     lse = lse.float().contiguous()
     grads = tuple(torch.full_like(t, float("nan")) for t in (q, k, v))
     bundle = bundle or lib.find(dtype, d, causal, False, max(nq, nk),
@@ -210,30 +234,18 @@ def check_backward_case(lib, dtype, d, causal, shape, seed, deterministic=False,
     torch.cuda.synchronize()
     result = {"mode": "backward", "dtype": dtype, "D": d, "causal": causal,
               "shape": list(shape), "deterministic": deterministic, "kernel": bundle.name}
-    ok = True
-    for name, ours, r32, rsame in zip(("dq", "dk", "dv"), grads, ref, same):
-        nan = bool(torch.isnan(ours).any())
-        err = float((ours.float() - r32).abs().max())
-        bound = 2 * float((rsame - r32).abs().max()) + 1e-5
-        result[name] = {"max_err": err, "bound": bound, "nan": nan}
-        ok &= (not nan) and err <= bound
-    result["pass"] = ok
+    result["pass"], details = gradient_criterion(grads, ref, same)
+    result.update(details)
     return result
 
 
 def check_repeatable(lib, dtype, d, causal, shape, seed, repeat):
     """The deterministic plan `repeat` times on one case: bitwise equal?"""
     import torch
-    b, hq, hkv, nq, nk = shape
-    torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
-    gen = torch.Generator(device="cuda").manual_seed(seed)
-    q, do = (torch.randn(b, hq, nq, d, device="cuda", dtype=torch_dtype, generator=gen)
-             for _ in range(2))
-    k, v = (torch.randn(b, hkv, nk, d, device="cuda", dtype=torch_dtype, generator=gen)
-            for _ in range(2))
+    q, k, v, do = backward_inputs(shape, d, dtype, seed)
     scale = 1.0 / math.sqrt(d)
     o32, lse, _, _ = backward_reference(q, k, v, do, causal, scale)
-    o = o32.to(torch_dtype).contiguous()
+    o = o32.to(q.dtype).contiguous()
     first, same = None, True
     for _ in range(repeat):
         grads = lib.attention_backward(q, k, v, o, do, lse.float().contiguous(), causal=causal,
@@ -264,13 +276,9 @@ def check_torch_autograd(lib, seed):
         qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
         grads = torch.autograd.grad(op(qg, kg, vg, True, 0.125), (qg, kg, vg), do)
         _, _, ref, same = backward_reference(q, k, v, do, True, 0.125)
-        ok, detail = True, []
-        for name, ours, r32, rsame in zip(("dq", "dk", "dv"), grads, ref, same):
-            err = float((ours.float() - r32).abs().max())
-            bound = 2 * float((rsame - r32).abs().max()) + 1e-5
-            ok &= err <= bound and not bool(torch.isnan(ours).any())
-            detail.append(f"{name}={err:.2e}/{bound:.2e}")
-        result.update(detail=" ".join(detail))
+        ok, details = gradient_criterion(grads, ref, same)
+        result.update(detail=" ".join(f"{g}={v['max_err']:.2e}/{v['bound']:.2e}"
+                                      for g, v in details.items()))
         result["pass"] = ok
     except (ValueError, RuntimeError) as e:
         result.update(detail=f"error: {e}", **{"pass": False})
@@ -278,7 +286,6 @@ def check_torch_autograd(lib, seed):
 
 
 def backward_main(args, lib):
-    import torch
     results = []
     seed = args.seed
     causals = {"both": (False, True), "yes": (True,), "no": (False,)}[args.causal]
