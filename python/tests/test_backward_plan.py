@@ -224,13 +224,13 @@ def test_compile_skips_what_the_sm90a_backward_does_not_take(tmp_path, capsys):
     assert lines == [
         "skipped: flash_bwd_sm_90a_bf16_d64_deterministic (not supported yet: deterministic "
         "backward on sm_90a (dQ is reduced with order-dependent f32 bulk reductions))",
-        "skipped: flash_bwd_sm_90a_bf16_d256_deterministic (not supported yet: deterministic "
-        "backward on sm_90a (dQ is reduced with order-dependent f32 bulk reductions))",
+        "skipped: flash_bwd_sm_90a_bf16_d256_deterministic (not supported yet: no backward "
+        "schedule for sm_90a fits D=256, Dv=256 in shared memory and registers)",
         f"0 bundles in {tmp_path} (2 not supported yet, skipped)"]
     assert fcompile.main(["--ops", "backward", "--arch", "sm_90a", "--out", str(tmp_path),
                           "--dtypes", "f16", "--head-dims", "256", "--causal", "yes",
                           "--deterministic", "no"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == (
-        "skipped: flash_bwd_sm_90a_f16_d256_causal (not supported yet: D=256 backward (dK and "
-        "dV of a warpgroup's 64 K/V rows take 256 f32 registers per thread) on sm_90a)")
+        "skipped: flash_bwd_sm_90a_f16_d256_causal (not supported yet: no backward schedule "
+        "for sm_90a fits D=256, Dv=256 in shared memory and registers)")
     assert list(tmp_path.iterdir()) == []

@@ -312,13 +312,13 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
     if spec.variant:
         options.append(f"variant={spec.variant}")
     # The op through the whole pipeline: the target model's schedule (sm_80:
-    # 8 warps, 128 keys a block at D 64 and 128, the atomic plan's default),
-    # or the warps asked for and the deterministic plan's 4 (measured, see
-    # BackwardSpec.default_warps), or sm_90a's one schedule; a flash-opt
-    # whose flash-tile does not take the op yet gets the backward's L1
-    # written here (the same kernels).
+    # 8 warps, 128 keys a block at D 64 and 128, the atomic plan's default;
+    # sm_90a: its kernel's one tile, 64×128 on 12 warps), or the warps asked
+    # for and sm_80's deterministic plan's 4 (measured, see
+    # BackwardSpec.default_warps); a flash-opt whose flash-tile does not take
+    # the op yet gets the backward's L1 written here (the same kernels).
     warps = spec.warps or (spec.default_warps
-                           if spec.deterministic or spec.arch == "sm_90a" else 0)
+                           if spec.deterministic and spec.arch == "sm_80" else 0)
     overrides = ([f"warps={warps}", f"block-kv={spec.block_kv}", "block-q=64"]
                  if warps else [])
     attempts = [(spec.op_source(), options + overrides), (spec.source(), options)]
@@ -333,7 +333,7 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
         unknown_op = "custom op 'flash.attention_backward' is unknown" in proc.stderr
         if attempt > 0 or not unknown_op:
             break
-    refusal = re.search(r"error: (not supported yet: .*)", proc.stderr)
+    refusal = re.search(r"error: (?:'[\w.]+' op )?(not supported yet: .*)", proc.stderr)
     if refusal:
         os.remove(src)
         raise NotSupportedYet(refusal.group(1))
