@@ -1,4 +1,12 @@
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s
+// RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=ATOMIC
+
+// Without `deterministic` the reductions are unordered: no semaphores
+// (lower-to-nvgpu-backward-sm90a-deterministic.mlir has them).
+// ATOMIC-NOT: dq_semaphore
+// ATOMIC-NOT: ld.acquire
+// ATOMIC-NOT: red.release
+// ATOMIC-NOT: async.global
 
 // flash-lower-to-nvgpu (sm_90a), kind = backward: the main kernel of the
 // backward (SM90/BackwardKernel.cpp), built from the #flash.kernel

@@ -23,8 +23,8 @@ the runtime selects by these keys, not by file names.
   python3 -m flash_mlir.compile --out bundles/ --arch sm_80 --cubin-archs sm_80,sm_90 \\
       --ops backward --head-dims 64,128        # the gradients' kernels (one plan each)
   python3 -m flash_mlir.compile --out bundles/ --arch sm_90a --ops backward
-      # the sm_90a backward: what its kernel does not take yet (D=256, the
-      # deterministic plan) is skipped with the lowering's "not supported yet"
+      # the sm_90a backward, both plans: what it does not take yet (D=256)
+      # is skipped with flash-opt's "not supported yet"
 """
 
 import argparse
@@ -474,12 +474,12 @@ def main(argv=None) -> int:
                          "attention over a contiguous cache), paged (flash.paged_attention), "
                          "backward (flash.attention_backward's gradients: three kernels per "
                          "plan; sm_80 and sm_90a, D 64 and 128; what a kernel does not take "
-                         "yet, D=256 and sm_90a's deterministic plan, is skipped and "
-                         "reported); comma-separated")
+                         "yet, D=256, is skipped and reported); comma-separated")
     ap.add_argument("--deterministic", default="both", choices=["both", "yes", "no"],
                     help="backward: the plan with f32 atomics (sm_80) or bulk f32 "
                          "reductions (sm_90a) for dQ (no), the bitwise "
-                         "repeatable one (yes, a variant named 'deterministic'), or both")
+                         "repeatable one (yes, a variant named 'deterministic': sm_80's dQ "
+                         "kernel, sm_90a's reductions ordered by semaphores), or both")
     ap.add_argument("--backward-warps", default="0",
                     help="backward: warps of the main kernel (sm_80: each owns 16 K/V "
                          "rows; sm_90a takes 12 only), comma-separated; 0 is the default "

@@ -177,6 +177,8 @@ public:
 
   void buildPreprocess(gpu::GPUFuncOp func);
   void buildMain(gpu::GPUFuncOp func);
+  /// The launch's BackwardLaunch::semaphoresPerRowBlock (preprocess).
+  int64_t semaphoresPerRowBlock = 0;
   void buildConvert(gpu::GPUFuncOp func);
   void buildDQ(gpu::GPUFuncOp func);
 
@@ -363,6 +365,7 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
   Value oPtr = args[a++], doPtr = args[a++], lsePtr = args[a++],
         shiftPtr = args[a++], deltaPtr = args[a++];
   Value accumPtr = config.deterministic ? Value() : args[a++];
+  Value semaphorePtr = semaphoresPerRowBlock ? args[a++] : Value();
   Value queryHeads = args[a + 1], seqQ = args[a + 2];
 
   Value globalO = buildFlatGlobalMemref(km, oPtr, et);
@@ -434,6 +437,22 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
                                   /*nontemporal=*/false, alignment);
         }
       });
+  }
+  // The semaphores of this row block (sm_90a's deterministic plan: counts of
+  // the dQ reductions done per Q tile), one per thread, zeroed on every
+  // call, so that a replayed launch (a CUDA graph) starts from zero. The
+  // main kernel is a later launch on the stream.
+  if (semaphorePtr) {
+    Value globalSemaphores =
+        buildFlatGlobalMemref(km, semaphorePtr, b.getI32Type());
+    km.ifLanes(km.cmp(P::ult, tid, km.i32(semaphoresPerRowBlock)), [&] {
+      Value rowBlocks = km.divu(padded, km.i32(kBackwardRowBlock));
+      Value index = km.add(
+          km.mul(km.add(km.mul(bh, rowBlocks), rowBlock),
+                 km.i32(semaphoresPerRowBlock)),
+          tid);
+      km.store(km.i32(0), globalSemaphores, km.toIndex(index));
+    });
   }
   gpu::ReturnOp::create(b, loc);
 }
@@ -919,6 +938,7 @@ void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
   func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
   OpBuilder::InsertionGuard guard(b);
   SM80BackwardBuilder builder(b, loc, config);
+  builder.semaphoresPerRowBlock = launch.semaphoresPerRowBlock;
   switch (launch.role) {
   case BackwardLaunch::Role::Preprocess:
     builder.buildPreprocess(func);

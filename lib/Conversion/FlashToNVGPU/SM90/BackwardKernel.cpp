@@ -132,6 +132,9 @@ private:
   struct StepState {
     Fragment dK, dV;
     Value previousQStart, previousHeadQ;
+    /// Deterministic: the semaphore of the dQ reduction before the previous
+    /// one (released at the next reduction, once it is complete).
+    Value pendingSemaphore;
   };
   /// One (head, Q tile) step of a consumer warpgroup at ring position
   /// `ring`: Sᵀ, dPᵀ, dV, dK of this step and dQ of the previous one
@@ -173,11 +176,23 @@ private:
                                         Value multiplier);
   /// dQ_i's rows out of registers: staged as f32 rows, then one bulk
   /// reduction per row into the accumulator by lanes 0..15 of each warp.
-  void reduceDQ(const Fragment &dq, Value qStart, Value headQ);
+  /// Deterministic: first the semaphore `pending` of the previous reduction
+  /// is released where `pendingValid` (i1) holds, once that reduction is
+  /// complete; the rows are added once the semaphore of (headQ, qStart) and
+  /// this warp's slot counts every earlier K/V tile's reduction.
+  void reduceDQ(const Fragment &dq, Value qStart, Value headQ,
+                Value pending = Value(), Value pendingValid = Value());
+  /// Deterministic: the element index of the semaphore of (q-head, Q tile,
+  /// this warp's slot) in the dq_semaphore workspace.
+  Value semaphoreIndex(Value qStart, Value headQ);
+  /// Deterministic: every issuing lane (0..15) completes its reductions and
+  /// adds one to the semaphore at element `index`.
+  void releaseSemaphore(Value index);
   /// The epilogue: dV and dK·scale through shared memory and TMA stores.
   void storeGradients(const Fragment &dK, const Fragment &dV);
-  /// The dQ of the last step (at ring position `last`), after the loops.
-  void drainDQ(Value last, Value qStart, Value headQ);
+  /// The dQ of the last step (at ring position `last`), after the loops
+  /// (deterministic: and the release of its semaphore and `pending`'s).
+  void drainDQ(Value last, Value qStart, Value headQ, Value pending);
 
   /// Byte offset of Q or dO ring slot `stage` (base offQ or offDO).
   Value slotOffset(int64_t base, Value stage) {
@@ -204,7 +219,8 @@ private:
   // Kernel-wide values.
   Value tid, seqQ, seqKV, scale, scaleLog2e, queryHeads, kvHeads;
   Value tmQ, tmK, tmV, tmDO, tmDK, tmDV, shiftPtr, deltaPtr, accumPtr;
-  Value kvStart, headKV, firstHeadQ, groupSize, paddedQ;
+  Value semaphorePtr; ///< deterministic: the dq_semaphore workspace
+  Value kvTile, kvStart, headKV, firstHeadQ, groupSize, paddedQ;
   QTileRange tiles;
   SharedBase smem;
   // Consumer-wide values.
@@ -319,7 +335,27 @@ SmallVector<OutputWord> BackwardKernel::fragmentWords(const Fragment &values,
   return words;
 }
 
-void BackwardKernel::reduceDQ(const Fragment &dq, Value qStart, Value headQ) {
+Value BackwardKernel::semaphoreIndex(Value qStart, Value headQ) {
+  // [B·Hq][padded Nq / Br][4·C warp slots]: the layout the preprocess
+  // zeroes, dqSemaphoresPerRowBlock per block of kBackwardRowBlock rows.
+  Value tile = km.add(km.mul(headQ, km.divu(paddedQ, km.i32(Br))),
+                      km.divu(qStart, km.i32(Br)));
+  Value slot = km.add(km.mul(consumer, km.i32(4)), warpInGroup);
+  return km.add(km.mul(tile, km.i32(4 * C)), slot);
+}
+
+void BackwardKernel::releaseSemaphore(Value index) {
+  // The lane's reductions have written the accumulator; a generic release
+  // after them (the proxy fence orders the async-proxy writes first).
+  bulkWaitComplete(km);
+  fenceAsyncGlobal(km);
+  semaphoreRelease(km, LLVM::GEPOp::create(b, loc, semaphorePtr.getType(),
+                                           b.getI32Type(), semaphorePtr,
+                                           ValueRange{index}));
+}
+
+void BackwardKernel::reduceDQ(const Fragment &dq, Value qStart, Value headQ,
+                              Value pending, Value pendingValid) {
   using P = arith::CmpIPredicate;
   auto f32x2 = VectorType::get({2}, b.getF32Type());
   Value groupBase = km.add(km.i32(layout.offDQ),
@@ -327,13 +363,20 @@ void BackwardKernel::reduceDQ(const Fragment &dq, Value qStart, Value headQ) {
   Value warpRows = km.mul(warpInGroup, km.i32(16));
   // The staging rows are free once this warp's reductions of the previous
   // step have read them: each issuing lane waits for its own, then the warp
-  // synchronises.
+  // synchronises. Deterministic: it waits for them to complete and releases
+  // their semaphore.
   Value issuer = km.cmp(P::ult, lane, km.i32(16));
   {
     auto ifIssuer = scf::IfOp::create(b, loc, issuer, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
-    tmaWaitStoresRead(km);
+    if (config.deterministic) {
+      auto ifPending = scf::IfOp::create(b, loc, pendingValid, false);
+      b.setInsertionPoint(ifPending.thenBlock()->getTerminator());
+      releaseSemaphore(pending);
+    } else {
+      tmaWaitStoresRead(km);
+    }
   }
   NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
   for (int64_t nt = 0; nt < dq.nTiles; ++nt)
@@ -351,6 +394,29 @@ void BackwardKernel::reduceDQ(const Fragment &dq, Value qStart, Value headQ) {
   // warp then adds row r of its 16 to the accumulator.
   fenceAsyncShared(km);
   NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
+  if (config.deterministic) {
+    // Deterministic: the sum of dQ_i's rows is ordered by K/V tile. The K/V
+    // tiles that see Q tile i are [0, m) (VisibleKV.h: the Q tiles that see
+    // K/V tile j are a suffix that shrinks as j grows), and blocks run them
+    // in the order m − 1, ..., 0 (the grid's x counts K/V tiles from the
+    // last, build()), so K/V tile j adds its rows after the m − 1 − j
+    // earlier ones, whose 16 issuing lanes per warp slot have each added one
+    // to the semaphore. Every issuing lane waits (a lane without a row to
+    // add releases too, so the count only passes 16·(m − 1 − j) once the
+    // earlier tiles are done); the fence puts the bulk reductions after the
+    // acquire.
+    KVRange visitors =
+        buildKVRange(km, qStart, seqQ, seqKV, Br, Bc, config.causal);
+    Value rank = km.sub(km.sub(visitors.numTiles, km.i32(1)), kvTile);
+    Value counter = LLVM::GEPOp::create(
+        b, loc, semaphorePtr.getType(), b.getI32Type(), semaphorePtr,
+        ValueRange{semaphoreIndex(qStart, headQ)});
+    auto ifIssuer = scf::IfOp::create(b, loc, issuer, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
+    semaphoreWaitAtLeast(km, counter, km.mul(rank, km.i32(16)));
+    fenceAsyncGlobal(km);
+  }
   Value rowInTile = km.add(warpRows, lane);
   Value query = km.add(qStart, rowInTile);
   if (split.byRows)
@@ -370,6 +436,10 @@ void BackwardKernel::reduceDQ(const Fragment &dq, Value qStart, Value headQ) {
                                km.mul(rowInTile, km.i32(layout.dqRowBytes))));
   bulkReduceAddF32(km, global, shared, split.columns * 4);
   bulkCommit(km);
+  if (config.deterministic) {
+    b.setInsertionPointAfter(ifRow);
+    NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
+  }
 }
 
 Fragment BackwardKernel::issueDQ(Value ring, Value valid) {
@@ -506,10 +576,19 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, Value headQ,
   // the others' dQ of this step.
   wgmmaWait(km, 0);
   {
+    // Deterministic: the semaphore of the previous reduction (ring − 2's
+    // dQ), released in this one; this one's is released in the next.
+    Value current, pendingValid;
+    if (config.deterministic) {
+      current = semaphoreIndex(state.previousQStart, state.previousHeadQ);
+      pendingValid = km.cmp(P::sgt, ring, km.i32(1));
+    }
     auto ifReduce = scf::IfOp::create(b, loc, hasPrevious, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifReduce.thenBlock()->getTerminator());
-    reduceDQ(dq, state.previousQStart, state.previousHeadQ);
+    reduceDQ(dq, state.previousQStart, state.previousHeadQ,
+             state.pendingSemaphore, pendingValid);
+    state.pendingSemaphore = current;
   }
   namedBarrierArrive(km, dsBarrier(consumer, ring), /*firstId=*/1,
                      /*threads=*/128 * C);
@@ -518,14 +597,28 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, Value headQ,
   smem = entrySmem;
 }
 
-void BackwardKernel::drainDQ(Value last, Value qStart, Value headQ) {
+void BackwardKernel::drainDQ(Value last, Value qStart, Value headQ,
+                             Value pending) {
   SharedBase entrySmem = smem;
   smem = reloadSharedBase(km);
   wgmmaFence(km);
   Fragment dq = issueDQ(last);
   wgmmaCommit(km);
   wgmmaWait(km, 0);
-  reduceDQ(dq, qStart, headQ);
+  Value pendingValid;
+  if (config.deterministic)
+    pendingValid = km.cmp(arith::CmpIPredicate::sgt, last, km.i32(0));
+  reduceDQ(dq, qStart, headQ, pending, pendingValid);
+  if (config.deterministic) {
+    // The last reduction's semaphore, at once: the next K/V tile's block
+    // waits for it.
+    Value index = semaphoreIndex(qStart, headQ);
+    auto ifIssuer = scf::IfOp::create(
+        b, loc, km.cmp(arith::CmpIPredicate::ult, lane, km.i32(16)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
+    releaseSemaphore(index);
+  }
   smem = entrySmem;
 }
 
@@ -546,6 +639,8 @@ void BackwardKernel::buildConsumer() {
   // tiles (masked tiles first: they are the ones on the diagonal).
   SmallVector<Value> inits(D, zero);
   inits.append({km.i32(0), km.i32(0)});
+  if (config.deterministic)
+    inits.push_back(km.i32(0));
   auto unpack = [&](ValueRange values) {
     StepState state;
     state.dK = Fragment(1, D / 8, Value());
@@ -554,12 +649,16 @@ void BackwardKernel::buildConsumer() {
     state.dV.regs.assign(values.begin() + D / 2, values.begin() + D);
     state.previousQStart = values[D];
     state.previousHeadQ = values[D + 1];
+    if (config.deterministic)
+      state.pendingSemaphore = values[D + 2];
     return state;
   };
   auto pack = [&](const StepState &state) {
     SmallVector<Value> values(state.dK.regs);
     values.append(state.dV.regs.begin(), state.dV.regs.end());
     values.append({state.previousQStart, state.previousHeadQ});
+    if (config.deterministic)
+      values.push_back(state.pendingSemaphore);
     return values;
   };
   Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
@@ -595,7 +694,8 @@ void BackwardKernel::buildConsumer() {
         b, loc, km.cmp(arith::CmpIPredicate::sgt, steps, km.i32(0)), false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifSteps.thenBlock()->getTerminator());
-    drainDQ(km.sub(steps, km.i32(1)), done.previousQStart, done.previousHeadQ);
+    drainDQ(km.sub(steps, km.i32(1)), done.previousQStart, done.previousHeadQ,
+            done.pendingSemaphore);
   }
   const Fragment &dK = done.dK, &dV = done.dV;
   storeGradients(dK, dV);
@@ -653,6 +753,8 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
   shiftPtr = entry->getArgument(a++);
   deltaPtr = entry->getArgument(a++);
   accumPtr = entry->getArgument(a++);
+  if (config.deterministic)
+    semaphorePtr = entry->getArgument(a++);
   a++; // B: the grid's z
   queryHeads = entry->getArgument(a++);
   kvHeads = entry->getArgument(a++);
@@ -669,8 +771,19 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
       b, loc, b.getI32Type(),
       gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   // Block (j, kv-head, batch): K/V tile j; the q-heads of the group are
-  // batch·Hq + kvHead·G + h, h < G = Hq / Hkv.
-  Value kvTile = blockId(gpu::Dimension::x);
+  // batch·Hq + kvHead·G + h, h < G = Hq / Hkv. Deterministic: block x takes
+  // K/V tile ceil(Nk / Bc) − 1 − x, so that the blocks a dQ reduction waits
+  // for (the later K/V tiles, reduceDQ) come earlier in the grid, which the
+  // GPU starts in order: a block only ever waits for blocks started before
+  // it, and never for one that cannot run. (Under causal masking the later
+  // K/V tiles start at later Q tiles, so with the Q tiles in increasing
+  // order a tile's earlier reductions are those of blocks that reached it
+  // first.)
+  kvTile = blockId(gpu::Dimension::x);
+  if (config.deterministic) {
+    Value kvTiles = km.divu(km.add(seqKV, km.i32(Bc - 1)), km.i32(Bc));
+    kvTile = km.sub(km.sub(kvTiles, km.i32(1)), kvTile);
+  }
   Value kvHead = blockId(gpu::Dimension::y);
   Value batch = blockId(gpu::Dimension::z);
   kvStart = km.mul(kvTile, km.i32(Bc));
@@ -718,21 +831,57 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
 // Contract
 //===----------------------------------------------------------------------===//
 
+/// The plan's shared kernels and workspaces are those of sm_80's plan with
+/// dQ through the accumulator (the deterministic one too: its order comes
+/// from the semaphores, not from a dQ kernel).
+static KernelConfig accumulatorPlan(const KernelConfig &c) {
+  KernelConfig atomic = c;
+  atomic.deterministic = false;
+  return atomic;
+}
+
+int64_t sm90::dqSemaphoresPerRowBlock(const KernelConfig &c) {
+  return c.deterministic
+             ? sm80::kBackwardRowBlock / c.blockQ * 4 * (c.blockKV / 64)
+             : 0;
+}
+
 SmallVector<sm80::BackwardLaunch>
 sm90::backwardLaunches(const KernelConfig &c) {
-  SmallVector<sm80::BackwardLaunch> launches = sm80::backwardLaunches(c);
+  SmallVector<sm80::BackwardLaunch> launches =
+      sm80::backwardLaunches(accumulatorPlan(c));
+  using Role = sm80::BackwardLaunch::Role;
   for (sm80::BackwardLaunch &launch : launches) {
-    if (launch.role != sm80::BackwardLaunch::Role::Main)
+    if (launch.role == Role::Preprocess && c.deterministic) {
+      auto accum = llvm::find(launch.args, "dq_accum:ptr");
+      launch.args.insert(std::next(accum), "dq_semaphore:ptr");
+      launch.semaphoresPerRowBlock = dqSemaphoresPerRowBlock(c);
+    }
+    if (launch.role != Role::Main)
       continue;
     launch.args = {"q:tensormap",  "k:tensormap",  "v:tensormap",
                    "dout:tensormap", "dk:tensormap", "dv:tensormap",
                    "lse_log2:ptr", "delta:ptr",    "dq_accum:ptr",
                    "B:i32",        "Hq:i32",       "Hkv:i32",
                    "Nq:i32",       "Nk:i32",       "scale:f32"};
+    if (c.deterministic)
+      launch.args.insert(launch.args.begin() + 9, "dq_semaphore:ptr");
     launch.threads = 128 * (c.sm90.consumers + 1);
     launch.sharedBytes = backwardSharedBytes(c);
   }
   return launches;
+}
+
+SmallVector<sm80::BackwardWorkspace>
+sm90::backwardWorkspaces(const KernelConfig &c) {
+  SmallVector<sm80::BackwardWorkspace> workspaces =
+      sm80::backwardWorkspaces(accumulatorPlan(c));
+  if (int64_t perRowBlock = dqSemaphoresPerRowBlock(c))
+    workspaces.push_back(
+        {"dq_semaphore", "B*Hq*ceildiv(Nq, " +
+                             std::to_string(sm80::kBackwardRowBlock) + ")*" +
+                             std::to_string(perRowBlock) + "*4"});
+  return workspaces;
 }
 
 int64_t sm90::backwardSharedBytes(const KernelConfig &config) {
@@ -768,6 +917,8 @@ static void buildMainKernel(OpBuilder &b, Location loc,
   SmallVector<Type> params = {ptr,    ptr,    ptr, ptr, ptr, ptr,
                               global, global, global, i32, i32, i32,
                               i32,    i32,    b.getF32Type()};
+  if (config.deterministic) // the dq_semaphore workspace, after dq_accum
+    params.insert(params.begin() + 9, global);
   auto type =
       LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
   auto func = LLVM::LLVMFuncOp::create(b, loc, config.name, type);
@@ -791,7 +942,7 @@ LogicalResult mlir::flash::buildSM90BackwardKernels(OpBuilder &b, Location loc,
     if (launch.role == sm80::BackwardLaunch::Role::Main)
       buildMainKernel(b, loc, config);
     else
-      sm80::buildBackwardKernel(b, loc, config, launch);
+      sm80::buildBackwardKernel(b, loc, accumulatorPlan(config), launch);
   }
   return success();
 }

@@ -74,6 +74,15 @@ void sm90::tmaWaitStoresRead(KernelMath &km) {
   NVVM::CpAsyncBulkWaitGroupOp::create(km.b, km.loc, 0, km.b.getUnitAttr());
 }
 
+void sm90::bulkWaitComplete(KernelMath &km) {
+  NVVM::CpAsyncBulkWaitGroupOp::create(km.b, km.loc, 0, UnitAttr());
+}
+
+void sm90::fenceAsyncGlobal(KernelMath &km) {
+  NVVM::FenceProxyOp::create(km.b, km.loc, NVVM::ProxyKind::async_global,
+                             NVVM::SharedSpaceAttr());
+}
+
 void sm90::bulkLoad(KernelMath &km, const SharedBase &smem, Value globalAddress,
                     Value byteOffset, int64_t bytes, Value barrier) {
   OpBuilder &b = km.b;

@@ -27,10 +27,21 @@ struct TargetModel;
 
 namespace sm90 {
 
-/// The kernels of `config` (kind = backward, not deterministic) in launch
-/// order: the shared preprocess and convert (sm80::backwardLaunches') around
-/// this main kernel.
+/// The kernels of `config` (kind = backward) in launch order: the shared
+/// preprocess and convert (sm80::backwardLaunches' with dQ through the
+/// accumulator) around this main kernel. Deterministic, the same three
+/// kernels take a `dq_semaphore` workspace after `dq_accum`: the preprocess
+/// zeroes it, the main kernel orders each Q tile's dQ reductions by K/V
+/// tile with it.
 SmallVector<sm80::BackwardLaunch> backwardLaunches(const KernelConfig &config);
+
+/// The plan's workspaces: sm_80's with the f32 dQ accumulator, and when
+/// deterministic the i32 semaphores, dqSemaphoresPerRowBlock per block of
+/// sm80::kBackwardRowBlock query rows of each (batch, q-head): one per
+/// (Q tile, consumer warp).
+SmallVector<sm80::BackwardWorkspace>
+backwardWorkspaces(const KernelConfig &config);
+int64_t dqSemaphoresPerRowBlock(const KernelConfig &config);
 
 /// Shared-memory bytes of the main kernel of `config`.
 int64_t backwardSharedBytes(const KernelConfig &config);

@@ -82,6 +82,17 @@ void fenceAsyncShared(KernelMath &km);
 /// stores have read their shared-memory sources (which may then be reused).
 void tmaWaitStoresRead(KernelMath &km);
 
+/// cp.async.bulk.wait_group 0: the calling thread's committed bulk stores
+/// and reductions are complete (their writes to global memory performed),
+/// not only read from shared memory.
+void bulkWaitComplete(KernelMath &km);
+
+/// fence.proxy.async.global: orders this thread's generic-proxy accesses to
+/// global memory with its async-proxy ones (bulk copies and reductions), in
+/// both directions: completed bulk writes before a generic release, a
+/// generic acquire before later bulk reductions.
+void fenceAsyncGlobal(KernelMath &km);
+
 } // namespace sm90
 } // namespace flash
 } // namespace mlir
