@@ -2,17 +2,17 @@
 
 // The sm_90a backward's deterministic plan (SM90/BackwardKernel.cpp): the
 // kernels of the plan with bulk f32 reductions, and a `dq_semaphore`
-// workspace (one i32 per (batch·q-head, Q tile of 64 rows, consumer warp):
-// 16 per 128 rows) that orders the reductions of each Q tile's dQ by K/V
-// tile. The preprocess zeroes it on every call; the main kernel runs the
-// K/V tiles from the last (block x takes tile ceil(Nk/128) − 1 − x, so that
-// a block only waits for blocks started before it), and each warp's issuing
-// lanes wait (ld.acquire.gpu) until the earlier K/V tiles' lanes have all
-// counted their reductions, fence the async proxy, add their rows, and
-// release (red.release.gpu, after cp.async.bulk.wait_group 0: the rows are
-// written, not only read) at their next reduction or after the last one.
-// The plan without `deterministic` has none of this
-// (lower-to-nvgpu-backward-sm90a.mlir, ATOMIC).
+// workspace (one i32 per (batch·q-head, Q tile of 64 rows): 2 per 128 rows)
+// that orders the reductions of each Q tile's dQ by K/V tile. The
+// preprocess zeroes it on every call. In the main kernel every block visits
+// its Q tiles from the last (the unmasked ones first), so that the K/V tiles
+// that see a Q tile reach it at the same step; the dQ writer (thread 32)
+// waits (ld.acquire.gpu) until the K/V tiles before its own have counted
+// their reductions of the tile, fences the async proxy, adds the tile, and
+// once the reduction is complete (cp.async.bulk.wait_group 0, not .read)
+// fences again and counts it (red.release.gpu). The plan without
+// `deterministic` has none of this (lower-to-nvgpu-backward-sm90a.mlir,
+// ATOMIC).
 
 func.func @bwd_det(%q: tensor<1x4x1000x128xbf16>, %k: tensor<1x2x777x128xbf16>, %v: tensor<1x2x777x128xbf16>, %o: tensor<1x4x1000x128xbf16>, %do: tensor<1x4x1000x128xbf16>, %lse: tensor<1x4x1000xf32>) -> (tensor<1x4x1000x128xbf16>, tensor<1x2x777x128xbf16>, tensor<1x2x777x128xbf16>) {
   %dq0 = tensor.empty() : tensor<1x4x1000x128xbf16>
@@ -35,52 +35,52 @@ func.func @bwd_det(%q: tensor<1x4x1000x128xbf16>, %k: tensor<1x2x777x128xbf16>, 
 // CHECK-SAME: grid = ["ceildiv(Nk, 128)", "Hkv", "B"], kernel = "bwd_det"
 // CHECK-SAME: {args = ["dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32", "scale:f32"]
 // CHECK-SAME: kernel = "bwd_det_convert"
-// CHECK-SAME: workspaces = [{bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "lse_log2"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "delta"}, {bytes = "B*Hq*Nq*128*4", name = "dq_accum"}, {bytes = "B*Hq*ceildiv(Nq, 128)*16*4", name = "dq_semaphore"}]
-// Preprocess: the f32 accumulator zeroed, then threads 0..15 zero the row
-// block's 16 semaphores.
+// CHECK-SAME: workspaces = [{bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "lse_log2"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "delta"}, {bytes = "B*Hq*Nq*128*4", name = "dq_accum"}, {bytes = "B*Hq*ceildiv(Nq, 128)*2*4", name = "dq_semaphore"}]
+// Preprocess: the f32 accumulator zeroed, then threads 0 and 1 zero the row
+// block's 2 semaphores.
 // CHECK: gpu.func @bwd_det_preprocess(%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32)
 // CHECK: vector.store
-// CHECK: arith.cmpi ult, %{{.+}}, %c16_i32
+// CHECK: arith.cmpi ult, %{{.+}}, %c2_i32
 // CHECK: memref.store %c0_i32{{.*}} : memref<{{[0-9]+}}xi32, 1>
 // CHECK: gpu.return
-// Main: four global pointers (shift, Δ, accumulator, semaphores); K/V tile
-// ceil(Nk/128) − 1 − blockIdx.x.
-// CHECK: llvm.func @bwd_det({{.*}}, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %[[SEM:.+]]: !llvm.ptr<1>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %[[NK:.+]]: i32, %{{.+}}: f32)
+// Main: four global pointers (shift, Δ, accumulator, semaphores).
+// CHECK: llvm.func @bwd_det({{.*}}, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %[[SEM:.+]]: !llvm.ptr<1>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: f32)
 // CHECK: %[[X:.+]] = arith.index_castui %block_id_x
-// CHECK: %[[PAD:.+]] = arith.addi %[[NK]], %c127_i32
-// CHECK: %[[TILES:.+]] = arith.divui %[[PAD]], %c128_i32
-// CHECK: %[[LAST:.+]] = arith.subi %[[TILES]], %c1_i32
-// CHECK: arith.subi %[[LAST]], %[[X]]
-// A step's reduction (the masked tiles first): the previous reduction's
-// semaphore released once it is complete, the rows staged, the wait for the
-// earlier K/V tiles, the bulk reductions.
-// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
-// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.global>}
-// CHECK-NEXT: llvm.getelementptr %[[SEM]]
-// CHECK-NEXT: llvm.ptrtoint
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: "red.release.gpu.global.add.u32 [$0], $1;"
-// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
-// CHECK: nvvm.bar.warp.sync
+// The writer: per step k, Q tile numTiles − 1 − k; the wait for K/V tile
+// j = blockIdx.x (its semaphore counts j reductions), the tile, the release.
+// CHECK: nvvm.setmaxregister  decrease 24
+// CHECK: arith.cmpi eq, %{{.+}}, %c32_i32
+// CHECK: scf.for
+// CHECK: scf.for %[[K:.+]] = %c0_i32
+// CHECK: %[[LAST:.+]] = arith.subi %{{.+}}, %c1_i32
+// CHECK-NEXT: arith.subi %[[LAST]], %[[K]]
 // CHECK: llvm.getelementptr %[[SEM]]
 // CHECK: scf.while
 // CHECK-NEXT: "ld.acquire.gpu.global.u32 $0, [$1];"
-// CHECK-NEXT: arith.cmpi slt
+// CHECK-NEXT: arith.cmpi slt, %{{.+}}, %[[X]]
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.global>}
-// CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], 256;"
-// CHECK: nvvm.cp.async.bulk.commit.group
-// CHECK: nvvm.bar.warp.sync
-// CHECK: nvvm.barrier.arrive
-// The unmasked tiles: the same.
-// CHECK: "red.release.gpu.global.add.u32
-// CHECK: "ld.acquire.gpu.global.u32
-// CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
-// The drain: the last step's dQ, then its semaphore at once.
-// CHECK: "red.release.gpu.global.add.u32
-// CHECK: "ld.acquire.gpu.global.u32
-// CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
-// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], $2;"
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0{{$}}
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.global>}
-// CHECK: "red.release.gpu.global.add.u32
-// CHECK-NOT: "red.release.gpu.global.add.u32
+// CHECK: "red.release.gpu.global.add.u32 [$0], $1;"
+// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
+// The producer streams the Q tiles in the same order.
+// CHECK: scf.for
+// CHECK: scf.for %[[PK:.+]] = %c0_i32
+// CHECK: arith.subi %{{.+}}, %[[PK]]
+// The consumers: the unmasked Q tiles from the last, then the masked ones
+// (the diagonal), both as steps k.
+// CHECK: nvvm.setmaxregister  increase 240
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: scf.for %[[CK:.+]] = %c0_i32{{.*}} iter_args
+// CHECK: arith.subi %{{.+}}, %[[CK]]
+// CHECK-NOT: arith.cmpi sle
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: arith.cmpi sle
+// CHECK-NOT: ld.acquire
+// CHECK-NOT: red.release
 // CHECK: llvm.return

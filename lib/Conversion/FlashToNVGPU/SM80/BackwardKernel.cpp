@@ -177,8 +177,10 @@ public:
 
   void buildPreprocess(gpu::GPUFuncOp func);
   void buildMain(gpu::GPUFuncOp func);
-  /// The launch's BackwardLaunch::semaphoresPerRowBlock (preprocess).
+  /// The launch's BackwardLaunch::semaphoresPerRowBlock (preprocess) and
+  /// swizzledAccumulator (convert).
   int64_t semaphoresPerRowBlock = 0;
+  bool swizzledAccumulator = false;
   void buildConvert(gpu::GPUFuncOp func);
   void buildDQ(gpu::GPUFuncOp func);
 
@@ -486,13 +488,30 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
     km.ifLanes(km.cmp(P::slt, row, seqQ), [&] {
       Value element = km.add(km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D)),
                              km.mul(rc.chunk, km.i32(8)));
+      // Swizzled (sm_90a): the 16-byte chunks 2k, 2k + 1 of this thread's 8
+      // columns are at (2k) ^ s and (2k + 1) ^ s, s = row mod 8: the pair of
+      // chunks at 2(k ^ (s >> 1)), in order when s is even, swapped when odd.
+      Value source = element;
+      Value swapped;
+      if (swizzledAccumulator) {
+        Value s = km.andi(row, km.i32(7));
+        Value chunk = km.xori(rc.chunk, km.shru(s, km.i32(1)));
+        source = km.add(km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D)),
+                        km.mul(chunk, km.i32(8)));
+        swapped = km.cmp(P::ne, km.andi(s, km.i32(1)), km.i32(0));
+      }
       Value low = vector::LoadOp::create(b, loc, f32x4, globalAccum,
-                                         ValueRange{km.toIndex(element)},
+                                         ValueRange{km.toIndex(source)},
                                          false, alignment);
       Value high = vector::LoadOp::create(
           b, loc, f32x4, globalAccum,
-          ValueRange{km.toIndex(km.add(element, km.i32(4)))}, false,
+          ValueRange{km.toIndex(km.add(source, km.i32(4)))}, false,
           alignment);
+      if (swapped) {
+        Value first = arith::SelectOp::create(b, loc, swapped, high, low);
+        high = arith::SelectOp::create(b, loc, swapped, low, high);
+        low = first;
+      }
       Value all = vector::ShuffleOp::create(b, loc, low, high,
                                             ArrayRef<int64_t>{0, 1, 2, 3, 4,
                                                               5, 6, 7});
@@ -939,6 +958,7 @@ void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   SM80BackwardBuilder builder(b, loc, config);
   builder.semaphoresPerRowBlock = launch.semaphoresPerRowBlock;
+  builder.swizzledAccumulator = launch.swizzledAccumulator;
   switch (launch.role) {
   case BackwardLaunch::Role::Preprocess:
     builder.buildPreprocess(func);

@@ -111,6 +111,20 @@ void sm90::bulkReduceAddF32(KernelMath &km, Value globalAddress,
       ArrayAttr());
 }
 
+void sm90::bulkReduceAddF32(KernelMath &km, Value globalAddress,
+                            Value sharedAddress, Value bytes) {
+  OpBuilder &b = km.b;
+  LLVM::InlineAsmOp::create(
+      b, km.loc, TypeRange{}, ValueRange{globalAddress, sharedAddress, bytes},
+      b.getStringAttr("cp.reduce.async.bulk.global.shared::cta.bulk_group.add."
+                      "f32 [$0], [$1], $2;"),
+      b.getStringAttr("l,r,r,~{memory}"), /*has_side_effects=*/b.getUnitAttr(),
+      UnitAttr(),
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
 void sm90::bulkCommit(KernelMath &km) {
   NVVM::CpAsyncBulkCommitGroupOp::create(km.b, km.loc);
 }

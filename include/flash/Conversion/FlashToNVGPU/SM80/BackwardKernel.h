@@ -57,6 +57,10 @@ struct BackwardLaunch {
   /// `dq_accum`: sm_90a's deterministic plan, SM90/BackwardKernel.h); 0 for
   /// none.
   int64_t semaphoresPerRowBlock = 0;
+  /// Convert: the accumulator's rows hold 16-byte chunk c at chunk
+  /// c ^ (row mod 8) (sm_90a's, whose dQ tiles are staged that way to avoid
+  /// bank conflicts and added whole); false: in order.
+  bool swizzledAccumulator = false;
 };
 
 /// The kernels of `config` (kind = backward) in launch order.

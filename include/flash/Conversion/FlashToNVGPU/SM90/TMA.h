@@ -70,6 +70,9 @@ void bulkLoad(KernelMath &km, const SharedBase &smem, Value globalAddress,
 /// memory (tmaWaitStoresRead) before reusing the source.
 void bulkReduceAddF32(KernelMath &km, Value globalAddress, Value sharedAddress,
                       int64_t bytes);
+/// The same with a run-time size (i32, a multiple of 16).
+void bulkReduceAddF32(KernelMath &km, Value globalAddress, Value sharedAddress,
+                      Value bytes);
 /// cp.async.bulk.commit_group: the calling thread's issued bulk stores and
 /// reductions become one group.
 void bulkCommit(KernelMath &km);
