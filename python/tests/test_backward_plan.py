@@ -149,7 +149,8 @@ def test_calls_the_plan_does_not_take_are_refused(bundles):
 # The sm_90a backward (SM90/BackwardKernel.h): the same plan format, the
 # shared preprocess and convert around a main kernel that takes tensor maps.
 SM90_SPECS = [fcompile.BackwardSpec("bf16", 128, True, arch="sm_90a"),
-              fcompile.BackwardSpec("f16", 64, False, arch="sm_90a")]
+              fcompile.BackwardSpec("f16", 64, False, arch="sm_90a"),
+              fcompile.BackwardSpec("bf16", 128, True, deterministic=True, arch="sm_90a")]
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +167,8 @@ def test_sm90a_plans_hold_the_shared_kernels_around_a_tensor_map_main(sm90_bundl
     for name, plan in sm90_bundles[1].items():
         assert not errors(plan, SCHEMA), errors(plan, SCHEMA)
         assert plan["op"] == "attention_backward" and plan["select"]["arch"] == "sm_90a"
-        assert plan["select"]["variant"] == ""
+        deterministic = name.endswith("_deterministic")
+        assert plan["select"]["variant"] == ("deterministic" if deterministic else "")
         kernels = plan["kernels"]
         assert [k["name"] for k in kernels] == [name + "_preprocess", name, name + "_convert"]
         for k in kernels:
@@ -176,9 +178,19 @@ def test_sm90a_plans_hold_the_shared_kernels_around_a_tensor_map_main(sm90_bundl
         assert main["block"] == [384, 1, 1]
         maps = [a["tensor"] for a in main["args"] if a["type"] == "tensormap"]
         assert maps == ["q", "k", "v", "dout", "dk", "dv"]
+        # Deterministic: the same kernels with the dQ semaphores, which the
+        # preprocess zeroes and the main kernel orders the reductions with.
+        semaphore = ["dq_semaphore"] if deterministic else []
         assert [a["name"] for a in main["args"] if a["type"] != "tensormap"] == [
-            "lse_log2", "delta", "dq_accum", "B", "Hq", "Hkv", "Nq", "Nk", "scale"]
-        assert [w["name"] for w in plan["workspaces"]] == ["lse_log2", "delta", "dq_accum"]
+            "lse_log2", "delta", "dq_accum", *semaphore, "B", "Hq", "Hkv", "Nq", "Nk", "scale"]
+        assert [a["name"] for a in kernels[0]["args"]] == [
+            "o", "dout", "lse", "lse_log2", "delta", "dq_accum", *semaphore, "B", "Hq", "Nq"]
+        assert [w["name"] for w in plan["workspaces"]] == [
+            "lse_log2", "delta", "dq_accum", *semaphore]
+        if deterministic:
+            # One i32 per Q tile of 64 rows: 2 per 128 rows.
+            assert plan["workspaces"][3]["bytes"] == [
+                "mul", "B", "Hq", ["ceildiv", "Nq", 128], 2, 4]
 
 
 def test_sm90a_main_kernel_launch(sm90_bundles):
@@ -212,9 +224,12 @@ def test_backward_selection_prefers_sm90a_on_hopper(bundles, sm90_bundles, tmp_p
     assert on_hopper.name == "flash_bwd_sm_90a_bf16_d128_causal"
     on_ampere = lib.find_backward("bf16", 128, True, 4096, compute_capability=80)
     assert on_ampere.name == "flash_bwd_sm_80_bf16_d128_causal"
-    # deterministic: sm_80's plan (its PTX, here without an sm_90 cubin,
-    # runs on Hopper too), never the sm_90a plan.
+    # deterministic: sm_90a's deterministic plan on Hopper, sm_80's on Ampere;
+    # never a plan whose dQ sums are order-dependent.
     chosen = lib.find_backward("bf16", 128, True, 4096, compute_capability=90,
+                               deterministic=True)
+    assert chosen.name == "flash_bwd_sm_90a_bf16_d128_causal_deterministic"
+    chosen = lib.find_backward("bf16", 128, True, 4096, compute_capability=80,
                                deterministic=True)
     assert chosen.name == "flash_bwd_sm_80_bf16_d128_causal_deterministic"
 
@@ -222,27 +237,41 @@ def test_backward_selection_prefers_sm90a_on_hopper(bundles, sm90_bundles, tmp_p
 def test_deterministic_without_a_deterministic_plan_is_an_error(sm90_bundles):
     lib = KernelLibrary(str(sm90_bundles[0]))
     with pytest.raises(ValueError, match="deterministic=True: no deterministic backward plan "
-                                         "for bf16, D=128, causal=True") as e:
-        lib.find_backward("bf16", 128, True, 4096, compute_capability=90, deterministic=True)
-    assert "flash_bwd_sm_90a_bf16_d128_causal" in str(e.value)
+                                         "for f16, D=64, causal=False") as e:
+        lib.find_backward("f16", 64, False, 4096, compute_capability=90, deterministic=True)
+    assert "flash_bwd_sm_90a_f16_d64" in str(e.value)
     assert "--deterministic yes" in str(e.value)
+
+
+def test_sm90a_deterministic_main_kernel_launch(sm90_bundles):
+    lib = KernelLibrary(str(sm90_bundles[0]))
+    plan = lib.find("bf16", 128, True, False, 1000, op="attention_backward",
+                    variant="deterministic")
+    assert plan.name == "flash_bwd_sm_90a_bf16_d128_causal_deterministic"
+    b, hq, hkv, nq, nk, d = 2, 8, 2, 1000, 777, 128
+    infos = [plan.launch_info(call(b, hq, hkv, nq, nk, d), 132, k) for k in range(3)]
+    assert [list(i.grid) for i in infos] == [[8, hq, b], [7, hkv, b], [8, hq, b]]
+    pre = {x.name.decode(): x for x in infos[0].args[:infos[0].num_args]}
+    main = {x.name.decode(): x for x in infos[1].args[:infos[1].num_args]}
+    # The preprocess zeroes the semaphores the main kernel waits on: one
+    # workspace, the fourth.
+    assert pre["dq_semaphore"].workspace == 3 and main["dq_semaphore"].workspace == 3
+    assert main["dq_accum"].workspace == 2
 
 
 def test_compile_skips_what_the_sm90a_backward_does_not_take(tmp_path, capsys):
     assert fcompile.main(["--ops", "backward", "--arch", "sm_90a", "--out", str(tmp_path),
-                          "--dtypes", "bf16", "--head-dims", "64,256", "--causal", "no",
+                          "--dtypes", "bf16", "--head-dims", "256", "--causal", "no",
                           "--deterministic", "yes"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines == [
-        "skipped: flash_bwd_sm_90a_bf16_d64_deterministic (not supported yet: deterministic "
-        "backward on sm_90a (dQ is reduced with order-dependent f32 bulk reductions))",
-        "skipped: flash_bwd_sm_90a_bf16_d256_deterministic (not supported yet: deterministic "
-        "backward on sm_90a (dQ is reduced with order-dependent f32 bulk reductions))",
-        f"0 bundles in {tmp_path} (2 not supported yet, skipped)"]
+        "skipped: flash_bwd_sm_90a_bf16_d256_deterministic (not supported yet: no backward "
+        "schedule for sm_90a fits D=256, Dv=256 in shared memory and registers)",
+        f"0 bundles in {tmp_path} (1 not supported yet, skipped)"]
     assert fcompile.main(["--ops", "backward", "--arch", "sm_90a", "--out", str(tmp_path),
                           "--dtypes", "f16", "--head-dims", "256", "--causal", "yes",
                           "--deterministic", "no"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == (
-        "skipped: flash_bwd_sm_90a_f16_d256_causal (not supported yet: D=256 backward (dK and "
-        "dV of a warpgroup's 64 K/V rows take 256 f32 registers per thread) on sm_90a)")
+        "skipped: flash_bwd_sm_90a_f16_d256_causal (not supported yet: no backward schedule "
+        "for sm_90a fits D=256, Dv=256 in shared memory and registers)")
     assert list(tmp_path.iterdir()) == []

@@ -18,14 +18,15 @@
 #      10 deterministic runs, the torch op's autograd)     (CHECK_TIMEOUT, 150)
 #   3. memcheck.log, racecheck.log: compute-sanitizer on one small case per
 #      head dimension, both plans, our kernels only        (SANITIZER_TIMEOUT, 90)
-#   4. planted.log: the planted breakage, which must fail (PLANTED_TIMEOUT, 60)
+#   4. planted.log: the planted breakage, which must fail (PLANTED_TIMEOUT, 60;
+#      PLANTED_ARGS replaces the default "--deterministic no --repeat 0", e.g.
+#      "--deterministic yes --repeat 10" for a breakage of the determinism)
 #   5. bench.log/.json: backward TFLOP/s vs SDPA FA2 and cuDNN, bf16
 #      (BENCH_HEAD_DIMS, default 64,128; BENCH_SEQLENS, default 4096,8192;
 #      BENCH_ARGS, e.g. --variants to time every plan of a key)
 #                                                           (BENCH_TIMEOUT, 120)
 # and summary.json. Exit status 0 only if steps 2-4 passed. DETERMINISTIC
-# (both, yes, no; default both) says which plans steps 2 and 3 check: `no`
-# for sm_90a bundles, which have no deterministic plan.
+# (both, yes, no; default both) says which plans steps 2 and 3 check.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -89,7 +90,7 @@ done
 planted_rc=skipped
 if [ -n "$planted" ]; then
   timeout "${PLANTED_TIMEOUT:-60}" "$python" -m flash_mlir.gpu_check --mode backward \
-    --bundles "$planted" --dtypes bf16 --causal yes --deterministic no --repeat 0 \
+    --bundles "$planted" --dtypes bf16 --causal yes ${PLANTED_ARGS:---deterministic no --repeat 0} \
     --shape 1,4,2,257,257 --shape 2,4,2,100,1000 > "$out/planted.log" 2>&1
   planted_rc=$?
   echo "planted (must fail): rc=$planted_rc $(tail -1 "$out/planted.log")"

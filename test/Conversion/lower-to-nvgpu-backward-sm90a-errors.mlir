@@ -8,18 +8,6 @@
 // What the sm_90a backward main kernel does not take yet, refused with a
 // located "not supported yet" before anything is built.
 
-func.func @deterministic(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: tensor<1x1x128x64xbf16>, %o: tensor<1x1x128x64xbf16>, %do: tensor<1x1x128x64xbf16>, %lse: tensor<1x1x128xf32>) -> (tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>) {
-  %e = tensor.empty() : tensor<1x1x128x64xbf16>
-  // expected-error @+1 {{not supported yet: deterministic backward on sm_90a (dQ is reduced with order-dependent f32 bulk reductions)}}
-  %r:3 = scf.forall (%i) in (1) shared_outs(%a = %e, %b = %e, %c = %e) -> (tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>) {
-    scf.forall.in_parallel {
-    }
-  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 1, q_heads = 1, kv_heads = 1, seq_q = 128, seq_kv = 128, head_dim = 64, value_dim = 64, causal = false, lse = false, scale = 0.125 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>, deterministic = true>}
-  return %r#0, %r#1, %r#2 : tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>
-}
-
-// -----
-
 func.func @d256(%q: tensor<1x1x128x256xbf16>, %k: tensor<1x1x128x256xbf16>, %v: tensor<1x1x128x256xbf16>, %o: tensor<1x1x128x256xbf16>, %do: tensor<1x1x128x256xbf16>, %lse: tensor<1x1x128xf32>) -> (tensor<1x1x128x256xbf16>, tensor<1x1x128x256xbf16>, tensor<1x1x128x256xbf16>) {
   %e = tensor.empty() : tensor<1x1x128x256xbf16>
   // expected-error @+1 {{not supported yet: D=256 backward (dK and dV of a warpgroup's 64 K/V rows take 256 f32 registers per thread) on sm_90a}}

@@ -1,4 +1,12 @@
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s
+// RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=ATOMIC
+
+// Without `deterministic` the reductions are unordered: no semaphores
+// (lower-to-nvgpu-backward-sm90a-deterministic.mlir has them).
+// ATOMIC-NOT: dq_semaphore
+// ATOMIC-NOT: ld.acquire
+// ATOMIC-NOT: red.release
+// ATOMIC-NOT: async.global
 
 // flash-lower-to-nvgpu (sm_90a), kind = backward: the main kernel of the
 // backward (SM90/BackwardKernel.cpp), built from the #flash.kernel
@@ -8,8 +16,9 @@
 // Δ (bulk copies) through a two-slot mbarrier ring; two consumer warpgroups
 // of 64 K/V rows each run, per Q tile, Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (wgmma SS,
 // K-major), dV += Pᵀ·dO and dK += dSᵀ·Q (wgmma RS, P and dS from registers),
-// dQ = dS·K (wgmma SS, both operands MN-major: dSᵀ and K as stored), and add
-// dQ to the f32 accumulator with bulk reductions.
+// dQ = dS·K (wgmma SS, both operands MN-major: dSᵀ and K as stored), and
+// stage dQ in shared memory, which a writer thread of the producer warpgroup
+// adds to the f32 accumulator with one bulk reduction per tile.
 
 func.func @bwd(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x1x1000x128xbf16>, %v: tensor<1x1x1000x128xbf16>, %o: tensor<1x2x1000x128xbf16>, %do: tensor<1x2x1000x128xbf16>, %lse: tensor<1x2x1000xf32>) -> (tensor<1x2x1000x128xbf16>, tensor<1x1x1000x128xbf16>, tensor<1x1x1000x128xbf16>) {
   %dq0 = tensor.empty() : tensor<1x2x1000x128xbf16>
@@ -29,7 +38,7 @@ func.func @bwd(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x1x1000x128xbf16>, %v:
 // grid runs over (K/V tile, kv-head, batch).
 // CHECK: module attributes {flash.kernels = [{arch = "sm_90a"
 // CHECK-SAME: launches = [{args = ["o:ptr", "dout:ptr", "lse:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "B:i32", "Hq:i32", "Nq:i32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "bwd_preprocess", threads = 128 : i64}
-// CHECK-SAME: {args = ["q:tensormap", "k:tensormap", "v:tensormap", "dout:tensormap", "dk:tensormap", "dv:tensormap", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"], consumer_registers = 240 : i64, consumer_warpgroups = 2 : i64, dynamic_shared_memory = 200744 : i64, grid = ["ceildiv(Nk, 128)", "Hkv", "B"], kernel = "bwd", producer_registers = 24 : i64
+// CHECK-SAME: {args = ["q:tensormap", "k:tensormap", "v:tensormap", "dout:tensormap", "dk:tensormap", "dv:tensormap", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"], consumer_registers = 240 : i64, consumer_warpgroups = 2 : i64, dynamic_shared_memory = 198712 : i64, grid = ["ceildiv(Nk, 128)", "Hkv", "B"], kernel = "bwd", producer_registers = 24 : i64
 // CHECK-SAME: tensor_maps = [{box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "q"}, {box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "k"}, {box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "v"}, {box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "dout"}, {box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "dk"}, {box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "dv"}], threads = 384 : i64}
 // CHECK-SAME: {args = ["dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32", "scale:f32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "bwd_convert", threads = 128 : i64}]
 // CHECK-SAME: op = "attention_backward"
@@ -38,14 +47,31 @@ func.func @bwd(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x1x1000x128xbf16>, %v:
 // CHECK: gpu.func @bwd_preprocess(
 // CHECK: llvm.func @bwd(%[[TMQ:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMK:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMV:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMDO:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMDK:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMDV:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: f32)
 // CHECK-SAME: nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>
-// mbarriers: K/V full; full and empty per slot (empty: every consumer
-// thread, 256).
+// mbarriers: K/V full; dQ full (every consumer thread, 256) and dQ empty
+// (the writer, with one arrival at init); full and empty per slot (empty:
+// every consumer thread).
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c1_i32
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c256_i32
 // CHECK-COUNT-5: nvvm.mbarrier.init
 // CHECK-NOT: nvvm.mbarrier.init
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.setmaxregister  decrease 24
+// The dQ writer (thread 32): per (q-head, Q tile) step, once the consumers
+// have staged the tile, one bulk reduction of its rows before Nq (a run-time
+// size); the tile is released once read; all complete at the end.
+// CHECK: arith.cmpi eq, %{{.+}}, %c32_i32
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], $2;"
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
 // Producer: K and V once (2 boxes each, 64 KB on one barrier), then per
 // (q-head, Q tile) Q and dO (2 boxes each) and the 256-byte rows of the
 // shift and Δ, after the slot's release.
-// CHECK: nvvm.setmaxregister  decrease 24
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c65536_i32
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[TMK]],
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[TMV]],
@@ -83,24 +109,24 @@ func.func @bwd(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x1x1000x128xbf16>, %v:
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// The previous dQ: f32 rows staged in shared memory, one bulk reduction
-// per row; then this consumer's arrival for the others' dQ of this step.
-// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
-// CHECK: nvvm.bar.warp.sync
-// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
-// CHECK: nvvm.bar.warp.sync
-// CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], 256;"
-// CHECK: nvvm.cp.async.bulk.commit.group
+// The previous dQ, once the writer has read the tile before: f32 pairs into
+// the shared tile (16 per thread: 64 columns of 2 × 8 rows), fenced for the
+// bulk reduction, and this thread's arrival for the writer; then this
+// consumer's arrival for the others' dQ of this step.
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-16: llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.barrier.arrive id = %{{.+}} number_of_threads = %c256_i32
 // The unmasked tiles: the same GEMMs, no compares of key rows.
 // CHECK: scf.for {{.*}} iter_args
 // CHECK-COUNT-16: nvvm.wgmma.mma_async
 // CHECK-NOT: arith.cmpi sle
-// CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // After the loops, the last step's dQ (the drain).
 // CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c256_i32
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
-// CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // Epilogue: dV, then (after every consumer's last dQ GEMM) dK·scale, each
 // staged over its own rows of V or K and stored with TMA (2 boxes).
 // CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c128_i32
@@ -133,4 +159,7 @@ func.func @bwd64(%q: tensor<2x4x333x64xf16>, %k: tensor<2x2x77x64xf16>, %v: tens
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <{{zero|one}}>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <col>], B[<f16>, <one>, <row>]
-// CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], 128;"
+// 32 columns of 2 × 8 rows: 8 pairs per thread.
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-8: llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>

@@ -4,7 +4,8 @@
 // kernel of SM90/BackwardKernel.cpp between the shared preprocess and
 // convert, every configuration (bf16/f16 × D 64/128 × causal or not),
 // assembled by ptxas -arch=sm_90a -v with no spill stores, spill loads or
-// stack frame in any kernel.
+// stack frame in any kernel; and the deterministic plan (dQ reductions
+// ordered by semaphores) at bf16 D=128 causal and f16 D=64.
 
 // RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/bwd_bf16_d128_causal.ptx
@@ -56,8 +57,17 @@
 // NOSPILL-NOT: "spill_stores": {{[1-9]}}
 // NOSPILL-NOT: "spill_loads": {{[1-9]}}
 // NOSPILL-NOT: "stack_frame": {{[1-9]}}
-// 8 bundles × 3 kernels.
-// COUNT: 24
+// 10 bundles × 3 kernels.
+// COUNT: 30
+// RUN: FileCheck %s --check-prefix=DET < %t/bwd_bf16_d128_causal_deterministic.ptx
+// DET: .entry bwd_bf16_d128_causal_deterministic(
+// DET: ld.acquire.gpu.global.u32
+// DET: fence.proxy.async.global;
+// DET: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
+// DET: red.release.gpu.global.add.u32
+// RUN: FileCheck %s --check-prefix=PTXNODET < %t/bwd_bf16_d128_causal.ptx
+// PTXNODET-NOT: ld.acquire
+// PTXNODET-NOT: red.release
 
 func.func @bwd_bf16_d64(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>, %o: tensor<2x8x1000x64xbf16>, %do: tensor<2x8x1000x64xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
   %d0 = tensor.empty() : tensor<2x8x1000xf32>
@@ -153,4 +163,28 @@ func.func @bwd_f16_d128_causal(%q: tensor<2x8x1000x128xf16>, %k: tensor<2x2x1000
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>) {
   } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = true, lse = false, scale = 0.0883883461 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
   return %dq, %dk, %dv : tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>
+}
+
+func.func @bwd_bf16_d128_causal_deterministic(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>, %o: tensor<2x8x1000x128xbf16>, %do: tensor<2x8x1000x128xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x128xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x128xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x128xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = true, lse = false, scale = 0.0883883461 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>, deterministic = true>}
+  return %dq, %dk, %dv : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>
+}
+
+func.func @bwd_f16_d64_deterministic(%q: tensor<2x8x1000x64xf16>, %k: tensor<2x2x1000x64xf16>, %v: tensor<2x2x1000x64xf16>, %o: tensor<2x8x1000x64xf16>, %do: tensor<2x8x1000x64xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x64xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x64xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x64xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>, deterministic = true>}
+  return %dq, %dk, %dv : tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>
 }

@@ -17,7 +17,7 @@
 // 128 rows, 8192 rows per head: Q/dO/LSE/D 1024·8192·264 = 2214592512 and
 // the f32 dQ workspace 1024·8192·512 = 4294967296; convert 1024·1024·64·6 =
 // 402653184. Standard 1024·2·(7·2^20 + 8·65536) = 16106127360.
-// SM80: flash-io-report: loc({{.*}}io-report-backward.mlir":[[@LINE+13]]:19)
+// SM80: flash-io-report: loc({{.*}}io-report-backward.mlir":[[@LINE+15]]:19)
 // SM80: problem        backward B=64 Hq=16 Hkv=16 Nq=1024 Nk=1024 D=64 Dv=64 f16 causal=no
 // SM80: schedule       sm_80 Br=128 Bc=128 stages=2 warps=8
 // SM80: SRAM/block     K/V tile 32768 B + 2 x Q/dO/LSE/D tile 33792 B + P/dS 65536 B = 165888 B (99.4% of 166912 B per block)
@@ -27,7 +27,9 @@
 // SM80: HBM saving     2.02x less traffic than standard
 // 2·(3D + 2Dv) = 640 FLOPs per pair: 2.5x the forward's 275 GFLOP.
 // SM80: FLOPs          useful 687194767360 (687 GFLOP), executed 687194767360 (687 GFLOP, whole tiles)
-// SM90: schedule       sm_90a Br=128 Bc=128 stages=2 warps=12
+// sm_90a: the kernel's one tile, 64×128 (the same K/V tiles: the same bytes).
+// SM90: schedule       sm_90a Br=64 Bc=128 stages=2 warps=12
+// SM90: HBM tiled      preprocess 541065216 + K/V 268435456 + dK/dV 268435456 + Q/dO/LSE/D 2214592512 + dQ f32 4294967296 + convert 402653184 = 7990149120 B (7.99 GB; Q rows read 8.00x per q-head)
 func.func @gpt2_medium_backward(%q: tensor<64x16x1024x64xf16>, %k: tensor<64x16x1024x64xf16>, %v: tensor<64x16x1024x64xf16>,
                                 %o: tensor<64x16x1024x64xf16>, %do: tensor<64x16x1024x64xf16>, %lse: tensor<64x16x1024xf32>) {
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse

@@ -215,7 +215,8 @@ DictionaryAttr describeBackward(Builder &b, const KernelConfig &c,
     launches.push_back(b.getDictionaryAttr(fields));
   }
   SmallVector<Attribute> workspaces;
-  for (const sm80::BackwardWorkspace &w : sm80::backwardWorkspaces(c))
+  for (const sm80::BackwardWorkspace &w : sm90 ? sm90::backwardWorkspaces(c)
+                                               : sm80::backwardWorkspaces(c))
     workspaces.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("name", b.getStringAttr(w.name)),
          b.getNamedAttr("bytes", b.getStringAttr(w.bytes))}));

@@ -23,8 +23,8 @@ the runtime selects by these keys, not by file names.
   python3 -m flash_mlir.compile --out bundles/ --arch sm_80 --cubin-archs sm_80,sm_90 \\
       --ops backward --head-dims 64,128        # the gradients' kernels (one plan each)
   python3 -m flash_mlir.compile --out bundles/ --arch sm_90a --ops backward
-      # the sm_90a backward: what its kernel does not take yet (D=256, the
-      # deterministic plan) is skipped with the lowering's "not supported yet"
+      # the sm_90a backward, both plans: what it does not take yet (D=256)
+      # is skipped with flash-opt's "not supported yet"
 """
 
 import argparse
@@ -299,13 +299,13 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
     if spec.variant:
         options.append(f"variant={spec.variant}")
     # The op through the whole pipeline: the target model's schedule (sm_80:
-    # 8 warps, 128 keys a block at D 64 and 128, the atomic plan's default),
-    # or the warps asked for and the deterministic plan's 4 (measured, see
-    # BackwardSpec.default_warps), or sm_90a's one schedule; a flash-opt
-    # whose flash-tile does not take the op yet gets the backward's L1
-    # written here (the same kernels).
+    # 8 warps, 128 keys a block at D 64 and 128, the atomic plan's default;
+    # sm_90a: its kernel's one tile, 64×128 on 12 warps), or the warps asked
+    # for and sm_80's deterministic plan's 4 (measured, see
+    # BackwardSpec.default_warps); a flash-opt whose flash-tile does not take
+    # the op yet gets the backward's L1 written here (the same kernels).
     warps = spec.warps or (spec.default_warps
-                           if spec.deterministic or spec.arch == "sm_90a" else 0)
+                           if spec.deterministic and spec.arch == "sm_80" else 0)
     overrides = ([f"warps={warps}", f"block-kv={spec.block_kv}", "block-q=64"]
                  if warps else [])
     attempts = [(spec.op_source(), options + overrides), (spec.source(), options)]
@@ -320,7 +320,7 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
         unknown_op = "custom op 'flash.attention_backward' is unknown" in proc.stderr
         if attempt > 0 or not unknown_op:
             break
-    refusal = re.search(r"error: (not supported yet: .*)", proc.stderr)
+    refusal = re.search(r"error: (?:'[\w.]+' op )?(not supported yet: .*)", proc.stderr)
     if refusal:
         os.remove(src)
         raise NotSupportedYet(refusal.group(1))
@@ -461,12 +461,12 @@ def main(argv=None) -> int:
                          "attention over a contiguous cache), paged (flash.paged_attention), "
                          "backward (flash.attention_backward's gradients: three kernels per "
                          "plan; sm_80 and sm_90a, D 64 and 128; what a kernel does not take "
-                         "yet, D=256 and sm_90a's deterministic plan, is skipped and "
-                         "reported); comma-separated")
+                         "yet, D=256, is skipped and reported); comma-separated")
     ap.add_argument("--deterministic", default="both", choices=["both", "yes", "no"],
                     help="backward: the plan with f32 atomics (sm_80) or bulk f32 "
                          "reductions (sm_90a) for dQ (no), the bitwise "
-                         "repeatable one (yes, a variant named 'deterministic'), or both")
+                         "repeatable one (yes, a variant named 'deterministic': sm_80's dQ "
+                         "kernel, sm_90a's reductions ordered by semaphores), or both")
     ap.add_argument("--backward-warps", default="0",
                     help="backward: warps of the main kernel (sm_80: each owns 16 K/V "
                          "rows; sm_90a takes 12 only), comma-separated; 0 is the default "

@@ -305,8 +305,9 @@ class KernelLibrary:
         plan on Hopper where the library has one, else sm_80's). With
         `deterministic`, only a plan of variant "deterministic" (bitwise
         repeatable dQ), never a plan with order-dependent dQ sums in its
-        place; sm_90a has none yet, sm_80's also runs on Hopper (its sm_90
-        cubin)."""
+        place: sm_90a's (dQ reductions ordered by K/V tile through
+        semaphores) on Hopper where the library has one, else sm_80's (its
+        dQ kernel), which also runs on Hopper (its sm_90 cubin)."""
         try:
             return self.find(dtype, head_dim, causal, False, seq_len,
                              compute_capability=compute_capability,
@@ -321,9 +322,9 @@ class KernelLibrary:
                 f"deterministic=True: no deterministic backward plan for {dtype}, "
                 f"D={head_dim}, causal={causal} in {self.dir} (it has {', '.join(others)}, "
                 f"whose dQ sums are not bitwise repeatable, and is not used in its place). "
-                f"sm_90a has no deterministic backward yet; the sm_80 plan's sm_90 cubin "
-                f"runs on Hopper: python3 -m flash_mlir.compile --ops backward --arch sm_80 "
-                f"--cubin-archs sm_80,sm_90 --deterministic yes ({e})") from None
+                f"Compile one: python3 -m flash_mlir.compile --ops backward --arch sm_90a "
+                f"--deterministic yes (Hopper), or --arch sm_80 --cubin-archs sm_80,sm_90 "
+                f"--deterministic yes (Ampere and Hopper) ({e})") from None
 
     def _capability(self, device) -> int:
         index = device.index if device.index is not None else 0
@@ -501,9 +502,10 @@ class KernelLibrary:
         The plan's kernels run in order (preprocess: Δ = rowsum(dO∘O) and the
         dQ accumulator; main: dK, dV per K/V tile and dQ through f32
         atomics (sm_80) or bulk f32 reductions (sm_90a); convert), or with
-        `deterministic` the plan whose dQ kernel sums in one fixed order
-        (bitwise repeatable, no atomics; sm_80's, see find_backward). The
-        plan is find_backward's: sm_90a's on Hopper where the library has one. Under GQA
+        `deterministic` the plan that sums dQ in one fixed order (bitwise
+        repeatable: sm_90a's reductions ordered by K/V tile, or sm_80's dQ
+        kernel without atomics; see find_backward). The plan is
+        find_backward's: sm_90a's on Hopper where the library has one. Under GQA
         dK, dV of a kv-head sum over its q-heads. A row that saw no key
         (LSE = -inf) contributes nothing. `out` = (dq, dk, dv) may be given
         (e.g. poisoned buffers in tests); otherwise they are allocated.

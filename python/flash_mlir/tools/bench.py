@@ -18,7 +18,9 @@ records our output's error against SDPA's, so a fast wrong kernel cannot hide.
 KernelLibrary.attention_backward on the forward's saved O and LSE (its three
 kernels: preprocess, main, dQ convert); SDPA's is torch.autograd.grad over a
 graph its backend built once (retain_graph), i.e. that backend's backward
-kernels. --mode train times forward + backward (3.5×): ours through
+kernels; with --variants also every other backward plan of the row's key
+(the deterministic plan, variants), each as flash_mlir_<variant>. --mode
+train times forward + backward (3.5×): ours through
 torch.ops.flash_mlir.attention's autograd, SDPA's per backend, each
 torch.autograd.grad(attention(q, k, v), (q, k, v), dO). Rows record dQ's,
 dK's and dV's error against SDPA FA2's.
@@ -75,18 +77,21 @@ def gradient_row(lib, args, torch, sdpa_kernel, SDPBackend, q, k, v, causal, d, 
             ours = lambda: lib.attention_backward(q, k, v, o, do, lse, causal=causal)
             mine = ours()
             if args.variants:
-                # Every other backward plan of the key (the deterministic plan,
-                # other warp counts), timed in the same rounds as "ours:<name>".
-                default = lib.find("bf16", d, causal, False, n, op="attention_backward")
-                for bundle in lib.all:
-                    if (bundle.key() == ("attention_backward", "bf16", d, causal, False)
-                            and bundle.name != default.name):
-                        run = (lambda bundle=bundle: lib.attention_backward(
-                            q, k, v, o, do, lse, causal=causal, bundle=bundle))
-                        got = run()
-                        row.setdefault("rel_err_vs_fa2_variants", {})[bundle.name] = {
-                            g: rel_err(a, b) for g, a, b in zip(("dq", "dk", "dv"), got, ref)}
-                        timed["ours:" + bundle.name] = run
+                # Every other backward plan of the key on the default's arch (the
+                # deterministic plan, other warp counts), timed in the same rounds.
+                default = lib.find_backward("bf16", d, causal, n, lib._capability(q.device))
+                for plan in lib.all:
+                    if (plan.op == "attention_backward" and plan.dtype == "bf16"
+                            and plan.head_dim == d and plan.causal == causal
+                            and plan.arch == default.arch and plan.name != default.name):
+                        run = (lambda plan=plan: lib.attention_backward(
+                            q, k, v, o, do, lse, causal=causal, bundle=plan))
+                        theirs = run()
+                        row.setdefault("variants", {})[plan.variant or plan.name] = {
+                            "kernel": plan.name,
+                            "rel_err_vs_fa2": {g: rel_err(a, b) for g, a, b in
+                                               zip(("dq", "dk", "dv"), theirs, ref)}}
+                        timed["flash_mlir_" + (plan.variant or plan.name)] = run
         else:
             from flash_mlir.torch import register_torch_op
             op = register_torch_op(lib)
@@ -124,8 +129,8 @@ def main(argv=None):
     ap.add_argument("--head-dims", default="64,128")
     ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--variants", action="store_true",
-                    help="also time non-default schedules (backward: every other plan of the "
-                         "key, e.g. the deterministic one, as ours:<name>)")
+                    help="also time non-default schedules (backward: the key's other plans, "
+                         "e.g. the deterministic one)")
     ap.add_argument("--mode", default="forward", choices=["forward", "backward", "train"],
                     help="forward; backward alone; forward + backward")
     ap.add_argument("--rep-ms", type=int, default=100, help="do_bench's time per measurement")

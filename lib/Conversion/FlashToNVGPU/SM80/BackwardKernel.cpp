@@ -191,7 +191,11 @@ public:
 
   void buildPreprocess(gpu::GPUFuncOp func);
   void buildMain(gpu::GPUFuncOp func);
-  void buildConvert(gpu::GPUFuncOp func, bool fragmentOrderAccum);
+  /// The launch's BackwardLaunch::semaphoresPerRowBlock (preprocess) and
+  /// swizzledAccumulator (convert).
+  int64_t semaphoresPerRowBlock = 0;
+  bool swizzledAccumulator = false;
+  void buildConvert(gpu::GPUFuncOp func);
   void buildDQ(gpu::GPUFuncOp func);
 
 private:
@@ -414,6 +418,7 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
   Value oPtr = args[a++], doPtr = args[a++], lsePtr = args[a++],
         shiftPtr = args[a++], deltaPtr = args[a++];
   Value accumPtr = config.deterministic ? Value() : args[a++];
+  Value semaphorePtr = semaphoresPerRowBlock ? args[a++] : Value();
   Value queryHeads = args[a + 1], seqQ = args[a + 2];
 
   Value globalO = buildFlatGlobalMemref(km, oPtr, et);
@@ -491,6 +496,22 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
             /*nontemporal=*/false, alignment);
     }
   }
+  // The semaphores of this row block (sm_90a's deterministic plan: counts of
+  // the dQ reductions done per Q tile), one per thread, zeroed on every
+  // call, so that a replayed launch (a CUDA graph) starts from zero. The
+  // main kernel is a later launch on the stream.
+  if (semaphorePtr) {
+    Value globalSemaphores =
+        buildFlatGlobalMemref(km, semaphorePtr, b.getI32Type());
+    km.ifLanes(km.cmp(P::ult, tid, km.i32(semaphoresPerRowBlock)), [&] {
+      Value rowBlocks = km.divu(padded, km.i32(kBackwardRowBlock));
+      Value index = km.add(
+          km.mul(km.add(km.mul(bh, rowBlocks), rowBlock),
+                 km.i32(semaphoresPerRowBlock)),
+          tid);
+      km.store(km.i32(0), globalSemaphores, km.toIndex(index));
+    });
+  }
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -498,8 +519,7 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
 // convert: dQ = scale·dQaccum
 //===----------------------------------------------------------------------===//
 
-void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func,
-                                       bool fragmentOrderAccum) {
+void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
   using P = arith::CmpIPredicate;
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -526,10 +546,32 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func,
       Value element = km.add(km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D)),
                              km.mul(rc.chunk, km.i32(8)));
       Value all;
-      if (fragmentOrderAccum) {
-        // Columns 8k + 2t + e of row 16m + g + 8h are at (fragment order)
-        // 16m·D + 128k + 32(2h + e) + 4g + t: four floats for e = 0, four
-        // for e = 1, interleaved.
+      if (swizzledAccumulator) {
+        // Swizzled rows (sm_90a): the 16-byte chunks 2k, 2k + 1 of this
+        // thread's 8 columns are at (2k) ^ s and (2k + 1) ^ s, s = row mod
+        // 8: the pair of chunks at 2(k ^ (s >> 1)), in order when s is
+        // even, swapped when odd.
+        Value s = km.andi(row, km.i32(7));
+        Value chunk = km.xori(rc.chunk, km.shru(s, km.i32(1)));
+        Value source = km.add(km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D)),
+                              km.mul(chunk, km.i32(8)));
+        Value swapped = km.cmp(P::ne, km.andi(s, km.i32(1)), km.i32(0));
+        Value low = vector::LoadOp::create(b, loc, f32x4, globalAccum,
+                                           ValueRange{km.toIndex(source)},
+                                           false, alignment);
+        Value high = vector::LoadOp::create(
+            b, loc, f32x4, globalAccum,
+            ValueRange{km.toIndex(km.add(source, km.i32(4)))}, false,
+            alignment);
+        Value first = arith::SelectOp::create(b, loc, swapped, high, low);
+        high = arith::SelectOp::create(b, loc, swapped, low, high);
+        all = vector::ShuffleOp::create(b, loc, first, high,
+                                        ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6,
+                                                          7});
+      } else {
+        // Fragment order (sm_80): columns 8k + 2t + e of row 16m + g + 8h
+        // are at 16m·D + 128k + 32(2h + e) + 4g + t: four floats for e = 0,
+        // four for e = 1, interleaved.
         Value inBlock = km.andi(row, km.i32(15));
         Value source = km.add(
             km.mul(
@@ -547,18 +589,6 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func,
             ValueRange{km.add(source, km.index(32))}, false, alignment);
         all = vector::ShuffleOp::create(b, loc, even, odd,
                                         ArrayRef<int64_t>{0, 4, 1, 5, 2, 6, 3,
-                                                          7});
-      } else {
-        // Row-major, as dQ itself.
-        Value low = vector::LoadOp::create(b, loc, f32x4, globalAccum,
-                                           ValueRange{km.toIndex(element)},
-                                           false, alignment);
-        Value high = vector::LoadOp::create(
-            b, loc, f32x4, globalAccum,
-            ValueRange{km.toIndex(km.add(element, km.i32(4)))}, false,
-            alignment);
-        all = vector::ShuffleOp::create(b, loc, low, high,
-                                        ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6,
                                                           7});
       }
       Value scaled = arith::MulFOp::create(b, loc, all, scales);
@@ -1070,6 +1100,8 @@ void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
                   b.getI32IntegerAttr(1));
   OpBuilder::InsertionGuard guard(b);
   SM80BackwardBuilder builder(b, loc, config);
+  builder.semaphoresPerRowBlock = launch.semaphoresPerRowBlock;
+  builder.swizzledAccumulator = launch.swizzledAccumulator;
   switch (launch.role) {
   case BackwardLaunch::Role::Preprocess:
     builder.buildPreprocess(func);
@@ -1078,7 +1110,7 @@ void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
     builder.buildMain(func);
     break;
   case BackwardLaunch::Role::Convert:
-    builder.buildConvert(func, launch.fragmentOrderAccum);
+    builder.buildConvert(func);
     break;
   case BackwardLaunch::Role::DQ:
     builder.buildDQ(func);

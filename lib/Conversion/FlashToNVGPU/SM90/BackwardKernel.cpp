@@ -27,11 +27,20 @@
 //   every other consumer has arrived on its named barrier for that step,
 //     dQ_i = dS·K_j               wgmma SS, dS and K both MN-major
 //   (split between the warpgroups by columns of D when Br = 64, or by rows
-//   of Q when Br = 64·C), staged in shared memory as f32 rows and added to
-//   the f32 dQ accumulator with bulk reductions (cp.reduce.async.bulk
-//   .add.f32), one per row;
+//   of Q when Br = 64·C), staged in shared memory as the Br × D f32 tile
+//   (whole rows of the accumulator, 16-byte chunks xor-swizzled by row:
+//   no bank conflicts), once the previous tile has been read;
+// - the dQ writer, one thread of the producer warpgroup, adds each staged
+//   tile to the f32 dQ accumulator with one bulk reduction
+//   (cp.reduce.async.bulk .add.f32 of its rows before Nq, contiguous there
+//   as in shared memory) and frees the tile once the reduction has read it
+//   (dQ full / dQ empty mbarriers), so that the consumers never wait for a
+//   reduction; the convert kernel undoes the chunk swizzle;
 // - at the end dV and dK·scale leave as 16-bit tiles through the TMA-store
 //   epilogue, staged over the V and K rows they belong to.
+// Deterministic: every block visits its Q tiles from the last, and the
+// writer adds Q tile i's dQ only after the K/V tiles before its own, which
+// have counted theirs on the tile's semaphore (buildDQWriter).
 // Padding rows of a Q tile past Nq are zero-filled by the TMA unit and have
 // shift = +inf and Δ = 0 (the preprocess pads them), so they contribute
 // nothing; their dQ rows are not reduced. Keys past Nk are masked, and their
@@ -80,23 +89,24 @@ DQSplit dqSplit(const KernelConfig &c) {
 
 /// The main kernel's shared memory (byte offsets from the aligned base):
 ///   K[Bc][D] | V[Bc][D] | Q[stages][Br][D] | dO[stages][Br][D] |
-///   dSᵀ[2][Bc][Br] | dQ staging [C][64][columns + 4] f32 |
+///   dSᵀ[2][Bc][Br] | dQ tile [Br][D] f32 |
 ///   shift[stages][Br] f32 | Δ[stages][Br] f32 |
-///   mbarriers: K/V full, full[stages], empty[stages]
+///   mbarriers: K/V full, full[stages], empty[stages], dQ full, dQ empty
 /// The 16-bit tiles are 64-column blocks of 128B-swizzled rows (TMA.h),
-/// 1024-byte aligned; dQ's rows are padded by 16 bytes (bank conflicts).
+/// 1024-byte aligned. The dQ tile's rows are whole rows of the accumulator
+/// (D f32 each, 16-byte chunk c of row r at chunk c ^ (r mod 8), the
+/// accumulator's own layout: dqChunk), so that one bulk reduction adds the
+/// tile.
 struct BackwardLayout {
-  int64_t kvBytes, qBytes, dsBytes, dqRowBytes, dqGroupBytes, rowBytes;
+  int64_t kvBytes, qBytes, dsBytes, dqBytes, rowBytes;
   int64_t offK, offV, offQ, offDO, offDS, offDQ, offShift, offDelta, total;
-  MBarrierRing kvFull, full, empty;
+  MBarrierRing kvFull, full, empty, dqFull, dqEmpty;
 
   explicit BackwardLayout(const KernelConfig &c) {
-    int64_t consumers = c.blockKV / 64;
     kvBytes = c.blockKV * c.headDim * 2;
     qBytes = c.blockQ * c.headDim * 2;
     dsBytes = c.blockKV * c.blockQ * 2;
-    dqRowBytes = dqSplit(c).columns * 4 + 16;
-    dqGroupBytes = 64 * dqRowBytes;
+    dqBytes = c.blockQ * c.headDim * 4;
     rowBytes = c.blockQ * 4;
     SharedArena arena;
     offK = arena.carve(kvBytes);
@@ -104,12 +114,14 @@ struct BackwardLayout {
     offQ = arena.carve(c.stages * qBytes);
     offDO = arena.carve(c.stages * qBytes);
     offDS = arena.carve(2 * dsBytes);
-    offDQ = arena.carve(consumers * dqGroupBytes);
+    offDQ = arena.carve(dqBytes);
     offShift = arena.carve(c.stages * rowBytes);
     offDelta = arena.carve(c.stages * rowBytes);
     kvFull = arena.carveRing(1);
     full = arena.carveRing(c.stages);
     empty = arena.carveRing(c.stages);
+    dqFull = arena.carveRing(1);
+    dqEmpty = arena.carveRing(1);
     total = arena.used + 1024; // + slack to align the base
   }
 };
@@ -126,19 +138,23 @@ public:
 
 private:
   void buildProducer();
+  /// The dQ writer (one thread of the producer warpgroup): per step, once
+  /// the consumers have staged its dQ tile, one bulk reduction of the tile
+  /// into the accumulator; the tile is free again once the reduction has
+  /// read it. Deterministic: the reduction waits until the K/V tiles before
+  /// this one in the Q tile's order have added theirs, and counts its own
+  /// once complete.
+  void buildDQWriter();
   void buildConsumer();
-  /// The state a consumer carries from step to step: dK and dV, and where
-  /// the previous step's dQ goes (its first query row and q-head).
+  /// The state a consumer carries from step to step: dK and dV.
   struct StepState {
     Fragment dK, dV;
-    Value previousQStart, previousHeadQ;
   };
   /// One (head, Q tile) step of a consumer warpgroup at ring position
   /// `ring`: Sᵀ, dPᵀ, dV, dK of this step and dQ of the previous one
-  /// (whose dSᵀ every consumer has written by then), its reduction, and
-  /// this step's dSᵀ to shared memory.
-  void consumerStep(Value ring, Value qStart, Value headQ, bool masked,
-                    StepState &state);
+  /// (whose dSᵀ every consumer has written by then), staged for the dQ
+  /// writer, and this step's dSᵀ to shared memory.
+  void consumerStep(Value ring, Value qStart, bool masked, StepState &state);
   /// dQ = dS·K_j of the step at ring position `ring` (uncommitted), once
   /// every other consumer has written its rows of that step's dSᵀ.
   /// With `valid` (i1), the wait for the others is skipped where it is
@@ -171,13 +187,25 @@ private:
   /// of this warpgroup's rows (rows counted from the K/V tile's first).
   SmallVector<OutputWord> fragmentWords(const Fragment &values,
                                         Value multiplier);
-  /// dQ_i's rows out of registers: staged as f32 rows, then one bulk
-  /// reduction per row into the accumulator by lanes 0..15 of each warp.
-  void reduceDQ(const Fragment &dq, Value qStart, Value headQ);
+  /// The dQ tile of step `step` (its ring position) out of registers into
+  /// the shared dQ tile, once the writer has read the previous one; then
+  /// this thread's arrival for the writer.
+  void stageDQ(const Fragment &dq, Value step);
   /// The epilogue: dV and dK·scale through shared memory and TMA stores.
   void storeGradients(const Fragment &dK, const Fragment &dV);
   /// The dQ of the last step (at ring position `last`), after the loops.
-  void drainDQ(Value last, Value qStart, Value headQ);
+  void drainDQ(Value last);
+
+  /// Step `k` of a head's Q tiles: tile tiles.firstTile + k, in increasing
+  /// order; deterministic, tile tiles.numTiles − 1 − k, from the last (every
+  /// K/V tile that sees a Q tile then reaches it at the same step, so that
+  /// the reductions ordered by K/V tile follow each other closely;
+  /// buildDQWriter).
+  Value tileAt(Value k) {
+    return config.deterministic
+               ? km.sub(km.sub(tiles.numTiles, km.i32(1)), k)
+               : km.add(tiles.firstTile, k);
+  }
 
   /// Byte offset of Q or dO ring slot `stage` (base offQ or offDO).
   Value slotOffset(int64_t base, Value stage) {
@@ -204,7 +232,8 @@ private:
   // Kernel-wide values.
   Value tid, seqQ, seqKV, scale, scaleLog2e, queryHeads, kvHeads;
   Value tmQ, tmK, tmV, tmDO, tmDK, tmDV, shiftPtr, deltaPtr, accumPtr;
-  Value kvStart, headKV, firstHeadQ, groupSize, paddedQ;
+  Value semaphorePtr; ///< deterministic: the dq_semaphore workspace
+  Value kvTile, kvStart, headKV, firstHeadQ, groupSize, paddedQ;
   QTileRange tiles;
   SharedBase smem;
   // Consumer-wide values.
@@ -220,6 +249,14 @@ private:
 void BackwardKernel::buildProducer() {
   using P = arith::CmpIPredicate;
   setRegisterBudget(km, config.sm90.producerRegisters, /*increase=*/false);
+  {
+    // The dQ writer: the first thread of the second warp.
+    auto writer =
+        scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(32)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(writer.thenBlock()->getTerminator());
+    buildDQWriter();
+  }
   auto firstThread =
       scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
   OpBuilder::InsertionGuard guard(b);
@@ -240,11 +277,20 @@ void BackwardKernel::buildProducer() {
   b.setInsertionPoint(heads.getBody()->getTerminator());
   Value h = heads.getInductionVar();
   Value headQ = km.add(firstHeadQ, h);
-  auto loop = scf::ForOp::create(b, loc, tiles.firstTile, tiles.numTiles,
-                                 km.i32(1));
-  b.setInsertionPoint(loop.getBody()->getTerminator());
-  Value i = loop.getInductionVar();
-  Value ring = km.add(km.mul(h, tilesPerHead), km.sub(i, tiles.firstTile));
+  Value i, ring;
+  if (config.deterministic) {
+    auto loop = scf::ForOp::create(b, loc, km.i32(0), tilesPerHead, km.i32(1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value k = loop.getInductionVar();
+    i = tileAt(k);
+    ring = km.add(km.mul(h, tilesPerHead), k);
+  } else {
+    auto loop = scf::ForOp::create(b, loc, tiles.firstTile, tiles.numTiles,
+                                   km.i32(1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    i = loop.getInductionVar();
+    ring = km.add(km.mul(h, tilesPerHead), km.sub(i, tiles.firstTile));
+  }
   auto [stage, use] = layout.full.slotOf(km, ring);
   auto ifReused =
       scf::IfOp::create(b, loc, km.cmp(P::sge, ring, km.i32(S)), false);
@@ -268,6 +314,67 @@ void BackwardKernel::buildProducer() {
            rowOffset(layout.offShift, stage), layout.rowBytes, fullBar);
   bulkLoad(km, smem, f32Element(deltaPtr, row),
            rowOffset(layout.offDelta, stage), layout.rowBytes, fullBar);
+}
+
+void BackwardKernel::buildDQWriter() {
+  SharedBase entrySmem = smem;
+  smem = reloadSharedBase(km);
+  // The steps in the consumers' order: the group's q-heads, and per head the
+  // Q tiles that see K/V tile j.
+  Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
+  Value tilesInHead = km.divu(paddedQ, km.i32(Br));
+  auto heads = scf::ForOp::create(b, loc, km.i32(0), groupSize, km.i32(1));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(heads.getBody()->getTerminator());
+    Value h = heads.getInductionVar();
+    Value headQ = km.add(firstHeadQ, h);
+    auto loop = scf::ForOp::create(b, loc, km.i32(0), tilesPerHead, km.i32(1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value k = loop.getInductionVar();
+    Value i = tileAt(k);
+    Value step = km.add(km.mul(h, tilesPerHead), k);
+    Value qStart = km.mul(i, km.i32(Br));
+    Value semaphore;
+    if (config.deterministic) {
+      // The reductions of Q tile i's dQ, in one order, by K/V tile: the K/V
+      // tiles that see it are [0, m) (VisibleKV.h: the Q tiles that see a
+      // K/V tile are a suffix that shrinks as the tile index grows), so K/V
+      // tile j adds after the j before it, each of which has counted its
+      // reduction on the tile's semaphore once complete. They are the blocks
+      // before this one in the grid, which the GPU starts first, and none
+      // waits for a later one: no deadlock, also with blocks run one at a
+      // time. The fence puts the bulk reduction after the acquire.
+      semaphore = LLVM::GEPOp::create(
+          b, loc, semaphorePtr.getType(), b.getI32Type(), semaphorePtr,
+          ValueRange{km.add(km.mul(headQ, tilesInHead), i)});
+      semaphoreWaitAtLeast(km, semaphore, kvTile);
+      fenceAsyncGlobal(km);
+    }
+    // The consumers have staged the tile; its rows before Nq, whole rows of
+    // the accumulator, are contiguous there and in shared memory.
+    layout.dqFull.waitComplete(km, smem, {km.i32(0), step});
+    Value rows = km.minsi(km.i32(Br), km.sub(seqQ, qStart));
+    Value element = km.mul(km.add(km.mul(headQ, seqQ), qStart), km.i32(D));
+    Value global = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
+                                            f32Element(accumPtr, element));
+    Value shared = km.add(smem.addr32, km.i32(layout.offDQ));
+    bulkReduceAddF32(km, global, shared, km.mul(rows, km.i32(D * 4)));
+    bulkCommit(km);
+    // The tile is free once read; the next one may be staged.
+    tmaWaitStoresRead(km);
+    layout.dqEmpty.arrive(km, smem, km.i32(0));
+    if (config.deterministic) {
+      // Counted once written (the proxy fence orders the async-proxy writes
+      // before the generic release).
+      bulkWaitComplete(km);
+      fenceAsyncGlobal(km);
+      semaphoreRelease(km, semaphore);
+    }
+  }
+  // Every reduction is complete before the block's shared memory goes.
+  bulkWaitComplete(km);
+  smem = entrySmem;
 }
 
 //===----------------------------------------------------------------------===//
@@ -319,57 +426,39 @@ SmallVector<OutputWord> BackwardKernel::fragmentWords(const Fragment &values,
   return words;
 }
 
-void BackwardKernel::reduceDQ(const Fragment &dq, Value qStart, Value headQ) {
-  using P = arith::CmpIPredicate;
+void BackwardKernel::stageDQ(const Fragment &dq, Value step) {
   auto f32x2 = VectorType::get({2}, b.getF32Type());
-  Value groupBase = km.add(km.i32(layout.offDQ),
-                           km.mul(consumer, km.i32(layout.dqGroupBytes)));
-  Value warpRows = km.mul(warpInGroup, km.i32(16));
-  // The staging rows are free once this warp's reductions of the previous
-  // step have read them: each issuing lane waits for its own, then the warp
-  // synchronises.
-  Value issuer = km.cmp(P::ult, lane, km.i32(16));
-  {
-    auto ifIssuer = scf::IfOp::create(b, loc, issuer, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
-    tmaWaitStoresRead(km);
-  }
-  NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
+  // The writer has read the previous tile: phase `step` of dqEmpty (its
+  // arrivals follow one made at init).
+  layout.dqEmpty.waitComplete(km, smem, {km.i32(0), step});
+  // Row r of the tile is this thread's row (16 per warp, 8 per half; by
+  // rows, 64 per warpgroup), r mod 8 its group; column c = first + 8nt + 2t
+  // is in 16-byte chunk c / 4 at byte (c mod 4)·4. The chunk's place,
+  // c / 4 XOR (r mod 8), puts the 8 rows of a store in 8 different bank
+  // groups (no conflicts), as in the accumulator (dqChunk).
+  Value rowBase = km.add(km.mul(warpInGroup, km.i32(16)), coords.group);
+  Value firstChunk = km.i32(0);
+  if (split.byRows)
+    rowBase = km.add(rowBase, km.mul(consumer, km.i32(64)));
+  else
+    firstChunk = km.mul(consumer, km.i32(split.columns / 4));
+  Value pairChunk = km.add(firstChunk, km.shru(coords.quadLane, km.i32(1)));
+  Value inChunk = km.mul(km.andi(coords.quadLane, km.i32(1)), km.i32(8));
   for (int64_t nt = 0; nt < dq.nTiles; ++nt)
     for (int64_t half = 0; half < 2; ++half) {
-      Value row = km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
+      Value row = km.add(rowBase, km.i32(8 * half));
+      Value chunk = km.xori(km.add(pairChunk, km.i32(2 * nt)), coords.group);
       Value offset = km.add(
-          km.add(groupBase, km.mul(row, km.i32(layout.dqRowBytes))),
-          km.add(km.i32(nt * 32), km.mul(coords.quadLane, km.i32(8))));
+          km.add(km.i32(layout.offDQ), km.mul(row, km.i32(D * 4))),
+          km.add(km.mul(chunk, km.i32(16)), inChunk));
       Value pair = vector::FromElementsOp::create(
           b, loc, f32x2,
           ValueRange{dq.regs[nt * 4 + 2 * half], dq.regs[nt * 4 + 2 * half + 1]});
       LLVM::StoreOp::create(b, loc, pair, smem.at(km, offset), /*alignment=*/8);
     }
-  // The rows become visible to the bulk copies (async proxy); lane r of the
-  // warp then adds row r of its 16 to the accumulator.
+  // The rows become visible to the bulk reduction (async proxy).
   fenceAsyncShared(km);
-  NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
-  Value rowInTile = km.add(warpRows, lane);
-  Value query = km.add(qStart, rowInTile);
-  if (split.byRows)
-    query = km.add(query, km.mul(consumer, km.i32(64)));
-  auto ifRow = scf::IfOp::create(
-      b, loc, km.andi(issuer, km.cmp(P::slt, query, seqQ)), false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifRow.thenBlock()->getTerminator());
-  Value column = split.byRows ? km.i32(0)
-                              : km.mul(consumer, km.i32(split.columns));
-  Value element =
-      km.add(km.mul(km.add(km.mul(headQ, seqQ), query), km.i32(D)), column);
-  Value global = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
-                                          f32Element(accumPtr, element));
-  Value shared = km.add(smem.addr32,
-                        km.add(groupBase,
-                               km.mul(rowInTile, km.i32(layout.dqRowBytes))));
-  bulkReduceAddF32(km, global, shared, split.columns * 4);
-  bulkCommit(km);
+  layout.dqFull.arrive(km, smem, km.i32(0));
 }
 
 Fragment BackwardKernel::issueDQ(Value ring, Value valid) {
@@ -406,8 +495,8 @@ Fragment BackwardKernel::issueDQ(Value ring, Value valid) {
       split.columns, Bc);
 }
 
-void BackwardKernel::consumerStep(Value ring, Value qStart, Value headQ,
-                                  bool masked, StepState &state) {
+void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
+                                  StepState &state) {
   // The shared base read afresh: K's and V's descriptors (and their k-slice
   // advances) do not change across steps, and LLVM would otherwise keep all
   // of them live across the loop (64-bit each; the consumers spilled).
@@ -502,30 +591,28 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, Value headQ,
   wgmmaWait(km, 1);
   keepAlive(km, gradientWords);
   layout.empty.arrive(km, smem, stage);
-  // The previous dQ into the accumulator; then this consumer's arrival for
-  // the others' dQ of this step.
+  // The previous dQ to the writer; then this consumer's arrival for the
+  // others' dQ of this step.
   wgmmaWait(km, 0);
   {
-    auto ifReduce = scf::IfOp::create(b, loc, hasPrevious, false);
+    auto ifStage = scf::IfOp::create(b, loc, hasPrevious, false);
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifReduce.thenBlock()->getTerminator());
-    reduceDQ(dq, state.previousQStart, state.previousHeadQ);
+    b.setInsertionPoint(ifStage.thenBlock()->getTerminator());
+    stageDQ(dq, km.sub(ring, km.i32(1)));
   }
   namedBarrierArrive(km, dsBarrier(consumer, ring), /*firstId=*/1,
                      /*threads=*/128 * C);
-  state.previousQStart = qStart;
-  state.previousHeadQ = headQ;
   smem = entrySmem;
 }
 
-void BackwardKernel::drainDQ(Value last, Value qStart, Value headQ) {
+void BackwardKernel::drainDQ(Value last) {
   SharedBase entrySmem = smem;
   smem = reloadSharedBase(km);
   wgmmaFence(km);
   Fragment dq = issueDQ(last);
   wgmmaCommit(km);
   wgmmaWait(km, 0);
-  reduceDQ(dq, qStart, headQ);
+  stageDQ(dq, last);
   smem = entrySmem;
 }
 
@@ -541,25 +628,20 @@ void BackwardKernel::buildConsumer() {
 
   layout.kvFull.waitComplete(km, smem, {km.i32(0), km.i32(0)});
 
-  // dK and dV of this warpgroup's 64 rows, and the previous step's first
-  // query row and q-head (for its dQ), carried over the heads and the Q
+  // dK and dV of this warpgroup's 64 rows, carried over the heads and the Q
   // tiles (masked tiles first: they are the ones on the diagonal).
   SmallVector<Value> inits(D, zero);
-  inits.append({km.i32(0), km.i32(0)});
   auto unpack = [&](ValueRange values) {
     StepState state;
     state.dK = Fragment(1, D / 8, Value());
     state.dV = Fragment(1, D / 8, Value());
     state.dK.regs.assign(values.begin(), values.begin() + D / 2);
     state.dV.regs.assign(values.begin() + D / 2, values.begin() + D);
-    state.previousQStart = values[D];
-    state.previousHeadQ = values[D + 1];
     return state;
   };
   auto pack = [&](const StepState &state) {
     SmallVector<Value> values(state.dK.regs);
     values.append(state.dV.regs.begin(), state.dV.regs.end());
-    values.append({state.previousQStart, state.previousHeadQ});
     return values;
   };
   Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
@@ -569,22 +651,32 @@ void BackwardKernel::buildConsumer() {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(heads.getBody());
     Value h = heads.getInductionVar();
-    Value headQ = km.add(firstHeadQ, h);
     Value base = km.mul(h, tilesPerHead);
+    // Over Q tiles (increasing order) or steps k (deterministic: tile
+    // tileAt(k), the unmasked tiles first).
+    bool bySteps = config.deterministic;
     auto tileLoop = [&](Value lb, Value ub, ValueRange carried, bool masked) {
       auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), carried);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(loop.getBody());
-      Value i = loop.getInductionVar();
+      Value iv = loop.getInductionVar();
+      Value i = bySteps ? tileAt(iv) : iv;
+      Value k = bySteps ? iv : km.sub(iv, tiles.firstTile);
       StepState state = unpack(loop.getRegionIterArgs());
-      consumerStep(km.add(base, km.sub(i, tiles.firstTile)),
-                   km.mul(i, km.i32(Br)), headQ, masked, state);
+      consumerStep(km.add(base, k), km.mul(i, km.i32(Br)), masked, state);
       scf::YieldOp::create(b, loc, pack(state));
       return SmallVector<Value>(loop.getResults());
     };
-    SmallVector<Value> state = tileLoop(
-        tiles.firstTile, tiles.firstUnmasked, heads.getRegionIterArgs(), true);
-    state = tileLoop(tiles.firstUnmasked, tiles.numTiles, state, false);
+    SmallVector<Value> state;
+    if (bySteps) {
+      Value unmasked = km.sub(tiles.numTiles, tiles.firstUnmasked);
+      state = tileLoop(km.i32(0), unmasked, heads.getRegionIterArgs(), false);
+      state = tileLoop(unmasked, tilesPerHead, state, true);
+    } else {
+      state = tileLoop(tiles.firstTile, tiles.firstUnmasked,
+                       heads.getRegionIterArgs(), true);
+      state = tileLoop(tiles.firstUnmasked, tiles.numTiles, state, false);
+    }
     scf::YieldOp::create(b, loc, state);
   }
   StepState done = unpack(heads.getResults());
@@ -595,7 +687,7 @@ void BackwardKernel::buildConsumer() {
         b, loc, km.cmp(arith::CmpIPredicate::sgt, steps, km.i32(0)), false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifSteps.thenBlock()->getTerminator());
-    drainDQ(km.sub(steps, km.i32(1)), done.previousQStart, done.previousHeadQ);
+    drainDQ(km.sub(steps, km.i32(1)));
   }
   const Fragment &dK = done.dK, &dV = done.dV;
   storeGradients(dK, dV);
@@ -627,7 +719,7 @@ void BackwardKernel::storeGradients(const Fragment &dK, const Fragment &dV) {
   storeOutputTma(km, smem, tmDK, D, tid, consumer, storeBarrierId(),
                  kvStart, headKV, [&](int64_t box) { return kBoxes[box]; });
   waitOutputRead(km, tid, [] {});
-  // The dQ reductions are complete before the block's shared memory goes.
+  // The stores are complete before the block's shared memory goes.
   auto ifIssuer = scf::IfOp::create(
       b, loc, km.cmp(P::ult, lane, km.i32(16)), false);
   OpBuilder::InsertionGuard guard(b);
@@ -653,6 +745,8 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
   shiftPtr = entry->getArgument(a++);
   deltaPtr = entry->getArgument(a++);
   accumPtr = entry->getArgument(a++);
+  if (config.deterministic)
+    semaphorePtr = entry->getArgument(a++);
   a++; // B: the grid's z
   queryHeads = entry->getArgument(a++);
   kvHeads = entry->getArgument(a++);
@@ -670,7 +764,7 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
       gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   // Block (j, kv-head, batch): K/V tile j; the q-heads of the group are
   // batch·Hq + kvHead·G + h, h < G = Hq / Hkv.
-  Value kvTile = blockId(gpu::Dimension::x);
+  kvTile = blockId(gpu::Dimension::x);
   Value kvHead = blockId(gpu::Dimension::y);
   Value batch = blockId(gpu::Dimension::z);
   kvStart = km.mul(kvTile, km.i32(Bc));
@@ -693,12 +787,20 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
     // Full barriers: the producer's expect_tx is the one arrival. Empty:
     // every consumer thread, after its GEMMs of the step have completed.
     mbarrierInit(km, layout.kvFull.address(km, smem, km.i32(0)), km.i32(1));
+    // dQ full: every consumer thread, once it has staged its part of a
+    // step's dQ. dQ empty: the writer, once the reduction has read the tile;
+    // one arrival now, so that the consumers' wait for the tile of step s is
+    // for phase s.
+    mbarrierInit(km, layout.dqFull.address(km, smem, km.i32(0)),
+                 km.i32(128 * C));
+    mbarrierInit(km, layout.dqEmpty.address(km, smem, km.i32(0)), km.i32(1));
     for (int64_t s = 0; s < S; ++s) {
       mbarrierInit(km, layout.full.address(km, smem, km.i32(s)), km.i32(1));
       mbarrierInit(km, layout.empty.address(km, smem, km.i32(s)),
                    km.i32(128 * C));
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
+    layout.dqEmpty.arrive(km, smem, km.i32(0));
   }
   gpu::BarrierOp::create(b, loc);
 
@@ -718,14 +820,36 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
 // Contract
 //===----------------------------------------------------------------------===//
 
+/// The plan's shared kernels and workspaces are those of sm_80's plan with
+/// dQ through the accumulator (the deterministic one too: its order comes
+/// from the semaphores, not from a dQ kernel).
+static KernelConfig accumulatorPlan(const KernelConfig &c) {
+  KernelConfig atomic = c;
+  atomic.deterministic = false;
+  return atomic;
+}
+
+int64_t sm90::dqSemaphoresPerRowBlock(const KernelConfig &c) {
+  return c.deterministic
+             ? sm80::kBackwardRowBlock / c.blockQ
+             : 0;
+}
+
 SmallVector<sm80::BackwardLaunch>
 sm90::backwardLaunches(const KernelConfig &c) {
-  SmallVector<sm80::BackwardLaunch> launches = sm80::backwardLaunches(c);
+  SmallVector<sm80::BackwardLaunch> launches =
+      sm80::backwardLaunches(accumulatorPlan(c));
+  using Role = sm80::BackwardLaunch::Role;
   for (sm80::BackwardLaunch &launch : launches) {
-    // The main kernel adds dQ rows with bulk reductions: row-major.
-    if (launch.role == sm80::BackwardLaunch::Role::Convert)
-      launch.fragmentOrderAccum = false;
-    if (launch.role != sm80::BackwardLaunch::Role::Main)
+    if (launch.role == Role::Preprocess && c.deterministic) {
+      auto accum = llvm::find(launch.args, "dq_accum:ptr");
+      launch.args.insert(std::next(accum), "dq_semaphore:ptr");
+      launch.semaphoresPerRowBlock = dqSemaphoresPerRowBlock(c);
+    }
+    // The writer adds whole tiles in the accumulator's chunk order (dqChunk).
+    if (launch.role == Role::Convert)
+      launch.swizzledAccumulator = true;
+    if (launch.role != Role::Main)
       continue;
     launch.args = {"q:tensormap",  "k:tensormap",  "v:tensormap",
                    "dout:tensormap", "dk:tensormap", "dv:tensormap",
@@ -736,10 +860,24 @@ sm90::backwardLaunches(const KernelConfig &c) {
     // blockIdx in this order; sm_80's causal grid order is its own).
     launch.grid = {"ceildiv(Nk, " + std::to_string(c.blockKV) + ")", "Hkv",
                    "B"};
+    if (c.deterministic)
+      launch.args.insert(launch.args.begin() + 9, "dq_semaphore:ptr");
     launch.threads = 128 * (c.sm90.consumers + 1);
     launch.sharedBytes = backwardSharedBytes(c);
   }
   return launches;
+}
+
+SmallVector<sm80::BackwardWorkspace>
+sm90::backwardWorkspaces(const KernelConfig &c) {
+  SmallVector<sm80::BackwardWorkspace> workspaces =
+      sm80::backwardWorkspaces(accumulatorPlan(c));
+  if (int64_t perRowBlock = dqSemaphoresPerRowBlock(c))
+    workspaces.push_back(
+        {"dq_semaphore", "B*Hq*ceildiv(Nq, " +
+                             std::to_string(sm80::kBackwardRowBlock) + ")*" +
+                             std::to_string(perRowBlock) + "*4"});
+  return workspaces;
 }
 
 int64_t sm90::backwardSharedBytes(const KernelConfig &config) {
@@ -775,6 +913,8 @@ static void buildMainKernel(OpBuilder &b, Location loc,
   SmallVector<Type> params = {ptr,    ptr,    ptr, ptr, ptr, ptr,
                               global, global, global, i32, i32, i32,
                               i32,    i32,    b.getF32Type()};
+  if (config.deterministic) // the dq_semaphore workspace, after dq_accum
+    params.insert(params.begin() + 9, global);
   auto type =
       LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
   auto func = LLVM::LLVMFuncOp::create(b, loc, config.name, type);
@@ -798,7 +938,7 @@ LogicalResult mlir::flash::buildSM90BackwardKernels(OpBuilder &b, Location loc,
     if (launch.role == sm80::BackwardLaunch::Role::Main)
       buildMainKernel(b, loc, config);
     else
-      sm80::buildBackwardKernel(b, loc, config, launch);
+      sm80::buildBackwardKernel(b, loc, accumulatorPlan(config), launch);
   }
   return success();
 }

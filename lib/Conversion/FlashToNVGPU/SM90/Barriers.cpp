@@ -9,7 +9,9 @@
 #include "flash/Conversion/FlashToNVGPU/SM90/Barriers.h"
 #include "flash/Conversion/FlashToNVGPU/SM90/SharedLayout.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -78,4 +80,44 @@ void sm90::mbarrierExpectTx(KernelMath &km, Value barrier, int64_t bytes) {
                                          km.i32(bytes),
                                          NVVM::MemScopeKind::CTA, false,
                                          Value());
+}
+
+/// Inline PTX with side effects (no NVVM op spells the .acquire/.release
+/// forms at GPU scope).
+static Value inlinePtx(KernelMath &km, Type result, ValueRange operands,
+                       StringRef text, StringRef constraints) {
+  OpBuilder &b = km.b;
+  auto op = LLVM::InlineAsmOp::create(
+      b, km.loc, result ? TypeRange{result} : TypeRange{}, operands,
+      b.getStringAttr(text), b.getStringAttr(constraints),
+      /*has_side_effects=*/b.getUnitAttr(), UnitAttr(),
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+  return result ? op.getResult(0) : Value();
+}
+
+void sm90::semaphoreWaitAtLeast(KernelMath &km, Value counter, Value target) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), counter);
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.createBlock(&loop.getBefore());
+    Value seen = inlinePtx(km, b.getI32Type(), ValueRange{address},
+                           "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l,~{memory}");
+    Value waiting = km.cmp(arith::CmpIPredicate::slt, seen, target);
+    scf::ConditionOp::create(b, loc, waiting, ValueRange{});
+    Block *after = b.createBlock(&loop.getAfter());
+    b.setInsertionPointToEnd(after);
+    scf::YieldOp::create(b, loc, ValueRange{});
+  }
+}
+
+void sm90::semaphoreRelease(KernelMath &km, Value counter) {
+  Value address =
+      LLVM::PtrToIntOp::create(km.b, km.loc, km.b.getI64Type(), counter);
+  inlinePtx(km, Type(), ValueRange{address, km.i32(1)},
+            "red.release.gpu.global.add.u32 [$0], $1;", "l,r,~{memory}");
 }

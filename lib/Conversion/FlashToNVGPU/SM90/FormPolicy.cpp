@@ -253,10 +253,6 @@ mlir::flash::sm90BackwardConfig(KernelConfig c, const TargetModel &target,
     return mlir::emitError(loc)
            << "not supported yet: " << what << " on " << target.arch;
   };
-  if (c.deterministic)
-    return mlir::emitError(loc)
-           << "not supported yet: deterministic backward on " << target.arch
-           << " (dQ is reduced with order-dependent f32 bulk reductions)";
   if (c.writesLse)
     return unsupported("a backward kernel that writes LSE");
   // Each consumer warpgroup keeps dK and dV of its 64 K/V rows in registers:

@@ -74,6 +74,15 @@ void sm90::tmaWaitStoresRead(KernelMath &km) {
   NVVM::CpAsyncBulkWaitGroupOp::create(km.b, km.loc, 0, km.b.getUnitAttr());
 }
 
+void sm90::bulkWaitComplete(KernelMath &km) {
+  NVVM::CpAsyncBulkWaitGroupOp::create(km.b, km.loc, 0, UnitAttr());
+}
+
+void sm90::fenceAsyncGlobal(KernelMath &km) {
+  NVVM::FenceProxyOp::create(km.b, km.loc, NVVM::ProxyKind::async_global,
+                             NVVM::SharedSpaceAttr());
+}
+
 void sm90::bulkLoad(KernelMath &km, const SharedBase &smem, Value globalAddress,
                     Value byteOffset, int64_t bytes, Value barrier) {
   OpBuilder &b = km.b;
@@ -96,6 +105,20 @@ void sm90::bulkReduceAddF32(KernelMath &km, Value globalAddress,
           "[$1], " +
           std::to_string(bytes) + ";"),
       b.getStringAttr("l,r,~{memory}"), /*has_side_effects=*/b.getUnitAttr(),
+      UnitAttr(),
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
+void sm90::bulkReduceAddF32(KernelMath &km, Value globalAddress,
+                            Value sharedAddress, Value bytes) {
+  OpBuilder &b = km.b;
+  LLVM::InlineAsmOp::create(
+      b, km.loc, TypeRange{}, ValueRange{globalAddress, sharedAddress, bytes},
+      b.getStringAttr("cp.reduce.async.bulk.global.shared::cta.bulk_group.add."
+                      "f32 [$0], [$1], $2;"),
+      b.getStringAttr("l,r,r,~{memory}"), /*has_side_effects=*/b.getUnitAttr(),
       UnitAttr(),
       LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
       LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),

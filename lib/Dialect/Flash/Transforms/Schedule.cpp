@@ -401,10 +401,13 @@ mlir::flash::backwardScheduleCandidates(const TargetModel &target) {
     c.minStages = 1;
     break;
   case MmaKind::WarpgroupMma:
-    // wgmma's m64: the dK and dV products (M = Bc) and S (M = Br) take
-    // multiples of 64 rows; two stages for the producer's Q/dO pipeline.
-    c.blockQs = {64, 128};
-    c.blockKVs = {64, 128};
+    // The tiles of the sm_90a backward kernel (SM90/BackwardKernel.cpp), the
+    // only ones it takes: two consumer warpgroups of 64 K/V rows (Bc = 128)
+    // and Q tiles of 64 rows, two stages for the producer's Q/dO ring.
+    // (FlashAttention-3 also runs 128×128 at D = 64; our kernel's dQ split
+    // by rows for Br = 128 spills, so the model does not offer it.)
+    c.blockQs = {64};
+    c.blockKVs = {128};
     c.maxStages = 2;
     c.minStages = 2;
     break;
@@ -443,9 +446,12 @@ mlir::flash::chooseBackwardSchedule(const TargetModel &target,
   // step (its barriers, the dQ update) falls as 1/Br. Ties go to the larger
   // K/V tile (FlashAttention-2 measured 128×64 slower than 64×128 at D = 128
   // for that reason: twice the dQ traffic), then to the larger Q tile. The
-  // fit checks keep what FlashAttention-2 and -3 chose by hand: 128×128 at
+  // fit checks keep what FlashAttention-2 chose by hand on sm_80: 128×128 at
   // D = 64, 64×128 at D = 128 (128×128's dK, dV, S and dP overflow the
-  // registers) and 64×64 at D = 256 (one stage on sm_80).
+  // registers) and 64×64 at D = 256 (one stage). On sm_90a the candidates
+  // are the kernel's one tile, 64×128 (backwardScheduleCandidates); at
+  // D = 256 its dK and dV do not fit the registers and no schedule is
+  // chosen.
   std::optional<ScheduleChoice> best;
   double bestScore = -1.0;
   for (int64_t blockQ : candidates.blockQs) {

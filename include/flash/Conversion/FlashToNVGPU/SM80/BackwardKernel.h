@@ -5,7 +5,9 @@
 //   1. preprocess  Δ = rowsum(dO∘O) and the exp2-domain shift LSE·log2(e)
 //                  per query row, into workspaces padded to whole blocks of
 //                  kBackwardRowBlock rows (padding: Δ = 0, shift = +inf);
-//                  zeroes the f32 dQ accumulator (not when deterministic);
+//                  zeroes the f32 dQ accumulator (not when deterministic)
+//                  and, where the plan has them, the dQ semaphores of
+//                  sm_90a's deterministic main kernel;
 //   2. main        one block per (K/V tile, kv-head, batch): dK, dV on
 //                  chip over the group's q-heads and the Q tiles that see
 //                  the K/V tile; dQ added to the f32 accumulator with
@@ -53,10 +55,16 @@ struct BackwardLaunch {
   SmallVector<std::string> args;    ///< "name:type", in the kernel's order
   SmallVector<std::string, 3> grid; ///< formulas of B, Hq, Hkv, Nq, Nk
   int64_t threads = 0, sharedBytes = 0;
-  /// Convert: the dQ accumulator is in the sm_80 main kernel's fragment
-  /// order over padded rows (true), or row-major B×Hq×Nq×D, as the sm_90a
-  /// main kernel's bulk reductions write it (false).
-  bool fragmentOrderAccum = true;
+  /// Preprocess: the i32 counters per block of kBackwardRowBlock rows that
+  /// it zeroes in the `dq_semaphore` workspace (an argument after
+  /// `dq_accum`: sm_90a's deterministic plan, SM90/BackwardKernel.h); 0 for
+  /// none.
+  int64_t semaphoresPerRowBlock = 0;
+  /// Convert: the accumulator is sm_90a's, row-major over B×Hq×Nq rows
+  /// whose 16-byte chunk c sits at chunk c ^ (row mod 8) (its dQ tiles are
+  /// staged that way to avoid bank conflicts and added whole); false: the
+  /// sm_80 main kernel's fragment order over padded rows (docs/gpu.md).
+  bool swizzledAccumulator = false;
 };
 
 /// The kernels of `config` (kind = backward) in launch order.

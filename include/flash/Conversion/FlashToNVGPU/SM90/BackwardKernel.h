@@ -7,7 +7,9 @@
 // (dK, dV per K/V tile, dQ reduced into the accumulator), and a convert
 // (dQ = scale·accumulator). Those two, the workspaces and the plan's format
 // are the sm_80 backward's (SM80/BackwardKernel.h), shared between the
-// arches; only the main kernel is Hopper's own.
+// arches (the convert told that sm_90a's accumulator rows hold their 16-byte
+// chunks swizzled, the preprocess to zero the deterministic plan's
+// semaphores too); only the main kernel is Hopper's own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,10 +29,24 @@ struct TargetModel;
 
 namespace sm90 {
 
-/// The kernels of `config` (kind = backward, not deterministic) in launch
-/// order: the shared preprocess and convert (sm80::backwardLaunches') around
-/// this main kernel.
+/// The kernels of `config` (kind = backward) in launch order: the shared
+/// preprocess and convert (sm80::backwardLaunches' with dQ through the
+/// accumulator) around this main kernel, the convert reading the
+/// accumulator's chunk order (swizzledAccumulator). Deterministic, the
+/// preprocess and the main kernel take a `dq_semaphore` workspace after
+/// `dq_accum`: the preprocess zeroes it, the main kernel orders each Q
+/// tile's dQ reductions by K/V tile with it.
 SmallVector<sm80::BackwardLaunch> backwardLaunches(const KernelConfig &config);
+
+/// The plan's workspaces: sm_80's with the f32 dQ accumulator (its rows'
+/// 16-byte chunks in the order of the main kernel's dQ tile: chunk c of row
+/// r at c ^ (r mod 8), which the convert undoes), and when deterministic the
+/// i32 semaphores, dqSemaphoresPerRowBlock per block of
+/// sm80::kBackwardRowBlock query rows of each (batch, q-head): one per Q
+/// tile.
+SmallVector<sm80::BackwardWorkspace>
+backwardWorkspaces(const KernelConfig &config);
+int64_t dqSemaphoresPerRowBlock(const KernelConfig &config);
 
 /// Shared-memory bytes of the main kernel of `config`.
 int64_t backwardSharedBytes(const KernelConfig &config);

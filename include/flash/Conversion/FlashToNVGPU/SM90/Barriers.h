@@ -65,6 +65,15 @@ void mbarrierArriveCount(KernelMath &km, Value barrier, Value count);
 /// bytes (the TMA loads completing on this barrier) for this phase.
 void mbarrierExpectTx(KernelMath &km, Value barrier, int64_t bytes);
 
+/// Semaphores between blocks: i32 counters in global memory (`counter`, a
+/// global pointer) that blocks increment with release and wait on with
+/// acquire, at GPU scope. The caller orders any bulk (async-proxy) accesses
+/// around them (fenceAsyncGlobal, TMA.h).
+/// Spins (ld.acquire.gpu) until the counter is at least `target` (i32).
+void semaphoreWaitAtLeast(KernelMath &km, Value counter, Value target);
+/// red.release.gpu.add of 1 to the counter.
+void semaphoreRelease(KernelMath &km, Value counter);
+
 } // namespace sm90
 } // namespace flash
 } // namespace mlir

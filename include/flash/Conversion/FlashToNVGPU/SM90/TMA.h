@@ -70,6 +70,9 @@ void bulkLoad(KernelMath &km, const SharedBase &smem, Value globalAddress,
 /// memory (tmaWaitStoresRead) before reusing the source.
 void bulkReduceAddF32(KernelMath &km, Value globalAddress, Value sharedAddress,
                       int64_t bytes);
+/// The same with a run-time size (i32, a multiple of 16).
+void bulkReduceAddF32(KernelMath &km, Value globalAddress, Value sharedAddress,
+                      Value bytes);
 /// cp.async.bulk.commit_group: the calling thread's issued bulk stores and
 /// reductions become one group.
 void bulkCommit(KernelMath &km);
@@ -81,6 +84,17 @@ void fenceAsyncShared(KernelMath &km);
 /// cp.async.bulk.wait_group.read 0: the calling thread's committed bulk
 /// stores have read their shared-memory sources (which may then be reused).
 void tmaWaitStoresRead(KernelMath &km);
+
+/// cp.async.bulk.wait_group 0: the calling thread's committed bulk stores
+/// and reductions are complete (their writes to global memory performed),
+/// not only read from shared memory.
+void bulkWaitComplete(KernelMath &km);
+
+/// fence.proxy.async.global: orders this thread's generic-proxy accesses to
+/// global memory with its async-proxy ones (bulk copies and reductions), in
+/// both directions: completed bulk writes before a generic release, a
+/// generic acquire before later bulk reductions.
+void fenceAsyncGlobal(KernelMath &km);
 
 } // namespace sm90
 } // namespace flash
