@@ -20,8 +20,8 @@ Ops registered by ``register_torch_op(library)``:
   deterministic) -> (dq, dk, dv)``: the backward kernels (preprocess, main, dQ
   convert, or the deterministic plan) through ``KernelLibrary.attention_backward``
   (on Hopper sm_90a's plan where the library has one, else sm_80's, whose sm_90
-  cubin runs there; ``deterministic`` takes only a deterministic plan, sm_80's
-  today, and is an error where the library has none). A library without it
+  cubin runs there; ``deterministic`` takes only a deterministic plan, sm_90a's
+  or sm_80's, and is an error where the library has none). A library without it
   makes the op, and a backward through ``attention``, raise "not supported
   yet". The backward of ``attention`` takes the deterministic plan when
   ``torch.use_deterministic_algorithms(True)`` is in effect.
