@@ -900,34 +900,17 @@ sm90::describeBackwardMain(Builder &b, const KernelConfig &c) {
 
 static void buildMainKernel(OpBuilder &b, Location loc,
                             const KernelConfig &config) {
-  MLIRContext *ctx = b.getContext();
-  LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-                         /*isConstant=*/false, LLVM::Linkage::External,
-                         "flash_smem", Attribute(), /*alignment=*/16,
-                         /*addrSpace=*/3);
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  auto global = LLVM::LLVMPointerType::get(ctx, 1);
+  auto global = LLVM::LLVMPointerType::get(b.getContext(), 1);
   Type i32 = b.getI32Type();
-  // (tmQ, tmK, tmV, tmDO, tmDK, tmDV: CUtensorMap by value; shift, Δ, the dQ
-  // accumulator; B, Hq, Hkv, Nq, Nk, scale)
-  SmallVector<Type> params = {ptr,    ptr,    ptr, ptr, ptr, ptr,
-                              global, global, global, i32, i32, i32,
-                              i32,    i32,    b.getF32Type()};
+  // (tmQ, tmK, tmV, tmDO, tmDK, tmDV;) shift, Δ, the dQ accumulator; B, Hq,
+  // Hkv, Nq, Nk, scale
+  SmallVector<Type> params = {global, global, global, i32, i32,
+                              i32,    i32,    i32,    b.getF32Type()};
   if (config.deterministic) // the dq_semaphore workspace, after dq_accum
-    params.insert(params.begin() + 9, global);
-  auto type =
-      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
-  auto func = LLVM::LLVMFuncOp::create(b, loc, config.name, type);
-  func->setAttr("nvvm.kernel", b.getUnitAttr());
-  int32_t threads = 128 * (config.sm90.consumers + 1);
-  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
-  func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
-  auto tensorMapType = LLVM::LLVMArrayType::get(b.getI64Type(), 16);
-  for (unsigned i = 0; i < 6; ++i) {
-    func.setArgAttr(i, "llvm.byval", TypeAttr::get(tensorMapType));
-    func.setArgAttr(i, "llvm.align", b.getI64IntegerAttr(64));
-    func.setArgAttr(i, "nvvm.grid_constant", b.getUnitAttr());
-  }
+    params.insert(params.begin() + 3, global);
+  LLVM::LLVMFuncOp func = declareTensorMapKernel(
+      b, loc, config.name, /*numTensorMaps=*/6, params,
+      128 * (config.sm90.consumers + 1), /*minBlocksPerSM=*/1);
   OpBuilder::InsertionGuard guard(b);
   BackwardKernel(b, loc, config).build(func);
 }

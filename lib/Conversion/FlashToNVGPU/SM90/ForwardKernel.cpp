@@ -908,35 +908,16 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
 
 LogicalResult mlir::flash::buildSM90Kernel(OpBuilder &b, Location loc,
                                            const KernelConfig &config) {
-  MLIRContext *ctx = b.getContext();
-  // The shared-memory window every kernel of the module addresses.
-  LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-                         /*isConstant=*/false, LLVM::Linkage::External,
-                         "flash_smem", Attribute(), /*alignment=*/16,
-                         /*addrSpace=*/3);
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  auto global = LLVM::LLVMPointerType::get(ctx, 1);
+  auto global = LLVM::LLVMPointerType::get(b.getContext(), 1);
   Type i32 = b.getI32Type();
-  // (tmQ, tmK, tmV, tmO: CUtensorMap by value, LSE, B, Hq, Hkv, Nq, Nk, scale
-  // [, the tile counter of a persistent grid: a zeroed i32])
-  SmallVector<Type> params = {ptr, ptr, ptr, ptr, global, i32,
-                              i32, i32, i32, i32, b.getF32Type()};
+  // (tmQ, tmK, tmV, tmO;) LSE, B, Hq, Hkv, Nq, Nk, scale [, the tile counter
+  // of a persistent grid: a zeroed i32]
+  SmallVector<Type> params = {global, i32, i32, i32, i32, i32, b.getF32Type()};
   if (config.sm90.persistent)
     params.push_back(global);
-  auto type =
-      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
-  auto func = LLVM::LLVMFuncOp::create(b, loc, config.name, type);
-  func->setAttr("nvvm.kernel", b.getUnitAttr());
-  int32_t threads = 128 * (config.sm90.consumers + 1);
-  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
-  func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(config.blocksPerSM));
-  auto tensorMapType =
-      LLVM::LLVMArrayType::get(b.getI64Type(), 16); // sizeof(CUtensorMap) = 128
-  for (unsigned i = 0; i < 4; ++i) {
-    func.setArgAttr(i, "llvm.byval", TypeAttr::get(tensorMapType));
-    func.setArgAttr(i, "llvm.align", b.getI64IntegerAttr(64));
-    func.setArgAttr(i, "nvvm.grid_constant", b.getUnitAttr());
-  }
+  LLVM::LLVMFuncOp func = declareTensorMapKernel(
+      b, loc, config.name, /*numTensorMaps=*/4, params,
+      128 * (config.sm90.consumers + 1), config.blocksPerSM);
   OpBuilder::InsertionGuard guard(b);
   ForwardKernel(b, loc, config).build(func);
   return success();

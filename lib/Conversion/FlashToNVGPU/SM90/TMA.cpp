@@ -128,3 +128,33 @@ void sm90::bulkReduceAddF32(KernelMath &km, Value globalAddress,
 void sm90::bulkCommit(KernelMath &km) {
   NVVM::CpAsyncBulkCommitGroupOp::create(km.b, km.loc);
 }
+
+LLVM::LLVMFuncOp sm90::declareTensorMapKernel(OpBuilder &b, Location loc,
+                                              StringRef name,
+                                              unsigned numTensorMaps,
+                                              ArrayRef<Type> params,
+                                              int32_t threads,
+                                              int32_t minBlocksPerSM) {
+  MLIRContext *ctx = b.getContext();
+  // The shared-memory window every kernel of the module addresses.
+  LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                         /*isConstant=*/false, LLVM::Linkage::External,
+                         "flash_smem", Attribute(), /*alignment=*/16,
+                         /*addrSpace=*/3);
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Type> types(numTensorMaps, ptr);
+  llvm::append_range(types, params);
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), types);
+  auto func = LLVM::LLVMFuncOp::create(b, loc, name, type);
+  func->setAttr("nvvm.kernel", b.getUnitAttr());
+  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+  func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(minBlocksPerSM));
+  auto tensorMapType =
+      LLVM::LLVMArrayType::get(b.getI64Type(), 16); // sizeof(CUtensorMap) = 128
+  for (unsigned i = 0; i < numTensorMaps; ++i) {
+    func.setArgAttr(i, "llvm.byval", TypeAttr::get(tensorMapType));
+    func.setArgAttr(i, "llvm.align", b.getI64IntegerAttr(64));
+    func.setArgAttr(i, "nvvm.grid_constant", b.getUnitAttr());
+  }
+  return func;
+}

@@ -15,6 +15,7 @@
 #define FLASH_CONVERSION_FLASHTONVGPU_SM90_TMA_H
 
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 namespace mlir {
 namespace flash {
@@ -34,6 +35,16 @@ struct TmaBox {
   /// Bytes of the whole tile (what its loads complete on a barrier).
   int64_t bytes() const { return rows * columns * 2; }
 };
+
+/// Declares an sm_90a kernel as an llvm.func at the builder's point, after
+/// the module's dynamic shared-memory window `flash_smem`: `numTensorMaps`
+/// CUtensorMap arguments first (128 bytes by value, 64-byte aligned, grid
+/// constants), then `params`; `threads` per block and at least
+/// `minBlocksPerSM` resident. The kernels' bodies are built into it.
+LLVM::LLVMFuncOp declareTensorMapKernel(OpBuilder &b, Location loc,
+                                        StringRef name, unsigned numTensorMaps,
+                                        ArrayRef<Type> params, int32_t threads,
+                                        int32_t minBlocksPerSM);
 
 /// The launch contract's entry for the tensor map of `tensor` (a B×H×N×D
 /// tensor): rank 3 over (D, N, B·H), boxes of 64 columns × `boxRows` rows,
