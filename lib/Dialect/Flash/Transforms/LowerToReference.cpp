@@ -34,6 +34,36 @@ namespace flash {
 using namespace mlir;
 using namespace mlir::flash;
 
+/// B×Hq×N[×W] -> B×Hkv×G×N[×W], G = Hq / Hkv (q-head h = kvHead·G + g).
+static Value splitQueryHeads(RewriterBase &rewriter, Location loc, Value t,
+                             int64_t kvHeads) {
+  auto type = cast<RankedTensorType>(t.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> split = {shape[0], kvHeads, shape[1] / kvHeads};
+  llvm::append_range(split, shape.drop_front(2));
+  SmallVector<ReassociationIndices> reassociation = {{0}, {1, 2}, {3}};
+  if (shape.size() == 4)
+    reassociation.push_back({4});
+  return tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(split, type.getElementType()), t,
+      reassociation);
+}
+
+/// B×Hkv×N×W -> B×Hkv×G×N×W: K or V broadcast over the G query heads that
+/// share them.
+static Value broadcastOverGroup(RewriterBase &rewriter, Location loc, Value kv,
+                                int64_t group) {
+  auto type = cast<RankedTensorType>(kv.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  Value init = tensor::EmptyOp::create(
+      rewriter, loc,
+      ArrayRef<int64_t>{shape[0], shape[1], group, shape[2], shape[3]},
+      type.getElementType());
+  return linalg::BroadcastOp::create(rewriter, loc, kv, init,
+                                     ArrayRef<int64_t>{2})
+      .getResult()[0];
+}
+
 /// The rest of the definition from the masked scores S (B×Hkv×G×Nq×Nk, f32)
 /// and V broadcast over the group (B×Hkv×G×Nk×Dv): m = rowmax(S);
 /// P = exp(S − m); l = rowsum(P); O = (P·V) / l (B×Hq×Nq×Dv); LSE =
@@ -86,28 +116,11 @@ static LogicalResult lowerToReference(RewriterBase &rewriter, AttentionOp op) {
   const AttentionShape &s = *shapeOr;
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Type elementType = op.getQuery().getType().getElementType();
   int64_t group = s.queryHeads / s.kvHeads;
 
-  // Q: B×Hq×Nq×D -> B×Hkv×G×Nq×D (q-head h = kvHead·G + g).
-  SmallVector<ReassociationIndices> splitHeads = {{0}, {1, 2}, {3}, {4}};
-  auto q5Type = RankedTensorType::get(
-      {s.batch, s.kvHeads, group, s.seqQ, s.headDim}, elementType);
-  Value q5 = tensor::ExpandShapeOp::create(rewriter, loc, q5Type,
-                                           op.getQuery(), splitHeads);
-
-  // K, V: broadcast over the G query heads that share them.
-  auto broadcastGroup = [&](Value kv, int64_t width) -> Value {
-    Value init = tensor::EmptyOp::create(
-        rewriter, loc,
-        ArrayRef<int64_t>{s.batch, s.kvHeads, group, s.seqKV, width},
-        elementType);
-    return linalg::BroadcastOp::create(rewriter, loc, kv, init,
-                                       ArrayRef<int64_t>{2})
-        .getResult()[0];
-  };
-  Value k5 = broadcastGroup(op.getKey(), s.headDim);
-  Value v5 = broadcastGroup(op.getValue(), s.valueDim);
+  Value q5 = splitQueryHeads(rewriter, loc, op.getQuery(), s.kvHeads);
+  Value k5 = broadcastOverGroup(rewriter, loc, op.getKey(), group);
+  Value v5 = broadcastOverGroup(rewriter, loc, op.getValue(), group);
 
   // S = scale · Q · Kᵀ, masked above the bottom-right aligned diagonal.
   Value scores = buildScaledQK(rewriter, loc, q5, k5, op.getEffectiveScale());
@@ -136,27 +149,18 @@ static LogicalResult lowerToReference(RewriterBase &rewriter,
   const PagedAttentionShape &s = *shapeOr;
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Type elementType = op.getQuery().getType().getElementType();
   int64_t group = s.queryHeads / s.kvHeads;
 
-  SmallVector<ReassociationIndices> splitHeads = {{0}, {1, 2}, {3}, {4}};
-  auto q5Type = RankedTensorType::get(
-      {s.batch, s.kvHeads, group, s.seqQ, s.headDim}, elementType);
-  Value q5 = tensor::ExpandShapeOp::create(rewriter, loc, q5Type,
-                                           op.getQuery(), splitHeads);
-  auto gatherAndBroadcast = [&](Value cache, int64_t width) -> Value {
-    Value gathered = buildPagedGather(rewriter, loc, cache,
-                                      op.getBlockTable(), op.getSeqLens());
-    Value init = tensor::EmptyOp::create(
-        rewriter, loc,
-        ArrayRef<int64_t>{s.batch, s.kvHeads, group, s.seqKV, width},
-        elementType);
-    return linalg::BroadcastOp::create(rewriter, loc, gathered, init,
-                                       ArrayRef<int64_t>{2})
-        .getResult()[0];
+  Value q5 = splitQueryHeads(rewriter, loc, op.getQuery(), s.kvHeads);
+  auto gatherAndBroadcast = [&](Value cache) -> Value {
+    return broadcastOverGroup(rewriter, loc,
+                              buildPagedGather(rewriter, loc, cache,
+                                               op.getBlockTable(),
+                                               op.getSeqLens()),
+                              group);
   };
-  Value k5 = gatherAndBroadcast(op.getKeyCache(), s.headDim);
-  Value v5 = gatherAndBroadcast(op.getValueCache(), s.valueDim);
+  Value k5 = gatherAndBroadcast(op.getKeyCache());
+  Value v5 = gatherAndBroadcast(op.getValueCache());
 
   Value scores = buildScaledQK(rewriter, loc, q5, k5, op.getEffectiveScale());
   scores = buildSequenceMask(rewriter, loc, scores, op.getSeqLens(), s.seqKV,
@@ -181,39 +185,13 @@ static LogicalResult lowerToReference(RewriterBase &rewriter,
   int64_t group = s.queryHeads / s.kvHeads;
   float scale = op.getEffectiveScale();
 
-  // Q, O, dO, LSE: B×Hq×... -> B×Hkv×G×... (q-head h = kvHead·G + g).
-  SmallVector<ReassociationIndices> splitHeads = {{0}, {1, 2}, {3}, {4}};
-  SmallVector<ReassociationIndices> splitRowHeads = {{0}, {1, 2}, {3}};
-  auto split = [&](Value t, ArrayRef<int64_t> shape5, Type element,
-                   ArrayRef<ReassociationIndices> reassociation) -> Value {
-    return tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get(shape5, element), t,
-        reassociation);
-  };
-  Value q5 = split(op.getQuery(),
-                   {s.batch, s.kvHeads, group, s.seqQ, s.headDim},
-                   elementType, splitHeads);
-  Value o5 = split(op.getOutput(),
-                   {s.batch, s.kvHeads, group, s.seqQ, s.valueDim},
-                   elementType, splitHeads);
-  Value do5 = split(op.getGradOutput(),
-                    {s.batch, s.kvHeads, group, s.seqQ, s.valueDim},
-                    elementType, splitHeads);
-  Value lse4 = split(op.getLse(), {s.batch, s.kvHeads, group, s.seqQ}, f32,
-                     splitRowHeads);
-
-  // K, V: broadcast over the G query heads that share them.
-  auto broadcastGroup = [&](Value kv, int64_t width) -> Value {
-    Value init = tensor::EmptyOp::create(
-        rewriter, loc,
-        ArrayRef<int64_t>{s.batch, s.kvHeads, group, s.seqKV, width},
-        elementType);
-    return linalg::BroadcastOp::create(rewriter, loc, kv, init,
-                                       ArrayRef<int64_t>{2})
-        .getResult()[0];
-  };
-  Value k5 = broadcastGroup(op.getKey(), s.headDim);
-  Value v5 = broadcastGroup(op.getValue(), s.valueDim);
+  // Q, O, dO, LSE: B×Hq×... -> B×Hkv×G×...; K, V over the group.
+  Value q5 = splitQueryHeads(rewriter, loc, op.getQuery(), s.kvHeads);
+  Value o5 = splitQueryHeads(rewriter, loc, op.getOutput(), s.kvHeads);
+  Value do5 = splitQueryHeads(rewriter, loc, op.getGradOutput(), s.kvHeads);
+  Value lse4 = splitQueryHeads(rewriter, loc, op.getLse(), s.kvHeads);
+  Value k5 = broadcastOverGroup(rewriter, loc, op.getKey(), group);
+  Value v5 = broadcastOverGroup(rewriter, loc, op.getValue(), group);
 
   // S = scale · Q · Kᵀ, masked as the forward masks it; P from LSE.
   Value scores = buildScaledQK(rewriter, loc, q5, k5, scale);
@@ -244,10 +222,11 @@ static LogicalResult lowerToReference(RewriterBase &rewriter,
       rewriter, loc, gradScores, k5,
       zeros({s.batch, s.kvHeads, group, s.seqQ, s.headDim}), Type());
 
+  SmallVector<ReassociationIndices> mergeHeads = {{0}, {1, 2}, {3}, {4}};
   Value dq = tensor::CollapseShapeOp::create(
       rewriter, loc, op.getGradQuery().getType(),
       buildScaleConvert(rewriter, loc, gradQuery5, scale, elementType),
-      splitHeads);
+      mergeHeads);
   Value dk = buildScaleConvert(rewriter, loc, gradKey, scale, elementType);
   Value dv = buildScaleConvert(rewriter, loc, gradValue, 1.0f, elementType);
   rewriter.replaceOp(op, ValueRange{dq, dk, dv});
