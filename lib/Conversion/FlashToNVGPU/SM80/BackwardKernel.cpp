@@ -261,6 +261,11 @@ private:
     Value offset = arith::AddIOp::create(
         b, loc, km.toIndex(dynamic),
         km.index(row0 * tile.rowLength + (chunk0 & ~int64_t(7)) * 8));
+    return ldmatrixPairs(tile, offset, transpose);
+  }
+  /// Four 8×8 tiles of `tile` by ldmatrix from element `offset` (this
+  /// lane's row address), as the four register pairs of an mma operand.
+  Pairs ldmatrixPairs(const SharedTile &tile, Value offset, bool transpose) {
     auto type = VectorType::get({4, 2}, et);
     Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, tile.shared,
                                             ValueRange{offset}, transpose,
@@ -284,15 +289,7 @@ private:
         km.mul(km.xori(chunk, lanes.swizzle), km.i32(8)));
     Value offset = arith::AddIOp::create(b, loc, km.toIndex(dynamic),
                                          km.index(row0 * tile.rowLength));
-    auto type = VectorType::get({4, 2}, et);
-    Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, tile.shared,
-                                            ValueRange{offset}, transpose,
-                                            /*numTiles=*/4);
-    Pairs pairs;
-    for (int64_t i = 0; i < 4; ++i)
-      pairs.push_back(
-          vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i}));
-    return pairs;
+    return ldmatrixPairs(tile, offset, transpose);
   }
   /// acc (one 16-row m-tile) += A·Bᵀ over k = 0..kLength: A's 16 rows from
   /// [m][k] tile `a`, B's rows (the accumulator's columns) from [n][k]
