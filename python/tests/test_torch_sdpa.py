@@ -97,3 +97,42 @@ def test_cpu_tensors_are_refused_or_fall_back_with_a_warning():
     ref = torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
     assert torch.equal(o, ref)
     assert any("device cpu" in r for r in sdpa.fallback_counts())
+
+
+def test_hf_registration_with_a_stand_in_transformers(monkeypatch):
+    """register_hf registers the attention function and SDPA's mask builder
+    under "flash_mlir" (a stand-in for transformers: CI has none)."""
+    import sys
+    import types
+    from flash_mlir.torch import hf
+    registered = {}
+
+    class Interface:
+        def __init__(self, kind):
+            self.kind = kind
+
+        def register(self, name, fn):
+            registered[(self.kind, name)] = fn
+
+    fake = types.ModuleType("transformers")
+    fake.AttentionInterface = Interface("attention")
+    masking = types.ModuleType("transformers.masking_utils")
+    masking.AttentionMaskInterface = Interface("mask")
+    masking.sdpa_mask = object()
+    monkeypatch.setitem(sys.modules, "transformers", fake)
+    monkeypatch.setitem(sys.modules, "transformers.masking_utils", masking)
+    assert hf.register_hf() == "flash_mlir"
+    assert registered[("attention", "flash_mlir")] is hf.attention_forward
+    assert registered[("mask", "flash_mlir")] is masking.sdpa_mask
+
+
+def test_hf_attention_forward_refuses_a_padding_mask_naming_it():
+    torch = pytest.importorskip("torch")
+    from flash_mlir.torch import hf
+
+    class Module:
+        is_causal = True
+
+    q = torch.randn(1, 2, 4, 64)
+    with pytest.raises(Unsupported, match="attn_mask"):
+        hf.attention_forward(Module(), q, q, q, torch.zeros(1, 1, 4, 4))

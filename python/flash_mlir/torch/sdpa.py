@@ -192,19 +192,18 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     grad = torch.is_grad_enabled() and (query.requires_grad or key.requires_grad or
                                         value.requires_grad)
     try:
-        lib = library or ftorch.default_library()
         dtypes = [_DTYPE_NAMES.get(str(t.dtype), str(t.dtype)) for t in (query, key, value)]
-        head_dims = None
-        if dtypes[0] in SUPPORTED_DTYPES and query.is_cuda:
-            index = query.device.index if query.device.index is not None else \
-                torch.cuda.current_device()
-            major, minor = torch.cuda.get_device_capability(index)
-            head_dims = _head_dims(lib, dtypes[0], grad, major * 10 + minor)
-        check_call(tuple(query.shape), tuple(key.shape), tuple(value.shape), dtypes,
-                   query.device.type, attn_mask is not None, dropout_p, scale, enable_gqa,
-                   causal_alignment, head_dims)
+        shapes = (tuple(query.shape), tuple(key.shape), tuple(value.shape))
+        check_call(*shapes, dtypes, query.device.type, attn_mask is not None, dropout_p, scale,
+                   enable_gqa, causal_alignment)
         if len({t.device for t in (query, key, value)}) != 1:
             raise ValueError("query, key and value must be on one device")
+        lib = library or ftorch.default_library()
+        index = query.device.index if query.device.index is not None else \
+            torch.cuda.current_device()
+        major, minor = torch.cuda.get_device_capability(index)
+        check_call(*shapes, dtypes, query.device.type, False, dropout_p, scale, enable_gqa,
+                   causal_alignment, _head_dims(lib, dtypes[0], grad, major * 10 + minor))
     except (Unsupported, FileNotFoundError) as e:
         if not fallback:
             raise
