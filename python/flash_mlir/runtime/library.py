@@ -414,6 +414,15 @@ class KernelLibrary:
         Where B and H do not merge into one stride (B×N×H×D with B > 1), the
         plan runs once per batch entry (the maps are 3-D over (D, N, B·H)).
         """
+        signature = None
+        if bundle is None and out is None and lse_out is None:
+            # A call like one checked before (shapes, dtypes, device,
+            # options; contiguous): only the outputs and the launch.
+            signature = self._signature("attention", (q, k, v), causal, scale, return_lse)
+            prepared = self._prepared.get(signature)
+            if (prepared is not None and q.is_contiguous() and k.is_contiguous()
+                    and v.is_contiguous()):
+                return prepared(q, k, v)
         import torch
         for name, t in (("q", q), ("k", k), ("v", v)):
             if not isinstance(t, torch.Tensor):
@@ -435,16 +444,12 @@ class KernelLibrary:
         if v.shape[3] != d or k.shape[3] != d:
             raise ValueError(f"head dimensions differ: q {d}, k {k.shape[3]}, v {v.shape[3]} "
                              "(kernels need D = Dv)")
-        signature = None
+        if not contiguous:
+            signature = None
         if bundle is None and nq <= self.SPLIT_KV_MAX_QUERY_ROWS and nk > nq:
             # Few query rows (decoding): the split-KV plan, where compiled.
             bundle = self._split_kv(dtype, d, causal, return_lse,
                                     self._capability(q.device))
-            if bundle is not None and out is None and lse_out is None and contiguous:
-                signature = self._signature("split_kv", (q, k, v), causal, scale, return_lse)
-                prepared = self._prepared.get(signature)
-                if prepared is not None:
-                    return prepared(q, k, v)
         bundle = bundle or self.find(dtype, d, causal, return_lse, max(nq, nk),
                                      compute_capability=self._capability(q.device))
         scale = _checked_scale(scale, d)

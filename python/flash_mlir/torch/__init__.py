@@ -170,13 +170,21 @@ def register_torch_op(library):
     lib.define("attention(Tensor q, Tensor k, Tensor v, bool causal=False, "
                "float scale=0.0) -> Tensor")
 
-    @torch.library.custom_op("flash_mlir::attention_forward", mutates_args=())
-    def attention_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                          causal: bool = False, scale: float = 0.0) -> torch.Tensor:
-        return _TORCH_OP_LIBRARY.attention(q, k, v, causal=causal, scale=_scale(scale),
-                                           out=_out_for(q))
+    # The forward without LSE: a plain CUDA kernel of the fragment, as
+    # paged_attention below (torch.library.custom_op's Python wrapper costs
+    # about 20 us of host time a call).
+    lib.define("attention_forward(Tensor q, Tensor k, Tensor v, bool causal=False, "
+               "float scale=0.0) -> Tensor")
 
-    @attention_forward.register_fake
+    def attention_forward(q, k, v, causal=False, scale=0.0):
+        if q.is_contiguous():
+            return _TORCH_OP_LIBRARY.attention(q, k, v, causal, scale if scale > 0 else None)
+        return _TORCH_OP_LIBRARY.attention(q, k, v, causal=causal, scale=_scale(scale),
+                                           out=torch.empty_like(q))
+
+    lib.impl("attention_forward", attention_forward, "CUDA")
+
+    @torch.library.register_fake("flash_mlir::attention_forward", lib=lib)
     def _(q, k, v, causal=False, scale=0.0):
         return torch.empty_like(q)
 

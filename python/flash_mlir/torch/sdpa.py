@@ -179,6 +179,9 @@ def _head_dims(library, dtype: str, grad: bool, capability: int):
     return memo[key]
 
 
+_CHECKED = {}  # calls checked before (shapes, dtypes, devices, options) -> library
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False, *,
                                  causal_alignment: str = "top_left", fallback: bool = False,
@@ -189,8 +192,25 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     bundles)."""
     import torch
     from flash_mlir import torch as ftorch
+    if torch.compiler.is_compiling():
+        # Traced (torch.compile): the checks ran in eager calls; the ops'
+        # fakes and kernels check the rest. The library is the registered one.
+        if library is not None:
+            raise RuntimeError("flash_mlir.torch.scaled_dot_product_attention: under "
+                               "torch.compile the registered library is used: pass no "
+                               "library (register_torch_op(lib) before compiling)")
+        return _run(None, True, query, key, value, is_causal, scale, causal_alignment)
     grad = torch.is_grad_enabled() and (query.requires_grad or key.requires_grad or
                                         value.requires_grad)
+    memo = None
+    if attn_mask is None and not dropout_p:
+        # A call like one checked before runs at once (host time per call).
+        memo = (query.shape, key.shape, value.shape, query.dtype, key.dtype, value.dtype,
+                query.device, key.device, value.device, is_causal, scale, enable_gqa,
+                causal_alignment, grad, library or ftorch._TORCH_OP_LIBRARY)
+        lib = _CHECKED.get(memo)
+        if lib is not None:
+            return _run(lib, grad, query, key, value, is_causal, scale, causal_alignment)
     try:
         dtypes = [_DTYPE_NAMES.get(str(t.dtype), str(t.dtype)) for t in (query, key, value)]
         shapes = (tuple(query.shape), tuple(key.shape), tuple(value.shape))
@@ -215,19 +235,38 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         return torch.nn.functional.scaled_dot_product_attention(
             query, key, value, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal,
             scale=scale, **kwargs)
-    ftorch.use_library(lib)
+    if memo is not None:
+        if len(_CHECKED) >= 1024:
+            _CHECKED.clear()
+        _CHECKED[memo] = lib
+    return _run(lib, grad, query, key, value, is_causal, scale, causal_alignment)
+
+
+def _run(lib, grad, query, key, value, is_causal, scale, causal_alignment):
+    """The checked call: the kernel calls of causal_segments, through the
+    differentiable op when autograd needs it (or under tracing), else
+    straight to the library (the fewest steps: host time)."""
+    import torch
+    from flash_mlir import torch as ftorch
     squeeze = query.dim() == 3
     if squeeze:
         query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
-    op = torch.ops.flash_mlir.attention
+    if grad:
+        if lib is not None:
+            ftorch.use_library(lib)
+        op = torch.ops.flash_mlir.attention
+    else:
+        def op(q, k, v, causal, s):
+            return lib.attention(q, k, v, causal, s if s > 0 else None,
+                                 out=None if q.is_contiguous() else torch.empty_like(q))
     s = float(scale) if scale is not None else 0.0
     nq, nk = query.shape[2], key.shape[2]
     parts = []
-    for seg in causal_segments(nq, nk, bool(is_causal), causal_alignment):
-        q = query if (seg.row_begin, seg.row_end) == (0, nq) else \
-            query[:, :, seg.row_begin:seg.row_end]
-        k = key if seg.keys == nk else key[:, :, :seg.keys]
-        v = value if seg.keys == nk else value[:, :, :seg.keys]
-        parts.append(op(q, k, v, seg.causal, s))
+    for row_begin, row_end, keys, causal in causal_segments(nq, nk, bool(is_causal),
+                                                            causal_alignment):
+        q = query if (row_begin, row_end) == (0, nq) else query[:, :, row_begin:row_end]
+        k = key if keys == nk else key[:, :, :keys]
+        v = value if keys == nk else value[:, :, :keys]
+        parts.append(op(q, k, v, causal, s))
     out = parts[0] if len(parts) == 1 else torch.cat(parts, dim=2)
     return out.squeeze(0) if squeeze else out
