@@ -88,7 +88,7 @@ def test_visible_is_sdpa_top_left_and_bottom_right():
 
 def test_cpu_tensors_are_refused_or_fall_back_with_a_warning():
     torch = pytest.importorskip("torch")
-    q = torch.randn(1, 2, 8, 64)
+    q = torch.randn(1, 2, 8, 64).to(torch.bfloat16)
     with pytest.raises(Unsupported, match="device cpu"):
         sdpa.scaled_dot_product_attention(q, q, q, library=object())
     with pytest.warns(UserWarning, match="torch's SDPA runs this call"):
@@ -121,9 +121,10 @@ def test_hf_registration_with_a_stand_in_transformers(monkeypatch):
     masking.sdpa_mask = object()
     monkeypatch.setitem(sys.modules, "transformers", fake)
     monkeypatch.setitem(sys.modules, "transformers.masking_utils", masking)
-    assert hf.register_hf() == "flash_mlir"
-    assert registered[("attention", "flash_mlir")] is hf.attention_forward
-    assert registered[("mask", "flash_mlir")] is masking.sdpa_mask
+    assert hf.register_hf() == hf.NAME == "mlir_attention"
+    assert "flash" not in hf.NAME  # transformers takes such names for FlashAttention builds
+    assert registered[("attention", hf.NAME)] is hf.attention_forward
+    assert registered[("mask", hf.NAME)] is masking.sdpa_mask
 
 
 def test_hf_attention_forward_refuses_a_padding_mask_naming_it():

@@ -50,12 +50,12 @@ PY
 } > "$log" 2>&1
 py=/tmp/flash-venv/bin/python
 cd /tmp
-timeout 130 "$py" "$here/scripts/gpu/torch-dropin-check.py" --sm80 "$sm80" \
+timeout 110 "$py" "$here/scripts/gpu/torch-dropin-check.py" --sm80 "$sm80" \
   --json "$out/checks.json" > "$out/checks.log" 2>&1
 echo "checks: exit $?" >> "$log"
-timeout 80 "$py" "$here/scripts/gpu/hf-check.py" --json "$out/hf.json" > "$out/hf.log" 2>&1
+timeout 70 "$py" "$here/scripts/gpu/hf-check.py" --json "$out/hf.json" > "$out/hf.log" 2>&1
 echo "hf-check: exit $?" >> "$log"
-timeout 45 "$py" "$here/scripts/bench/attention-host-time.py" --rounds 9 --calls 200 \
+timeout 40 "$py" "$here/scripts/bench/attention-host-time.py" --rounds 9 --calls 200 \
   --json "$out/host-time.json" \
   > "$out/host-time.log" 2>&1
 echo "host-time: exit $?" >> "$log"

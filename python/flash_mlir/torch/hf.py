@@ -1,8 +1,15 @@
-"""Hugging Face transformers: the attention implementation "flash_mlir".
+"""Hugging Face transformers: FlashMLIR as an attention implementation.
 
     import flash_mlir.torch.hf as fhf
     fhf.register_hf()                       # once, before building models
-    model = AutoModelForCausalLM.from_config(cfg, attn_implementation="flash_mlir")
+    model = AutoModelForCausalLM.from_config(cfg, attn_implementation=fhf.NAME)
+
+NAME is "mlir_attention", not "flash_mlir": transformers treats every
+implementation whose name contains "flash" as a FlashAttention build (it
+tries to import the flash_attn kernels when a model is built, and prepares
+masks and inputs for them): transformers 5.17 refused to build GPT-2 with
+attn_implementation="flash_mlir" ("Could not find the currently requested
+flash attention implementation"), seen on the H200 (docs/pytorch.md).
 
 ``register_hf`` registers ``attention_forward`` with transformers'
 AttentionInterface under NAME, and (where transformers has
@@ -21,7 +28,7 @@ runs torch's SDPA for that call with a warning (never silently).
 Needs no torch to import; transformers only in register_hf.
 """
 
-NAME = "flash_mlir"
+NAME = "mlir_attention"
 
 _OPTIONS = {"fallback": False, "library": None}
 
