@@ -46,7 +46,7 @@ Also here:
 - ``default_library()``: the library the ops use: the registered one, else
   $FLASH_MLIR_BUNDLES, else the bundles the wheel carries (flash_mlir/bundles).
 - ``flash_mlir.torch.hf``: the Hugging Face attention implementation
-  "flash_mlir" (``register_hf()``).
+  "mlir_attention" (``register_hf()``; docs/pytorch.md says why not "flash_mlir").
 """
 
 import os
