@@ -442,6 +442,15 @@ bool Plan::read(const std::string &jsonPath, std::string &error) {
       }
     }
   }
+  // A tensor only tensor maps reach may be strided: the maps carry strides.
+  for (TensorSpec &t : tensors) {
+    bool mapped = false, pointer = false;
+    for (const KernelSpec &k : kernels)
+      for (const ArgSpec &a : k.args)
+        if (a.tensor == t.name)
+          (a.kind == FLASH_ARG_TENSOR_MAP ? mapped : pointer) = true;
+    t.stridedOk = mapped && !pointer;
+  }
   return error.empty();
 }
 
@@ -487,6 +496,83 @@ std::string shapeText(const flash_tensor &t) {
   for (int i = 0; i < t.rank; ++i)
     s += (i ? ", " : "") + std::to_string(t.shape[i]);
   return s + "]";
+}
+
+std::string stridesText(const flash_tensor &t) {
+  std::string s = "[";
+  for (int i = 0; i < t.rank; ++i)
+    s += (i ? ", " : "") + std::to_string(t.strides[i]);
+  return s + "]";
+}
+
+/// Row-major contiguous (dimensions of size 1 may have any stride).
+bool isContiguous(const flash_tensor &t) {
+  int64_t expected = 1;
+  for (int d = t.rank - 1; d >= 0; --d) {
+    if (t.shape[d] != 1 && t.strides[d] != expected)
+      return false;
+    expected *= t.shape[d];
+  }
+  return true;
+}
+
+int64_t elementBytes(int dtype) {
+  return dtype == FLASH_DTYPE_BF16 || dtype == FLASH_DTYPE_F16 ? 2 : 4;
+}
+
+/// A tensor map's byte strides from a strided tensor's own. Map dimension 0
+/// is the tensor's innermost dimension; each further map dimension spans the
+/// next tensor dimensions outward whose sizes multiply to it (the plans'
+/// maps are over (D, N, B·H)), which must merge into one stride (the outer's
+/// stride the inner's times its size; dimensions of size 1 aside). A map
+/// dimension over only dimensions of size 1 keeps the plan's stride.
+bool mapStridesOf(const flash_tensor &t, const std::string &tensorName,
+                  const flash_arg_info &arg, uint64_t *strides,
+                  std::string &error) {
+  int d = t.rank - 1;
+  auto fail = [&](const std::string &why) {
+    error = "tensor '" + tensorName + "' (shape " + shapeText(t) + ", strides " +
+            stridesText(t) + ") cannot be read through tensor map " + arg.name +
+            ": " + why + "; pass it contiguous";
+    return false;
+  };
+  for (int i = 0; i < arg.map_rank; ++i) {
+    uint64_t want = arg.map_dims[i], product = 1;
+    int64_t stride = -1, next = -1;
+    do {
+      if (d < 0)
+        return fail("its dimensions do not span the map's");
+      int64_t size = t.shape[d], s = t.strides[d];
+      if (size != 1) {
+        if (stride < 0)
+          stride = s;
+        else if (s != next)
+          return fail("dimensions " + std::to_string(d) + " and " +
+                      std::to_string(d + 1) + " do not merge into one stride");
+        next = s * size;
+      }
+      product *= uint64_t(size);
+      --d;
+    } while (product < want);
+    if (product != want)
+      return fail("its dimensions do not span the map's");
+    if (i == 0) {
+      if (stride > 1)
+        return fail("its innermost dimension is not contiguous");
+    } else if (stride >= 0) {
+      strides[i - 1] = uint64_t(stride * elementBytes(t.dtype));
+    }
+  }
+  for (; d >= 0; --d)
+    if (t.shape[d] != 1)
+      return fail("its dimensions do not span the map's");
+  for (int i = 0; i + 1 < arg.map_rank; ++i)
+    if (strides[i] % 16 != 0)
+      return fail("a stride of " + std::to_string(strides[i]) +
+                  " bytes is not a multiple of 16");
+  if (t.data % 16 != 0)
+    return fail("its address is not 16-byte aligned");
+  return true;
 }
 } // namespace
 
@@ -538,19 +624,29 @@ bool Plan::planLaunch(int index, const flash_attention_args &args, int smCount,
               std::to_string(spec.shape.size());
       return false;
     }
-    int64_t expectedStride = 1;
+    bool contiguous = isContiguous(*t);
+    if (!contiguous && !spec.stridedOk) {
+      error = "tensor '" + spec.name + "' must be contiguous (row-major), "
+              "shape " + shapeText(*t) + ", strides " + stridesText(*t) +
+              " (plan " + name + " reads it through addresses it computes)";
+      return false;
+    }
+    if (!contiguous) {
+      for (int d = 0; d < t->rank; ++d)
+        if (t->strides[d] < 0 ||
+            (d == t->rank - 1 && t->shape[d] != 1 && t->strides[d] != 1)) {
+          error = "tensor '" + spec.name + "' must have non-negative strides "
+                  "and a contiguous innermost dimension, strides " +
+                  stridesText(*t);
+          return false;
+        }
+    }
     for (int d = t->rank - 1; d >= 0; --d) {
       int64_t size = t->shape[d];
       if (size < 0) {
         error = "tensor '" + spec.name + "' has a negative dimension";
         return false;
       }
-      if (size != 1 && t->strides[d] != expectedStride) {
-        error = "tensor '" + spec.name + "' must be contiguous (row-major), "
-                "shape " + shapeText(*t);
-        return false;
-      }
-      expectedStride *= size;
       const Json &dim = spec.shape[d];
       if (dim.kind == Json::Number) {
         if (int64_t(dim.number) != size) {
@@ -729,6 +825,9 @@ bool Plan::planLaunch(int index, const flash_attention_args &args, int smCount,
         }
         arg.map_strides[i] = uint64_t(v);
       }
+      if (!isContiguous(*t) &&
+          !mapStridesOf(*t, spec.tensor, arg, arg.map_strides, error))
+        return false;
       arg.map_interleave = m.interleave;
       arg.map_swizzle = m.swizzle;
       arg.map_l2_promotion = m.l2Promotion;

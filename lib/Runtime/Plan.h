@@ -39,6 +39,10 @@ struct TensorSpec {
   std::vector<Json> shape; ///< symbols or numbers, outermost first
   int dtype = FLASH_DTYPE_NONE;
   bool output = false, required = true;
+  /// Every kernel argument that reads or writes it is a tensor map (set by
+  /// Plan::read): a call may pass it strided (its innermost dimension
+  /// contiguous), the maps then carry its strides.
+  bool stridedOk = false;
 };
 
 struct TensorMapSpec {

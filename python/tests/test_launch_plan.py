@@ -241,16 +241,66 @@ def test_calls_the_plan_does_not_take_are_refused(library, change, message):
     assert re.search(message, capi.lib().flash_last_error().decode())
 
 
-def test_lse_for_a_plan_without_it_and_strided_tensors_are_refused(library):
+def test_lse_for_a_plan_without_it_is_refused(library):
     plan = library[SPECS["sm90"].name]
     info = capi.LaunchInfo()
     a = args_for("f16", 1, 2, 2, 100, 100, 256, lse=True)
     assert capi.lib().flash_plan_launch_info(plan, 0, ctypes.byref(a), 132, ctypes.byref(info))
     assert "does not write LSE" in capi.lib().flash_last_error().decode()
+
+
+def bnhd(base, dtype, b, h, n, d, n_alloc=None):
+    """A B×N×H×D tensor viewed as B×H×N×D (transpose(1, 2)), of a buffer
+    holding n_alloc rows (a slice along N when n < n_alloc)."""
+    n_alloc = n_alloc or n
+    return capi.tensor(base, dtype, (b, h, n, d), (n_alloc * h * d, d, h * d, 1))
+
+
+def refusal(plan, a):
+    info = capi.LaunchInfo()
+    assert capi.lib().flash_plan_launch_info(plan, 0, ctypes.byref(a), 132,
+                                              ctypes.byref(info)) == capi.ERROR_INVALID
+    return capi.lib().flash_last_error().decode()
+
+
+def test_strided_tensors_go_through_tensor_maps_only(library):
+    # sm_80's kernels compute addresses: a strided tensor is refused.
+    a = args_for("bf16", 1, 8, 2, 100, 100, 128)
+    a.k = bnhd(0x20000, "bf16", 1, 2, 100, 128)
+    assert "must be contiguous" in refusal(library[SPECS["sm80"].name], a)
+    assert "reads it through addresses" in capi.lib().flash_last_error().decode()
+    # sm_90a reads q, k, v and writes o through tensor maps: B×N×H×D views
+    # (B = 1) are taken as they are, the maps carry their strides.
+    plan = library[SPECS["sm90"].name]
     a = args_for("f16", 1, 2, 2, 100, 100, 256, lse=False)
-    a.k = capi.tensor(0x20000, "f16", (1, 2, 100, 256), (51200, 256, 512, 1))
-    assert capi.lib().flash_plan_launch_info(plan, 0, ctypes.byref(a), 132, ctypes.byref(info))
-    assert "must be contiguous" in capi.lib().flash_last_error().decode()
+    for name, base in (("q", 0x10000), ("k", 0x20000), ("v", 0x30000), ("o", 0x40000)):
+        setattr(a, name, bnhd(base, "f16", 1, 2, 100, 256))
+    maps = arg_list(launch_info(plan, a))[:4]
+    for m in maps:
+        assert list(m.map_dims[:3]) == [256, 100, 2]               # (D, N, B·H)
+        assert list(m.map_strides[:2]) == [2 * 256 * 2, 256 * 2]   # N, H strides in bytes
+    # K/V a slice along N of a longer buffer, B = 3: B and H still merge.
+    a = args_for("f16", 3, 2, 2, 100, 60, 256, lse=False)
+    a.k = capi.tensor(0x20000, "f16", (3, 2, 60, 256), (2 * 500 * 256, 500 * 256, 256, 1))
+    k = arg_list(launch_info(plan, a))[1]
+    assert list(k.map_dims[:3]) == [256, 60, 6]
+    assert list(k.map_strides[:2]) == [256 * 2, 500 * 256 * 2]
+    # Contiguous tensors keep the plan's strides.
+    a = args_for("f16", 1, 2, 2, 100, 100, 256, lse=False)
+    assert list(arg_list(launch_info(plan, a))[0].map_strides[:2]) == [512, 100 * 512]
+    # B×N×H×D with B > 1: B and H do not merge into the map's one B·H stride.
+    a = args_for("f16", 2, 2, 2, 100, 100, 256, lse=False)
+    a.q = bnhd(0x10000, "f16", 2, 2, 100, 256)
+    assert "do not merge into one stride" in refusal(plan, a)
+    # The innermost dimension strided, a stride not a multiple of 16 bytes,
+    # a misaligned address: refused, naming why.
+    a = args_for("f16", 1, 2, 2, 100, 100, 256, lse=False)
+    a.v = capi.tensor(0x30000, "f16", (1, 2, 100, 256), (2 * 100 * 512, 100 * 512, 512, 2))
+    assert "contiguous innermost dimension" in refusal(plan, a)
+    a.v = capi.tensor(0x30000, "f16", (1, 2, 100, 256), (2 * 100 * 260, 100 * 260, 260, 1))
+    assert "not a multiple of 16" in refusal(plan, a)
+    a.v = bnhd(0x30008, "f16", 1, 2, 100, 256)
+    assert "not 16-byte aligned" in refusal(plan, a)
 
 
 def test_packed_arguments_with_a_fake_encoder(library, bundles):

@@ -5,8 +5,9 @@ grids and arguments (tensor maps included) and launches on the CUDA driver,
 which it loads itself on first use. Loading it, opening bundles, selecting and
 planning need no GPU.
 
-Where the library is found: $FLASH_RUNTIME_LIB, else build/lib/ of the source
-tree this package sits in, else the dynamic loader's search path.
+Where the library is found: $FLASH_RUNTIME_LIB, else flash_mlir/lib/ of an
+installed wheel, else build/lib/ of the source tree this package sits in, else
+the dynamic loader's search path.
 """
 
 import ctypes
@@ -113,8 +114,10 @@ def _candidates():
     if env:
         return [env]
     here = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.join(os.path.dirname(here), "lib", "libflash_runtime.so")  # the wheel's
     root = os.path.abspath(os.path.join(here, os.pardir, os.pardir, os.pardir))
-    return [os.path.join(root, "build", "lib", "libflash_runtime.so"), "libflash_runtime.so"]
+    source_tree = os.path.join(root, "build", "lib", "libflash_runtime.so")
+    return [package if os.path.exists(package) else source_tree, "libflash_runtime.so"]
 
 
 _LIB: Optional[ctypes.CDLL] = None

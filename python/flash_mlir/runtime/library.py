@@ -59,6 +59,22 @@ class Bundle:
         sizes, persistent, ... (informational; the runtime reads the plan)."""
         return self.plan["kernels"][0]["description"]
 
+    @property
+    def strided_tensors(self) -> frozenset:
+        """Names of the plan's tensors that only tensor maps read or write: a
+        call may pass them strided (innermost dimension contiguous), the
+        runtime's maps carry the strides. Tensors a kernel addresses itself
+        (every sm_80 kernel's) must be contiguous."""
+        names = getattr(self, "_strided", None)
+        if names is None:
+            mapped, pointer = set(), set()
+            for kernel in self.plan.get("kernels", []):
+                for arg in kernel.get("args", []):
+                    if arg.get("tensor"):
+                        (mapped if arg.get("type") == "tensormap" else pointer).add(arg["tensor"])
+            names = self._strided = frozenset(mapped - pointer)
+        return names
+
     def key(self):
         """The forward's selection key (op, dtype, D, causal, LSE)."""
         return (self.op, self.dtype, self.head_dim, self.causal, self.writes_lse)
@@ -210,6 +226,52 @@ def _output_like(out, like, name: str, like_name: str):
     return out
 
 
+# Head dimensions the compiler takes (python3 -m flash_mlir.compile --head-dims).
+COMPILED_HEAD_DIMS = (64, 128, 256)
+_OPS_FLAG = {"attention_forward": "forward", "attention_backward": "backward",
+             "attention_split_kv": "split_kv", "paged_attention": "paged"}
+
+
+def compile_hint(bundle_dir: str, op: str, dtype: str, head_dim: int, causal: bool,
+                 lse: bool, compute_capability: int = 0, arch: Optional[str] = None) -> str:
+    """What to say when a library has no plan for a call: which bundle is
+    missing and the command that compiles it (or that the compiler does not
+    take the head dimension)."""
+    what = (f"no {op} kernel for {dtype}, D={head_dim}, causal={causal}, lse={lse}"
+            f"{f' on compute capability {compute_capability}' if compute_capability else ''}"
+            f" in {bundle_dir}")
+    if head_dim not in COMPILED_HEAD_DIMS:
+        return (f"{what}: not supported yet: head dimension {head_dim} (the compiler takes D in "
+                f"{', '.join(map(str, COMPILED_HEAD_DIMS))})")
+    if arch is None:
+        arch = "sm_90a" if compute_capability == 90 else "sm_80"
+    cubins = ""
+    if arch == "sm_80" and compute_capability and compute_capability != 80:
+        cubins = f" --cubin-archs sm_80,sm_{compute_capability}"
+    flags = f" --causal {'yes' if causal else 'no'}"
+    if op != "attention_backward":
+        flags += f" --lse {'yes' if lse else 'no'}"
+    return (f"{what}; compile it on a machine with the compiler: python3 -m flash_mlir.compile "
+            f"--out {bundle_dir} --arch {arch}{cubins} --dtypes {dtype} --head-dims {head_dim}"
+            f"{flags} --ops {_OPS_FLAG.get(op, op)}")
+
+
+def _map_layout(t) -> bool:
+    """Whether a tensor map can read `t` as it is: its innermost dimension
+    contiguous, its address and its other strides multiples of 16 bytes."""
+    if t.stride(-1) != 1 or t.data_ptr() % 16:
+        return False
+    size = t.element_size()
+    return all(t.shape[i] == 1 or (t.stride(i) * size) % 16 == 0 for i in range(t.dim() - 1))
+
+
+def _heads_merge(t) -> bool:
+    """Whether B and H of a B×H×N×D tensor merge into the maps' one B·H
+    dimension (stride(B) = H·stride(H)): always for B×H×N×D buffers and
+    slices of them along N; for B×N×H×D views only when B or H is 1."""
+    return t.shape[0] == 1 or t.shape[1] == 1 or t.stride(0) == t.shape[1] * t.stride(1)
+
+
 def _lse_output(bundle: "Bundle", lse_out, q):
     """The B×Hq×Nq f32 LSE a plan that writes it needs (`lse_out` or new)."""
     import torch
@@ -289,7 +351,10 @@ class KernelLibrary:
                        variant=variant.encode() if variant else None, op=op.encode())
         plan = ctypes.c_void_p()
         if capi.lib().flash_library_select(self._handle, ctypes.byref(key), ctypes.byref(plan)):
-            raise ValueError(capi.lib().flash_last_error().decode())
+            message = capi.lib().flash_last_error().decode()
+            if message.startswith("no launch plan"):
+                message = f"{compile_hint(self.dir, op, dtype, head_dim, causal, lse, compute_capability, arch)} ({message})"
+            raise ValueError(message)
         info = capi.PlanInfo()
         capi.check(capi.lib().flash_plan_get_info(plan, ctypes.byref(info)))
         chosen = self._by_name[info.name.decode()]
@@ -336,11 +401,28 @@ class KernelLibrary:
 
     def attention(self, q, k, v, causal: bool = False, scale: Optional[float] = None,
                   return_lse: bool = False, out=None, lse_out=None, bundle: Optional[Bundle] = None):
-        """softmax(scale·Q·Kᵀ + mask)·V for q: B×Hq×Nq×D, k, v: B×Hkv×Nk×D (contiguous CUDA).
+        """softmax(scale·Q·Kᵀ + mask)·V for q: B×Hq×Nq×D, k, v: B×Hkv×Nk×D (CUDA).
 
         `causal` aligns the diagonal bottom-right. `out`/`lse_out` may be given
         (e.g. poisoned buffers in tests); otherwise they are allocated.
+
+        Strided q, k, v (e.g. B×N×H×D tensors viewed as B×H×N×D by
+        transpose(1, 2)), innermost dimension contiguous: a plan whose kernels
+        read them through tensor maps (sm_90a) takes them as they are, and O
+        is allocated in q's layout (empty_like) or may be given strided; a
+        plan whose kernels compute addresses (sm_80) gets contiguous copies.
+        Where B and H do not merge into one stride (B×N×H×D with B > 1), the
+        plan runs once per batch entry (the maps are 3-D over (D, N, B·H)).
         """
+        signature = None
+        if bundle is None and out is None and lse_out is None:
+            # A call like one checked before (shapes, dtypes, device,
+            # options; contiguous): only the outputs and the launch.
+            signature = self._signature("attention", (q, k, v), causal, scale, return_lse)
+            prepared = self._prepared.get(signature)
+            if (prepared is not None and q.is_contiguous() and k.is_contiguous()
+                    and v.is_contiguous()):
+                return prepared(q, k, v)
         import torch
         for name, t in (("q", q), ("k", k), ("v", v)):
             if not isinstance(t, torch.Tensor):
@@ -349,8 +431,7 @@ class KernelLibrary:
                 raise ValueError(f"{name} must be on a CUDA device, got {t.device}")
             if t.dim() != 4:
                 raise ValueError(f"{name} must be 4-D (B×H×N×D), got shape {tuple(t.shape)}")
-            if not t.is_contiguous():
-                raise ValueError(f"{name} must be contiguous (B×H×N×D row-major)")
+        contiguous = q.is_contiguous() and k.is_contiguous() and v.is_contiguous()
         if not (q.dtype == k.dtype == v.dtype):
             raise TypeError(f"q, k, v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
         dtype = {torch.bfloat16: "bf16", torch.float16: "f16"}.get(q.dtype)
@@ -363,19 +444,17 @@ class KernelLibrary:
         if v.shape[3] != d or k.shape[3] != d:
             raise ValueError(f"head dimensions differ: q {d}, k {k.shape[3]}, v {v.shape[3]} "
                              "(kernels need D = Dv)")
-        signature = None
+        if not contiguous:
+            signature = None
         if bundle is None and nq <= self.SPLIT_KV_MAX_QUERY_ROWS and nk > nq:
             # Few query rows (decoding): the split-KV plan, where compiled.
             bundle = self._split_kv(dtype, d, causal, return_lse,
                                     self._capability(q.device))
-            if bundle is not None and out is None and lse_out is None:
-                signature = self._signature("split_kv", (q, k, v), causal, scale, return_lse)
-                prepared = self._prepared.get(signature)
-                if prepared is not None:
-                    return prepared(q, k, v)
         bundle = bundle or self.find(dtype, d, causal, return_lse, max(nq, nk),
                                      compute_capability=self._capability(q.device))
         scale = _checked_scale(scale, d)
+        if not contiguous or (out is not None and not out.is_contiguous()):
+            return self._attention_strided(bundle, q, k, v, scale, return_lse, out, lse_out)
         out = _output_like(out, q, "out", "q")
         lse = _lse_output(bundle, lse_out, q)
         # Shapes (batch, heads, lengths), GQA and the size limit are the
@@ -388,6 +467,42 @@ class KernelLibrary:
                 tuple(lse.shape) if lse is not None else None, return_lse, q.device))
         return (out, lse) if return_lse else out
 
+
+    def _attention_strided(self, bundle: Bundle, q, k, v, scale: float, return_lse: bool,
+                           out, lse_out):
+        """attention() for strided tensors (see there)."""
+        import torch
+        mapped = bundle.strided_tensors
+
+        def taken(name, t):
+            if t.is_contiguous() or (name in mapped and _map_layout(t)):
+                return t
+            return t.contiguous()
+
+        q, k, v = taken("q", q), taken("k", k), taken("v", v)
+        if out is None:
+            out = torch.empty_like(q) if "o" in mapped else torch.empty(
+                q.shape, dtype=q.dtype, device=q.device)
+            if not (out.is_contiguous() or _map_layout(out)):
+                out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+        elif out.shape != q.shape or out.dtype != q.dtype:
+            raise ValueError("out must be a tensor like q")
+        caller_out = None
+        if not (out.is_contiguous() or ("o" in mapped and _map_layout(out))):
+            # The plan writes O through addresses (sm_80): into a contiguous
+            # buffer, then copied into the caller's.
+            caller_out, out = out, torch.empty(q.shape, dtype=q.dtype, device=q.device)
+        lse = _lse_output(bundle, lse_out, q)
+        with _invalid_call_as_value_error():
+            if all(_heads_merge(t) for t in (q, k, v, out)):
+                bundle.launch(q, k, v, out, lse, scale)
+            else:
+                for b in range(q.shape[0]):
+                    bundle.launch(q[b:b + 1], k[b:b + 1], v[b:b + 1], out[b:b + 1],
+                                  None if lse is None else lse[b:b + 1], scale)
+        if caller_out is not None:
+            out = caller_out.copy_(out)
+        return (out, lse) if return_lse else out
 
     # Calls with at most this many query rows (and more keys than queries)
     # go to a split-KV plan when the library has one for their key.

@@ -32,13 +32,70 @@ Each has a fake (meta) implementation, so torch.compile(fullgraph=True)
 traces through them, and none synchronises the host, so CUDA graphs capture
 them. ``scale`` <= 0 means 1/sqrt(D). Registering again replaces the library
 the ops dispatch to.
+
+Strided q, k, v (B×N×H×D views, innermost dimension contiguous) reach the
+forward as they are (KernelLibrary.attention: no copy on sm_90a, O in q's
+layout); the backward takes contiguous copies of strided q, k, v, O.
+
+Also here:
+
+- ``scaled_dot_product_attention(query, key, value, attn_mask=None,
+  dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False, *,
+  causal_alignment="top_left", fallback=False)``: torch's SDPA signature
+  (flash_mlir.torch.sdpa; docs/pytorch.md).
+- ``default_library()``: the library the ops use: the registered one, else
+  $FLASH_MLIR_BUNDLES, else the bundles the wheel carries (flash_mlir/bundles).
+- ``flash_mlir.torch.hf``: the Hugging Face attention implementation
+  "mlir_attention" (``register_hf()``; docs/pytorch.md says why not "flash_mlir").
 """
 
+import os
+
+from flash_mlir.torch.sdpa import (Unsupported, causal_segments,  # noqa: F401
+                                   fallback_counts, scaled_dot_product_attention)
+
 _TORCH_OP_LIBRARY = None
+
+PACKAGE_BUNDLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                               "bundles")
+
+
+def default_library():
+    """The KernelLibrary the ops dispatch to: the registered one, else one
+    opened (and registered) from $FLASH_MLIR_BUNDLES, else from the bundles
+    the installed package carries (flash_mlir/bundles/)."""
+    if _TORCH_OP_LIBRARY is not None:
+        return _TORCH_OP_LIBRARY
+    directory = os.environ.get("FLASH_MLIR_BUNDLES") or PACKAGE_BUNDLES
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(
+            f"no kernel bundles: {directory} does not exist. Set FLASH_MLIR_BUNDLES to a "
+            "directory compiled by python3 -m flash_mlir.compile (e.g. --out bundles --arch "
+            "sm_90a --ops forward,backward), install the wheel (it carries sm_80 and sm_90a "
+            "bundles), or call register_torch_op(KernelLibrary(dir))")
+    from flash_mlir.runtime.library import KernelLibrary
+    library = KernelLibrary(directory)
+    register_torch_op(library)
+    return library
+
+
+def use_library(library):
+    """Makes `library` the one the ops dispatch to (registering them once)."""
+    if library is not _TORCH_OP_LIBRARY:
+        register_torch_op(library)
 
 
 def _scale(scale):
     return scale if scale > 0 else None
+
+
+def _out_for(q):
+    """O in q's layout, as the ops' fakes say (None for contiguous q: the
+    library allocates it)."""
+    if q.is_contiguous():
+        return None
+    import torch
+    return torch.empty_like(q)
 
 
 def register_torch_op(library):
@@ -55,14 +112,15 @@ def register_torch_op(library):
                            causal: bool = False,
                            scale: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
         o, lse = _TORCH_OP_LIBRARY.attention(q, k, v, causal=causal, scale=_scale(scale),
-                                             return_lse=True)
+                                             return_lse=True, out=_out_for(q))
         return o, lse
 
+    # O has q's layout (empty_like, as KernelLibrary.attention allocates it;
+    # the kernels need Dv = D), so the fake's strides are the real ones.
     @attention_with_lse.register_fake
     def _(q, k, v, causal=False, scale=0.0):
         b, hq, nq, _ = q.shape
-        return (q.new_empty(q.shape[:3] + v.shape[3:]),
-                q.new_empty((b, hq, nq), dtype=torch.float32))
+        return (torch.empty_like(q), q.new_empty((b, hq, nq), dtype=torch.float32))
 
     if not hasattr(_TORCH_OP_LIBRARY, "attention_backward"):
         def _missing(*args, **kwargs):
@@ -77,13 +135,16 @@ def register_torch_op(library):
                            causal: bool = False, scale: float = 0.0,
                            deterministic: bool = False
                            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        # The backward's kernels take contiguous tensors (copies of strided
+        # ones); the gradients are contiguous.
         return tuple(_TORCH_OP_LIBRARY.attention_backward(
-            q, k, v, o, dout.contiguous(), lse, causal=causal, scale=_scale(scale),
+            q.contiguous(), k.contiguous(), v.contiguous(), o.contiguous(),
+            dout.contiguous(), lse, causal=causal, scale=_scale(scale),
             deterministic=deterministic))
 
     @attention_backward.register_fake
     def _(dout, q, k, v, o, lse, causal=False, scale=0.0, deterministic=False):
-        return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+        return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)
 
     def setup_context(ctx, inputs, output):
         q, k, v, causal, scale = inputs
@@ -109,14 +170,23 @@ def register_torch_op(library):
     lib.define("attention(Tensor q, Tensor k, Tensor v, bool causal=False, "
                "float scale=0.0) -> Tensor")
 
-    @torch.library.custom_op("flash_mlir::attention_forward", mutates_args=())
-    def attention_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                          causal: bool = False, scale: float = 0.0) -> torch.Tensor:
-        return _TORCH_OP_LIBRARY.attention(q, k, v, causal=causal, scale=_scale(scale))
+    # The forward without LSE: a plain CUDA kernel of the fragment, as
+    # paged_attention below (torch.library.custom_op's Python wrapper costs
+    # about 20 us of host time a call).
+    lib.define("attention_forward(Tensor q, Tensor k, Tensor v, bool causal=False, "
+               "float scale=0.0) -> Tensor")
 
-    @attention_forward.register_fake
+    def attention_forward(q, k, v, causal=False, scale=0.0):
+        if q.is_contiguous():
+            return _TORCH_OP_LIBRARY.attention(q, k, v, causal, scale if scale > 0 else None)
+        return _TORCH_OP_LIBRARY.attention(q, k, v, causal=causal, scale=_scale(scale),
+                                           out=torch.empty_like(q))
+
+    lib.impl("attention_forward", attention_forward, "CUDA")
+
+    @torch.library.register_fake("flash_mlir::attention_forward", lib=lib)
     def _(q, k, v, causal=False, scale=0.0):
-        return q.new_empty(q.shape[:3] + v.shape[3:])
+        return torch.empty_like(q)
 
     def attention(q, k, v, causal=False, scale=0.0):
         # Only a call autograd will differentiate pays for writing LSE.

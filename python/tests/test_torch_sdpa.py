@@ -1,0 +1,139 @@
+"""flash_mlir.torch.scaled_dot_product_attention without a GPU: the argument
+checking (what is refused, named), the causal alignment mapping onto the
+bottom-right kernels, and (where torch is installed) the fallback and the
+errors on CPU tensors. CI has no torch: those tests skip."""
+
+import itertools
+
+import pytest
+
+from flash_mlir.torch import sdpa
+from flash_mlir.torch.sdpa import Unsupported, causal_segments, check_call, visible
+
+OK = dict(q_shape=(2, 8, 100, 64), k_shape=(2, 2, 120, 64), v_shape=(2, 2, 120, 64),
+          dtypes=("bf16",) * 3, device_type="cuda", attn_mask_given=False, dropout_p=0.0,
+          scale=None, enable_gqa=True, causal_alignment="top_left", head_dims=(64, 128))
+
+
+def call(**change):
+    args = dict(OK)
+    args.update(change)
+    check_call(**args)
+
+
+def test_a_supported_call_passes():
+    call()
+    call(q_shape=(8, 100, 64), k_shape=(8, 120, 64), v_shape=(8, 120, 64), enable_gqa=False)
+    call(dtypes=("f16",) * 3, scale=0.5, causal_alignment="bottom_right")
+
+
+@pytest.mark.parametrize("change, argument, text", [
+    (dict(attn_mask_given=True), "attn_mask", "attn_mask"),
+    (dict(dropout_p=0.1), "dropout_p", "dropout_p=0.1"),
+    (dict(dtypes=("f32",) * 3), "query", "dtype f32"),
+    (dict(device_type="cpu"), "query", "device cpu"),
+    (dict(q_shape=(2, 8, 100, 96), k_shape=(2, 2, 120, 96), v_shape=(2, 2, 120, 96)),
+     "query", "head dimension 96"),
+    (dict(v_shape=(2, 2, 120, 128)), "value", "value head dimension 128"),
+    (dict(q_shape=(1, 2, 8, 100, 64)), "query", "rank"),
+    (dict(scale=-1.0), "scale", "scale=-1.0"),
+])
+def test_unsupported_calls_name_the_argument(change, argument, text):
+    with pytest.raises(Unsupported) as e:
+        call(**change)
+    assert e.value.argument == argument
+    assert text in str(e.value)
+    assert "not supported yet" in str(e.value) and "fallback=True" in str(e.value)
+    assert isinstance(e.value, NotImplementedError)
+
+
+@pytest.mark.parametrize("change, text", [
+    (dict(enable_gqa=False), "enable_gqa=True"),
+    (dict(q_shape=(2, 3, 100, 64)), "multiple of key/value heads"),
+    (dict(k_shape=(2, 2, 120, 32), v_shape=(2, 2, 120, 32)), "head dimensions differ"),
+    (dict(k_shape=(2, 2, 110, 64)), "shapes do not agree"),
+    (dict(dtypes=("bf16", "f16", "bf16")), "share a dtype"),
+    (dict(causal_alignment="center"), "causal_alignment"),
+])
+def test_calls_sdpa_refuses_too_are_value_errors(change, text):
+    with pytest.raises(ValueError, match=text):
+        call(**change)
+
+
+@pytest.mark.parametrize("nq, nk", list(itertools.product([1, 2, 5, 8, 13], [1, 3, 5, 8, 21])))
+@pytest.mark.parametrize("alignment", ["top_left", "bottom_right"])
+@pytest.mark.parametrize("is_causal", [True, False])
+def test_causal_segments_compute_sdpa_masks(nq, nk, alignment, is_causal):
+    """Each query row is computed once, by a bottom-right kernel call, and
+    sees exactly the keys SDPA's alignment gives it."""
+    rows = [None] * nq
+    for seg in causal_segments(nq, nk, is_causal, alignment):
+        local_q = seg.row_end - seg.row_begin
+        for r in range(seg.row_begin, seg.row_end):
+            assert rows[r] is None
+            i = r - seg.row_begin  # the kernel's row, bottom-right over seg.keys keys
+            rows[r] = max(0, min(seg.keys, i + seg.keys - local_q + 1)) if seg.causal \
+                else seg.keys
+    assert rows == visible(nq, nk, is_causal, alignment)
+
+
+def test_visible_is_sdpa_top_left_and_bottom_right():
+    assert visible(2, 4, True, "top_left") == [1, 2]
+    assert visible(2, 4, True, "bottom_right") == [3, 4]
+    assert visible(4, 2, True, "top_left") == [1, 2, 2, 2]
+    assert visible(4, 2, True, "bottom_right") == [0, 0, 1, 2]
+    assert len(causal_segments(4, 2, True, "top_left")) == 2
+    assert causal_segments(2, 4, True, "top_left") == [sdpa.Segment(0, 2, 2, True)]
+
+
+def test_cpu_tensors_are_refused_or_fall_back_with_a_warning():
+    torch = pytest.importorskip("torch")
+    q = torch.randn(1, 2, 8, 64).to(torch.bfloat16)
+    with pytest.raises(Unsupported, match="device cpu"):
+        sdpa.scaled_dot_product_attention(q, q, q, library=object())
+    with pytest.warns(UserWarning, match="torch's SDPA runs this call"):
+        o = sdpa.scaled_dot_product_attention(q, q, q, is_causal=True, fallback=True,
+                                              library=object())
+    ref = torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+    assert torch.equal(o, ref)
+    assert any("device cpu" in r for r in sdpa.fallback_counts())
+
+
+def test_hf_registration_with_a_stand_in_transformers(monkeypatch):
+    """register_hf registers the attention function and SDPA's mask builder
+    under "flash_mlir" (a stand-in for transformers: CI has none)."""
+    import sys
+    import types
+    from flash_mlir.torch import hf
+    registered = {}
+
+    class Interface:
+        def __init__(self, kind):
+            self.kind = kind
+
+        def register(self, name, fn):
+            registered[(self.kind, name)] = fn
+
+    fake = types.ModuleType("transformers")
+    fake.AttentionInterface = Interface("attention")
+    masking = types.ModuleType("transformers.masking_utils")
+    masking.AttentionMaskInterface = Interface("mask")
+    masking.sdpa_mask = object()
+    monkeypatch.setitem(sys.modules, "transformers", fake)
+    monkeypatch.setitem(sys.modules, "transformers.masking_utils", masking)
+    assert hf.register_hf() == hf.NAME == "mlir_attention"
+    assert "flash" not in hf.NAME  # transformers takes such names for FlashAttention builds
+    assert registered[("attention", hf.NAME)] is hf.attention_forward
+    assert registered[("mask", hf.NAME)] is masking.sdpa_mask
+
+
+def test_hf_attention_forward_refuses_a_padding_mask_naming_it():
+    torch = pytest.importorskip("torch")
+    from flash_mlir.torch import hf
+
+    class Module:
+        is_causal = True
+
+    q = torch.randn(1, 2, 4, 64)
+    with pytest.raises(Unsupported, match="attn_mask"):
+        hf.attention_forward(Module(), q, q, q, torch.zeros(1, 1, 4, 4))
