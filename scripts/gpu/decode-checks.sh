@@ -11,7 +11,8 @@
 #   1. decode_check on the sm_90a plans (paged, split_kv, CUDA-graph replays)
 #   2. decode_check --quick on the sm_80 plans (their sm_90 cubins), if given
 #   3. decode_check with a planted bug (table-row): must FAIL
-#   4. compute-sanitizer memcheck and racecheck on two tiny cases (if present)
+#   4. compute-sanitizer memcheck and racecheck on six small cases (if present;
+#      two of them cut into 33 parts: the two-level merge)
 #   5. decode_bench (bandwidth against SDPA cuDNN/FA2, read ceiling, host time)
 # and writes logs and JSON into $OUT (default build/decode-checks).
 set -uo pipefail
@@ -51,7 +52,7 @@ if command -v compute-sanitizer >/dev/null && [ -z "${SKIP_SANITIZER:-}" ]; then
   for tool in memcheck racecheck; do
     PYTORCH_NO_CUDA_MEMORY_CACHING=1 step "$tool" "${SANITIZER_TIMEOUT:-90}" \
       compute-sanitizer --tool "$tool" --kernel-name kns=flash_decode --error-exitcode 9 \
-      $py -m flash_mlir.tools.decode_check --bundles "$sm90a" --small --only paged,split \
+      $py -m flash_mlir.tools.decode_check --bundles "$sm90a" --small --only paged,split,many \
       || status=1
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/$tool.log" | tail -1
   done

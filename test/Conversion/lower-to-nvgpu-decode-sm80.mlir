@@ -17,7 +17,7 @@
 // CHECK-SAME: kernel = "decode_split", threads = 128 : i64}]
 // CHECK-SAME: max_splits = 64 : i64, op = "attention_split_kv"
 // CHECK-SAME: stages = 2 : i64
-// CHECK-SAME: workspaces = [{bytes = "min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))*B*Hq*Nq*Dv*4", init = "none", kernel_restores = false, name = "partial_o"}, {bytes = "min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))*B*Hq*Nq*4", init = "none", kernel_restores = false, name = "partial_lse"}, {bytes = "B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)*4", init = "zero", kernel_restores = true, name = "split_counter"}]
+// CHECK-SAME: workspaces = [{bytes = "min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))*B*Hq*Nq*Dv*4", init = "none", kernel_restores = false, name = "partial_o"}, {bytes = "min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))*B*Hq*Nq*4", init = "none", kernel_restores = false, name = "partial_lse"}, {bytes = "B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)*2*ceildiv(min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))), 16)*4", init = "zero", kernel_restores = true, name = "split_counter"}]
 // CHECK: gpu.module @decode_split_module
 // The kernel: 16-byte cp.async copies of K and V rows (zero-filled past the
 // length), ldmatrix + mma.sync per warp (V transposed), the warps combined

@@ -11,7 +11,9 @@
 // The kernel: the block table and the lengths read by 32-bit loads,
 // cp.async gathers (zero-filled past the length: the source size is a
 // register), mma.sync on ldmatrix fragments; the count of finished parts and
-// the last block's merge (16-byte loads of the f32 partials past L1).
+// the last block's merge (16-byte loads of the f32 partials past L1, eight
+// parts' loads before their sums); the two-level merge's first level writes
+// a group's result into a partial slot (16-byte stores after a warp sync).
 // PTX: .target sm_90a
 // PTX: .entry decode(
 // PTX: ld.global.b32
@@ -22,6 +24,11 @@
 // PTX: membar.gl
 // PTX: atom.global.add.u32
 // PTX: ld.volatile.global.v4.b32
+// The eight parts' loads of a batch, then their weights.
+// PTX-COUNT-7: ld.volatile.global.v4.b32
+// PTX: ex2.approx.ftz.f32
+// PTX: bar.warp.sync{{[[:space:]]+}}-1;
+// PTX: st.global.v4.b32
 // PTX: atom.global.exch.b32
 // PTX-NOT: .entry
 // The launch plan: op, the paged tensors, the kernel, workspaces whose

@@ -63,6 +63,15 @@ constexpr int64_t kSplitKVTargetBlocksPerSM = 2;
 /// writes and the merge cost more than the parallelism brings).
 constexpr int64_t kSplitKVMinTilesPerSplit = 4;
 
+/// The kernels' merge (SM80/DecodeKernel.cpp): up to kSplitKVMergeDirect
+/// parts the block that finishes last merges them all; more are merged in
+/// two levels, groups of about kSplitKVMergeGroup consecutive parts first
+/// (each by the block that finishes the group), then the groups. The
+/// launch plan sizes the counters with it: per work unit
+/// 2·⌈parts / kSplitKVMergeGroup⌉ words (one for the groups, one per group).
+constexpr int64_t kSplitKVMergeDirect = 32;
+constexpr int64_t kSplitKVMergeGroup = 16;
+
 template <typename V>
 struct SplitKVCount {
   V numSplits;     ///< parts the sequence is cut into (0 when it has no tile)

@@ -353,14 +353,18 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
                                           c.decode.paged)))})})),
       // f32 partials, part-major: O_s of row r at (s·B·Hq·Nq + r)·Dv, for
       // the parts the grid can have (small when the batch fills the GPU);
-      // one counter of finished parts per row tile, zeroed once and left
-      // zero by the kernel (the block that merges resets it).
+      // counters of finished parts per row tile (2·⌈parts / merge group⌉:
+      // the groups' and each group's of a two-level merge, SplitKV.h),
+      // zeroed once and left zero by the kernel (the blocks that merge
+      // reset them).
       b.getNamedAttr(
           "workspaces",
           b.getArrayAttr(
               {workspace("partial_o", parts + "*B*Hq*Nq*Dv*4", false),
                workspace("partial_lse", parts + "*B*Hq*Nq*4", false),
-               workspace("split_counter", "B*Hkv*" + rowTiles + "*4",
+               workspace("split_counter",
+                         "B*Hkv*" + rowTiles + "*2*ceildiv(" + parts + ", " +
+                             std::to_string(kSplitKVMergeGroup) + ")*4",
                          true)})),
       b.getNamedAttr("compiled_shape",
                      b.getI64ArrayAttr({c.batch, c.queryHeads, c.kvHeads,

@@ -16,6 +16,10 @@ block-table entries past ceil(len / S) point at a page full of NaN. The output
 and LSE are NaN-poisoned before each call. Lengths include 0, 1, S - 1, S,
 S + 1 and long ones (several parts per sequence).
 
+Many parts: calls with few work units and long sequences (GQA 8/1, B <= 4),
+whose sequences are cut into more than 32 parts (the kernels' two-level
+merge), next to sequences of one level, one part and none.
+
 CUDA graphs: a decode step captured once is replayed with new seq_lens,
 block_table and q contents; each replay must equal an eager call bitwise.
 """
@@ -178,6 +182,62 @@ def check_paged(lib, quick, results, seed=0, small=False):
     return failures
 
 
+def many_parts_cases(small=False):
+    """(op, dtype, D, Hq, Hkv, Nq, causal, lse, S, lengths): few work units and
+    long sequences, so that a sequence is cut into more than 32 parts and
+    its parts merge in two levels (groups, then the groups): 8448 keys of
+    64-key tiles are 132 tiles, 33 parts where the SMs allow (just past one
+    level), 8192 keys 32 parts (one level), longer ones up to 256 parts."""
+    if small:
+        return [("paged", "bf16", 128, 8, 1, 1, False, True, 64, [8448, 0, 700]),
+                ("split", "bf16", 64, 8, 1, 1, True, False, 0, [8448])]
+    return [("paged", "bf16", 128, 8, 1, 1, False, True, 16, [8448, 8192, 1, 0]),
+            ("paged", "bf16", 128, 8, 1, 1, False, False, 64, [65536]),
+            ("paged", "bf16", 64, 8, 1, 4, True, True, 16, [20000, 9001]),
+            ("paged", "f16", 128, 32, 8, 1, False, True, 256, [33000]),
+            ("split", "bf16", 128, 8, 1, 1, False, True, 0, [131072]),
+            ("split", "bf16", 128, 8, 1, 1, True, True, 0, [40000, 40000, 40000]),
+            ("split", "bf16", 256, 8, 1, 1, False, False, 0, [9000])]
+
+
+def check_many_parts(lib, results, seed=4, small=False):
+    """Paged and contiguous calls whose sequences have more than 32 parts
+    (the two-level merge) next to ones with one level, one part and none."""
+    import torch
+    gen = torch.Generator().manual_seed(seed)
+    failures = 0
+    for op, dtype, d, hq, hkv, nq, causal, lse, page, lengths in many_parts_cases(small):
+        t = _dtypes()[dtype]
+        b = len(lengths)
+        q = torch.randn(b, hq, nq, d, generator=gen).to("cuda", t)
+        scale = 1.0 / math.sqrt(d)
+        out = torch.full_like(q, float("nan"))
+        lse_out = torch.full((b, hq, nq), float("nan"), device="cuda") if lse else None
+        name = (f"many parts {op} {dtype} D={d} {hq}/{hkv} Nq={nq} causal={causal} lse={lse}"
+                + (f" S={page}" if op == "paged" else "") + f" lengths={lengths}")
+        try:
+            if op == "paged":
+                kc, vc, table, lens, ks, vs = make_paged(b, hkv, d, page, lengths, t, gen=gen)
+                lib.paged_attention(q, kc, vc, table, lens, causal=causal, out=out,
+                                    return_lse=lse, lse_out=lse_out)
+            else:
+                k = torch.randn(b, hkv, lengths[0], d, generator=gen).to("cuda", t)
+                v = torch.randn(b, hkv, lengths[0], d, generator=gen).to("cuda", t)
+                ks, vs = list(k), list(v)
+                lib.attention(q, k, v, causal=causal, out=out, return_lse=lse, lse_out=lse_out)
+            torch.cuda.synchronize()
+            out32, outlp, lse32 = reference(q, ks, vs, causal, scale)
+            ok, res = judge(out, lse_out, out32, outlp, lse32)
+        except Exception as e:
+            ok, res = False, {"error": str(e)[:300]}
+        failures += not ok
+        results.append({"case": name, "ok": ok, **res})
+        print(("PASS " if ok else "FAIL ") + name + " " +
+              " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                       for k, v in res.items()), flush=True)
+    return failures
+
+
 def check_split(lib, quick, results, seed=1, small=False):
     """Few-row flash.attention routed to the split-KV plan (contiguous K/V)."""
     import torch
@@ -225,10 +285,12 @@ def check_graph(lib, results, seed=2):
     rng = random.Random(seed)
     gen = torch.Generator().manual_seed(seed)
     failures = 0
-    for d, hq, hkv, nq, causal, page in ((128, 32, 8, 1, False, 16), (64, 8, 1, 4, True, 64)):
-        b = 8
+    # The third: two sequences of up to 20000 keys at GQA 8/1, so that the
+    # replays' lengths move between one part, one merge level and two.
+    for d, hq, hkv, nq, causal, page, b, cap in ((128, 32, 8, 1, False, 16, 8, 6000),
+                                                 (64, 8, 1, 4, True, 64, 8, 6000),
+                                                 (128, 8, 1, 1, False, 16, 2, 20000)):
         t = torch.bfloat16
-        cap = 6000
         kc, vc, table, lens, _, _ = make_paged(b, hkv, d, page, [cap] * b, t, gen=gen)
         q = torch.randn(b, hq, nq, d, generator=gen).to("cuda", t)
         out = torch.empty_like(q)
@@ -244,7 +306,8 @@ def check_graph(lib, results, seed=2):
             out.copy_(op(q, kc, vc, table, lens, causal, 0.0))
         ok_all = True
         for replay in range(6):
-            new_lens = [rng.choice([0, 1, page, rng.randint(1, cap)]) for _ in range(b)]
+            new_lens = [rng.choice([0, 1, page, rng.randint(1, cap), rng.randint(cap // 2, cap)])
+                        for _ in range(b)]
             lens.copy_(torch.tensor(new_lens, dtype=torch.int32))
             perm = torch.randperm(table.shape[0])  # other rows of pages
             table.copy_(table[perm].contiguous())
@@ -321,7 +384,7 @@ def main(argv=None):
                     help="two tiny cases per check (for compute-sanitizer)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--plant", default=None, choices=["table-row"])
-    ap.add_argument("--only", default="paged,split,graph,capture")
+    ap.add_argument("--only", default="paged,split,many,graph,capture")
     args = ap.parse_args(argv)
     from flash_mlir.runtime import KernelLibrary
     bundles = planted(args.bundles, args.plant) if args.plant else args.bundles
@@ -332,6 +395,8 @@ def main(argv=None):
         failures += check_paged(lib, args.quick, results, small=args.small)
     if "split" in only and not args.plant:
         failures += check_split(lib, args.quick, results, small=args.small)
+    if "many" in only and not args.plant:
+        failures += check_many_parts(lib, results, small=args.small)
     if "graph" in only and not args.plant:
         failures += check_graph(lib, results)
     if "capture" in only and not args.plant:

@@ -23,12 +23,17 @@
 //   combined through shared memory. With one part the block writes O (and
 //   LSE) itself; otherwise it writes its part's normalised O and LSE (f32) to
 //   the partials workspace.
-// - Merge kernel, one warp per output row: the same count of parts from the
-//   same length; with two or more, O = Σ_s w_s·O_s / Σ_s w_s with
-//   w_s = exp(LSE_s − max LSE) (a part whose rows saw no key has LSE = −inf
-//   and weight 0), LSE = max + ln Σ w_s; with none (length 0) O = 0 and
-//   LSE = −inf. Rows of a sequence with one part are left as the split kernel
-//   wrote them.
+// - The merge, at the end of the split kernel (no second launch): the blocks
+//   of a row tile count themselves done (an atomic per row tile) and the one
+//   that finishes last merges, a warp per output row: the same count of parts
+//   from the same length; O = Σ_s w_s·O_s / Σ_s w_s with w_s = exp(LSE_s −
+//   max LSE) (a part whose rows saw no key has LSE = −inf and weight 0),
+//   LSE = max + ln Σ w_s, the partials of kMergeBatch parts loaded together.
+//   More than kSplitKVMergeDirect (32) parts merge in two levels, so that no
+//   block reads them all: groups of about kSplitKVMergeGroup (16) parts, each
+//   merged by the block that finishes it last into the partial slot of its
+//   first part, then the groups by the block that finishes the last group.
+//   Rows of a sequence with one part are written by the split kernel.
 //
 // Nothing depends on a host-side length: the grid is fixed by B, the heads
 // and the SM count, so a captured CUDA graph replays correctly while
@@ -302,14 +307,34 @@ Value loadPastL1(KernelMath &km, Type type, Value pointer, Value element) {
                               /*isVolatile=*/true);
 }
 
-/// The parts (numSplits >= 2) of row `flatRow` merged by one warp:
-///   m = max_s LSE_s (lanes take parts s ≡ lane mod 32, then a warp max)
+/// Parts merged per batch of the merge's sum loop: their LSEs and O rows are
+/// loaded together (independent loads in flight), then summed.
+constexpr int64_t kMergeBatch = 8;
+/// Up to kMergeDirect parts one block merges them all; more merge in two
+/// levels of groups of about kMergeGroup parts (Target/SplitKV.h).
+constexpr int64_t kMergeDirect = kSplitKVMergeDirect;
+constexpr int64_t kMergeGroup = kSplitKVMergeGroup;
+
+/// Where a merge writes its result: the output row (O in the element type,
+/// LSE), or (the first level of a two-level merge) the partial slot of
+/// part `toPart`, normalised O and LSE in f32 like a split's partial.
+struct MergeTarget {
+  Value toPart; ///< null: the output row
+};
+
+/// The parts first, first + stride, ..., first + (count − 1)·stride
+/// (count >= 1) of row `flatRow` merged by one warp:
+///   m = max_s LSE_s (lanes take parts i ≡ lane mod 32, then a warp max)
 ///   O = Σ_s w_s·O_s / Σ_s w_s,  w_s = exp(LSE_s − m),  LSE = m + ln Σ_s w_s
 /// A part whose rows saw no key has LSE_s = −inf and weight 0 (its O_s is 0,
-/// never NaN); if no part saw a key, O = 0 and LSE = −inf.
+/// never NaN); if no part saw a key, O = 0 and LSE = −inf. The sum loop
+/// takes kMergeBatch parts an iteration (the loads of a batch issued before
+/// its sums; a part past `count` reads the last one with weight 0).
 void buildMergeRow(KernelMath &km, const KernelConfig &config,
                    const OutputRows &out, Value lane, Value flatRow,
-                   Value numSplits, Value allRows) {
+                   Value first, Value count, Value stride, Value allRows,
+                   MergeTarget target) {
+  using P = arith::CmpIPredicate;
   OpBuilder &b = km.b;
   Location loc = km.loc;
   const int64_t Dv = config.headDim, columns = Dv / 32;
@@ -322,16 +347,18 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
         b, loc, arith::MulIOp::create(b, loc, km.toIndex(part), partStride),
         rowIndex);
   };
+  auto partOf = [&](Value i) { return km.add(first, km.mul(i, stride)); };
   auto lseOf = [&](Value part) {
     return loadPastL1(km, f32, out.partialLse, partRow(part));
   };
-  auto maxLoop = scf::ForOp::create(b, loc, lane, numSplits, km.i32(32),
+  auto maxLoop = scf::ForOp::create(b, loc, lane, count, km.i32(32),
                                     ValueRange{negInf});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(maxLoop.getBody());
-    Value m = arith::MaxNumFOp::create(b, loc, maxLoop.getRegionIterArgs()[0],
-                                       lseOf(maxLoop.getInductionVar()));
+    Value m = arith::MaxNumFOp::create(
+        b, loc, maxLoop.getRegionIterArgs()[0],
+        lseOf(partOf(maxLoop.getInductionVar())));
     scf::YieldOp::create(b, loc, m);
   }
   Value maxLse = maxLoop.getResult(0);
@@ -343,29 +370,39 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
   Value shift = km.select(noKey, km.f32(0.0), maxLse);
   SmallVector<Value> inits(columns, km.f32(0.0));
   inits.push_back(km.f32(0.0));
-  auto sumLoop = scf::ForOp::create(b, loc, km.i32(0), numSplits, km.i32(1),
-                                    inits);
+  auto sumLoop = scf::ForOp::create(b, loc, km.i32(0), count,
+                                    km.i32(kMergeBatch), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(sumLoop.getBody());
-    Value part = sumLoop.getInductionVar();
-    ValueRange acc = sumLoop.getRegionIterArgs();
-    Value weight = buildExp2(
-        km, arith::MulFOp::create(
-                b, loc, arith::SubFOp::create(b, loc, lseOf(part), shift),
-                km.f32(M_LOG2E)));
-    Value element = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, partRow(part), km.index(Dv)),
-        km.toIndex(km.mul(lane, km.i32(columns))));
-    Value values = loadPastL1(km, VectorType::get({columns}, f32),
-                              out.partialO, element);
-    SmallVector<Value> yields;
-    for (int64_t c = 0; c < columns; ++c) {
-      Value o = LLVM::ExtractElementOp::create(b, loc, values, km.i32(c));
-      yields.push_back(buildFma(km, weight, o, acc[c]));
+    Value i0 = sumLoop.getInductionVar();
+    SmallVector<Value> acc(sumLoop.getRegionIterArgs());
+    Value lastIndex = km.sub(count, km.i32(1));
+    SmallVector<Value> valid, lses, values;
+    for (int64_t u = 0; u < kMergeBatch; ++u) {
+      Value i = km.add(i0, km.i32(u));
+      valid.push_back(km.cmp(P::slt, i, count));
+      Value part = partOf(km.minsi(i, lastIndex));
+      lses.push_back(lseOf(part));
+      Value element = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, partRow(part), km.index(Dv)),
+          km.toIndex(km.mul(lane, km.i32(columns))));
+      values.push_back(loadPastL1(km, VectorType::get({columns}, f32),
+                                  out.partialO, element));
     }
-    yields.push_back(arith::AddFOp::create(b, loc, acc[columns], weight));
-    scf::YieldOp::create(b, loc, yields);
+    for (int64_t u = 0; u < kMergeBatch; ++u) {
+      Value weight = buildExp2(
+          km, arith::MulFOp::create(
+                  b, loc, arith::SubFOp::create(b, loc, lses[u], shift),
+                  km.f32(M_LOG2E)));
+      weight = km.select(valid[u], weight, km.f32(0.0));
+      for (int64_t c = 0; c < columns; ++c) {
+        Value o = LLVM::ExtractElementOp::create(b, loc, values[u], km.i32(c));
+        acc[c] = buildFma(km, weight, o, acc[c]);
+      }
+      acc[columns] = arith::AddFOp::create(b, loc, acc[columns], weight);
+    }
+    scf::YieldOp::create(b, loc, acc);
   }
   Value total = sumLoop.getResult(columns);
   Value inverse = km.select(noKey, km.f32(0.0),
@@ -373,11 +410,39 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
   SmallVector<Value> o;
   for (int64_t c = 0; c < columns; ++c)
     o.push_back(arith::MulFOp::create(b, loc, sumLoop.getResult(c), inverse));
-  Value lse = arith::AddFOp::create(
-      b, loc, maxLse,
-      arith::MulFOp::create(b, loc, buildLog2(km, total), km.f32(M_LN2)));
-  writeOutputRow(km, config, out, lane, flatRow, o,
-                 km.select(noKey, negInf, lse));
+  Value lse = km.select(
+      noKey, negInf,
+      arith::AddFOp::create(
+          b, loc, maxLse,
+          arith::MulFOp::create(b, loc, buildLog2(km, total),
+                                km.f32(M_LN2))));
+  if (!target.toPart) {
+    writeOutputRow(km, config, out, lane, flatRow, o, lse);
+    return;
+  }
+  // Into the partial slot of part `toPart` (one of the parts just read:
+  // every lane's reads of the warp are done before any lane writes).
+  NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
+  Value row = partRow(target.toPart);
+  Value element = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, km.index(Dv)),
+      km.toIndex(km.mul(lane, km.i32(columns))));
+  Value vector = LLVM::UndefOp::create(b, loc, VectorType::get({columns}, f32));
+  for (int64_t c = 0; c < columns; ++c)
+    vector = LLVM::InsertElementOp::create(b, loc, vector, o[c], km.i32(c));
+  Value address = LLVM::GEPOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), f32,
+      out.partialO,
+      ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), element)});
+  LLVM::StoreOp::create(b, loc, vector, address,
+                        std::min<unsigned>(16, 4 * columns));
+  km.ifLanes(km.cmp(P::eq, lane, km.i32(0)), [&] {
+    Value lseAddress = LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), f32,
+        out.partialLse,
+        ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), row)});
+    LLVM::StoreOp::create(b, loc, lse, lseAddress, 4);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -1003,38 +1068,112 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // count before its reads of the others' (membar.gl, reads that bypass
   // L1). It resets the count, so the counters are zero again for the next
   // launch (and every replay of a captured graph).
+  //
+  // More than kMergeDirect parts merge in two levels, so that no block
+  // reads them all (at B = 1, GQA 8/1, 256 parts of 8 rows are 1 MB of
+  // partials for one SM): the parts form groups of about kMergeGroup
+  // consecutive parts; the block that finishes a group last merges it into
+  // the partial slot of the group's first part, and the block that finishes
+  // the last group merges the groups' results into the output rows.
+  // Counters of a work unit u (stride 2·⌈gridDim.x / kMergeGroup⌉ words):
+  // u·stride the groups (or the parts, one level), u·stride + 1 + g the
+  // parts of group g.
   km.ifLanes(km.cmp(P::sge, split.numSplits, km.i32(2)), [&] {
     NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
     gpu::BarrierOp::create(b, loc);
-    Value counter = LLVM::GEPOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getI32Type(),
-        arg["split_counter"],
-        ValueRange{km.add(km.mul(batch, km.mul(numKVHeads, sizes.rowTiles)),
-                          headTile)});
+    Value numSplits = split.numSplits;
+    Value twoLevel = km.cmp(P::sgt, numSplits, km.i32(kMergeDirect));
+    // Balanced groups: ⌈n / ⌈n / kMergeGroup⌉⌉ parts each, the last
+    // group non-empty.
+    Value groupSize = km.select(
+        twoLevel,
+        km.divu(km.add(numSplits,
+                       km.sub(km.divu(km.add(numSplits,
+                                             km.i32(kMergeGroup - 1)),
+                                      km.i32(kMergeGroup)),
+                              km.i32(1))),
+                km.divu(km.add(numSplits, km.i32(kMergeGroup - 1)),
+                        km.i32(kMergeGroup))),
+        numSplits);
+    Value numGroups = km.divu(km.add(numSplits, km.sub(groupSize, km.i32(1))),
+                              groupSize);
+    Value group = km.divu(part, groupSize);
+    Value groupFirst = km.mul(group, groupSize);
+    Value groupCount = km.minsi(groupSize, km.sub(numSplits, groupFirst));
+    Value gridParts = asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    Value counterStride = km.mul(
+        km.i32(2), km.divu(km.add(gridParts, km.i32(kMergeGroup - 1)),
+                           km.i32(kMergeGroup)));
+    Value unitCounter = km.mul(
+        km.add(km.mul(batch, km.mul(numKVHeads, sizes.rowTiles)), headTile),
+        counterStride);
+    auto counterAt = [&](Value index) {
+      return LLVM::GEPOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+          b.getI32Type(), arg["split_counter"], ValueRange{index});
+    };
+    Value topCounter = counterAt(unitCounter);
+    Value firstCounter = counterAt(km.select(
+        twoLevel, km.add(unitCounter, km.add(group, km.i32(1))), unitCounter));
     Value flag = view(b.getI32Type(), 0, 1);
-    km.ifLanes(km.cmp(P::eq, tid, km.i32(0)), [&] {
-      Value done = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add,
-                                             counter, km.i32(1),
-                                             LLVM::AtomicOrdering::monotonic);
-      Value last = km.cmp(P::eq, done, km.sub(split.numSplits, km.i32(1)));
-      km.store(arith::ExtUIOp::create(b, loc, b.getI32Type(), last), flag,
-               km.index(0));
-    });
-    gpu::BarrierOp::create(b, loc);
-    Value isLast = km.cmp(
-        P::ne, memref::LoadOp::create(b, loc, flag, ValueRange{km.index(0)}),
-        km.i32(0));
-    km.ifLanes(isLast, [&] {
-      NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-      Value allRows = km.mul(km.mul(arg["B"], queryHeads), seqQ);
-      forEachRow([&](Value flatRow) {
-        buildMergeRow(km, config, outputs, lane, flatRow, split.numSplits,
-                      allRows);
+    // Whether this block is the last of `expected` to count on `counter`
+    // (block-uniform, through shared memory).
+    auto lastToCount = [&](Value counter, Value expected) {
+      km.ifLanes(km.cmp(P::eq, tid, km.i32(0)), [&] {
+        Value done = LLVM::AtomicRMWOp::create(
+            b, loc, LLVM::AtomicBinOp::add, counter, km.i32(1),
+            LLVM::AtomicOrdering::monotonic);
+        Value last = km.cmp(P::eq, done, km.sub(expected, km.i32(1)));
+        km.store(arith::ExtUIOp::create(b, loc, b.getI32Type(), last), flag,
+                 km.index(0));
       });
+      gpu::BarrierOp::create(b, loc);
+      return km.cmp(P::ne,
+                    memref::LoadOp::create(b, loc, flag,
+                                           ValueRange{km.index(0)}),
+                    km.i32(0));
+    };
+    auto resetCounter = [&](Value counter) {
       km.ifLanes(km.cmp(P::eq, tid, km.i32(0)), [&] {
         LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::xchg, counter,
                                   km.i32(0), LLVM::AtomicOrdering::monotonic);
       });
+    };
+    Value allRows = km.mul(km.mul(arg["B"], queryHeads), seqQ);
+    Value isLast = lastToCount(firstCounter, groupCount);
+    km.ifLanes(isLast, [&] {
+      NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+      auto ifTwo = scf::IfOp::create(b, loc, twoLevel, /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        // One level: every part into the output rows.
+        b.setInsertionPoint(ifTwo.elseBlock()->getTerminator());
+        forEachRow([&](Value flatRow) {
+          buildMergeRow(km, config, outputs, lane, flatRow, km.i32(0),
+                        numSplits, km.i32(1), allRows, MergeTarget{});
+        });
+        resetCounter(firstCounter);
+        // Two levels: the group into its first part's slot, then (the
+        // last group's finisher) the groups into the output rows.
+        b.setInsertionPoint(ifTwo.thenBlock()->getTerminator());
+        forEachRow([&](Value flatRow) {
+          buildMergeRow(km, config, outputs, lane, flatRow, groupFirst,
+                        groupCount, km.i32(1), allRows,
+                        MergeTarget{groupFirst});
+        });
+        resetCounter(firstCounter);
+        NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+        gpu::BarrierOp::create(b, loc);
+        Value isLastGroup = lastToCount(topCounter, numGroups);
+        km.ifLanes(isLastGroup, [&] {
+          NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+          forEachRow([&](Value flatRow) {
+            buildMergeRow(km, config, outputs, lane, flatRow, km.i32(0),
+                          numGroups, groupSize, allRows, MergeTarget{});
+          });
+          resetCounter(topCounter);
+        });
+      }
     });
   });
   b.setInsertionPointToEnd(&entry);
