@@ -26,7 +26,8 @@ SCHEMA = json.loads((ROOT / "docs" / "launch-plan.schema.json").read_text())
 
 SPECS = [fcompile.BackwardSpec("bf16", 128, True),
          fcompile.BackwardSpec("bf16", 128, True, deterministic=True),
-         fcompile.BackwardSpec("f16", 64, False)]
+         fcompile.BackwardSpec("f16", 64, False),
+         fcompile.BackwardSpec("bf16", 256, True)]
 
 
 @pytest.fixture(scope="module")
@@ -232,6 +233,38 @@ def test_backward_selection_prefers_sm90a_on_hopper(bundles, sm90_bundles, tmp_p
     chosen = lib.find_backward("bf16", 128, True, 4096, compute_capability=80,
                                deterministic=True)
     assert chosen.name == "flash_bwd_sm_80_bf16_d128_causal_deterministic"
+
+
+def test_d256_plan_shares_16_keys_between_two_warps(bundles):
+    # sm_80 at D=256 (SM80/BackwardKernel.cpp): two warps per 16 K/V rows,
+    # each with half of their dK and dV columns; 8 warps own 64 keys, Q tiles
+    # of 32 rows; shared memory within an A100's 163 KB.
+    plan = bundles[1]["flash_bwd_sm_80_bf16_d256_causal"]
+    main = plan["kernels"][1]
+    assert main["block"][0] == 256
+    assert (main["description"]["block_kv"], main["description"]["block_q"]) == (64, 32)
+    assert main["description"]["dynamic_shared_memory"] == 139776 <= 163 * 1024
+    lib = KernelLibrary(str(bundles[0]))
+    chosen = lib.find_backward("bf16", 256, True, 4096, compute_capability=80)
+    assert chosen.name == "flash_bwd_sm_80_bf16_d256_causal"
+    b, hq, hkv, nq, nk = 2, 8, 2, 1000, 777
+    infos = [chosen.launch_info(call(b, hq, hkv, nq, nk, 256), 108, k) for k in range(3)]
+    assert list(infos[1].grid) == [hkv, math.ceil(nk / 64), b]
+
+
+def test_d256_falls_back_to_sm80_on_hopper(bundles, sm90_bundles, tmp_path):
+    # No sm_90a plan takes D=256: on Hopper the runtime picks sm_80's (the
+    # newest arch that runs for the key); where an sm_90a plan of the key
+    # exists it is preferred (test_backward_selection_prefers_sm90a_on_hopper).
+    for directory in (bundles[0], sm90_bundles[0]):
+        for f in pathlib.Path(directory).iterdir():
+            if f.suffix in (".json", ".ptx") or f.name.endswith(".cubin"):
+                (tmp_path / f.name).write_bytes(f.read_bytes())
+    lib = KernelLibrary(str(tmp_path))
+    assert lib.find_backward("bf16", 256, True, 8192, compute_capability=90).name == \
+        "flash_bwd_sm_80_bf16_d256_causal"
+    assert lib.find_backward("bf16", 128, True, 8192, compute_capability=90).name == \
+        "flash_bwd_sm_90a_bf16_d128_causal"
 
 
 def test_deterministic_without_a_deterministic_plan_is_an_error(sm90_bundles):

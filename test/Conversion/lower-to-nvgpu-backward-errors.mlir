@@ -3,8 +3,9 @@
 // RUN: not flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --implicit-check-not="see current operation"
 // RUN: not flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a 2>&1 | FileCheck %s --check-prefix=SM90 --implicit-check-not="see current operation"
 
-// D = 256: a warp's 16 rows of dK and dV would take all its registers.
-// CHECK: lower-to-nvgpu-backward-errors.mlir:[[@LINE+6]]:19: error: not supported yet: D=256 backward (dK and dV of a warp's 16 K/V rows take 256 f32 registers per thread) on sm_80
+// D = 256: a warp's 16 rows of dK and dV would take all its registers; two
+// warps share them (block_kv = 8·warps).
+// CHECK: lower-to-nvgpu-backward-errors.mlir:[[@LINE+6]]:19: error: not supported yet: D=256 backward block_kv = 64 with 4 warps (dK and dV of 16 K/V rows take 256 f32 registers per thread: two warps share them, each with half of the columns: block_kv = 32) on sm_80
 func.func @d256(%q: tensor<1x1x64x256xbf16>, %k: tensor<1x1x64x256xbf16>, %v: tensor<1x1x64x256xbf16>, %o: tensor<1x1x64x256xbf16>, %do: tensor<1x1x64x256xbf16>, %lse: tensor<1x1x64xf32>) -> (tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>) {
   %d0 = tensor.empty() : tensor<1x1x64xf32>
   %delta = scf.forall (%b, %h) in (1, 1) shared_outs(%acc = %d0) -> (tensor<1x1x64xf32>) {
@@ -12,6 +13,35 @@ func.func @d256(%q: tensor<1x1x64x256xbf16>, %k: tensor<1x1x64x256xbf16>, %v: te
   %e = tensor.empty() : tensor<1x1x64x256xbf16>
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (1, 1, 1) shared_outs(%a = %e, %c = %e, %f = %e) -> (tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>) {
   } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 1, q_heads = 1, kv_heads = 1, seq_q = 64, seq_kv = 64, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>>}
+  return %dq, %dk, %dv : tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>
+}
+
+// -----
+
+// D = 256 with Q tiles of 64 rows: K, V, Q and dO double-buffered beside
+// dSᵀ take more than an A100's 163 KB (block_q = 32 fits).
+// CHECK: lower-to-nvgpu-backward-errors.mlir:[[@LINE+6]]:19: error: not supported yet: 205824 bytes of shared memory in the backward (166912 per block) on sm_80
+func.func @d256_smem(%q: tensor<1x1x64x256xbf16>, %k: tensor<1x1x64x256xbf16>, %v: tensor<1x1x64x256xbf16>, %o: tensor<1x1x64x256xbf16>, %do: tensor<1x1x64x256xbf16>, %lse: tensor<1x1x64xf32>) -> (tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>) {
+  %d0 = tensor.empty() : tensor<1x1x64xf32>
+  %delta = scf.forall (%b, %h) in (1, 1) shared_outs(%acc = %d0) -> (tensor<1x1x64xf32>) {
+  } {flash.stage = "preprocess"}
+  %e = tensor.empty() : tensor<1x1x64x256xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (1, 1, 1) shared_outs(%a = %e, %c = %e, %f = %e) -> (tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 1, q_heads = 1, kv_heads = 1, seq_q = 64, seq_kv = 64, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 8>>}
+  return %dq, %dk, %dv : tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>
+}
+
+// -----
+
+// D = 256, Q tiles of 128 rows: Sᵀ and dPᵀ beside a warp's half of dK and dV
+// CHECK: lower-to-nvgpu-backward-errors.mlir:[[@LINE+6]]:19: error: not supported yet: backward block_q = 128 at D = 256 (Sᵀ, dPᵀ, dK and dV of a warp's 16 keys would take 256 f32 registers per thread; 192 fit) on sm_80
+func.func @d256_regs(%q: tensor<1x1x64x256xbf16>, %k: tensor<1x1x64x256xbf16>, %v: tensor<1x1x64x256xbf16>, %o: tensor<1x1x64x256xbf16>, %do: tensor<1x1x64x256xbf16>, %lse: tensor<1x1x64xf32>) -> (tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>) {
+  %d0 = tensor.empty() : tensor<1x1x64xf32>
+  %delta = scf.forall (%b, %h) in (1, 1) shared_outs(%acc = %d0) -> (tensor<1x1x64xf32>) {
+  } {flash.stage = "preprocess"}
+  %e = tensor.empty() : tensor<1x1x64x256xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (1, 1, 1) shared_outs(%a = %e, %c = %e, %f = %e) -> (tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 1, q_heads = 1, kv_heads = 1, seq_q = 64, seq_kv = 64, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 128, block_kv = 64, stages = 2, warps = 8>>}
   return %dq, %dk, %dv : tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>, tensor<1x1x64x256xbf16>
 }
 
@@ -47,7 +77,7 @@ func.func @block_kv(%q: tensor<1x1x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %v: 
 
 // -----
 
-// CHECK: lower-to-nvgpu-backward-errors.mlir:[[@LINE+6]]:19: error: not supported yet: backward block_q = 32 (the kernel visits Q tiles of 64 or 128 rows) on sm_80
+// CHECK: lower-to-nvgpu-backward-errors.mlir:[[@LINE+6]]:19: error: not supported yet: backward block_q = 32 (the kernel visits Q tiles of 64 or 128 rows; 32 at D = 256) on sm_80
 func.func @block_q(%q: tensor<1x1x64x64xbf16>, %k: tensor<1x1x64x64xbf16>, %v: tensor<1x1x64x64xbf16>, %o: tensor<1x1x64x64xbf16>, %do: tensor<1x1x64x64xbf16>, %lse: tensor<1x1x64xf32>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>) {
   %d0 = tensor.empty() : tensor<1x1x64xf32>
   %delta = scf.forall (%b, %h) in (1, 1) shared_outs(%acc = %d0) -> (tensor<1x1x64xf32>) {

@@ -1,9 +1,10 @@
 // REQUIRES: ptxas
 // The backward's sm_80 kernels through the whole pipeline (hand-written
 // backward L1 -> flash-lower-to-nvgpu -> NVVM -> PTX -> bundles): every
-// configuration the bundles ship (bf16/f16 × D 64/128 × causal or not × the
-// plan with atomics on 8 warps, block_q 128 at D = 64 and 64 at D = 128, or
-// the deterministic one on 4 warps), assembled by ptxas -v for sm_80 and for
+// configuration the bundles ship (bf16/f16 × D 64/128/256 × causal or not ×
+// the plan with atomics on 8 warps, block_q 128 at D = 64 and 64 at D = 128, or
+// the deterministic one on 4 warps; at D = 256 two warps per 16 K/V rows,
+// block_kv = 8·warps, and block_q 32), assembled by ptxas -v for sm_80 and for
 // sm_90 (the cubin an H100/H200 runs) with no spill stores, spill loads or
 // stack frame in any kernel; and the atomic plan on 4 warps (a variant,
 // compile --backward-warps 4) for sm_80 (its sm_90 cubin at D = 128 spills
@@ -14,6 +15,8 @@
 // RUN: flash-opt %t/variant.mlir --flash-to-ptx="arch=sm_80 bundle-dir=%t/variant cubin-archs=sm_80" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/shipped/bwd_bf16_d128_causal.ptx
 // RUN: FileCheck %s --check-prefix=PLAN < %t/shipped/bwd_bf16_d128_causal.json
+// RUN: FileCheck %s --check-prefix=PLAN256 < %t/shipped/bwd_bf16_d256.json
+// RUN: FileCheck %s --check-prefix=PLAN256DET < %t/shipped/bwd_f16_d256_causal_det.json
 // RUN: cat %t/shipped/*.json %t/variant/*.json | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/shipped/*.json | grep -c '"spill_stores": 0' | FileCheck %s --check-prefix=COUNT
 // RUN: cat %t/variant/*.json | grep -c '"spill_stores": 0' | FileCheck %s --check-prefix=COUNT-VARIANT
@@ -56,11 +59,30 @@
 // PLAN-NEXT: "B",
 // PLAN-NEXT: "Hq",
 
+// D = 256: two warps per 16 K/V rows (8 warps, 64 keys a block), Q tiles of
+// 32 rows; shared memory within an A100's 163 KB: K, V, two stages of Q and
+// dO, dSᵀ (rows of 64 elements, half used: the swizzle moves 16-byte chunks
+// among 8), shift and Δ (2·(2·64·256 + 4·32·256 + 64·64) + 16·32 bytes); the
+// deterministic plan's main kernel (4 warps, 32 keys) and its dQ kernel (Q,
+// dO of 64 rows, two stages of K and V of 32 rows).
+// PLAN256: "name": "bwd_bf16_d256_preprocess"
+// PLAN256: "block": [
+// PLAN256-NEXT: 256,
+// PLAN256: "block_kv": 64,
+// PLAN256-NEXT: "block_q": 32,
+// PLAN256: "dynamic_shared_memory": 139776,
+// PLAN256: "name": "bwd_bf16_d256"{{$}}
+// PLAN256DET: "name": "bwd_f16_d256_causal_det_preprocess"
+// PLAN256DET: "dynamic_shared_memory": 102912,
+// PLAN256DET: "name": "bwd_f16_d256_causal_det"{{$}}
+// PLAN256DET: "dynamic_shared_memory": 131072,
+// PLAN256DET: "name": "bwd_f16_d256_causal_det_dq"
+
 // NOSPILL-NOT: "spill_stores": {{[1-9]}}
 // NOSPILL-NOT: "spill_loads": {{[1-9]}}
 // NOSPILL-NOT: "stack_frame": {{[1-9]}}
-// 16 bundles × 3 kernels × 2 cubins.
-// COUNT: 96
+// 24 bundles × 3 kernels × 2 cubins.
+// COUNT: 144
 // COUNT-VARIANT: 3
 
 //--- shipped.mlir
@@ -254,6 +276,102 @@ func.func @bwd_f16_d128_causal_det(%q: tensor<2x8x1000x128xf16>, %k: tensor<2x2x
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>) {
   } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>, deterministic = true>}
   return %dq, %dk, %dv : tensor<2x8x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>
+}
+
+func.func @bwd_bf16_d256(%q: tensor<2x8x1000x256xbf16>, %k: tensor<2x2x1000x256xbf16>, %v: tensor<2x2x1000x256xbf16>, %o: tensor<2x8x1000x256xbf16>, %do: tensor<2x8x1000x256xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x256xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x256xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x256xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 64, stages = 2, warps = 8>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>
+}
+
+func.func @bwd_bf16_d256_det(%q: tensor<2x8x1000x256xbf16>, %k: tensor<2x2x1000x256xbf16>, %v: tensor<2x2x1000x256xbf16>, %o: tensor<2x8x1000x256xbf16>, %do: tensor<2x8x1000x256xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x256xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x256xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x256xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 32) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 32, stages = 2, warps = 4>, deterministic = true>}
+  return %dq, %dk, %dv : tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>
+}
+
+func.func @bwd_bf16_d256_causal(%q: tensor<2x8x1000x256xbf16>, %k: tensor<2x2x1000x256xbf16>, %v: tensor<2x2x1000x256xbf16>, %o: tensor<2x8x1000x256xbf16>, %do: tensor<2x8x1000x256xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x256xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x256xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x256xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = true, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 64, stages = 2, warps = 8>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>
+}
+
+func.func @bwd_bf16_d256_causal_det(%q: tensor<2x8x1000x256xbf16>, %k: tensor<2x2x1000x256xbf16>, %v: tensor<2x2x1000x256xbf16>, %o: tensor<2x8x1000x256xbf16>, %do: tensor<2x8x1000x256xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x256xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x256xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x256xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 32) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = true, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 32, stages = 2, warps = 4>, deterministic = true>}
+  return %dq, %dk, %dv : tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>
+}
+
+func.func @bwd_f16_d256(%q: tensor<2x8x1000x256xf16>, %k: tensor<2x2x1000x256xf16>, %v: tensor<2x2x1000x256xf16>, %o: tensor<2x8x1000x256xf16>, %do: tensor<2x8x1000x256xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x256xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x256xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x256xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 64, stages = 2, warps = 8>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>
+}
+
+func.func @bwd_f16_d256_det(%q: tensor<2x8x1000x256xf16>, %k: tensor<2x2x1000x256xf16>, %v: tensor<2x2x1000x256xf16>, %o: tensor<2x8x1000x256xf16>, %do: tensor<2x8x1000x256xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x256xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x256xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x256xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 32) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 32, stages = 2, warps = 4>, deterministic = true>}
+  return %dq, %dk, %dv : tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>
+}
+
+func.func @bwd_f16_d256_causal(%q: tensor<2x8x1000x256xf16>, %k: tensor<2x2x1000x256xf16>, %v: tensor<2x2x1000x256xf16>, %o: tensor<2x8x1000x256xf16>, %do: tensor<2x8x1000x256xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x256xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x256xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x256xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = true, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 64, stages = 2, warps = 8>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>
+}
+
+func.func @bwd_f16_d256_causal_det(%q: tensor<2x8x1000x256xf16>, %k: tensor<2x2x1000x256xf16>, %v: tensor<2x2x1000x256xf16>, %o: tensor<2x8x1000x256xf16>, %do: tensor<2x8x1000x256xf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x256xf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x256xf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x256xf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 32) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = true, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 32, stages = 2, warps = 4>, deterministic = true>}
+  return %dq, %dk, %dv : tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>
 }
 
 //--- variant.mlir

@@ -21,7 +21,7 @@ the runtime selects by these keys, not by file names.
   python3 -m flash_mlir.compile --out bundles/ --arch sm_80 --cubin-archs sm_80,sm_90 \\
       --dtypes bf16,f16 --head-dims 64,128 --causal both --lse both
   python3 -m flash_mlir.compile --out bundles/ --arch sm_80 --cubin-archs sm_80,sm_90 \\
-      --ops backward --head-dims 64,128        # the gradients' kernels (one plan each)
+      --ops backward --head-dims 64,128,256    # the gradients' kernels (one plan each)
   python3 -m flash_mlir.compile --out bundles/ --arch sm_90a --ops backward
       # the sm_90a backward, both plans: what it does not take yet (D=256)
       # is skipped with flash-opt's "not supported yet"
@@ -217,8 +217,19 @@ class BackwardSpec:
     @property
     def block_kv(self) -> int:
         """Keys a main-kernel block owns: 64 per consumer warpgroup on sm_90a,
-        16 per warp on sm_80."""
-        return 128 if self.arch == "sm_90a" else 16 * self.main_warps
+        16 per warp on sm_80, 16 per two warps at D=256 (each keeps half of
+        the keys' dK and dV columns; SM80/BackwardKernel.cpp)."""
+        if self.arch == "sm_90a":
+            return 128
+        return (8 if self.head_dim == 256 else 16) * self.main_warps
+
+    @property
+    def block_q(self) -> int:
+        """Rows of the Q tiles the main kernel visits: 64; 32 at D=256 on
+        sm_80, where Q and dO double-buffered beside K and V of 64 keys then
+        take 132 KB of shared memory (64 rows: 197 KB, beyond an A100's
+        163 KB)."""
+        return 32 if self.arch == "sm_80" and self.head_dim == 256 else 64
 
     @property
     def main_warps(self) -> int:
@@ -266,7 +277,7 @@ class BackwardSpec:
         d, n, t = self.head_dim, self.seq_len, self.dtype
         x = f"tensor<1x1x{n}x{d}x{t}>"
         lse = f"tensor<1x1x{n}xf32>"
-        block_q, block_kv = 64, self.block_kv
+        block_q, block_kv = self.block_q, self.block_kv
         desc = (f"#flash.kernel<kind = backward, element_type = {t}, batch = 1, q_heads = 1, "
                 f"kv_heads = 1, seq_q = {n}, seq_kv = {n}, head_dim = {d}, value_dim = {d}, "
                 f"causal = {'true' if self.causal else 'false'}, lse = false, "
@@ -304,10 +315,16 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
     # for and sm_80's deterministic plan's 4 (measured, see
     # BackwardSpec.default_warps); a flash-opt whose flash-tile does not take
     # the op yet gets the backward's L1 written here (the same kernels).
+    # sm_80 at D=256: the kernel's tiles (BackwardSpec.block_q, block_kv, two
+    # stages) in place of the model's 64x64 with one stage (FlashAttention-2's
+    # A100 choice, which this kernel does not take).
+    d256 = spec.arch == "sm_80" and spec.head_dim == 256
     warps = spec.warps or (spec.default_warps
-                           if spec.deterministic and spec.arch == "sm_80" else 0)
-    overrides = ([f"warps={warps}", f"block-kv={spec.block_kv}", "block-q=64"]
+                           if (spec.deterministic or d256) and spec.arch == "sm_80" else 0)
+    overrides = ([f"warps={warps}", f"block-kv={spec.block_kv}", f"block-q={spec.block_q}"]
                  if warps else [])
+    if d256:
+        overrides.append("stages=2")
     attempts = [(spec.op_source(), options + overrides), (spec.source(), options)]
     src = os.path.join(out_dir, spec.name + ".mlir")
     for attempt, (text, pipeline_options) in enumerate(attempts):
@@ -460,8 +477,8 @@ def main(argv=None) -> int:
                     help="which plans: forward (flash.attention), split_kv (few-row "
                          "attention over a contiguous cache), paged (flash.paged_attention), "
                          "backward (flash.attention_backward's gradients: three kernels per "
-                         "plan; sm_80 and sm_90a, D 64 and 128; what a kernel does not take "
-                         "yet, D=256, is skipped and reported); comma-separated")
+                         "plan; sm_80: D 64, 128 and 256; sm_90a: D 64 and 128, what it does "
+                         "not take yet, D=256, is skipped and reported); comma-separated")
     ap.add_argument("--deterministic", default="both", choices=["both", "yes", "no"],
                     help="backward: the plan with f32 atomics (sm_80) or bulk f32 "
                          "reductions (sm_90a) for dQ (no), the bitwise "
@@ -497,10 +514,6 @@ def main(argv=None) -> int:
     if "backward" in ops:
         for dtype in args.dtypes.split(","):
             for d in (int(x) for x in args.head_dims.split(",")):
-                if d == 256 and args.arch == "sm_80":
-                    print("skipped: backward D=256 on sm_80 (not supported yet: dK and dV of "
-                          "a warp's 16 K/V rows take all its registers)")
-                    continue
                 for causal in _flags(args.causal):
                     for deterministic in _flags(args.deterministic):
                         for warps in (int(w) for w in args.backward_warps.split(",")):

@@ -24,6 +24,14 @@
 //               dQ_i += dS·K_j  (dSᵀ read back with ldmatrix.trans; f32
 //                                atomics into dQaccum, a 128-byte line each)
 //             and writes dK·scale and dV once, in the element type.
+//             At D = 256 a warp's 16 rows of dK and dV (256 f32 per thread)
+//             do not fit its registers: two warps share 16 K/V rows
+//             (block_kv = 8·warps, backwardColumnSplit), each keeping half
+//             of the rows' dK and dV columns (128 f32 per thread). Both
+//             compute the rows' Sᵀ and dPᵀ over the whole D (the same
+//             values: 2 of the 5 GEMMs done twice, no exchange between the
+//             warps), the first writes dSᵀ, and each multiplies by its half
+//             of Q_i's and dO_i's columns.
 // convert     dQ = scale·dQaccum in the element type.
 //
 // Deterministic (`deterministic = true`): the main kernel leaves dQ out and
@@ -66,18 +74,34 @@ using namespace mlir::flash::sm80;
 // The launches
 //===----------------------------------------------------------------------===//
 
+/// Elements per row of the main kernel's dSᵀ tile: block_q, at least 64
+/// (8 chunks of 16 bytes, which the swizzle c ^ (r & 7) moves chunks
+/// among; Q tiles of 32 rows leave half of each row unused).
+static int64_t scoresGradRowLength(const KernelConfig &c) {
+  return std::max<int64_t>(c.blockQ, 64);
+}
+
 int64_t sm80::backwardMainSharedBytes(const KernelConfig &c) {
   int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
   // K, V; Q and dO double-buffered; dSᵀ; shift and Δ double-buffered (f32).
   return elementBytes * (2 * c.blockKV * c.headDim + 4 * c.blockQ * c.headDim +
-                         c.blockKV * c.blockQ) +
+                         c.blockKV * scoresGradRowLength(c)) +
          4 * 4 * c.blockQ;
 }
 
 int64_t sm80::backwardDQSharedBytes(const KernelConfig &c) {
   int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
   // Q, dO; K and V double-buffered.
-  return elementBytes * c.headDim * (2 * kDQBlockQ + 4 * kDQBlockKV);
+  return elementBytes * c.headDim * (2 * kDQBlockQ + 4 * backwardDQBlockKV(c));
+}
+
+int64_t sm80::backwardDQBlockKV(const KernelConfig &c) {
+  // D = 256: 64 K/V rows double-buffered would take 192 KB with Q and dO.
+  return c.headDim > 128 ? kDQBlockKV / 2 : kDQBlockKV;
+}
+
+int64_t sm80::backwardColumnSplit(const KernelConfig &c) {
+  return c.blockKV > 0 ? 16 * c.warps / c.blockKV : 0;
 }
 
 SmallVector<BackwardWorkspace>
@@ -630,18 +654,20 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   Value globalDV = buildFlatGlobalMemref(km, dvPtr, b.getI32Type());
 
   // Shared memory: K[Bc][D] | V[Bc][D] | Q[2][Br][D] | dO[2][Br][D] |
-  // dSᵀ[Bc][Br] | shift[2][Br] f32 | Δ[2][Br] f32.
+  // dSᵀ[Bc][max(Br, 64)] | shift[2][Br] f32 | Δ[2][Br] f32.
   int64_t eb = et.getIntOrFloatBitWidth() / 8;
   Value smem = dynamicShared();
   int64_t offK = 0, offV = offK + eb * Bc * D, offQ = offV + eb * Bc * D,
           offDO = offQ + eb * 2 * Br * D, offDS = offDO + eb * 2 * Br * D,
-          offShift = offDS + eb * Bc * Br, offDelta = offShift + 4 * 2 * Br;
+          offShift = offDS + eb * Bc * scoresGradRowLength(config),
+          offDelta = offShift + 4 * 2 * Br;
   Value sharedK = sharedView(smem, offK, Bc * D, et);
   Value sharedV = sharedView(smem, offV, Bc * D, et);
   Value sharedQ = sharedView(smem, offQ, 2 * Br * D, et);
   Value sharedDO = sharedView(smem, offDO, 2 * Br * D, et);
-  Value sharedDS = sharedView(smem, offDS, Bc * Br, et);
-  Value sharedDSWords = sharedView(smem, offDS, Bc * Br / 2, b.getI32Type());
+  const int64_t dsRow = scoresGradRowLength(config);
+  Value sharedDS = sharedView(smem, offDS, Bc * dsRow, et);
+  Value sharedDSWords = sharedView(smem, offDS, Bc * dsRow / 2, b.getI32Type());
   Value sharedShift = sharedView(smem, offShift, 2 * Br, b.getF32Type());
   Value sharedDelta = sharedView(smem, offDelta, 2 * Br, b.getF32Type());
 
@@ -715,7 +741,18 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   issueVisit(copier, km.i32(0), km.i32(0));
   Value firstGroup = commitCopies(km);
 
-  Fragment dK0(1, D / 8, km.f32(0.0)), dV0(1, D / 8, km.f32(0.0));
+  // The warp's 16 K/V rows (row group) and, where two warps share them
+  // (D = 256), which half of the dK and dV columns it keeps: warps
+  // [0, rowGroups) keep the first half, and write dSᵀ.
+  const int64_t split = backwardColumnSplit(config), Dw = D / split,
+                rowGroups = warps / split;
+  auto rowGroupOf = [&](Value w) {
+    return split == 1 ? w : km.andi(w, km.i32(rowGroups - 1));
+  };
+  auto columnHalfOf = [&](Value w) {
+    return km.shru(w, km.i32(llvm::Log2_64(rowGroups)));
+  };
+  Fragment dK0(1, Dw / 8, km.f32(0.0)), dV0(1, Dw / 8, km.f32(0.0));
   SmallVector<Value> inits(dK0.regs);
   inits.append(dV0.regs.begin(), dV0.regs.end());
   auto loop = scf::ForOp::create(b, loc, km.i32(0), total, km.i32(1), inits);
@@ -733,7 +770,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     // otherwise hoist each address (a 64-bit register per tile, k-step and
     // lane mapping, ~80 of them) out of the loop, and ptxas spill them.
     threadCoordinates(readSpecial("%tid.x"));
-    Value warpRows = km.mul(warp, km.i32(16));
+    Value warpRows = km.mul(rowGroupOf(warp), km.i32(16));
     Value kWarpBase = km.mul(warpRows, km.i32(D));
     Value keyRowBase = km.add(kvStart, warpRows);
     TileCopier copier = makeTileCopier(km, tid, D, threads);
@@ -756,9 +793,17 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     Visit v = visitOf(t);
     Value tileOffset = km.mul(stage, km.i32(Br * D));
     SharedTile qTile{sharedQ, tileOffset, D}, doTile{sharedDO, tileOffset, D};
+    // The B operands of dK += dSᵀ·Q_i and dV += Pᵀ·dO_i: the warp's columns
+    // (a multiple of 64 from the row start, which keeps the swizzle).
+    SharedTile qColumns = qTile, doColumns = doTile;
+    if (split > 1) {
+      Value columnBase =
+          km.add(tileOffset, km.mul(columnHalfOf(warp), km.i32(Dw)));
+      qColumns.base = doColumns.base = columnBase;
+    }
     SharedTile kWarp{sharedK, kWarpBase, D}, vWarp{sharedV, kWarpBase, D};
     SharedTile kAll{sharedK, km.i32(0), D};
-    SharedTile dsAll{sharedDS, km.i32(0), Br};
+    SharedTile dsAll{sharedDS, km.i32(0), dsRow};
 
     // Sᵀ = K_j·Q_iᵀ (16 keys × Br queries per warp).
     Fragment scores(1, Br / 8, km.f32(0.0));
@@ -800,7 +845,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     // (Without atomics: dV += Pᵀ·dO_i here, the packed Pᵀ dead before dPᵀ
     // is live.)
     if (config.deterministic)
-      gemmPackedByRows(dV, probPairs, doTile, Br);
+      gemmPackedByRows(dV, probPairs, doColumns, Br);
     // dPᵀ − Δ = V_j·dO_iᵀ accumulated onto −Δ (no Δ live across the
     // product); dSᵀ = Pᵀ∘(dPᵀ − Δ).
     Fragment probsGrad(1, Br / 8, km.f32(0.0));
@@ -819,26 +864,34 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     // a barrier past it, with every B fragment loaded above it held in
     // registers across (128 at D = 128), which spilled.
     auto gradientProducts = [&] {
-      gemmPackedByRows(dV, probPairs, doTile, Br);
-      gemmPackedByRows(dK, gradPairs, qTile, Br);
+      gemmPackedByRows(dV, probPairs, doColumns, Br);
+      gemmPackedByRows(dK, gradPairs, qColumns, Br);
     };
     if (config.deterministic)
-      gemmPackedByRows(dK, gradPairs, qTile, Br);
+      gemmPackedByRows(dK, gradPairs, qColumns, Br);
 
     if (!config.deterministic) {
       // dSᵀ to shared memory: pair (row g + 8·half, column tile nt) of the
-      // warp's rows goes to chunk nt ^ (row & 7) = nt ^ g of its row.
-      for (int64_t nt = 0; nt < Br / 8; ++nt)
-        for (int64_t half = 0; half < 2; ++half) {
-          Value row = km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
-          Value element = km.add(
-              km.mul(row, km.i32(Br)),
-              km.add(km.mul(km.xori(coords.group, km.i32(nt)), km.i32(8)),
-                     km.mul(coords.quadLane, km.i32(2))));
-          memref::StoreOp::create(
-              b, loc, km.pairWord(gradPairs[nt * 2 + half]), sharedDSWords,
-              ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
-        }
+      // warp's rows goes to chunk nt ^ (row & 7) = nt ^ g of its row (by
+      // the first warp of the rows where two share them).
+      auto storeScoresGrad = [&] {
+        for (int64_t nt = 0; nt < Br / 8; ++nt)
+          for (int64_t half = 0; half < 2; ++half) {
+            Value row =
+                km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
+            Value element = km.add(
+                km.mul(row, km.i32(dsRow)),
+                km.add(km.mul(km.xori(coords.group, km.i32(nt)), km.i32(8)),
+                       km.mul(coords.quadLane, km.i32(2))));
+            memref::StoreOp::create(
+                b, loc, km.pairWord(gradPairs[nt * 2 + half]), sharedDSWords,
+                ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
+          }
+      };
+      if (split == 1)
+        storeScoresGrad();
+      else
+        km.ifLanes(km.cmp(P::ult, warp, km.i32(rowGroups)), storeScoresGrad);
       gpu::BarrierOp::create(b, loc);
       gradientProducts();
       // dQ_i += dS·K_j: Br/16 m-tiles × D columns over the warps (warp w:
@@ -930,11 +983,15 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
                                         : d == gpu::Dimension::y ? "%ctaid.y"
                                                                  : "%ctaid.z");
                    });
-  Value keyRowBase =
-      km.add(km.mul(tileAfter, km.i32(Bc)), km.mul(warp, km.i32(16)));
+  Value keyRowBase = km.add(km.mul(tileAfter, km.i32(Bc)),
+                            km.mul(rowGroupOf(warp), km.i32(16)));
   Value kvBaseAfter = km.toIndex(km.mul(
       km.mul(km.add(km.mul(batchAfter, kvHeads), headAfter), seqKV),
       km.i32(D)));
+  if (split > 1)
+    kvBaseAfter = arith::AddIOp::create(
+        b, loc, kvBaseAfter,
+        km.toIndex(km.mul(columnHalfOf(warp), km.i32(Dw))));
   buildStoreFragment(km, dK, scale, et, coords, keyRowBase, seqKV, D, globalDK,
                      kvBaseAfter);
   buildStoreFragment(km, dV, Value(), et, coords, keyRowBase, seqKV, D,
@@ -948,7 +1005,8 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
 
 void SM80BackwardBuilder::buildDQ(gpu::GPUFuncOp func) {
   using P = arith::CmpIPredicate;
-  const int64_t Br = kDQBlockQ, Bc = kDQBlockKV, threads = 32 * kDQWarps;
+  const int64_t Br = kDQBlockQ, Bc = backwardDQBlockKV(config),
+                threads = 32 * kDQWarps;
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   ValueRange args = entry.getArguments();

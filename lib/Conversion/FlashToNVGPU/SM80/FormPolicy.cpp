@@ -96,11 +96,6 @@ mlir::flash::sm80BackwardConfigFromSchedule(KernelConfig c,
     return mlir::emitError(loc)
            << "not supported yet: " << what << " on " << target.arch;
   };
-  // The main kernel keeps a 16-row slice of dK and dV per warp in registers:
-  // D/2 + D/2 f32 per thread, 256 at D = 256 (beyond the 255 a thread has).
-  if (c.headDim == 256)
-    return unsupported("D=256 backward (dK and dV of a warp's 16 K/V rows "
-                       "take 256 f32 registers per thread)");
   if (c.writesLse)
     return unsupported("a backward kernel that writes LSE");
   if (c.stages != 2)
@@ -109,21 +104,40 @@ mlir::flash::sm80BackwardConfigFromSchedule(KernelConfig c,
   if (c.warps != 4 && c.warps != 8)
     return unsupported("a backward kernel of " + Twine(c.warps) +
                        " warps (4 or 8)");
-  if (c.blockKV != 16 * c.warps)
+  // The main kernel keeps a 16-row slice of dK and dV per warp in registers:
+  // D/2 + D/2 f32 per thread, 256 at D = 256 (beyond the 255 a thread has).
+  // There two warps share 16 K/V rows, each with half of the columns
+  // (sm80::backwardColumnSplit).
+  if (c.headDim == 256) {
+    if (c.blockKV != 8 * c.warps)
+      return unsupported(
+          "D=256 backward block_kv = " + Twine(c.blockKV) + " with " +
+          Twine(c.warps) +
+          " warps (dK and dV of 16 K/V rows take 256 f32 registers per "
+          "thread: two warps share them, each with half of the columns: "
+          "block_kv = " +
+          Twine(8 * c.warps) + ")");
+  } else if (c.blockKV != 16 * c.warps) {
     return unsupported("backward block_kv = " + Twine(c.blockKV) + " with " +
                        Twine(c.warps) +
                        " warps (each warp owns 16 K/V rows: block_kv = " +
                        Twine(16 * c.warps) + ")");
+  }
   // The main kernel visits Q tiles of block_q rows: Sᵀ and dPᵀ of a warp's
-  // 16 keys take block_q f32 registers per thread beside dK and dV's D.
-  if (c.blockQ != 64 && c.blockQ != 128)
+  // 16 keys take block_q f32 registers per thread beside its columns of dK
+  // and dV (D, or D/2 where two warps share the keys). At D = 256 Q tiles
+  // of 32 rows keep Q and dO double-buffered within an A100's 163 KB.
+  if (c.blockQ != 64 && c.blockQ != 128 &&
+      !(c.blockQ == 32 && c.headDim == 256))
     return unsupported("backward block_q = " + Twine(c.blockQ) +
-                       " (the kernel visits Q tiles of 64 or 128 rows)");
-  if (c.headDim + c.blockQ > 192)
+                       " (the kernel visits Q tiles of 64 or 128 rows; 32 "
+                       "at D = 256)");
+  int64_t columns = c.headDim / sm80::backwardColumnSplit(c);
+  if (columns + c.blockQ > 192)
     return unsupported("backward block_q = " + Twine(c.blockQ) + " at D = " +
                        Twine(c.headDim) +
                        " (Sᵀ, dPᵀ, dK and dV of a warp's 16 keys would take " +
-                       Twine(c.headDim + c.blockQ) +
+                       Twine(columns + c.blockQ) +
                        " f32 registers per thread; 192 fit)");
   c.sharedBytes = sm80::backwardMainSharedBytes(c);
   int64_t dqBytes = c.deterministic ? sm80::backwardDQSharedBytes(c) : 0;

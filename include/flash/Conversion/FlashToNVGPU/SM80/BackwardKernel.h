@@ -44,8 +44,16 @@ namespace sm80 {
 /// the per-row workspaces (a multiple of every Q tile of the kernels).
 constexpr int64_t kBackwardRowBlock = 128;
 /// The deterministic dQ kernel's tiles: Q rows per block (one 16-row slice
-/// per warp of 4) and K/V rows per step.
+/// per warp of 4) and K/V rows per step (backwardDQBlockKV: half of them at
+/// D = 256, so that its shared memory fits an A100's 163 KB).
 constexpr int64_t kDQBlockQ = 64, kDQBlockKV = 64, kDQWarps = 4;
+int64_t backwardDQBlockKV(const KernelConfig &config);
+/// Warps of the main kernel that share one 16-row slice of its K/V tile:
+/// 16·warps / block_kv. 1: each warp owns its 16 rows' dK and dV (D ≤ 128);
+/// 2 (D = 256): each of the two owns half of the columns of their dK and
+/// dV (D/2 + D/2 f32 per thread instead of D + D), and both compute the
+/// rows' Sᵀ and dPᵀ over the whole D.
+int64_t backwardColumnSplit(const KernelConfig &config);
 
 /// One kernel of the backward plan.
 struct BackwardLaunch {
