@@ -30,3 +30,11 @@ config.substitutions.append(
 # Tests that assemble PTX need ptxas.
 if shutil.which("ptxas", path=config.environment["PATH"]):
     config.available_features.add("ptxas")
+
+# Tests that read SASS need cuobjdump (not in CUDA's packages here; PyPI's
+# nvidia-cuda-cuobjdump has one): $CUOBJDUMP or cuobjdump on PATH.
+cuobjdump = os.environ.get("CUOBJDUMP") or shutil.which(
+    "cuobjdump", path=config.environment["PATH"])
+if cuobjdump:
+    config.environment["CUOBJDUMP"] = cuobjdump
+    config.available_features.add("cuobjdump")
