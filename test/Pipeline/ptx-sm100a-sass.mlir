@@ -1,8 +1,9 @@
 // REQUIRES: ptxas, cuobjdump
-// The SASS of the sm_100a forward (cuobjdump -sass; CUDA here has no
-// cuobjdump: PyPI's nvidia-cuda-cuobjdump has one, found through $CUOBJDUMP
-// or PATH): every shipped cubin issues Blackwell's UTC*MMA (tcgen05.mma)
-// and has no spills.
+// The SASS of the sm_100a forward (cuobjdump -sass; CUDA here has neither
+// cuobjdump nor the nvdisasm it calls: PyPI's nvidia-cuda-cuobjdump and
+// nvidia-cuda-nvdisasm have them, found through $CUOBJDUMP and
+// $NVDISASM_PATH or PATH): every shipped cubin issues Blackwell's UTC*MMA
+// (tcgen05.mma) and has no spills.
 // RUN: rm -rf %t && %python -m flash_mlir.compile --out %t --arch sm_100a --ops forward > /dev/null
 // RUN: %python -m flash_mlir.tools.check_bundles %t --expect 24 --sass 'UTC[A-Z0-9]*MMA' | FileCheck %s
 // CHECK-NOT: BAD

@@ -7,7 +7,7 @@ registers, spill stores/loads, stack)
 and exits 1 if any cubin spills or has a stack frame, or if fewer than N
 bundles are present. With --sass, each cubin is disassembled (cuobjdump
 -sass: $CUOBJDUMP, else cuobjdump on PATH; PyPI's nvidia-cuda-cuobjdump
-has one) and the line also counts the SASS instructions matching REGEX
+has one, and it calls nvdisasm: $NVDISASM_PATH or PATH) and the line also counts the SASS instructions matching REGEX
 (e.g. 'UTC[A-Z0-9]*MMA' for Blackwell's tcgen05.mma); none is BAD.
 """
 import argparse
@@ -25,8 +25,11 @@ def sass_count(cubin: str, pattern: str) -> int:
     tool = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump")
     if not tool:
         raise SystemExit("--sass needs cuobjdump (set CUOBJDUMP or put it on PATH)")
-    sass = subprocess.run([tool, "-sass", cubin], capture_output=True, text=True,
-                          check=True).stdout
+    proc = subprocess.run([tool, "-sass", cubin], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{tool} -sass {cubin} failed (it needs nvdisasm: "
+                         f"NVDISASM_PATH or PATH):\n{proc.stderr}")
+    sass = proc.stdout
     regex = re.compile(pattern)
     return sum(1 for line in sass.splitlines() if line.strip().startswith("/*")
                and regex.search(line))

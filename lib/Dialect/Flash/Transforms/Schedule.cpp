@@ -135,8 +135,10 @@ int64_t mlir::flash::estimateRegistersPerThread(const TargetModel &target,
   }
   // Addresses, loop state, m and l, fragments of K/V in flight.
   constexpr int64_t kOverhead = 32;
+  // sm_100a (SM100/ForwardKernel.cpp): O and S live in tensor memory; a
+  // softmax thread holds its row of S (Bc f32) and of P (Bc/2 pairs).
   if (target.mmaKind == MmaKind::TensorMemoryMma)
-    return scores / 4 + kOverhead; // softmax pulls S from TMEM in slices
+    return c.blockKV + c.blockKV / 2 + kOverhead;
   return acc + scores + probs + queryFragments + kOverhead;
 }
 
