@@ -57,7 +57,7 @@ for k in plan["kernels"]:
               f"{k['dynamic_shared_memory']} B shared; ptxas {arch}: {c['registers']} registers, "
               f"{c['spill_stores']} B spill stores")
 PY
-    grep -oE 'cp.async.cg.shared.global|ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16|mma.sync.aligned.m16n8k16[a-z0-9.]*|cp.async.bulk.tensor.3d[a-z:._]*|wgmma.mma_async.sync.aligned.m64n[0-9]+k16[a-z0-9.]*|setmaxnreg.[a-z]+' \
+    grep -oE 'cp.async.cg.shared.global|ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16|mma.sync.aligned.m16n8k16[a-z0-9.]*|cp.async.bulk.tensor.3d[a-z:._]*|wgmma.mma_async.sync.aligned.m64n[0-9]+k16[a-z0-9.]*|setmaxnreg.[a-z]+|tcgen05.mma.cta_group::1.kind::f16|tcgen05.(alloc|ld|st|commit)[a-z0-9.:_]*' \
       "$out/bundle-$arch/attention.ptx" | sort -u | sed 's/^/    PTX has /'
   else
     echo "  $arch: $(grep -m1 error "$out/ptx.$arch.err" | sed 's/.*error: //')"

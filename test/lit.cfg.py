@@ -30,3 +30,17 @@ config.substitutions.append(
 # Tests that assemble PTX need ptxas.
 if shutil.which("ptxas", path=config.environment["PATH"]):
     config.available_features.add("ptxas")
+
+# Tests that read SASS need cuobjdump and the nvdisasm it calls (not in CUDA's
+# packages here; PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm have
+# them): $CUOBJDUMP or cuobjdump on PATH, $NVDISASM_PATH or nvdisasm on PATH.
+cuobjdump = os.environ.get("CUOBJDUMP") or shutil.which(
+    "cuobjdump", path=config.environment["PATH"])
+nvdisasm_dir = os.environ.get("NVDISASM_PATH")
+if not nvdisasm_dir:
+    nvdisasm = shutil.which("nvdisasm", path=config.environment["PATH"])
+    nvdisasm_dir = os.path.dirname(nvdisasm) if nvdisasm else None
+if cuobjdump and nvdisasm_dir:
+    config.environment["CUOBJDUMP"] = cuobjdump
+    config.environment["NVDISASM_PATH"] = nvdisasm_dir
+    config.available_features.add("cuobjdump")

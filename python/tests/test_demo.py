@@ -22,7 +22,7 @@ def test_demo_runs_to_the_end():
     assert "HBM saving" in out
     assert "  PASS o:" in out
     for arch, instruction in (("sm_80", "mma.sync.aligned.m16n8k16"),
-                              ("sm_90a", "wgmma.mma_async.sync.aligned")):
+                              ("sm_90a", "wgmma.mma_async.sync.aligned"),
+                              ("sm_100a", "tcgen05.mma.cta_group::1.kind::f16")):
         assert f"ptxas {arch}: " in out and " 0 B spill stores" in out
         assert f"PTX has {instruction}" in out
-    assert "sm_100a: not supported yet" in out

@@ -119,6 +119,32 @@ def test_arch_and_compute_capability(tmp_path):
         lib.find("bf16", 64, True, False, 100, compute_capability=75)
 
 
+def test_blackwell_bundles_on_compute_capability_10_only(tmp_path):
+    # sm_100a plans (arch-specific cubins and PTX) are chosen on a B200
+    # (compute capability 10.0), the newest arch that runs there; elsewhere
+    # they are never chosen, and a library of only sm_100a plans refuses
+    # with the capability named. (A fake capability: no GPU is needed.)
+    _write_plan(tmp_path, "ampere", (0, None), arch="sm_80",
+                cubins={"sm_80": {"file": "a.cubin"}})
+    _write_plan(tmp_path, "hopper", (0, None), arch="sm_90a")
+    _write_plan(tmp_path, "blackwell", (0, None), arch="sm_100a",
+                cubins={"sm_100a": {"file": "c.cubin"}})
+    lib = KernelLibrary(str(tmp_path))
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=100).name == "blackwell"
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=90).name == "hopper"
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=80).name == "ampere"
+    # sm_100a code is arch-specific: sm_103 (B300) gets the portable sm_80 PTX.
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=103).name == "ampere"
+    only = tmp_path / "only"
+    only.mkdir()
+    _write_plan(only, "blackwell", (0, None), arch="sm_100a",
+                cubins={"sm_100a": {"file": "c.cubin"}})
+    lib = KernelLibrary(str(only))
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=100).name == "blackwell"
+    with pytest.raises(ValueError, match="on compute capability 90"):
+        lib.find("bf16", 64, True, False, 100, compute_capability=90)
+
+
 def test_length_ranges_split_where_the_model_changes():
     spec = fcompile.KernelSpec("bf16", 64, True, False, "sm_90a")
     ranges = fcompile.length_ranges(spec, [512, 1024, 2048])
@@ -179,8 +205,10 @@ def test_kernel_forms_is_one_call_with_the_policy_constants():
 
 
 def test_kernel_form_reports_a_failed_lowering():
+    # sm_100a has a forward kernel only.
     with pytest.raises(RuntimeError, match="not supported yet"):
-        fcompile.kernel_form(fcompile.KernelSpec("bf16", 64, False, False, "sm_100a"))
+        fcompile.kernel_form(fcompile.KernelSpec("bf16", 64, False, False, "sm_100a",
+                                                 persistent="yes"))
 
 
 @pytest.mark.parametrize("arch, d, causal", [("sm_90a", 64, False), ("sm_90a", 128, True),

@@ -1,6 +1,6 @@
 // RUN: flash-opt %s --flash-kernel-forms="arch=sm_90a lengths=4096,512,1024,2048" -o /dev/null | FileCheck %s
 // RUN: flash-opt %s --flash-kernel-forms="arch=sm_90a lengths=512,16384 persistent=no" -o /dev/null | FileCheck %s --check-prefix=CHOICE
-// RUN: not flash-opt %s --flash-kernel-forms="arch=sm_100a lengths=512" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM100
+// RUN: flash-opt %s --flash-kernel-forms="arch=sm_100a lengths=512,16384" -o /dev/null | FileCheck %s --check-prefix=SM100
 // RUN: not flash-opt %s --flash-kernel-forms="arch=sm_90a" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOLENGTHS
 
 // flash-kernel-forms: the ranges of lengths over which a kernel keeps one
@@ -34,7 +34,16 @@
 // CHOICE: "form": "#flash.sm90_form<persistent = false, q_buffers = 1,
 // CHOICE-NOT: persistent = true
 
-// SM100: error: not supported yet: arch sm_100a (GPU lowerings exist for sm_80 and sm_90a)
+// sm_100a: the kernel's one form (no form attribute), one 128-row Q tile in
+// six warps at every length.
+// SM100: "block_kv_candidates": [
+// SM100-NEXT: 64,
+// SM100-NEXT: 128
+// SM100: "arch": "sm_100a",
+// SM100: "form": "",
+// SM100-NEXT: "max_seq_len": null,
+// SM100-NEXT: "min_seq_len": 512,
+// SM100-NEXT: "schedule": "#flash.schedule<arch = \"sm_100a\", block_q = 128, block_kv = 128, stages = 3, warps = 6>"
 // NOLENGTHS: error: flash-kernel-forms: lengths must be positive, e.g. lengths=512,1024
 
 func.func @causal64(%q: tensor<1x1x1024x64xbf16>, %k: tensor<1x1x1024x64xbf16>, %v: tensor<1x1x1024x64xbf16>) -> tensor<1x1x1024x64xbf16> {

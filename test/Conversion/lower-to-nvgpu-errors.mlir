@@ -1,11 +1,9 @@
 // What the sm_80 lowering cannot do yet is a located "not supported yet"
 // diagnostic and a non-zero exit, never a crash or a wrong kernel.
 // RUN: not flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --implicit-check-not="see current operation"
-// RUN: not flash-opt %s --flash-lower-to-nvgpu=arch=sm_100a 2>&1 | FileCheck %s --check-prefix=ARCH --implicit-check-not="see current operation"
 // RUN: not flash-opt %s --flash-lower-to-nvgpu=arch=sm_75 2>&1 | FileCheck %s --check-prefix=UNKNOWN --implicit-check-not="see current operation"
 // RUN: not flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_80 2>&1 | FileCheck %s --check-prefix=UNTILED
 
-// ARCH: error: flash-lower-to-nvgpu: not supported yet: arch sm_100a (GPU lowerings exist for sm_80 and sm_90a)
 // UNKNOWN: error: flash-lower-to-nvgpu: unknown arch 'sm_75'; expected one of sm_80, sm_90a, sm_100a
 
 // CHECK: lower-to-nvgpu-errors.mlir:[[@LINE+3]]:8: error: not supported yet: element type f32 (GPU kernels take f16 or bf16; f32 runs on the CPU) on sm_80

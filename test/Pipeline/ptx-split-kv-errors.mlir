@@ -4,7 +4,7 @@
 // shared ones, SM80/DecodeKernel.cpp's tiles) on the op's own descriptor.
 // RUN: flash-opt %s --split-input-file --flash-to-ptx=arch=sm_90a -verify-diagnostics
 // A schedule given by hand must be one the decode kernels take (64 keys on
-// 4 warps, 16·m rows, 2 to 8 stages); sm_100a has no GPU lowering.
+// 4 warps, 16·m rows, 2 to 8 stages); sm_100a has a forward kernel only.
 // RUN: not flash-opt %s --split-input-file --flash-to-ptx="arch=sm_80 block-kv=128" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCKKV
 // RUN: not flash-opt %s --split-input-file --flash-to-ptx="arch=sm_80 block-q=48" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCKQ
 // RUN: not flash-opt %s --split-input-file --flash-to-ptx="arch=sm_90a stages=9" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGES
@@ -14,7 +14,7 @@
 // BLOCKQ: ptx-split-kv-errors.mlir:{{[0-9]+}}:8: error: not supported yet: a split-KV row tile of block_q = 48 (the decode kernels take 16·m rows, m = 1 to 2 at D = 128) on sm_80
 // STAGES: ptx-split-kv-errors.mlir:{{[0-9]+}}:8: error: not supported yet: a split-KV schedule of 9 stages (the decode kernels take 2 to 8) on sm_90a
 // SPLITS: ptx-split-kv-errors.mlir:{{[0-9]+}}:8: error: not supported yet: max_splits = 2000 (1 to 1024) on sm_80
-// SM100: ptx-split-kv-errors.mlir:{{[0-9]+}}:8: error: not supported yet: arch sm_100a (GPU lowerings exist for sm_80 and sm_90a)
+// SM100: ptx-split-kv-errors.mlir:{{[0-9]+}}:8: error: not supported yet: kernel kind split_kv (sm_100a has a forward kernel only) on sm_100a
 
 // f32 runs on the CPU only.
 func.func @f32(%q: tensor<1x32x1x128xf32>, %k: tensor<64x16x8x128xf32>, %v: tensor<64x16x8x128xf32>, %bt: tensor<1x64xi32>, %sl: tensor<1xi32>) -> tensor<1x32x1x128xf32> {

@@ -23,6 +23,7 @@ namespace mlir::flash {
 void registerTestKernelMathPass();
 void registerTestVisibleRangesPass();
 void registerTestSplitKVPass();
+void registerTestTensorMemoryPass();
 } // namespace mlir::flash
 
 int main(int argc, char **argv) {
@@ -34,6 +35,7 @@ int main(int argc, char **argv) {
   mlir::flash::registerTestKernelMathPass();
   mlir::flash::registerTestVisibleRangesPass();
   mlir::flash::registerTestSplitKVPass();
+  mlir::flash::registerTestTensorMemoryPass();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

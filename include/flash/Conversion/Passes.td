@@ -49,11 +49,22 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
     defaults would choose); run `flash-select-kernel-form` first to choose
     another.
 
-    sm_100a says "not supported yet".
+    `arch=sm_100a` (the forward only; no Blackwell GPU has run it): one
+    128-row Q tile per block in six warps. A TMA warp loads Q, K, V as on
+    sm_90a (the same tensor maps, `q:tensormap`..., and mbarrier ring); an
+    MMA warp allocates tensor memory and issues S = Q·Kᵀ (`tcgen05.mma`
+    from shared memory) and O += P·V (`tcgen05.mma` with P in tensor
+    memory), both accumulating in tensor memory and signalled by
+    `tcgen05.commit` on mbarriers; a softmax warpgroup reads each row of S
+    with `tcgen05.ld` (a thread holds a row), runs the same mask and online
+    softmax, rescales O in tensor memory only where a row max moved past the
+    lazy threshold, and writes P back with `tcgen05.st`. O leaves by plain
+    stores (`o:ptr`). Every tcgen05.alloc is checked to have its dealloc on
+    every path and the columns to fit the SM's 512.
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
-           "Target: sm_80 or sm_90a (sm_100a is not supported yet); it must "
+           "Target: sm_80, sm_90a or sm_100a (forward only); it must "
            "be the arch of the descriptors' schedules">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
@@ -167,7 +178,7 @@ def FlashKernelForms : Pass<"flash-kernel-forms", "ModuleOp"> {
   }];
   let options = !listconcat([
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"",
-           "Target: sm_80 or sm_90a">,
+           "Target: sm_80, sm_90a or sm_100a">,
     ListOption<"lengths", "lengths", "int64_t",
                "Sequence lengths to evaluate (e.g. 512,1024,2048)">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",

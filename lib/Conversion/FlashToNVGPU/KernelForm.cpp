@@ -93,10 +93,10 @@ FailureOr<KernelConfig> commonConfig(KernelAttr kernel, StringRef name,
                        " (supported: 64, 128, 256)");
   if (!(c.scale > 0.0f))
     return unsupported("a negative scale");
-  if (target.arch != "sm_80" && target.arch != "sm_90a")
-    return mlir::emitError(loc)
-           << "not supported yet: arch " << target.arch
-           << " (GPU lowerings exist for sm_80 and sm_90a)";
+  // sm_100a has its forward kernel only (SM100/ForwardKernel.cpp).
+  if (target.arch == "sm_100a" && c.kind != KernelKind::Forward)
+    return unsupported("kernel kind " + stringifyKernelKind(c.kind) +
+                       " (sm_100a has a forward kernel only)");
   return c;
 }
 } // namespace
@@ -128,6 +128,12 @@ FailureOr<Attribute> mlir::flash::selectKernelForm(KernelAttr kernel,
     if (sm90Backward
             ? failed(sm90BackwardConfig(*common, target, loc))
             : failed(decodeConfigFromDescriptor(*common, kernel, target, loc)))
+      return failure();
+    return Attribute();
+  }
+  if (target.arch == "sm_100a") {
+    if (failed(checkSM100Choices(choices, target, loc)) ||
+        failed(sm100ConfigFromSchedule(*common, target, loc)))
       return failure();
     return Attribute();
   }
@@ -173,8 +179,11 @@ mlir::flash::kernelConfigFromDescriptor(KernelAttr kernel, StringRef name,
     return sm90ConfigFromForm(*common, form, target, loc);
   }
   if (kernel.getForm())
-    return mlir::emitError(loc) << "the sm_80 kernel has no form choices, got "
+    return mlir::emitError(loc) << "the " << target.arch
+                                << " kernel has no form choices, got "
                                 << kernel.getForm();
+  if (target.arch == "sm_100a")
+    return sm100ConfigFromSchedule(*common, target, loc);
   if (common->kind == KernelKind::Backward)
     return sm80BackwardConfigFromSchedule(*common, target, loc);
   return sm80ConfigFromSchedule(*common, target, loc);

@@ -302,6 +302,23 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
         b.getArrayAttr({map("q", c.blockQ), map("k", c.blockKV),
                         map("v", c.blockKV), map("o", 64)})));
     llvm::append_range(fields, sm90::describeWarpgroups(b, c));
+  } else if (c.arch == "sm_100a") {
+    // Q, K and V travel as CUtensorMaps as on sm_90a (the same maps); O
+    // leaves by plain stores from the rows, so it is a pointer.
+    fields.push_back(b.getNamedAttr(
+        "args", b.getStrArrayAttr({"q:tensormap", "k:tensormap",
+                                   "v:tensormap", "o:ptr", "lse:ptr", "B:i32",
+                                   "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32",
+                                   "scale:f32"})));
+    fields.push_back(b.getNamedAttr("rescale", b.getStringAttr("lazy")));
+    fields.push_back(b.getNamedAttr(
+        "tensor_memory_columns", b.getI64IntegerAttr(sm100TensorMemoryColumns(c))));
+    auto map = [&](StringRef tensor, int64_t rows) {
+      return sm90::describeTensorMap(b, tensor, rows);
+    };
+    fields.push_back(b.getNamedAttr(
+        "tensor_maps", b.getArrayAttr({map("q", c.blockQ), map("k", c.blockKV),
+                                       map("v", c.blockKV)})));
   } else {
     fields.push_back(b.getNamedAttr(
         "args", b.getStrArrayAttr({"q:ptr", "k:ptr", "v:ptr", "o:ptr",
@@ -434,13 +451,6 @@ struct FlashLowerToNVGPUPass
           << "'; expected one of " << llvm::join(knownArchs(), ", ");
       return signalPassFailure();
     }
-    if (target->arch == "sm_100a") {
-      mlir::emitError(module.getLoc())
-          << "flash-lower-to-nvgpu: not supported yet: arch " << arch
-          << " (GPU lowerings exist for sm_80 and sm_90a)";
-      return signalPassFailure();
-    }
-
     if (failed(refuseUnsupportedPlacement(module)))
       return signalPassFailure();
 
@@ -504,6 +514,8 @@ struct FlashLowerToNVGPUPass
                      : buildSM80BackwardKernels(b, func.getLoc(), *config))
           : target->arch == "sm_90a"
               ? buildSM90Kernel(b, func.getLoc(), *config)
+          : target->arch == "sm_100a"
+              ? buildSM100Kernel(b, func.getLoc(), *config)
               : buildSM80Kernel(b, func.getLoc(), *config);
       if (failed(built))
         return signalPassFailure();

@@ -490,6 +490,17 @@ LogicalResult buildSM80BackwardKernels(OpBuilder &b, Location loc,
 LogicalResult buildSM90Kernel(OpBuilder &b, Location loc,
                               const KernelConfig &config);
 
+/// Emits the sm_100a forward kernel (TMA, mbarrier, tcgen05.mma with its
+/// accumulators in tensor memory) of `config` as an llvm.func kernel at the
+/// builder's insertion point (inside a gpu.module), and checks its tensor
+/// memory (sm100::checkTensorMemory).
+LogicalResult buildSM100Kernel(OpBuilder &b, Location loc,
+                               const KernelConfig &config);
+/// Shared-memory bytes and tensor-memory columns (the allocation: a power
+/// of two) the sm_100a forward kernel of `config` takes.
+int64_t sm100SharedBytes(const KernelConfig &config);
+int64_t sm100TensorMemoryColumns(const KernelConfig &config);
+
 /// Shared-memory bytes the sm_90a kernel of `config` asks for.
 int64_t sm90SharedBytes(const KernelConfig &config);
 /// Whether O's 64-row, 128-byte-wide boxes fit in the K and V halves of one

@@ -124,6 +124,14 @@ FailureOr<KernelConfig> sm80BackwardConfigFromSchedule(KernelConfig common,
                                                        const TargetModel &target,
                                                        Location loc);
 
+/// sm_100a (SM100/FormPolicy.cpp): refuses the other arches' form options;
+/// checks the forward kernel's tiles, tensor memory and shared memory.
+LogicalResult checkSM100Choices(const FormChoices &choices,
+                                const TargetModel &target, Location loc);
+FailureOr<KernelConfig> sm100ConfigFromSchedule(KernelConfig common,
+                                                const TargetModel &target,
+                                                Location loc);
+
 /// Split-KV kernels (kinds split_kv and paged; SM80/DecodeKernel.cpp, used
 /// by sm_80 and sm_90a): the row tile, the K/V tile, the pipeline depth the
 /// target's shared memory allows, checked.

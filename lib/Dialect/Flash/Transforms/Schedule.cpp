@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
+#include "llvm/Support/MathExtras.h"
 #include "flash/Dialect/Flash/Transforms/VisibleKV.h"
 #include "flash/Dialect/Flash/IR/Flash.h"
 
@@ -134,8 +135,10 @@ int64_t mlir::flash::estimateRegistersPerThread(const TargetModel &target,
   }
   // Addresses, loop state, m and l, fragments of K/V in flight.
   constexpr int64_t kOverhead = 32;
+  // sm_100a (SM100/ForwardKernel.cpp): O and S live in tensor memory; a
+  // softmax thread holds its row of S (Bc f32) and of P (Bc/2 pairs).
   if (target.mmaKind == MmaKind::TensorMemoryMma)
-    return scores / 4 + kOverhead; // softmax pulls S from TMEM in slices
+    return c.blockKV + c.blockKV / 2 + kOverhead;
   return acc + scores + probs + queryFragments + kOverhead;
 }
 
@@ -176,8 +179,9 @@ ScheduleCandidates mlir::flash::scheduleCandidates(const TargetModel &target) {
     minStages = 2;
     break;
   case MmaKind::TensorMemoryMma:
-    // tcgen05 m128: one or two 128-row Q tiles per block.
-    blockQs = {128, 256};
+    // tcgen05 m128: the sm_100a kernel computes one 128-row Q tile per block
+    // (two in ping-pong, FA4's 256, are not built yet).
+    blockQs = {128};
     blockKVs = {64, 128};
     maxStages = 3;
     minStages = 2;
@@ -195,7 +199,9 @@ int64_t mlir::flash::warpsForQTile(const TargetModel &target,
   case MmaKind::WarpgroupMma:
     return 4 * (blockQ / 64 + 1); // consumers + one producer
   case MmaKind::TensorMemoryMma:
-    return 4 * (blockQ / 128) + 8; // softmax WGs + load/MMA/correction
+    // A softmax warpgroup per 128 rows, a TMA warp and an MMA warp
+    // (SM100/ForwardKernel.cpp).
+    return 4 * (blockQ / 128) + 2;
   }
   return 4;
 }
@@ -229,9 +235,12 @@ mlir::flash::chooseSchedule(const TargetModel &target,
   for (int64_t blockQ : blockQs) {
     SmallVector<int64_t> warpCounts = {warpsForQTile(target, blockQ)};
     for (int64_t blockKV : blockKVs) {
-      // Tensor memory holds S (Bc columns) and O (Dv columns) per 128 rows.
+      // Tensor memory holds O (Dv columns), S (Bc) and P (Bc/2: 16-bit
+      // pairs) per 128 rows, allocated as a power of two.
       if (target.tensorMemoryColumns &&
-          (blockQ / 128) * (blockKV + shape.valueDim) >
+          (blockQ / 128) *
+                  int64_t(llvm::PowerOf2Ceil(shape.valueDim + blockKV +
+                                             blockKV / 2)) >
               target.tensorMemoryColumns)
         continue;
       for (int64_t warps : warpCounts) {

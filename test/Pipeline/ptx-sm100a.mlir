@@ -1,0 +1,55 @@
+// REQUIRES: ptxas
+// --flash-to-ptx="arch=sm_100a" (the forward; never run: no Blackwell GPU
+// here): PTX 8.6 with TMA, mbarriers, tensor memory and tcgen05.mma, and the
+// bundles of every shipped configuration (bf16/f16 × D 64/128/256 × causal
+// × LSE) assembled by ptxas -arch=sm_100a -v with no spill stores, spill
+// loads or stack frame.
+
+// RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_100a bundle-dir=%t/one" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTX < %t/one/attention.ptx
+// RUN: FileCheck %s --check-prefix=JSON < %t/one/attention.json
+// PTX: .version 8.6
+// PTX: .target sm_100a
+// PTX: .entry attention(
+// PTX-NEXT: .param .align 64 .b8 attention_param_0[128]
+// PTX-DAG: mbarrier.init.shared.b64
+// PTX-DAG: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32
+// PTX-DAG: tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned
+// PTX-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-DAG: tcgen05.mma.cta_group::1.kind::f16
+// PTX-DAG: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
+// PTX-DAG: tcgen05.ld.sync.aligned.32x32b.x128.b32
+// PTX-DAG: tcgen05.st.sync.aligned.32x32b.x64.b32
+// PTX-DAG: tcgen05.wait::ld.sync.aligned
+// PTX-DAG: tcgen05.wait::st.sync.aligned
+// PTX-DAG: tcgen05.fence::before_thread_sync
+// PTX-DAG: tcgen05.fence::after_thread_sync
+// PTX-DAG: tcgen05.dealloc.cta_group::1.sync.aligned.b32
+// PTX-DAG: ex2.approx.ftz.f32
+// JSON: "args": [
+// JSON: "name": "q",
+// JSON-NEXT: "tensor": "q",
+// JSON-NEXT: "tensor_map": {
+// JSON: "name": "o",
+// JSON-NEXT: "tensor": "o",
+// JSON-NEXT: "type": "ptr"
+// JSON: "schedule": "#flash.schedule<arch = \"sm_100a\", block_q = 128, block_kv = 128, stages = {{[23]}}, warps = 6>",
+// JSON: "tensor_memory_columns": 256,
+// JSON: "sm_100a": {
+// JSON: "spill_loads": 0,
+// JSON: "spill_stores": 0,
+// JSON: "stack_frame": 0
+// JSON: "grid": {
+// JSON-NEXT: "kind": "tiles",
+
+// Every shipped configuration, one bundle per range where the model's tile
+// changes with the length.
+// RUN: %python -m flash_mlir.compile --out %t/shipped --arch sm_100a --ops forward > %t/compile.log
+// RUN: %python -m flash_mlir.tools.check_bundles %t/shipped --expect 24 | FileCheck %s --check-prefix=SPILLS
+// SPILLS-NOT: BAD
+// SPILLS: bundles, 0 bad
+func.func @attention(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>) -> (tensor<2x8x1000x64xbf16>, tensor<2x8x1000xf32>) {
+  %o, %lse = flash.attention %q, %k, %v {causal}
+      : tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16> -> tensor<2x8x1000x64xbf16>, tensor<2x8x1000xf32>
+  return %o, %lse : tensor<2x8x1000x64xbf16>, tensor<2x8x1000xf32>
+}
