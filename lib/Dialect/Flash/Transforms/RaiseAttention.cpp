@@ -890,12 +890,22 @@ struct MaskTerm {
 
 /// S = mask(scale · Q·Kᵀ) in any order, through casts: returns the Q·Kᵀ
 /// matmul's result, the product of constant factors and the mask terms.
-static Value matchScores(const Expr *scores, double &scale,
+static Value matchScores(ExprBuilder &exprs, const Expr *scores, double &scale,
                          SmallVectorImpl<MaskTerm> &masks) {
   while (true) {
     scores = stripCasts(scores);
     if (scores->kind == Expr::Kind::Leaf) {
+      // Reshapes and float casts (a wider accumulator rounded to the
+      // element type) between the matmul and the elementwise ops.
       Value matmul = throughReshapes(scores->leaf);
+      while (!matchBatchMatmul(matmul)) {
+        const Expr *cast = exprs.build(matmul, /*depth=*/1);
+        if (!isOp(cast, "cast") || cast->args[0]->kind != Expr::Kind::Leaf ||
+            !cast->args[0]->map.isIdentity() ||
+            !isa<FloatType>(getElementTypeOrSelf(cast->args[0]->leaf.getType())))
+          return Value();
+        matmul = throughReshapes(cast->args[0]->leaf);
+      }
       if (!matchBatchMatmul(matmul))
         return Value();
       // The reshapes between may only split or merge leading dimensions:
@@ -932,7 +942,7 @@ static Value matchScores(const Expr *scores, double &scale,
         MaskTerm term;
         term.bias = scores->args[1 - s];
         trialMasks.push_back(term);
-        if (Value mm = matchScores(scores->args[s], trialScale, trialMasks)) {
+        if (Value mm = matchScores(exprs, scores->args[s], trialScale, trialMasks)) {
           if (readsValue(term.bias, mm))
             continue;
           scale = trialScale;
@@ -1158,7 +1168,7 @@ static std::optional<AttentionMatch> matchAttention(ExprBuilder &exprs,
     return std::nullopt;
 
   SmallVector<MaskTerm> masks;
-  Value qk = matchScores(scores, match.scale, masks);
+  Value qk = matchScores(exprs, scores, match.scale, masks);
   if (!qk)
     return std::nullopt;
   match.scoresMatmul = qk.getDefiningOp();
@@ -1182,7 +1192,8 @@ static std::optional<AttentionMatch> matchAttention(ExprBuilder &exprs,
 /// Rewrites one match into flash.attention; the replaced ops stay until they
 /// are dead.
 static LogicalResult rewriteAttention(OpBuilder &builder, ExprBuilder &exprs,
-                                      AttentionMatch &match) {
+                                      AttentionMatch &match,
+                                      SmallVectorImpl<Operation *> &maybeDead) {
   Location loc = match.output.getLoc();
   builder.setInsertionPointAfterValue(match.output);
   double scale = match.scale;
@@ -1190,6 +1201,11 @@ static LogicalResult rewriteAttention(OpBuilder &builder, ExprBuilder &exprs,
   Value keyT = stripScale(builder, exprs, match.keyColumns, scale);
   Value value = match.valueRows;
   builder.setInsertionPointAfterValue(match.output);
+  // The views rebuilt on the unscaled Q and Kᵀ are dead when the operands
+  // are traced past them.
+  for (Value rebuilt : {query, keyT})
+    if (Operation *def = rebuilt.getDefiningOp())
+      maybeDead.push_back(def);
 
   auto qShape = *staticShape(query);
   auto kShape = *staticShape(keyT);
@@ -1294,7 +1310,7 @@ struct FlashRaiseAttentionPass
       if (!match)
         continue;
       Operation *old = match->output.getDefiningOp();
-      if (failed(rewriteAttention(builder, exprs, *match)))
+      if (failed(rewriteAttention(builder, exprs, *match, replaced)))
         continue;
       replaced.push_back(old);
     }
