@@ -1065,17 +1065,16 @@ static Value stripScale(OpBuilder &builder, ExprBuilder &exprs, Value v,
   return v;
 }
 
-/// Follows views from every element of `rows` (batch × a × b, the batch
-/// being B·H with H = `heads`) to one 4-d source and checks that element
-/// [bh, a, b] is source[bh / heads, (bh % heads) / group, x, y] with
-/// (x, y) = (a, b), or (b, a) when `swapped`. Returns the source or null.
-static Value traceToHeads(Value rows, int64_t heads, int64_t group,
-                          bool swapped) {
+/// Checks that every element [bh, a, b] of `rows` (batch × a × b, the batch
+/// being B·H with H = `heads`) is, through views, element
+/// [bh / heads, (bh % heads) / group, x, y] of the 4-d `source`, with
+/// (x, y) = (a, b), or (b, a) when `swapped`.
+static bool readsAsHeads(Value rows, Value source, int64_t heads,
+                         int64_t group, bool swapped) {
   auto shape = staticShape(rows);
   if (!shape || shape->size() != 3 ||
       numElements(*shape) > kMaxEvaluatedElements || (*shape)[0] % heads)
-    return Value();
-  Value source;
+    return false;
   for (int64_t linear = 0, e = numElements(*shape); linear < e; ++linear) {
     SmallVector<int64_t> idx = delinearize(linear, *shape);
     SmallVector<int64_t> expected = {idx[0] / heads,
@@ -1084,33 +1083,43 @@ static Value traceToHeads(Value rows, int64_t heads, int64_t group,
                                      swapped ? idx[1] : idx[2]};
     Value v = rows;
     SmallVector<int64_t> at(idx);
-    while (Value src = viewSource(v, at))
-      v = src;
-    if (!source)
-      source = v;
-    if (v != source || at != expected)
-      return Value();
+    while (v != source)
+      if (!(v = viewSource(v, at)))
+        return false;
+    if (at != expected)
+      return false;
   }
-  auto srcShape = staticShape(source);
-  if (!srcShape || srcShape->size() != 4)
-    return Value();
-  return source;
+  return true;
 }
 
-/// Where element 0 of `rows` comes from through views, when that is a 4-d
-/// tensor of static shape.
-static Value traceSource(Value rows) {
+/// The 4-d tensors of static shape that element 0 of `rows` is read from
+/// through views, deepest first: the candidates for a B×H×N×D operand.
+static SmallVector<Value> viewChain4d(Value rows) {
+  SmallVector<Value> chain;
   auto shape = staticShape(rows);
   if (!shape)
-    return Value();
+    return chain;
   SmallVector<int64_t> at(shape->size(), 0);
-  Value v = rows;
-  while (Value src = viewSource(v, at))
-    v = src;
-  auto srcShape = staticShape(v);
-  if (v == rows || !srcShape || srcShape->size() != 4)
-    return Value();
-  return v;
+  for (Value v = viewSource(rows, at); v; v = viewSource(v, at)) {
+    auto s = staticShape(v);
+    if (s && s->size() == 4)
+      chain.push_back(v);
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+/// The deepest B×Hkv×N×W tensor that `rows` (B·Hq × ...) reads as K or V of
+/// query head h = kvHead·G + g, G = Hq / Hkv; null if none.
+static Value kvSource(Value rows, int64_t batch, int64_t heads, bool swapped) {
+  for (Value candidate : viewChain4d(rows)) {
+    auto s = *staticShape(candidate);
+    if (s[0] != batch || s[1] == 0 || heads % s[1])
+      continue;
+    if (readsAsHeads(rows, candidate, heads, heads / s[1], swapped))
+      return candidate;
+  }
+  return Value();
 }
 
 /// B·H × a × b -> B × H × a × b.
@@ -1218,29 +1227,21 @@ static LogicalResult rewriteAttention(OpBuilder &builder, ExprBuilder &exprs,
   // K and V traced to B×Hkv×N×D through the broadcast over a group (GQA).
   Value q4, k4, v4;
   int64_t batch = 1, heads = bh;
-  Value qSource = traceSource(query);
-  if (qSource) {
-    auto s = *staticShape(qSource);
-    if (s[0] * s[1] != bh || !traceToHeads(query, s[1], 1, false)) {
-      qSource = Value();
-    } else {
+  for (Value candidate : viewChain4d(query)) {
+    auto s = *staticShape(candidate);
+    if (s[0] * s[1] == bh && readsAsHeads(query, candidate, s[1], 1, false)) {
+      q4 = candidate;
       batch = s[0];
       heads = s[1];
+      break;
     }
   }
-  if (qSource) {
-    q4 = qSource;
-    Value kSource = traceSource(keyT), vSource = traceSource(value);
-    if (kSource && vSource) {
-      auto ks = *staticShape(kSource), vs = *staticShape(vSource);
-      int64_t group = ks[1] ? heads / ks[1] : 0;
-      if (ks[0] == batch && vs[0] == batch && ks[1] == vs[1] && group >= 1 &&
-          ks[1] * group == heads &&
-          traceToHeads(keyT, heads, group, /*swapped=*/true) == kSource &&
-          traceToHeads(value, heads, group, false) == vSource) {
-        k4 = kSource;
-        v4 = vSource;
-      }
+  if (q4) {
+    k4 = kvSource(keyT, batch, heads, /*swapped=*/true);
+    v4 = kvSource(value, batch, heads, /*swapped=*/false);
+    if (!k4 || !v4 || staticShape(k4)->drop_back(2) != staticShape(v4)->drop_back(2)) {
+      k4 = Value();
+      v4 = Value();
     }
   }
   if (!k4) {
