@@ -976,6 +976,24 @@ static Value matchScores(ExprBuilder &exprs, const Expr *scores, double &scale,
   }
 }
 
+/// True when `e` reads its leaves and loop indices only through the last two
+/// root dimensions (rows, keys): its value is then the same for every batch
+/// and head.
+static bool dependsOnRowsAndKeysOnly(const Expr *e, unsigned rootRank) {
+  if (e->kind == Expr::Kind::Leaf || e->kind == Expr::Kind::Index) {
+    if (!e->map)
+      return false;
+    for (unsigned d = 0; d + 2 < rootRank; ++d)
+      if (e->map.isFunctionOfDim(d))
+        return false;
+    return true;
+  }
+  for (const Expr *arg : e->args)
+    if (!dependsOnRowsAndKeysOnly(arg, rootRank))
+      return false;
+  return true;
+}
+
 /// Evaluates the mask terms on every index of the scores (rank ≥ 2, last two
 /// dimensions Nq, Nk) and decides: no mask (false), causal bottom-right
 /// (true), or not expressible (failure). A mask that depends on the scores
@@ -988,15 +1006,26 @@ static FailureOr<bool> classifyMask(ExprBuilder &exprs, Value scoresRoot,
   if (masks.empty())
     return false;
   auto shape = staticShape(scoresRoot);
-  if (!shape || numElements(*shape) > kMaxEvaluatedElements)
+  if (!shape || shape->size() < 2)
     return failure();
-  for (const MaskTerm &term : masks)
-    if (readsValue(term.keep ? term.keep : term.bias, matmul))
+  // A mask that reads only (i, j) is checked on one batch and head.
+  bool rowsAndKeysOnly = true;
+  for (const MaskTerm &term : masks) {
+    const Expr *e = term.keep ? term.keep : term.bias;
+    if (readsValue(e, matmul))
       return failure();
+    rowsAndKeysOnly &= dependsOnRowsAndKeysOnly(e, shape->size());
+  }
+  int64_t evaluated = rowsAndKeysOnly
+                          ? numElements(shape->take_back(2))
+                          : numElements(*shape);
+  if (evaluated > kMaxEvaluatedElements)
+    return failure();
   MaskEvaluator evaluator(exprs);
   int64_t nq = (*shape)[shape->size() - 2], nk = shape->back();
   bool anyMasked = false;
-  for (int64_t linear = 0, e = numElements(*shape); linear < e; ++linear) {
+  for (int64_t linear = 0; linear < evaluated; ++linear) {
+    // Leading indices 0 when only (i, j) matter.
     SmallVector<int64_t> idx = delinearize(linear, *shape);
     bool masked = false;
     for (const MaskTerm &term : masks) {
@@ -1072,7 +1101,7 @@ static Value stripScale(OpBuilder &builder, ExprBuilder &exprs, Value v,
 static bool readsAsHeads(Value rows, Value source, int64_t heads,
                          int64_t group, bool swapped) {
   auto shape = staticShape(rows);
-  if (!shape || shape->size() != 3 ||
+  if (heads <= 0 || group <= 0 || !shape || shape->size() != 3 ||
       numElements(*shape) > kMaxEvaluatedElements || (*shape)[0] % heads)
     return false;
   for (int64_t linear = 0, e = numElements(*shape); linear < e; ++linear) {
@@ -1110,14 +1139,23 @@ static SmallVector<Value> viewChain4d(Value rows) {
 }
 
 /// The deepest B×Hkv×N×W tensor that `rows` (B·Hq × ...) reads as K or V of
-/// query head h = kvHead·G + g, G = Hq / Hkv; null if none.
-static Value kvSource(Value rows, int64_t batch, int64_t heads, bool swapped) {
+/// query head h = kvHead·G + g, G = Hq / Hkv; null if none. For Kᵀ
+/// (`swapped`), a B×Hkv×D×N tensor is taken too and `transposed` set: the
+/// caller transposes it back (eager GPT-2 writes K only as Kᵀ).
+static Value kvSource(Value rows, int64_t batch, int64_t heads, bool swapped,
+                      bool &transposed) {
+  transposed = false;
   for (Value candidate : viewChain4d(rows)) {
     auto s = *staticShape(candidate);
     if (s[0] != batch || s[1] == 0 || heads % s[1])
       continue;
-    if (readsAsHeads(rows, candidate, heads, heads / s[1], swapped))
+    int64_t group = heads / s[1];
+    if (readsAsHeads(rows, candidate, heads, group, swapped))
       return candidate;
+    if (swapped && readsAsHeads(rows, candidate, heads, group, false)) {
+      transposed = true;
+      return candidate;
+    }
   }
   return Value();
 }
@@ -1138,6 +1176,13 @@ static std::optional<AttentionMatch> matchAttention(ExprBuilder &exprs,
                                                     Value pv) {
   auto pvOperands = matchBatchMatmul(pv);
   if (!pvOperands)
+    return std::nullopt;
+  auto isStatic3d = [](Value v) {
+    auto shape = staticShape(v);
+    return shape && shape->size() == 3;
+  };
+  if (!isStatic3d(pv) || !isStatic3d(pvOperands->first) ||
+      !isStatic3d(pvOperands->second))
     return std::nullopt;
   AttentionMatch match;
   match.valueRows = pvOperands->second;
@@ -1192,6 +1237,9 @@ static std::optional<AttentionMatch> matchAttention(ExprBuilder &exprs,
     return std::nullopt;
   match.causal = *causal;
   auto qkOperands = matchBatchMatmul(qk);
+  if (!isStatic3d(qk) || !isStatic3d(qkOperands->first) ||
+      !isStatic3d(qkOperands->second))
+    return std::nullopt;
   match.queryRows = qkOperands->first;
   match.keyColumns = qkOperands->second;
   return match;
@@ -1237,8 +1285,18 @@ static LogicalResult rewriteAttention(OpBuilder &builder, ExprBuilder &exprs,
     }
   }
   if (q4) {
-    k4 = kvSource(keyT, batch, heads, /*swapped=*/true);
-    v4 = kvSource(value, batch, heads, /*swapped=*/false);
+    bool keyTransposed = false, unused = false;
+    k4 = kvSource(keyT, batch, heads, /*swapped=*/true, keyTransposed);
+    v4 = kvSource(value, batch, heads, /*swapped=*/false, unused);
+    if (k4 && keyTransposed) {
+      auto s = *staticShape(k4);
+      Value init = tensor::EmptyOp::create(
+          builder, loc, ArrayRef<int64_t>{s[0], s[1], s[3], s[2]},
+          getElementTypeOrSelf(k4.getType()));
+      k4 = linalg::TransposeOp::create(builder, loc, k4, init,
+                                       ArrayRef<int64_t>{0, 1, 3, 2})
+               ->getResult(0);
+    }
     if (!k4 || !v4 || staticShape(k4)->drop_back(2) != staticShape(v4)->drop_back(2)) {
       k4 = Value();
       v4 = Value();

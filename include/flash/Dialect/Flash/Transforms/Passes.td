@@ -70,9 +70,10 @@ def FlashRaiseAttention : Pass<"flash-raise-attention"> {
     element type: a wider accumulator is the cast after the matmul), so the
     ops around the attention are unchanged; the replaced ops are erased
     once dead. Anything else between the matmuls (dropout, tanh, softmax
-    over another dimension) leaves the function as it was. Masks and
-    operand layouts are checked element by element: attention with more
-    than 2^22 scores or operand elements is not raised yet.
+    over another dimension) leaves the function as it was. A mask that
+    reads only (i, j) is evaluated on Nq×Nk (any other on every score) and
+    operand layouts are checked element by element: more than 2^22 such
+    elements is not raised yet.
 
     ```mlir
     // torch-mlir: F.scaled_dot_product_attention(q, k, v, is_causal=True)
