@@ -28,13 +28,10 @@
 #include "flash/Dialect/Flash/IR/Flash.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Transforms/RegionUtils.h"
-#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -1242,13 +1239,20 @@ static std::optional<AttentionMatch> matchAttention(ExprBuilder &exprs,
     return std::nullopt;
   match.queryRows = qkOperands->first;
   match.keyColumns = qkOperands->second;
+  // One batch of rows (B·H) and one element type for Q, K, V and O.
+  int64_t rows = (*staticShape(match.queryRows))[0];
+  if ((*staticShape(match.keyColumns))[0] != rows ||
+      (*staticShape(match.valueRows))[0] != rows ||
+      getElementTypeOrSelf(match.queryRows.getType()) != elementType ||
+      getElementTypeOrSelf(match.keyColumns.getType()) != elementType)
+    return std::nullopt;
   return match;
 }
 } // namespace
 
 /// Rewrites one match into flash.attention; the replaced ops stay until they
 /// are dead.
-static LogicalResult rewriteAttention(OpBuilder &builder, ExprBuilder &exprs,
+static void rewriteAttention(OpBuilder &builder, ExprBuilder &exprs,
                                       AttentionMatch &match,
                                       SmallVectorImpl<Operation *> &maybeDead) {
   Location loc = match.output.getLoc();
@@ -1268,8 +1272,6 @@ static LogicalResult rewriteAttention(OpBuilder &builder, ExprBuilder &exprs,
   auto kShape = *staticShape(keyT);
   auto vShape = *staticShape(value);
   int64_t bh = qShape[0];
-  if (kShape[0] != bh || vShape[0] != bh)
-    return failure();
 
   // B and Hq from where Q comes from, when it is a B×Hq×Nq×D tensor;
   // K and V traced to B×Hkv×N×D through the broadcast over a group (GQA).
@@ -1288,6 +1290,11 @@ static LogicalResult rewriteAttention(OpBuilder &builder, ExprBuilder &exprs,
     bool keyTransposed = false, unused = false;
     k4 = kvSource(keyT, batch, heads, /*swapped=*/true, keyTransposed);
     v4 = kvSource(value, batch, heads, /*swapped=*/false, unused);
+    if (!k4 || !v4 ||
+        staticShape(k4)->drop_back(2) != staticShape(v4)->drop_back(2)) {
+      k4 = Value();
+      v4 = Value();
+    }
     if (k4 && keyTransposed) {
       auto s = *staticShape(k4);
       Value init = tensor::EmptyOp::create(
@@ -1296,10 +1303,6 @@ static LogicalResult rewriteAttention(OpBuilder &builder, ExprBuilder &exprs,
       k4 = linalg::TransposeOp::create(builder, loc, k4, init,
                                        ArrayRef<int64_t>{0, 1, 3, 2})
                ->getResult(0);
-    }
-    if (!k4 || !v4 || staticShape(k4)->drop_back(2) != staticShape(v4)->drop_back(2)) {
-      k4 = Value();
-      v4 = Value();
     }
   }
   if (!k4) {
@@ -1317,9 +1320,6 @@ static LogicalResult rewriteAttention(OpBuilder &builder, ExprBuilder &exprs,
     v4 = splitHeads(builder, loc, value, batch, heads);
   }
   Type elementType = getElementTypeOrSelf(v4.getType());
-  if (getElementTypeOrSelf(q4.getType()) != elementType ||
-      getElementTypeOrSelf(k4.getType()) != elementType)
-    return failure();
   auto outputType = RankedTensorType::get(
       {batch, heads, qShape[1], vShape[2]}, elementType);
   auto attention = AttentionOp::create(
@@ -1330,7 +1330,6 @@ static LogicalResult rewriteAttention(OpBuilder &builder, ExprBuilder &exprs,
       builder, loc, match.output.getType(), attention.getOutput(),
       ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
   match.output.replaceAllUsesWith(rows);
-  return success();
 }
 
 /// Erases the ops of `candidates` once dead, and then what only they used.
@@ -1369,8 +1368,7 @@ struct FlashRaiseAttentionPass
       if (!match)
         continue;
       Operation *old = match->output.getDefiningOp();
-      if (failed(rewriteAttention(builder, exprs, *match, replaced)))
-        continue;
+      rewriteAttention(builder, exprs, *match, replaced);
       replaced.push_back(old);
     }
     eraseDead(replaced);
