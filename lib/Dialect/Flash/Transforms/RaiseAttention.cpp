@@ -714,6 +714,19 @@ static Value matchRowReduction(Value v, StringRef kind) {
              .isIdentity())
       return Value();
     unsigned result = cast<OpResult>(v).getResultNumber();
+    // The result is indexed by the parallel loops in order (the reduced
+    // dimension dropped or kept as a unit dimension).
+    AffineMap resultMap =
+        generic.getMatchingIndexingMap(generic.getDpsInitOperand(result));
+    for (auto [d, expr] : llvm::enumerate(resultMap.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      bool inOrder = dim && dim.getPosition() == d && d + 1 < loops;
+      bool keptUnit = d + 1 == loops && isa<AffineConstantExpr>(expr);
+      if (!inOrder && !keptUnit)
+        return Value();
+    }
+    if (resultMap.getNumResults() + 1 < loops)
+      return Value();
     auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
     Operation *combiner = yield.getOperand(result).getDefiningOp();
     Block *body = generic.getBody();
