@@ -38,6 +38,55 @@ def FlashLowerToReference : Pass<"flash-lower-to-reference"> {
                            "arith::ArithDialect", "math::MathDialect"];
 }
 
+def FlashRaiseAttention : Pass<"flash-raise-attention"> {
+  let summary = "Raise softmax(scale·Q·Kᵀ [+ causal mask])·V written in linalg or TOSA (torch-mlir's output) to flash.attention";
+  let description = [{
+    Finds attention in the linalg-on-tensors or TOSA that a frontend writes
+    (torch-mlir's FX importer for `F.scaled_dot_product_attention` and for
+    eager model code) and replaces it with one `flash.attention`, leaving
+    every other op alone. From the P·V batch matmul
+    (`linalg.batch_matmul` or `tosa.matmul`) it reads upward:
+
+    - the softmax over the last dimension, exp(S − rowmax(S)) / rowsum(·)
+      (division, or a reciprocal and a product), through casts, with the
+      guard SDPA's decomposition adds (rows whose scores are all −inf give
+      0, as in `flash.attention`);
+    - the mask, evaluated at compile time on every (…, i, j) (constants,
+      iota, compares, selects, reshapes): a select against −inf or the most
+      negative f32, or an additive tensor of 0 and such values. It is
+      raised only when it is nothing or exactly the causal mask
+      j > i + (Nk − Nq) of `flash.attention`; PyTorch's `is_causal` with
+      Nq ≠ Nk (top-left) and any other bias are left alone. A row that sees
+      no key is raised only behind SDPA's guard;
+    - the scale: constant factors on the scores, on Q and on Kᵀ (√scale on
+      both, as PyTorch's SDPA decomposition writes) multiply into `scale`;
+    - the Q·Kᵀ batch matmul. Q, K and V are traced through reshapes,
+      transposes, broadcasts and tiles to B×H×N×D tensors; K and V
+      broadcast over a group of query heads (`enable_gqa`, repeat_kv) are
+      recovered as B×Hkv×N×D (grouped-query attention). Otherwise each
+      batch matmul row is one head (B = 1).
+
+    The result is collapsed back into the P·V matmul's B·H×Nq×Dv form (and
+    element type: a wider accumulator is the cast after the matmul), so the
+    ops around the attention are unchanged; the replaced ops are erased
+    once dead. Anything else between the matmuls (dropout, tanh, softmax
+    over another dimension) leaves the function as it was. A mask that
+    reads only (i, j) is evaluated on Nq×Nk (any other on every score) and
+    operand layouts are checked element by element: more than 2^22 such
+    elements is not raised yet.
+
+    ```mlir
+    // torch-mlir: F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    // becomes
+    %0 = flash.attention %arg0, %arg1, %arg2 {causal, scale = 0.353553385 : f32}
+        : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>
+        -> tensor<1x2x8x8xf32>
+    ```
+  }];
+  let dependentDialects = ["FlashDialect", "tensor::TensorDialect",
+                           "linalg::LinalgDialect"];
+}
+
 def FlashSelectSchedule : Pass<"flash-select-schedule"> {
   let summary = "Choose tiles, stages and warps for each flash.attention (and backward) from a target model";
   let description = [{
