@@ -315,16 +315,10 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
     # for and sm_80's deterministic plan's 4 (measured, see
     # BackwardSpec.default_warps); a flash-opt whose flash-tile does not take
     # the op yet gets the backward's L1 written here (the same kernels).
-    # sm_80 at D=256: the kernel's tiles (BackwardSpec.block_q, block_kv, two
-    # stages) in place of the model's 64x64 with one stage (FlashAttention-2's
-    # A100 choice, which this kernel does not take).
-    d256 = spec.arch == "sm_80" and spec.head_dim == 256
     warps = spec.warps or (spec.default_warps
-                           if (spec.deterministic or d256) and spec.arch == "sm_80" else 0)
+                           if spec.deterministic and spec.arch == "sm_80" else 0)
     overrides = ([f"warps={warps}", f"block-kv={spec.block_kv}", f"block-q={spec.block_q}"]
                  if warps else [])
-    if d256:
-        overrides.append("stages=2")
     attempts = [(spec.op_source(), options + overrides), (spec.source(), options)]
     src = os.path.join(out_dir, spec.name + ".mlir")
     for attempt, (text, pipeline_options) in enumerate(attempts):

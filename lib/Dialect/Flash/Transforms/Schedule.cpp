@@ -401,13 +401,15 @@ mlir::flash::backwardScheduleCandidates(const TargetModel &target) {
   ScheduleCandidates c;
   switch (target.mmaKind) {
   case MmaKind::WarpMma:
-    // FlashAttention-2's backward tiles on 8 warps (64 or 128 per side); it
-    // drops double buffering of Q and dO where shared memory is short (one
-    // stage, as its A100 build does at D = 256).
-    c.blockQs = {64, 128};
+    // FlashAttention-2's backward tiles on 8 warps (64 or 128 per side). The
+    // sm_80 kernel (SM80/BackwardKernel.cpp) always double-buffers Q and dO;
+    // where 64-row Q tiles then overflow shared memory (D = 256) it visits
+    // Q tiles of 32 rows (FlashAttention-2's A100 build keeps 64 and drops
+    // to one stage instead).
+    c.blockQs = {32, 64, 128};
     c.blockKVs = {64, 128};
     c.maxStages = 2;
-    c.minStages = 1;
+    c.minStages = 2;
     break;
   case MmaKind::WarpgroupMma:
     // The tiles of the sm_90a backward kernel (SM90/BackwardKernel.cpp), the
@@ -457,7 +459,9 @@ mlir::flash::chooseBackwardSchedule(const TargetModel &target,
   // for that reason: twice the dQ traffic), then to the larger Q tile. The
   // fit checks keep what FlashAttention-2 chose by hand on sm_80: 128×128 at
   // D = 64, 64×128 at D = 128 (128×128's dK, dV, S and dP overflow the
-  // registers) and 64×64 at D = 256 (one stage). On sm_90a the candidates
+  // registers); at D = 256 64-row Q tiles with two stages overflow an
+  // A100's shared memory and 32×64 is what fits (the sm_80 kernel's two
+  // warps per 16 keys: block_kv = 8 · warps). On sm_90a the candidates
   // are the kernel's one tile, 64×128 (backwardScheduleCandidates); at
   // D = 256 its dK and dV do not fit the registers and no schedule is
   // chosen.
