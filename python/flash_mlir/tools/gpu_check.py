@@ -382,7 +382,9 @@ def main(argv=None):
     lib = KernelLibrary(args.bundles)
     if args.mode == "backward":
         if args.head_dims == "64,128,256":
-            args.head_dims = "64,128"
+            # The head dimensions the library has backward plans for.
+            dims = sorted({b.head_dim for b in lib.all if b.op == "attention_backward"})
+            args.head_dims = ",".join(str(d) for d in dims) or "64,128"
         results = backward_main(args, lib)
         return summarize(args, results)
     results = []
