@@ -360,7 +360,9 @@ def main(argv=None):
                          "(backward: every other plan of the key)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--dtypes", default="bf16,f16")
-    ap.add_argument("--head-dims", default="64,128,256")
+    ap.add_argument("--head-dims", default="64,128,256",
+                    help="forward: the head dimensions to check (default 64,128,256); "
+                         "backward: default the ones the library has backward plans for")
     ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--seed", type=int, default=int(time.time()) % 100000)
     ap.add_argument("--mode", default="forward", choices=["forward", "backward"],
