@@ -220,17 +220,17 @@ private:
   void storeOwnRows(const Fragment &dK, const Fragment &dV);
   /// The dQ of the last step (at ring position `last`), after the loops.
   void drainDQ(Value last);
-  /// Split columns: this warpgroup's dQ columns of step `step` (its ring
-  /// position) added to the accumulator from registers (red.global.add.f32,
-  /// rows before Nq, in the accumulator's chunk order: dqChunk).
-  /// Deterministic: once the K/V tiles before this one have added theirs
-  /// (the Q tile's semaphore), and counted once every consumer's are done.
-  /// The accumulator rows of a step's dQ: its q-head and first query, and
-  /// (deterministic) the Q tile's semaphore, waited on by beginDQ.
+  /// Split columns: where a step's dQ goes: its q-head and first query,
+  /// and (deterministic) the Q tile's semaphore, which beginDQ waits on
+  /// (the K/V tiles before this one have added theirs) and endDQ counts on
+  /// once every consumer's reductions are done.
   struct DQTarget {
     Value headQ, qStart, semaphore;
   };
   DQTarget beginDQ(Value step);
+  /// This warpgroup's columns of dQ part `part` added to the accumulator
+  /// from registers (red.global.add.f32, rows before Nq, in the
+  /// accumulator's chunk order: dqChunk).
   void addDQ(const Fragment &dq, const DQTarget &target, int64_t part);
   void endDQ(const DQTarget &target);
   /// Split columns: dQ of step `step` (its ring position), part by part:
