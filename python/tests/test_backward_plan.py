@@ -292,19 +292,32 @@ def test_sm90a_deterministic_main_kernel_launch(sm90_bundles):
     assert main["dq_accum"].workspace == 2
 
 
-def test_compile_skips_what_the_sm90a_backward_does_not_take(tmp_path, capsys):
+def test_compile_ships_the_sm90a_d256_backward(tmp_path, capsys):
+    # D=256 on sm_90a: the model's 64x64 tile (two consumer warpgroups sharing
+    # the 64 K/V rows, splitting the columns), both plans, no spills.
     assert fcompile.main(["--ops", "backward", "--arch", "sm_90a", "--out", str(tmp_path),
-                          "--dtypes", "bf16", "--head-dims", "256", "--causal", "no",
-                          "--deterministic", "yes"]) == 0
+                          "--dtypes", "bf16", "--head-dims", "256", "--causal", "yes",
+                          "--deterministic", "both"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines == [
-        "skipped: flash_bwd_sm_90a_bf16_d256_deterministic (not supported yet: no backward "
-        "schedule for sm_90a fits D=256, Dv=256 in shared memory and registers)",
-        f"0 bundles in {tmp_path} (1 not supported yet, skipped)"]
-    assert fcompile.main(["--ops", "backward", "--arch", "sm_90a", "--out", str(tmp_path),
-                          "--dtypes", "f16", "--head-dims", "256", "--causal", "yes",
-                          "--deterministic", "no"]) == 0
-    assert capsys.readouterr().out.splitlines()[0] == (
-        "skipped: flash_bwd_sm_90a_f16_d256_causal (not supported yet: no backward schedule "
-        "for sm_90a fits D=256, Dv=256 in shared memory and registers)")
-    assert list(tmp_path.iterdir()) == []
+    assert lines[-1] == f"2 bundles in {tmp_path}"
+    lib = KernelLibrary(str(tmp_path))
+    plan = lib.find_backward("bf16", 256, True, 4096, compute_capability=90)
+    assert plan.name == "flash_bwd_sm_90a_bf16_d256_causal"
+    det = lib.find_backward("bf16", 256, True, 4096, compute_capability=90, deterministic=True)
+    assert det.name == "flash_bwd_sm_90a_bf16_d256_causal_deterministic"
+    for name in (plan.name, det.name):
+        text = json.loads((tmp_path / (name + ".json")).read_text())
+        assert not errors(text, SCHEMA), errors(text, SCHEMA)
+        main = next(k for k in text["kernels"] if k["name"] == name)
+        assert main["description"]["block_kv"] == 64 and main["description"]["block_q"] == 64
+        for k in text["kernels"]:
+            cubin = k["files"]["cubins"]["sm_90a"]
+            assert cubin["spill_stores"] == 0 and cubin["spill_loads"] == 0, k["name"]
+    b, hq, hkv, nq, nk, d = 2, 8, 2, 1000, 777, 256
+    info = plan.launch_info(call(b, hq, hkv, nq, nk, d), 132, 1)
+    # One block per 64 keys of a kv-head; a producer and two consumer warpgroups.
+    assert list(info.grid) == [13, hkv, b] and info.block[0] == 384
+    args = {x.name.decode(): x for x in info.args[:info.num_args]}
+    for name, box in (("q", 64), ("dout", 64), ("k", 64), ("v", 64), ("dk", 64), ("dv", 64)):
+        assert list(args[name].map_box[:3]) == [64, box, 1], name
+

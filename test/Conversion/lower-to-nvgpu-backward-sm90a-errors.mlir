@@ -10,7 +10,7 @@
 
 func.func @d256(%q: tensor<1x1x128x256xbf16>, %k: tensor<1x1x128x256xbf16>, %v: tensor<1x1x128x256xbf16>, %o: tensor<1x1x128x256xbf16>, %do: tensor<1x1x128x256xbf16>, %lse: tensor<1x1x128xf32>) -> (tensor<1x1x128x256xbf16>, tensor<1x1x128x256xbf16>, tensor<1x1x128x256xbf16>) {
   %e = tensor.empty() : tensor<1x1x128x256xbf16>
-  // expected-error @+1 {{not supported yet: D=256 backward (dK and dV of a warpgroup's 64 K/V rows take 256 f32 registers per thread) on sm_90a}}
+  // expected-error @+1 {{not supported yet: backward block_kv = 128 at D=256 (two consumer warpgroups sharing 64 K/V rows, 128 columns of dK and dV each: 64) on sm_90a}}
   %r:3 = scf.forall (%i) in (1) shared_outs(%a = %e, %b = %e, %c = %e) -> (tensor<1x1x128x256xbf16>, tensor<1x1x128x256xbf16>, tensor<1x1x128x256xbf16>) {
     scf.forall.in_parallel {
     }
@@ -21,7 +21,8 @@ func.func @d256(%q: tensor<1x1x128x256xbf16>, %k: tensor<1x1x128x256xbf16>, %v: 
 // -----
 
 // The schedule must be the main kernel's (two consumer warpgroups of 64 K/V
-// rows, Q tiles of 64 rows, one producer warpgroup).
+// rows, Q tiles of 64 rows, one producer warpgroup; at D = 256 the two
+// share 64 rows: block_kv = 64, above).
 func.func @tiles(%q: tensor<1x1x128x64xbf16>, %k: tensor<1x1x128x64xbf16>, %v: tensor<1x1x128x64xbf16>, %o: tensor<1x1x128x64xbf16>, %do: tensor<1x1x128x64xbf16>, %lse: tensor<1x1x128xf32>) -> (tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>, tensor<1x1x128x64xbf16>) {
   %e = tensor.empty() : tensor<1x1x128x64xbf16>
   // expected-error @+1 {{not supported yet: backward block_kv = 80 (two consumer warpgroups of 64 K/V rows: 128) on sm_90a}}

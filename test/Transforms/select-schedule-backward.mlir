@@ -1,9 +1,8 @@
 // RUN: flash-opt %s --split-input-file --flash-select-schedule=arch=sm_80 | FileCheck %s --check-prefix=SM80
-// RUN: not flash-opt %s --split-input-file --flash-select-schedule=arch=sm_90a 2>/dev/null | FileCheck %s --check-prefix=SM90
-// RUN: not flash-opt %s --split-input-file --flash-select-schedule=arch=sm_90a 2>&1 >/dev/null | FileCheck %s --check-prefix=SM90ERR
+// RUN: flash-opt %s --split-input-file --flash-select-schedule=arch=sm_90a | FileCheck %s --check-prefix=SM90
 // RUN: not flash-opt %s --split-input-file --flash-select-schedule=arch=sm_100a 2>/dev/null | FileCheck %s --check-prefix=SM100
 // RUN: not flash-opt %s --split-input-file --flash-select-schedule=arch=sm_100a 2>&1 >/dev/null | FileCheck %s --check-prefix=SM100ERR
-// RUN: not flash-opt %s --split-input-file --flash-select-schedule="arch=sm_90a block-kv=64" 2>/dev/null | FileCheck %s --check-prefix=OVERRIDE
+// RUN: flash-opt %s --split-input-file --flash-select-schedule="arch=sm_90a block-kv=64" | FileCheck %s --check-prefix=OVERRIDE
 
 // The backward's schedule (Schedule.cpp, chooseBackwardSchedule): a block
 // keeps one K/V tile with f32 dK and dV accumulators (Bc·(D + Dv) words)
@@ -13,8 +12,10 @@
 // 64×128 at D = 128, where 128×128 overflows the registers and 128×64 ties
 // the objective but re-reads Q, dO and the dQ workspace twice as often;
 // 64×64 at D = 256, with one stage (two do not fit 163 KB). On sm_90a (two
-// MMA warpgroups and a producer) the candidates are the kernel's one tile,
-// 64×128 (SM90/BackwardKernel.cpp refuses any other), at every D it fits.
+// MMA warpgroups and a producer) the candidates are the kernel's tiles
+// (SM90/BackwardKernel.cpp refuses any other): 64×128 at every D it fits,
+// and 64×64 (the warpgroups sharing the K/V rows, splitting the columns)
+// only where it does not: D = 256.
 
 // SM80-LABEL: func.func @d64
 // SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 128, block_kv = 128, stages = 2, warps = 8>
@@ -55,8 +56,9 @@ func.func @d128_causal(%q: tensor<2x16x8192x128xbf16>, %k: tensor<2x16x8192x128x
 // kernel's 32×64 (two warps per 16 keys) fits.
 // SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 64, stages = 2, warps = 8>
 // sm_90a: 64×128's dK and dV (two warpgroups of 64 K/V rows) do not fit the
-// registers at D = 256.
-// SM90ERR: select-schedule-backward.mlir:[[@LINE+5]]:19: error: 'flash.attention_backward' op not supported yet: no backward schedule for sm_90a fits D=256, Dv=256 in shared memory and registers
+// registers at D = 256; 64×64, two stages.
+// SM90-LABEL: func.func @d256
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 64, stages = 2, warps = 12>
 // sm_100a: dK and dV alone take the 512 columns of tensor memory.
 // SM100ERR: select-schedule-backward.mlir:[[@LINE+3]]:19: error: 'flash.attention_backward' op not supported yet: no backward schedule for sm_100a fits D=256, Dv=256 in shared memory and registers
 func.func @d256(%q: tensor<1x8x2048x256xf16>, %k: tensor<1x8x2048x256xf16>, %v: tensor<1x8x2048x256xf16>,

@@ -23,8 +23,8 @@ the runtime selects by these keys, not by file names.
   python3 -m flash_mlir.compile --out bundles/ --arch sm_80 --cubin-archs sm_80,sm_90 \\
       --ops backward --head-dims 64,128,256    # the gradients' kernels (one plan each)
   python3 -m flash_mlir.compile --out bundles/ --arch sm_90a --ops backward
-      # the sm_90a backward, both plans: what it does not take yet (D=256)
-      # is skipped with flash-opt's "not supported yet"
+      # the sm_90a backward, both plans, D 64/128/256: what a kernel does not
+      # take yet is skipped with flash-opt's "not supported yet"
 """
 
 import argparse
@@ -471,8 +471,8 @@ def main(argv=None) -> int:
                     help="which plans: forward (flash.attention), split_kv (few-row "
                          "attention over a contiguous cache), paged (flash.paged_attention), "
                          "backward (flash.attention_backward's gradients: three kernels per "
-                         "plan; sm_80: D 64, 128 and 256; sm_90a: D 64 and 128, what it does "
-                         "not take yet, D=256, is skipped and reported); comma-separated")
+                         "plan; sm_80 and sm_90a: D 64, 128 and 256; what a kernel does not "
+                         "take yet is skipped and reported); comma-separated")
     ap.add_argument("--deterministic", default="both", choices=["both", "yes", "no"],
                     help="backward: the plan with f32 atomics (sm_80) or bulk f32 "
                          "reductions (sm_90a) for dQ (no), the bitwise "

@@ -367,10 +367,8 @@ class KernelLibrary:
                       deterministic: bool = False) -> Bundle:
         """The backward plan the runtime chooses for a call (find with op
         attention_backward): by default the newest arch that runs (sm_90a's
-        plan on Hopper where the library has one for the key, else sm_80's:
-        at D=256, which no sm_90a plan takes yet, sm_80's runs on Hopper
-        through its sm_90 cubin or PTX; an sm_90a D=256 plan in the library
-        would be preferred). With
+        plan on Hopper where the library has one for the key, else sm_80's,
+        which runs on Hopper through its sm_90 cubin or PTX). With
         `deterministic`, only a plan of variant "deterministic" (bitwise
         repeatable dQ), never a plan with order-dependent dQ sums in its
         place: sm_90a's (dQ reductions ordered by K/V tile through

@@ -360,7 +360,9 @@ def main(argv=None):
                          "(backward: every other plan of the key)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--dtypes", default="bf16,f16")
-    ap.add_argument("--head-dims", default="64,128,256")
+    ap.add_argument("--head-dims", default="64,128,256",
+                    help="forward: the head dimensions to check (default 64,128,256); "
+                         "backward: default the ones the library has backward plans for")
     ap.add_argument("--causal", default="both", choices=["both", "yes", "no"])
     ap.add_argument("--seed", type=int, default=int(time.time()) % 100000)
     ap.add_argument("--mode", default="forward", choices=["forward", "backward"],
@@ -382,7 +384,9 @@ def main(argv=None):
     lib = KernelLibrary(args.bundles)
     if args.mode == "backward":
         if args.head_dims == "64,128,256":
-            args.head_dims = "64,128"
+            # The head dimensions the library has backward plans for.
+            dims = sorted({b.head_dim for b in lib.all if b.op == "attention_backward"})
+            args.head_dims = ",".join(str(d) for d in dims) or "64,128"
         results = backward_main(args, lib)
         return summarize(args, results)
     results = []

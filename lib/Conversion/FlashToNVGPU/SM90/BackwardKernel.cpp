@@ -81,11 +81,29 @@ struct DQSplit {
 };
 
 DQSplit dqSplit(const KernelConfig &c) {
-  int64_t consumers = c.blockKV / 64;
+  int64_t consumers = c.sm90.consumers;
   if (c.blockQ == 64 * consumers)
     return {true, c.headDim};
   return {false, c.headDim / consumers};
 }
+
+/// Whether the consumer warpgroups share the K/V tile's rows (Bc = 64, two
+/// or more consumers) and split the columns of dK and dV (D/C each) instead
+/// of owning 64 rows each: D = 256, whose dK and dV of 64 rows over all of
+/// D take 256 f32 registers per thread. Each consumer then computes Sᵀ and
+/// dPᵀ of all 64 rows (the same values in every consumer: seven GEMMs'
+/// work per step instead of five, but no exchange of P or dS between the
+/// warpgroups), and adds its dQ columns from registers with f32
+/// reductions (red.global.add.f32): the f32 dQ tile of the staged form
+/// (Br × 256 × 4 bytes) does not fit shared memory beside two stages of Q
+/// and dO.
+bool splitsColumns(const KernelConfig &c) {
+  return c.blockKV < 64 * c.sm90.consumers;
+}
+
+/// Split columns: a warpgroup's dQ columns are computed and added in parts
+/// of this many columns (BackwardKernel::issueDQ).
+constexpr int64_t kDQPartColumns = 64;
 
 /// The main kernel's shared memory (byte offsets from the aligned base):
 ///   K[Bc][D] | V[Bc][D] | Q[stages][Br][D] | dO[stages][Br][D] |
@@ -106,7 +124,8 @@ struct BackwardLayout {
     kvBytes = c.blockKV * c.headDim * 2;
     qBytes = c.blockQ * c.headDim * 2;
     dsBytes = c.blockKV * c.blockQ * 2;
-    dqBytes = c.blockQ * c.headDim * 4;
+    // Split columns: dQ leaves from registers (splitsColumns), no tile.
+    dqBytes = splitsColumns(c) ? 0 : c.blockQ * c.headDim * 4;
     rowBytes = c.blockQ * 4;
     SharedArena arena;
     offK = arena.carve(kvBytes);
@@ -131,8 +150,9 @@ public:
   BackwardKernel(OpBuilder &b, Location loc, const KernelConfig &config)
       : b(b), loc(loc), km{b, loc}, config(config), layout(config),
         et(config.elementType), D(config.headDim), Br(config.blockQ),
-        Bc(config.blockKV), S(config.stages), C(config.blockKV / 64),
-        split(dqSplit(config)) {}
+        Bc(config.blockKV), S(config.stages), C(config.sm90.consumers),
+        split(dqSplit(config)), columnSplit(splitsColumns(config)),
+        ownColumns(columnSplit ? D / C : D) {}
 
   void build(LLVM::LLVMFuncOp func);
 
@@ -160,7 +180,10 @@ private:
   /// With `valid` (i1), the wait for the others is skipped where it is
   /// false (the GEMM is issued anyway, on whatever the buffer holds, and its
   /// result dropped: cheaper than a branch whose results keep registers).
-  Fragment issueDQ(Value ring, Value valid = Value());
+  /// With `part` ≥ 0 (split columns), only that 64-column part of this
+  /// warpgroup's dQ columns, one part at a time (dQ of 64 × 128 would
+  /// spill beside dK and dV); the wait is part 0's.
+  Fragment issueDQ(Value ring, Value valid = Value(), int64_t part = -1);
   /// Named barriers: consumer w's rows of dSᵀ of a step of parity p are
   /// written (w arrives, the others sync: 128·C threads), ids 1 + 2w + p
   /// (two per consumer, so that a consumer one step ahead cannot complete
@@ -193,8 +216,37 @@ private:
   void stageDQ(const Fragment &dq, Value step);
   /// The epilogue: dV and dK·scale through shared memory and TMA stores.
   void storeGradients(const Fragment &dK, const Fragment &dV);
+  /// Its stores where each warpgroup owns 64 rows of the tile.
+  void storeOwnRows(const Fragment &dK, const Fragment &dV);
   /// The dQ of the last step (at ring position `last`), after the loops.
   void drainDQ(Value last);
+  /// Split columns: where a step's dQ goes: its q-head and first query,
+  /// and (deterministic) the Q tile's semaphore, which beginDQ waits on
+  /// (the K/V tiles before this one have added theirs) and endDQ counts on
+  /// once every consumer's reductions are done.
+  struct DQTarget {
+    Value headQ, qStart, semaphore;
+  };
+  DQTarget beginDQ(Value step);
+  /// This warpgroup's columns of dQ part `part` added to the accumulator
+  /// from registers (red.global.add.f32, rows before Nq, in the
+  /// accumulator's chunk order: dqChunk).
+  void addDQ(const Fragment &dq, const DQTarget &target, int64_t part);
+  void endDQ(const DQTarget &target);
+  /// Split columns: dQ of step `step` (its ring position), part by part:
+  /// issued, waited for, added.
+  void addDQParts(Value step);
+  /// The first of this warpgroup's K/V rows in the tile (0 when the
+  /// consumers share the rows).
+  Value firstOwnRow() {
+    return columnSplit ? km.i32(0) : km.mul(consumer, km.i32(64));
+  }
+  /// Byte offset of this warpgroup's first column block within a tile of
+  /// 64-column blocks of `blockRows` rows (0 unless the columns are split).
+  Value ownColumnBlocks(int64_t blockRows) {
+    return km.mul(consumer,
+                  km.i32(ownColumns / kAtomColumns * blockRows * kSwizzleBytes));
+  }
 
   /// Step `k` of a head's Q tiles: tile tiles.firstTile + k, in increasing
   /// order; deterministic, tile tiles.numTiles − 1 − k, from the last (every
@@ -228,6 +280,11 @@ private:
   Type et;
   int64_t D, Br, Bc, S, C;
   DQSplit split;
+  /// The consumers share the K/V tile's 64 rows and own ownColumns = D/C
+  /// columns of dK, dV and dQ each (splitsColumns); otherwise each owns 64
+  /// rows and all D columns.
+  bool columnSplit;
+  int64_t ownColumns;
 
   // Kernel-wide values.
   Value tid, seqQ, seqKV, scale, scaleLog2e, queryHeads, kvHeads;
@@ -249,7 +306,7 @@ private:
 void BackwardKernel::buildProducer() {
   using P = arith::CmpIPredicate;
   setRegisterBudget(km, config.sm90.producerRegisters, /*increase=*/false);
-  {
+  if (!columnSplit) {
     // The dQ writer: the first thread of the second warp.
     auto writer =
         scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(32)), false);
@@ -409,7 +466,7 @@ SmallVector<Value> BackwardKernel::operandWords(const Fragment &values) {
 
 SmallVector<OutputWord> BackwardKernel::fragmentWords(const Fragment &values,
                                                       Value multiplier) {
-  Value rowBase = km.add(km.mul(consumer, km.i32(64)),
+  Value rowBase = km.add(firstOwnRow(),
                          km.add(km.mul(warpInGroup, km.i32(16)), coords.group));
   SmallVector<OutputWord> words;
   for (int64_t nt = 0; nt < values.nTiles; ++nt)
@@ -424,6 +481,93 @@ SmallVector<OutputWord> BackwardKernel::fragmentWords(const Fragment &values,
                        km.pairWord(buildPackPair(km, x, y, et))});
     }
   return words;
+}
+
+BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
+  using P = arith::CmpIPredicate;
+  // The step's q-head and Q tile (the consumers' order: the group's heads,
+  // per head its Q tiles).
+  Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
+  Value h = km.divu(step, tilesPerHead);
+  Value i = tileAt(km.sub(step, km.mul(h, tilesPerHead)));
+  DQTarget target{km.add(firstHeadQ, h), km.mul(i, km.i32(Br)), Value()};
+  if (config.deterministic) {
+    // The K/V tiles before this one have added their dQ of Q tile i (as the
+    // writer orders its reductions: buildDQWriter); the leader's acquire,
+    // then the warpgroup's barrier, puts the reductions after theirs.
+    Value tilesInHead = km.divu(paddedQ, km.i32(Br));
+    target.semaphore = LLVM::GEPOp::create(
+        b, loc, semaphorePtr.getType(), b.getI32Type(), semaphorePtr,
+        ValueRange{km.add(km.mul(target.headQ, tilesInHead), i)});
+    auto leader = scf::IfOp::create(
+        b, loc, km.cmp(P::eq, km.andi(tid, km.i32(127)), km.i32(0)), false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(leader.thenBlock()->getTerminator());
+      semaphoreWaitAtLeast(km, target.semaphore, kvTile);
+    }
+    namedBarrierSync(km, consumer, storeBarrierId(), /*threads=*/128);
+  }
+  return target;
+}
+
+void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
+                           int64_t part) {
+  using P = arith::CmpIPredicate;
+  // Row r = 16·warp + group + 8·half of the tile, column c = first + 8nt +
+  // 2t: its pair at 16-byte chunk c / 4 XOR (r mod 8) of the accumulator's
+  // row (dqChunk, as the staged tile's), float (c mod 4). Rows past Nq are
+  // left alone (they belong to the next head).
+  Value rowBase = km.add(km.mul(warpInGroup, km.i32(16)), coords.group);
+  Value firstChunk =
+      km.add(km.mul(consumer, km.i32(split.columns / 4)),
+             km.i32(part * kDQPartColumns / 4));
+  Value pairChunk = km.add(firstChunk, km.shru(coords.quadLane, km.i32(1)));
+  Value inChunk = km.mul(km.andi(coords.quadLane, km.i32(1)), km.i32(2));
+  Value rows = km.sub(seqQ, target.qStart);
+  Value tileElement = km.mul(
+      km.add(km.mul(target.headQ, seqQ), target.qStart), km.i32(D));
+  for (int64_t half = 0; half < 2; ++half) {
+    Value row = km.add(rowBase, km.i32(8 * half));
+    Value valid = arith::ExtUIOp::create(b, loc, b.getI32Type(),
+                                         km.cmp(P::slt, row, rows));
+    Value rowElement = km.add(tileElement, km.mul(row, km.i32(D)));
+    for (int64_t nt = 0; nt < dq.nTiles; ++nt) {
+      Value chunk = km.xori(km.add(pairChunk, km.i32(2 * nt)), coords.group);
+      Value element =
+          km.add(rowElement, km.add(km.mul(chunk, km.i32(4)), inChunk));
+      Value address = LLVM::PtrToIntOp::create(
+          b, loc, b.getI64Type(), f32Element(accumPtr, element));
+      reduceAddF32x2(km, address, dq.regs[nt * 4 + 2 * half],
+                     dq.regs[nt * 4 + 2 * half + 1], valid);
+    }
+  }
+}
+
+void BackwardKernel::endDQ(const DQTarget &target) {
+  if (!config.deterministic)
+    return;
+  // Every consumer's reductions are ordered before the count: each thread's
+  // fence, the consumers' barrier, one thread's release.
+  fenceGpu(km);
+  namedBarrierSync(km, km.i32(0), consumersBarrierId(), /*threads=*/128 * C);
+  auto counter = scf::IfOp::create(
+      b, loc, km.cmp(arith::CmpIPredicate::eq, tid, km.i32(128)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(counter.thenBlock()->getTerminator());
+  semaphoreRelease(km, target.semaphore);
+}
+
+void BackwardKernel::addDQParts(Value step) {
+  DQTarget target = beginDQ(step);
+  for (int64_t part = 0; part < split.columns / kDQPartColumns; ++part) {
+    wgmmaFence(km);
+    Fragment dq = issueDQ(step, Value(), part);
+    wgmmaCommit(km);
+    wgmmaWait(km, 0);
+    addDQ(dq, target, part);
+  }
+  endDQ(target);
 }
 
 void BackwardKernel::stageDQ(const Fragment &dq, Value step) {
@@ -461,10 +605,10 @@ void BackwardKernel::stageDQ(const Fragment &dq, Value step) {
   layout.dqFull.arrive(km, smem, km.i32(0));
 }
 
-Fragment BackwardKernel::issueDQ(Value ring, Value valid) {
+Fragment BackwardKernel::issueDQ(Value ring, Value valid, int64_t part) {
   // Every other consumer's rows of this step's dSᵀ are written (their
   // arrivals on their barriers of the step's parity).
-  for (int64_t other = 0; other < C; ++other) {
+  for (int64_t other = 0; other < C && part <= 0; ++other) {
     Value isOther = km.cmp(arith::CmpIPredicate::ne, consumer, km.i32(other));
     if (valid)
       isOther = km.andi(isOther, valid);
@@ -484,6 +628,8 @@ Fragment BackwardKernel::issueDQ(Value ring, Value valid) {
     // Column c0 = consumer·columns of K: its 64-column block, then 2 bytes
     // per column within the block's 128-byte rows.
     Value c0 = km.mul(consumer, km.i32(split.columns));
+    if (part >= 0)
+      c0 = km.add(c0, km.i32(part * kDQPartColumns));
     bOffset = km.add(
         bOffset,
         km.add(km.mul(km.shru(c0, km.i32(6)), km.i32(Bc * kSwizzleBytes)),
@@ -492,7 +638,7 @@ Fragment BackwardKernel::issueDQ(Value ring, Value valid) {
   return wgmmaSS(
       km, et, {wgmmaDescriptor(km, smem, aOffset, Bc * kSwizzleBytes), true, 0},
       {wgmmaDescriptor(km, smem, bOffset, Bc * kSwizzleBytes), true, 0},
-      split.columns, Bc);
+      part >= 0 ? kDQPartColumns : split.columns, Bc);
 }
 
 void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
@@ -506,8 +652,10 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
   layout.full.waitComplete(km, smem, {stage, use});
   Value qTile = slotOffset(layout.offQ, stage);
   Value doTile = slotOffset(layout.offDO, stage);
-  // This warpgroup's 64 rows of K and V within each column block.
-  Value ownRows = km.mul(consumer, km.i32(64 * kSwizzleBytes));
+  // This warpgroup's 64 rows of K and V within each column block (all of
+  // them when the consumers share the rows).
+  Value ownRows = columnSplit ? km.i32(0)
+                             : km.mul(consumer, km.i32(64 * kSwizzleBytes));
   WgmmaOperand kRows{wgmmaDescriptor(km, smem,
                                      km.add(km.i32(layout.offK), ownRows), 16),
                      false, Bc};
@@ -528,7 +676,7 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
   wgmmaWait(km, 1);
   SmallVector<Value> shifts = columnValues(layout.offShift, stage);
   if (masked) {
-    Value keyRows = km.add(kvStart, km.add(km.mul(consumer, km.i32(64)),
+    Value keyRows = km.add(kvStart, km.add(firstOwnRow(),
                                            km.mul(warpInGroup, km.i32(16))));
     buildKeyRowMask(km, scores, coords, keyRows, qStart, seqQ, seqKV,
                     config.causal);
@@ -548,15 +696,19 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
   SmallVector<Value> gradientWords = operandWords(gradient);
 
   // dV += Pᵀ·dO_i and dK += dSᵀ·Q_i (dO and Q the MN-major B, Br queries
-  // along k).
+  // along k; this warpgroup's columns of them when the columns are split).
+  if (columnSplit) {
+    doTile = km.add(doTile, ownColumnBlocks(Br));
+    qTile = km.add(qTile, ownColumnBlocks(Br));
+  }
   wgmmaFence(km);
   state.dV = wgmmaRS(km, et, state.dV, probWords,
-                     wgmmaDescriptor(km, smem, doTile, Br * kSwizzleBytes), D,
-                     Br);
+                     wgmmaDescriptor(km, smem, doTile, Br * kSwizzleBytes),
+                     ownColumns, Br);
   wgmmaCommit(km);
   state.dK = wgmmaRS(km, et, state.dK, gradientWords,
-                     wgmmaDescriptor(km, smem, qTile, Br * kSwizzleBytes), D,
-                     Br);
+                     wgmmaDescriptor(km, smem, qTile, Br * kSwizzleBytes),
+                     ownColumns, Br);
   wgmmaCommit(km);
   // dV has read Pᵀ's registers.
   wgmmaWait(km, 1);
@@ -566,40 +718,73 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
   // the others' dSᵀ of this step (each arrives on its barrier at the end of
   // a step). Issued at the first step too, on whatever the buffer holds, and
   // dropped: cheaper than a branch whose results keep registers.
+  // (Split columns: after this step's dK, part by part, below.)
   using P = arith::CmpIPredicate;
   Value hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
-  wgmmaFence(km);
-  Fragment dq = issueDQ(km.sub(ring, km.i32(1)), hasPrevious);
-  wgmmaCommit(km);
+  Fragment dq;
+  if (!columnSplit) {
+    wgmmaFence(km);
+    dq = issueDQ(km.sub(ring, km.i32(1)), hasPrevious);
+    wgmmaCommit(km);
+  }
 
   // This step's dSᵀ to shared memory (buffer ring mod 2, rows of keys, one
   // box per 64 queries), while dK and dQ run. The buffer's previous use, dQ
   // two steps back, has completed in every consumer: each arrived on its
   // barrier of the last step after that GEMM, and issueDQ waited on those.
-  {
+  // (Split columns: after the previous step's dQ, whose issueDQ waits
+  // there.)
+  auto writeGradient = [&] {
     Value dsBuffer = dsBufferOf(ring);
     SmallVector<Value> boxes;
     for (int64_t box = 0; box < Br / kAtomColumns; ++box)
       boxes.push_back(km.add(dsBuffer, km.add(km.i32(box * Bc * kSwizzleBytes),
                                               ownRows)));
-    writeSwizzledOutput(km, smem, fragmentWords(gradient, Value()), boxes,
-                        km.i32(0), consumer, coords.quadLane);
-  }
-  fenceAsyncShared(km);
+    SmallVector<OutputWord> words = fragmentWords(gradient, Value());
+    if (!columnSplit) {
+      writeSwizzledOutput(km, smem, words, boxes, km.i32(0), consumer,
+                          coords.quadLane);
+    } else {
+      // Every consumer holds all of dSᵀ: consumer w writes the w-th of C
+      // slices of its columns (queries).
+      int64_t slice = gradient.nTiles / C;
+      for (int64_t w = 0; w < C; ++w) {
+        auto ifOwn = scf::IfOp::create(
+            b, loc, km.cmp(P::eq, consumer, km.i32(w)), false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(ifOwn.thenBlock()->getTerminator());
+        SmallVector<OutputWord> own;
+        for (const OutputWord &word : words)
+          if (word.columnTile / slice == w)
+            own.push_back(word);
+        writeSwizzledOutput(km, smem, own, boxes, km.i32(0), km.i32(0),
+                            coords.quadLane);
+      }
+    }
+    fenceAsyncShared(km);
+  };
+  if (!columnSplit)
+    writeGradient();
   // dK has read dSᵀ's registers, and with it the slot's Q_i and dO_i: every
   // consumer thread releases the slot.
-  wgmmaWait(km, 1);
+  wgmmaWait(km, columnSplit ? 0 : 1);
   keepAlive(km, gradientWords);
   layout.empty.arrive(km, smem, stage);
   // The previous dQ to the writer; then this consumer's arrival for the
   // others' dQ of this step.
-  wgmmaWait(km, 0);
+  if (!columnSplit)
+    wgmmaWait(km, 0);
   {
     auto ifStage = scf::IfOp::create(b, loc, hasPrevious, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifStage.thenBlock()->getTerminator());
-    stageDQ(dq, km.sub(ring, km.i32(1)));
+    if (columnSplit)
+      addDQParts(km.sub(ring, km.i32(1)));
+    else
+      stageDQ(dq, km.sub(ring, km.i32(1)));
   }
+  if (columnSplit)
+    writeGradient();
   namedBarrierArrive(km, dsBarrier(consumer, ring), /*firstId=*/1,
                      /*threads=*/128 * C);
   smem = entrySmem;
@@ -608,6 +793,11 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
 void BackwardKernel::drainDQ(Value last) {
   SharedBase entrySmem = smem;
   smem = reloadSharedBase(km);
+  if (columnSplit) {
+    addDQParts(last);
+    smem = entrySmem;
+    return;
+  }
   wgmmaFence(km);
   Fragment dq = issueDQ(last);
   wgmmaCommit(km);
@@ -630,13 +820,15 @@ void BackwardKernel::buildConsumer() {
 
   // dK and dV of this warpgroup's 64 rows, carried over the heads and the Q
   // tiles (masked tiles first: they are the ones on the diagonal).
-  SmallVector<Value> inits(D, zero);
+  // (ownColumns of each: D, or D/C when the columns are split.)
+  const int64_t N = ownColumns;
+  SmallVector<Value> inits(N, zero);
   auto unpack = [&](ValueRange values) {
     StepState state;
-    state.dK = Fragment(1, D / 8, Value());
-    state.dV = Fragment(1, D / 8, Value());
-    state.dK.regs.assign(values.begin(), values.begin() + D / 2);
-    state.dV.regs.assign(values.begin() + D / 2, values.begin() + D);
+    state.dK = Fragment(1, N / 8, Value());
+    state.dV = Fragment(1, N / 8, Value());
+    state.dK.regs.assign(values.begin(), values.begin() + N / 2);
+    state.dV.regs.assign(values.begin() + N / 2, values.begin() + N);
     return state;
   };
   auto pack = [&](const StepState &state) {
@@ -695,6 +887,53 @@ void BackwardKernel::buildConsumer() {
 
 void BackwardKernel::storeGradients(const Fragment &dK, const Fragment &dV) {
   using P = arith::CmpIPredicate;
+  if (columnSplit) {
+    // Every consumer's GEMMs read all of K and V: once all have completed
+    // theirs, dV and dK·scale go over this warpgroup's column blocks of V
+    // and K (all 64 rows), and its leader stores both.
+    namedBarrierSync(km, km.i32(0), consumersBarrierId(), /*threads=*/128 * C);
+    auto ownBoxes = [&](int64_t base) {
+      SmallVector<Value> boxes;
+      for (int64_t box = 0; box < ownColumns / kAtomColumns; ++box)
+        boxes.push_back(km.add(km.i32(base + box * Bc * kSwizzleBytes),
+                               ownColumnBlocks(Bc)));
+      return boxes;
+    };
+    SmallVector<Value> vBoxes = ownBoxes(layout.offV);
+    SmallVector<Value> kBoxes = ownBoxes(layout.offK);
+    writeSwizzledOutput(km, smem, fragmentWords(dV, Value()), vBoxes,
+                        km.i32(0), km.i32(0), coords.quadLane);
+    writeSwizzledOutput(km, smem, fragmentWords(dK, scale), kBoxes,
+                        km.i32(0), km.i32(0), coords.quadLane);
+    fenceAsyncShared(km);
+    namedBarrierSync(km, consumer, storeBarrierId(), /*threads=*/128);
+    {
+      Value localTid = km.andi(tid, km.i32(127));
+      auto leader = scf::IfOp::create(
+          b, loc, km.cmp(P::eq, localTid, km.i32(0)), false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(leader.thenBlock()->getTerminator());
+      Value firstColumn = km.mul(consumer, km.i32(ownColumns));
+      tmaStoreBoxes(km, smem, tmDV, ownColumns,
+                    [&](int64_t box) { return vBoxes[box]; }, kvStart, headKV,
+                    firstColumn);
+      tmaStoreBoxes(km, smem, tmDK, ownColumns,
+                    [&](int64_t box) { return kBoxes[box]; }, kvStart, headKV,
+                    firstColumn);
+    }
+  } else {
+    storeOwnRows(dK, dV);
+  }
+  waitOutputRead(km, tid, [] {});
+  // The stores are complete before the block's shared memory goes.
+  auto ifIssuer = scf::IfOp::create(
+      b, loc, km.cmp(P::ult, lane, km.i32(16)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr());
+}
+
+void BackwardKernel::storeOwnRows(const Fragment &dK, const Fragment &dV) {
   Value ownRows = km.mul(consumer, km.i32(64 * kSwizzleBytes));
   auto boxesAt = [&](int64_t base) {
     SmallVector<Value> boxes;
@@ -718,13 +957,6 @@ void BackwardKernel::storeGradients(const Fragment &dK, const Fragment &dV) {
                       consumer, coords.quadLane);
   storeOutputTma(km, smem, tmDK, D, tid, consumer, storeBarrierId(),
                  kvStart, headKV, [&](int64_t box) { return kBoxes[box]; });
-  waitOutputRead(km, tid, [] {});
-  // The stores are complete before the block's shared memory goes.
-  auto ifIssuer = scf::IfOp::create(
-      b, loc, km.cmp(P::ult, lane, km.i32(16)), false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
-  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr());
 }
 
 //===----------------------------------------------------------------------===//
@@ -790,17 +1022,21 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
     // dQ full: every consumer thread, once it has staged its part of a
     // step's dQ. dQ empty: the writer, once the reduction has read the tile;
     // one arrival now, so that the consumers' wait for the tile of step s is
-    // for phase s.
-    mbarrierInit(km, layout.dqFull.address(km, smem, km.i32(0)),
-                 km.i32(128 * C));
-    mbarrierInit(km, layout.dqEmpty.address(km, smem, km.i32(0)), km.i32(1));
+    // for phase s. (Unused where the consumers add dQ themselves.)
+    if (!columnSplit) {
+      mbarrierInit(km, layout.dqFull.address(km, smem, km.i32(0)),
+                   km.i32(128 * C));
+      mbarrierInit(km, layout.dqEmpty.address(km, smem, km.i32(0)),
+                   km.i32(1));
+    }
     for (int64_t s = 0; s < S; ++s) {
       mbarrierInit(km, layout.full.address(km, smem, km.i32(s)), km.i32(1));
       mbarrierInit(km, layout.empty.address(km, smem, km.i32(s)),
                    km.i32(128 * C));
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
-    layout.dqEmpty.arrive(km, smem, km.i32(0));
+    if (!columnSplit)
+      layout.dqEmpty.arrive(km, smem, km.i32(0));
   }
   gpu::BarrierOp::create(b, loc);
 

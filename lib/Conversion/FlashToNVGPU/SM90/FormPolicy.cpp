@@ -255,20 +255,23 @@ mlir::flash::sm90BackwardConfig(KernelConfig c, const TargetModel &target,
   };
   if (c.writesLse)
     return unsupported("a backward kernel that writes LSE");
-  // Each consumer warpgroup keeps dK and dV of its 64 K/V rows in registers:
-  // D/2 + D/2 f32 per thread, 256 at D = 256, more than a thread has.
-  if (c.headDim == 256)
-    return unsupported("D=256 backward (dK and dV of a warpgroup's 64 K/V "
-                       "rows take 256 f32 registers per thread)");
-  // The kernel that was built and checked on the H200: two consumer
-  // warpgroups of 64 K/V rows (block_kv = 128) and Q tiles of 64 rows, dQ's
-  // columns split between the warpgroups. (The code also splits dQ by rows
-  // for block_q = 64 per warpgroup, which spills at 128 rows; neither one
-  // consumer nor three were measured.)
-  if (c.blockKV != 128)
+  // The kernels that were built and checked on the H200 (docs/gpu.md): at
+  // D = 64 and 128, two consumer warpgroups of 64 K/V rows (block_kv = 128),
+  // each keeping dK and dV of its rows in registers (D/2 + D/2 f32 per
+  // thread), dQ's columns split between them; at D = 256, where that would
+  // take 256 registers per thread, two consumer warpgroups sharing the 64
+  // rows of block_kv = 64 and splitting the columns of dK, dV and dQ (128
+  // each: 64 + 64 f32 per thread; SM90/BackwardKernel.cpp, splitsColumns).
+  // (The code also splits dQ by rows for block_q = 64 per warpgroup, which
+  // spills at 128 rows; neither one consumer nor three were measured.)
+  if (c.headDim == 256 && c.blockKV != 64)
+    return unsupported("backward block_kv = " + Twine(c.blockKV) +
+                       " at D=256 (two consumer warpgroups sharing 64 K/V "
+                       "rows, 128 columns of dK and dV each: 64)");
+  if (c.headDim != 256 && c.blockKV != 128)
     return unsupported("backward block_kv = " + Twine(c.blockKV) +
                        " (two consumer warpgroups of 64 K/V rows: 128)");
-  c.sm90.consumers = c.blockKV / 64;
+  c.sm90.consumers = 2;
   if (c.warps != 4 * (c.sm90.consumers + 1))
     return unsupported("a backward kernel of " + Twine(c.warps) + " warps for " +
                        Twine(c.sm90.consumers) +

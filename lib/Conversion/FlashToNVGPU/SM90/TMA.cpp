@@ -49,14 +49,16 @@ void sm90::tmaLoadTile(KernelMath &km, const SharedBase &smem,
 void sm90::tmaStoreBoxes(KernelMath &km, const SharedBase &smem,
                          Value tensorMap, int64_t columns,
                          function_ref<Value(int64_t)> boxOffset, Value row0,
-                         Value head) {
+                         Value head, Value firstColumn) {
   OpBuilder &b = km.b;
   Location loc = km.loc;
   for (int64_t block = 0; block < columns / kAtomColumns; ++block) {
     Value src = smem.at(km, boxOffset(block));
+    Value column = km.i32(block * kAtomColumns);
+    if (firstColumn)
+      column = km.add(firstColumn, column);
     NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-        b, loc, tensorMap, src,
-        ValueRange{km.i32(block * kAtomColumns), row0, head}, Value(),
+        b, loc, tensorMap, src, ValueRange{column, row0, head}, Value(),
         NVVM::TMAStoreMode::TILE, Value());
   }
   NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);

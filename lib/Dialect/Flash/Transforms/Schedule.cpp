@@ -414,11 +414,14 @@ mlir::flash::backwardScheduleCandidates(const TargetModel &target) {
   case MmaKind::WarpgroupMma:
     // The tiles of the sm_90a backward kernel (SM90/BackwardKernel.cpp), the
     // only ones it takes: two consumer warpgroups of 64 K/V rows (Bc = 128)
-    // and Q tiles of 64 rows, two stages for the producer's Q/dO ring.
-    // (FlashAttention-3 also runs 128×128 at D = 64; our kernel's dQ split
-    // by rows for Br = 128 spills, so the model does not offer it.)
+    // and Q tiles of 64 rows, two stages for the producer's Q/dO ring; where
+    // dK and dV of 128 rows do not fit the registers (D = 256), the two
+    // warpgroups share 64 rows (Bc = 64) and split the columns, taken only
+    // then (chooseBackwardSchedule). (FlashAttention-3 also runs 128×128 at
+    // D = 64; our kernel's dQ split by rows for Br = 128 spills, so the
+    // model does not offer it.)
     c.blockQs = {64};
-    c.blockKVs = {128};
+    c.blockKVs = {128, 64};
     c.maxStages = 2;
     c.minStages = 2;
     break;
@@ -462,9 +465,9 @@ mlir::flash::chooseBackwardSchedule(const TargetModel &target,
   // registers); at D = 256 64-row Q tiles with two stages overflow an
   // A100's shared memory and 32×64 is what fits (the sm_80 kernel's two
   // warps per 16 keys: block_kv = 8 · warps). On sm_90a the candidates
-  // are the kernel's one tile, 64×128 (backwardScheduleCandidates); at
-  // D = 256 its dK and dV do not fit the registers and no schedule is
-  // chosen.
+  // are the kernel's tiles, 64×128, and 64×64 (its warpgroups sharing the
+  // K/V rows) only where no 64×128 fits: at D = 256, whose dK and dV of 128
+  // rows do not fit the registers (backwardScheduleCandidates).
   std::optional<ScheduleChoice> best;
   double bestScore = -1.0;
   for (int64_t blockQ : candidates.blockQs) {
@@ -474,6 +477,9 @@ mlir::flash::chooseBackwardSchedule(const TargetModel &target,
       if (target.tensorMemoryColumns &&
           shape.headDim + shape.valueDim + 2 * blockQ >
               target.tensorMemoryColumns)
+        continue;
+      if (target.mmaKind == MmaKind::WarpgroupMma && best &&
+          blockKV < best->blockKV)
         continue;
       ScheduleChoice choice{blockQ, blockKV, 0, backwardWarps(target, blockQ)};
       if (estimateBackwardRegistersPerThread(target, shape, choice) >

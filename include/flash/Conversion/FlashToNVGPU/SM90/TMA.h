@@ -63,10 +63,11 @@ void tmaLoadTile(KernelMath &km, const SharedBase &smem, const TmaBox &tile,
 /// offset `boxOffset(b)` gives, at (row0, head), one bulk tensor store per
 /// box, and commits them as one bulk async-group. Issued by one thread,
 /// after the writes to the boxes are fenced for the async proxy
-/// (fenceAsyncShared) and the writers synchronised.
+/// (fenceAsyncShared) and the writers synchronised. With `firstColumn`
+/// (i32), the tile's columns start there in the tensor (else at 0).
 void tmaStoreBoxes(KernelMath &km, const SharedBase &smem, Value tensorMap,
                    int64_t columns, function_ref<Value(int64_t)> boxOffset,
-                   Value row0, Value head);
+                   Value row0, Value head, Value firstColumn = Value());
 
 /// Non-tensor bulk copies (cp.async.bulk): `bytes` contiguous bytes (a
 /// multiple of 16, both addresses 16-byte aligned), no bounds, issued by one
