@@ -15,17 +15,17 @@
 // RUN: cat %t/*.json | grep -c '"spill_stores": 0' | FileCheck %s --check-prefix=COUNT
 
 // Sᵀ and dPᵀ of all 64 rows in each warpgroup (m64n64, k = 256), its 128
-// columns of dV and dK (RS m64n128) and of dQ (SS m64n128), dQ added from
-// registers (red.global.add.f32: no dQ tile, no bulk reduction), dK and
-// dV stored by TMA.
+// columns of dV and dK (RS m64n128) and of dQ (SS m64n64, two parts), dQ
+// staged per warp (16 × 32 f32) and added row by row with bulk reductions
+// (no f32 atomics), dK and dV stored by TMA.
 // PTX: .target sm_90a
 // PTX-DAG: .entry bwd_bf16_d256_causal(
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// PTX-DAG: red.relaxed.gpu.global.add.f32
+// PTX-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
 // PTX-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
-// PTX-NOT: cp.reduce.async.bulk
+// PTX-NOT: red.relaxed.gpu.global.add.f32
 
 // The plan: K and V boxes of 64 rows, a grid over 64-row K/V tiles, 384
 // threads.
@@ -46,11 +46,13 @@
 // COUNT: 18
 
 // Deterministic: per step each warpgroup's leader waits for the Q tile's
-// semaphore, every consumer thread fences its reductions, one releases.
+// semaphore, the issuing lanes wait for their reductions to complete, every
+// consumer thread fences, one releases.
 // RUN: FileCheck %s --check-prefix=DET < %t/bwd_bf16_d256_causal_deterministic.ptx
 // DET: .entry bwd_bf16_d256_causal_deterministic(
 // DET: ld.acquire.gpu.global.u32
-// DET: red.relaxed.gpu.global.add.f32
+// DET: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
+// DET: cp.async.bulk.wait_group 0
 // DET: fence.acq_rel.gpu;
 // DET: red.release.gpu.global.add.u32
 // RUN: FileCheck %s --check-prefix=PTXNODET < %t/bwd_bf16_d256_causal.ptx

@@ -93,17 +93,20 @@ DQSplit dqSplit(const KernelConfig &c) {
 /// D take 256 f32 registers per thread. Each consumer then computes Sᵀ and
 /// dPᵀ of all 64 rows (the same values in every consumer: seven GEMMs'
 /// work per step instead of five, but no exchange of P or dS between the
-/// warpgroups), and adds its dQ columns from registers with f32
-/// reductions (red.global.add.f32): the f32 dQ tile of the staged form
-/// (Br × 256 × 4 bytes) does not fit shared memory beside two stages of Q
-/// and dO.
+/// warpgroups), and adds its dQ columns itself, each warp through a 16 ×
+/// 32 f32 slice in shared memory whose rows its lanes add with bulk
+/// reductions: the f32 dQ tile of the staged form (Br × 256 × 4 bytes)
+/// does not fit shared memory beside two stages of Q and dO.
 bool splitsColumns(const KernelConfig &c) {
   return c.blockKV < 64 * c.sm90.consumers;
 }
 
 /// Split columns: a warpgroup's dQ columns are computed and added in parts
-/// of this many columns (BackwardKernel::issueDQ).
+/// of this many columns (BackwardKernel::issueDQ), each staged by its warps
+/// in slices of 16 rows × kDQSliceColumns f32 (BackwardKernel::addDQ).
 constexpr int64_t kDQPartColumns = 64;
+constexpr int64_t kDQSliceColumns = 32;
+constexpr int64_t kDQSliceBytes = 16 * kDQSliceColumns * 4;
 
 /// The main kernel's shared memory (byte offsets from the aligned base):
 ///   K[Bc][D] | V[Bc][D] | Q[stages][Br][D] | dO[stages][Br][D] |
@@ -124,8 +127,10 @@ struct BackwardLayout {
     kvBytes = c.blockKV * c.headDim * 2;
     qBytes = c.blockQ * c.headDim * 2;
     dsBytes = c.blockKV * c.blockQ * 2;
-    // Split columns: dQ leaves from registers (splitsColumns), no tile.
-    dqBytes = splitsColumns(c) ? 0 : c.blockQ * c.headDim * 4;
+    // Split columns: no tile; per consumer warp a 16-row × 32-column f32
+    // slice that its lanes reduce row by row (BackwardKernel::addDQ).
+    dqBytes = splitsColumns(c) ? c.sm90.consumers * 4 * kDQSliceBytes
+                               : c.blockQ * c.headDim * 4;
     rowBytes = c.blockQ * 4;
     SharedArena arena;
     offK = arena.carve(kvBytes);
@@ -223,14 +228,14 @@ private:
   /// Split columns: where a step's dQ goes: its q-head and first query,
   /// and (deterministic) the Q tile's semaphore, which beginDQ waits on
   /// (the K/V tiles before this one have added theirs) and endDQ counts on
-  /// once every consumer's reductions are done.
+  /// once every consumer's reductions are complete.
   struct DQTarget {
     Value headQ, qStart, semaphore;
   };
   DQTarget beginDQ(Value step);
   /// This warpgroup's columns of dQ part `part` added to the accumulator
-  /// from registers (red.global.add.f32, rows before Nq, in the
-  /// accumulator's chunk order: dqChunk).
+  /// through each warp's slice buffer and bulk reductions (rows before Nq,
+  /// in the accumulator's chunk order: dqChunk).
   void addDQ(const Fragment &dq, const DQTarget &target, int64_t part);
   void endDQ(const DQTarget &target);
   /// Split columns: dQ of step `step` (its ring position), part by part:
@@ -507,6 +512,7 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
       semaphoreWaitAtLeast(km, target.semaphore, kvTile);
     }
     namedBarrierSync(km, consumer, storeBarrierId(), /*threads=*/128);
+    fenceAsyncGlobal(km);
   }
   return target;
 }
@@ -514,41 +520,89 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
 void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
                            int64_t part) {
   using P = arith::CmpIPredicate;
-  // Row r = 16·warp + group + 8·half of the tile, column c = first + 8nt +
-  // 2t: its pair at 16-byte chunk c / 4 XOR (r mod 8) of the accumulator's
-  // row (dqChunk, as the staged tile's), float (c mod 4). Rows past Nq are
-  // left alone (they belong to the next head).
-  Value rowBase = km.add(km.mul(warpInGroup, km.i32(16)), coords.group);
-  Value firstChunk =
-      km.add(km.mul(consumer, km.i32(split.columns / 4)),
-             km.i32(part * kDQPartColumns / 4));
-  Value pairChunk = km.add(firstChunk, km.shru(coords.quadLane, km.i32(1)));
-  Value inChunk = km.mul(km.andi(coords.quadLane, km.i32(1)), km.i32(2));
-  Value rows = km.sub(seqQ, target.qStart);
-  Value tileElement = km.mul(
-      km.add(km.mul(target.headQ, seqQ), target.qStart), km.i32(D));
-  for (int64_t half = 0; half < 2; ++half) {
-    Value row = km.add(rowBase, km.i32(8 * half));
-    Value valid = arith::ExtUIOp::create(b, loc, b.getI32Type(),
-                                         km.cmp(P::slt, row, rows));
-    Value rowElement = km.add(tileElement, km.mul(row, km.i32(D)));
-    for (int64_t nt = 0; nt < dq.nTiles; ++nt) {
-      Value chunk = km.xori(km.add(pairChunk, km.i32(2 * nt)), coords.group);
-      Value element =
-          km.add(rowElement, km.add(km.mul(chunk, km.i32(4)), inChunk));
-      Value address = LLVM::PtrToIntOp::create(
-          b, loc, b.getI64Type(), f32Element(accumPtr, element));
-      reduceAddF32x2(km, address, dq.regs[nt * 4 + 2 * half],
-                     dq.regs[nt * 4 + 2 * half + 1], valid);
+  // The part's columns in slices of 32 through this warp's 16 × 32 f32
+  // buffer: each thread writes its pairs of the slice, then lane l < 16
+  // adds row l of it (128 contiguous bytes of the accumulator) with one bulk
+  // reduction, so that L2 takes whole lines, not f32 atomics one by one.
+  // Column c of row r sits at 16-byte chunk c / 4 XOR (r mod 8) of the
+  // accumulator's row (dqChunk, as the staged tile's of the other form); a
+  // slice's eight chunks stay within its 128 bytes, and the buffer's rows
+  // hold them in that order (lane pair t / 2 of row group g at chunk
+  // (2nt' + t / 2) XOR g: two wavefronts per store).
+  Value buffer = km.add(
+      km.i32(layout.offDQ),
+      km.mul(km.add(km.mul(consumer, km.i32(4)), warpInGroup),
+             km.i32(kDQSliceBytes)));
+  Value warpRow = km.mul(warpInGroup, km.i32(16));
+  Value issuer = km.cmp(P::ult, lane, km.i32(16));
+  Value rowElement = km.mul(
+      km.add(km.add(km.mul(target.headQ, seqQ), target.qStart),
+             km.add(warpRow, lane)),
+      km.i32(D));
+  Value rowValid = km.andi(
+      issuer, km.cmp(P::slt, km.add(warpRow, lane),
+                     km.sub(seqQ, target.qStart)));
+  Value pairChunk = km.shru(coords.quadLane, km.i32(1));
+  Value inChunk = km.mul(km.andi(coords.quadLane, km.i32(1)), km.i32(8));
+  auto f32x2 = VectorType::get({2}, b.getF32Type());
+  int64_t tilesPerSlice = kDQSliceColumns / 8;
+  for (int64_t slice = 0; slice < dq.nTiles / tilesPerSlice; ++slice) {
+    // The buffer's previous slice has been read by its reductions.
+    {
+      auto ifIssuer = scf::IfOp::create(b, loc, issuer, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
+      tmaWaitStoresRead(km);
     }
+    NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
+    for (int64_t t = 0; t < tilesPerSlice; ++t) {
+      int64_t nt = slice * tilesPerSlice + t;
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = km.add(coords.group, km.i32(8 * half));
+        Value chunk = km.xori(km.add(pairChunk, km.i32(2 * t)), coords.group);
+        Value offset = km.add(
+            km.add(buffer, km.mul(row, km.i32(kDQSliceColumns * 4))),
+            km.add(km.mul(chunk, km.i32(16)), inChunk));
+        Value pair = vector::FromElementsOp::create(
+            b, loc, f32x2,
+            ValueRange{dq.regs[nt * 4 + 2 * half],
+                       dq.regs[nt * 4 + 2 * half + 1]});
+        LLVM::StoreOp::create(b, loc, pair, smem.at(km, offset),
+                              /*alignment=*/8);
+      }
+    }
+    fenceAsyncShared(km);
+    NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
+    auto ifRow = scf::IfOp::create(b, loc, rowValid, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifRow.thenBlock()->getTerminator());
+    int64_t firstColumn = part * kDQPartColumns + slice * kDQSliceColumns;
+    Value column = km.add(km.mul(consumer, km.i32(split.columns)),
+                          km.i32(firstColumn));
+    Value global = LLVM::PtrToIntOp::create(
+        b, loc, b.getI64Type(),
+        f32Element(accumPtr, km.add(rowElement, column)));
+    Value shared = km.add(smem.addr32,
+                          km.add(buffer, km.mul(lane, km.i32(kDQSliceColumns * 4))));
+    bulkReduceAddF32(km, global, shared, kDQSliceColumns * 4);
+    bulkCommit(km);
   }
 }
 
 void BackwardKernel::endDQ(const DQTarget &target) {
   if (!config.deterministic)
     return;
-  // Every consumer's reductions are ordered before the count: each thread's
-  // fence, the consumers' barrier, one thread's release.
+  // Every consumer's reductions are ordered before the count: each issuing
+  // lane waits for its bulk reductions to complete and fences the async
+  // proxy, every thread fences, the consumers meet, one thread releases.
+  {
+    auto ifIssuer = scf::IfOp::create(
+        b, loc, km.cmp(arith::CmpIPredicate::ult, lane, km.i32(16)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
+    bulkWaitComplete(km);
+    fenceAsyncGlobal(km);
+  }
   fenceGpu(km);
   namedBarrierSync(km, km.i32(0), consumersBarrierId(), /*threads=*/128 * C);
   auto counter = scf::IfOp::create(

@@ -125,12 +125,3 @@ void sm90::semaphoreRelease(KernelMath &km, Value counter) {
 void sm90::fenceGpu(KernelMath &km) {
   inlinePtx(km, Type(), ValueRange{}, "fence.acq_rel.gpu;", "~{memory}");
 }
-
-void sm90::reduceAddF32x2(KernelMath &km, Value address, Value x, Value y,
-                          Value predicate) {
-  inlinePtx(km, Type(), ValueRange{predicate, address, x, y},
-            "{ .reg .pred p; setp.ne.b32 p, $0, 0; "
-            "@p red.relaxed.gpu.global.add.f32 [$1], $2; "
-            "@p red.relaxed.gpu.global.add.f32 [$1+4], $3; }",
-            "r,l,f,f,~{memory}");
-}

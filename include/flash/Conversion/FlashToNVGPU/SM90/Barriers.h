@@ -77,12 +77,6 @@ void semaphoreRelease(KernelMath &km, Value counter);
 /// (its f32 reductions too) are ordered before its later ones at GPU scope.
 void fenceGpu(KernelMath &km);
 
-/// red.relaxed.gpu.global.add.f32 of x at `address` (i64) and of y at
-/// address + 4, where `predicate` (i32) is nonzero (two scalar reductions:
-/// the .v2 form needs PTX ISA 8.1, above the version the pipeline emits).
-void reduceAddF32x2(KernelMath &km, Value address, Value x, Value y,
-                    Value predicate);
-
 } // namespace sm90
 } // namespace flash
 } // namespace mlir
