@@ -24,6 +24,9 @@ struct Driver {
   X(cuInit)                                                                    \
   X(cuGetErrorName)                                                            \
   X(cuCtxGetCurrent)                                                           \
+  X(cuCtxSetCurrent)                                                           \
+  X(cuDevicePrimaryCtxRetain)                                                  \
+  X(cuPointerGetAttribute)                                                     \
   X(cuCtxGetDevice)                                                            \
   X(cuDeviceGetAttribute)                                                      \
   X(cuModuleLoadData)                                                          \

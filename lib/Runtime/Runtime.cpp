@@ -172,6 +172,34 @@ TensorMapCache &tensorMaps() {
 
 //===-- the device: SM count, compute capability, workspaces --------------===//
 
+/// A thread with no current context (e.g. autograd's backward thread before
+/// anything there called the CUDA runtime): the primary context of the
+/// device that holds the call's first tensor is made current, as the CUDA
+/// runtime API does for a thread's first call. Null if there is no tensor or
+/// the driver cannot tell its device.
+CUcontext adoptTensorsContext(const Driver *cu,
+                              const flash_attention_args &args) {
+  const flash_tensor *tensors[] = {&args.q,  &args.k,  &args.v,  &args.o,
+                                   &args.dout, &args.dq, &args.dk, &args.dv};
+  for (const flash_tensor *t : tensors) {
+    if (!t->data)
+      continue;
+    int ordinal = -1;
+    if (cu->cuPointerGetAttribute(&ordinal,
+                                  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                  CUdeviceptr(t->data)) != CUDA_SUCCESS ||
+        ordinal < 0)
+      return nullptr;
+    CUcontext context = nullptr;
+    if (cu->cuDevicePrimaryCtxRetain(&context, CUdevice(ordinal)) !=
+            CUDA_SUCCESS ||
+        cu->cuCtxSetCurrent(context) != CUDA_SUCCESS)
+      return nullptr;
+    return context;
+  }
+  return nullptr;
+}
+
 int currentDevice(const Driver *cu, CUdevice &device, std::string &error) {
   CUcontext context = nullptr;
   CUresult r = cu->cuCtxGetCurrent(&context);
@@ -670,8 +698,11 @@ int flash_plan_launch(const flash_plan *p, const flash_attention_args *args,
   std::string error, driverError;
   const Driver *cu = Driver::get(driverError);
   CUcontext context = nullptr;
-  if (cu)
+  if (cu) {
     cu->cuCtxGetCurrent(&context);
+    if (!context)
+      context = adoptTensorsContext(cu, *args);
+  }
   // Check and plan every kernel (or reuse the last call's plan) before the
   // driver launches anything.
   std::vector<flash_launch_info> infos;

@@ -213,7 +213,10 @@ int flash_plan_pack_args(const flash_plan *plan, int kernel_index,
                          flash_launch_info *out);
 
 /* Launches every kernel of the plan, in order, on `stream` (a CUstream; NULL
- * is the default stream) in the current CUDA context: loads the cubin for
+ * is the default stream) in the current CUDA context (a thread with none,
+ * e.g. autograd's backward thread, gets the primary context of the device
+ * that holds the call's tensors made current, as the CUDA runtime API does
+ * on a thread's first call): loads the cubin for
  * the device (or JITs the PTX) once per context, sets the dynamic shared
  * memory limit, supplies the workspaces not given in args. A plan keeps its
  * last planned call (this function's and flash_plan_launch_info's): a call

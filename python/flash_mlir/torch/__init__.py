@@ -152,6 +152,8 @@ def register_torch_op(library):
         ctx.save_for_backward(q, k, v, o, lse)
         ctx.causal, ctx.scale = causal, scale
         ctx.mark_non_differentiable(lse)
+        # LSE's gradient is never used: no zero-filled tensor for it.
+        ctx.set_materialize_grads(False)
 
     def backward(ctx, dout, dlse):
         q, k, v, o, lse = ctx.saved_tensors
