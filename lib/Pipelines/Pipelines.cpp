@@ -28,6 +28,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
@@ -202,8 +204,10 @@ struct FlashCheckLoweredToLLVMPass
   }
 };
 
-/// The end of --flash-to-ptx: no flash op and no gpu.module (every kernel is
-/// in a gpu.binary).
+/// The end of --flash-to-ptx: no flash op, no gpu.module (every kernel is
+/// in a gpu.binary) and no NVGPU or NVVM op, which only a kernel can hold
+/// (found outside a gpu.module, e.g. in an llvm.func of the input, it would
+/// otherwise pass through as host code).
 struct FlashCheckLoweredToBinaryPass
     : PassWrapper<FlashCheckLoweredToBinaryPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FlashCheckLoweredToBinaryPass)
@@ -211,12 +215,14 @@ struct FlashCheckLoweredToBinaryPass
     return "flash-check-lowered-to-binary";
   }
   StringRef getDescription() const override {
-    return "Fail with a located error on any flash op or gpu.module left";
+    return "Fail with a located error on any flash, NVGPU or NVVM op or "
+           "gpu.module left";
   }
   void runOnOperation() override {
     auto notLowered = [](Operation *op) {
       return isa<gpu::GPUModuleOp>(op) ||
-             isa_and_nonnull<FlashDialect>(op->getDialect());
+             isa_and_nonnull<FlashDialect, NVVM::NVVMDialect,
+                             nvgpu::NVGPUDialect>(op->getDialect());
     };
     if (reportSurvivors(getOperation(), notLowered, "by --flash-to-ptx"))
       signalPassFailure();

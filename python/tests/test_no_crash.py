@@ -67,6 +67,9 @@ LOWERED_CPU = """module {
     ("decompose", 0, "  %0 = flash.qk %a, %b : tensor<4x4xf32>\n", "", "half-lowered"),
     ("tile-sm90a", 0, '  %0 = "flash.attention"(%q, %k, %v) : (t, t, t) -> t\n', "", "half-lowered"),
     ("cpu", 0, LOWERED_CPU, "", None),
+    # A resource blob's key is not an op (frontend inputs carry dense_resource).
+    ("cpu", 0, LOWERED_CPU + '\n{-#\n  dialect_resources: {\n    builtin: {\n'
+     '      torch_tensor_8_8_torch.float32: "0x04000000"\n    }\n  }\n#-}\n', "", None),
     ("cpu", 1, "", "a.mlir:1:1: error: not supported yet: x", None),
     ("tile-sm80", 0, "  %0 = scf.forall ... {flash.schedule = #flash.schedule<>}\n", "", None),
 ])

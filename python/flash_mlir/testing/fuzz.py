@@ -168,9 +168,12 @@ _OP_LINE = re.compile(r'^\s*(?:%[^=]*=\s*)?"?([A-Za-z_][\w$]*(?:\.[\w$]+)+|modul
 
 
 def op_names(ir: str) -> List[str]:
-    """The op names that start lines of printed IR (custom or generic form)."""
+    """The op names that start lines of printed IR (custom or generic form);
+    the file's trailing `{-# dialect_resources ... #-}` section (blob keys
+    such as `torch_tensor_8_8_torch.float32: "0x..."`) holds no ops."""
     names = []
-    for line in ir.splitlines():
+    end = ir.find("\n{-#")
+    for line in (ir if end < 0 else ir[:end]).splitlines():
         stripped = line.lstrip()
         if not stripped or stripped[0] in "#^})]/!":
             continue
