@@ -245,21 +245,11 @@ void ForwardKernel::buildProducer() {
   // The MMA thread's commit released use n-1 of this slot, parity (n-1) & 1.
   Value previousParity = releasedParity(km, use);
   Value kvStart = km.mul(j, km.i32(Bc));
-  for (auto [empty, full, map, base] :
-       {std::make_tuple(layout.kEmpty, layout.kFull, tensorMapK, layout.offK),
-        std::make_tuple(layout.vEmpty, layout.vFull, tensorMapV,
-                        layout.offV)}) {
-    auto ifReused = scf::IfOp::create(b, loc, reused, false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(ifReused.thenBlock()->getTerminator());
-      mbarrierWait(km, empty.address(km, smem, stage), previousParity);
-    }
-    Value fullBar = full.address(km, smem, stage);
-    mbarrierExpectTx(km, fullBar, layout.kvBytes);
-    tmaLoadTile(km, smem, TmaBox{map, Bc, D}, fullBar,
-                layout.kvSlotOffset(km, base, stage), kvStart, at.headKV);
-  }
+  refillKVSlot(km, smem,
+               {RingHalf{layout.kEmpty, layout.kFull, tensorMapK, layout.offK},
+                RingHalf{layout.vEmpty, layout.vFull, tensorMapV, layout.offV}},
+               Bc, D, layout.kvBytes, stage, reused, previousParity, kvStart,
+               at.headKV);
 }
 
 void ForwardKernel::rescaleOutput(Value alpha) {

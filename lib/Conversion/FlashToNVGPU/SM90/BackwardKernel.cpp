@@ -1094,15 +1094,8 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
   }
   gpu::BarrierOp::create(b, loc);
 
-  Value isProducer = km.cmp(P::eq, km.shru(tid, km.i32(7)), km.i32(0));
-  auto roles = scf::IfOp::create(b, loc, isProducer, true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(roles.thenBlock()->getTerminator());
-    buildProducer();
-    b.setInsertionPoint(roles.elseBlock()->getTerminator());
-    buildConsumer();
-  }
+  // Warpgroup 0 produces, warpgroups 1..C consume.
+  buildRoles(km, tid, [&] { buildProducer(); }, [&] { buildConsumer(); });
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 }
 

@@ -299,35 +299,28 @@ void ForwardKernel::buildProducer() {
     // The consumers released use n-1 of this slot with parity (n-1) & 1.
     Value previousParity = releasedParity(km, use);
     Value kvStart = km.mul(j, km.i32(Bc));
-    for (auto [empty, full, map, base] :
-         {std::make_tuple(layout.kEmpty, layout.kFull, tensorMapK, layout.offK),
-          std::make_tuple(layout.vEmpty, layout.vFull, tensorMapV,
-                          layout.offV)}) {
-      auto ifReused = scf::IfOp::create(b, loc, reused, false);
-      {
-        OpBuilder::InsertionGuard innermost(b);
-        b.setInsertionPoint(ifReused.thenBlock()->getTerminator());
-        mbarrierWait(km, empty.address(km, smem, stage), previousParity);
-      }
-      Value fullBar = full.address(km, smem, stage);
-      mbarrierExpectTx(km, fullBar, layout.kvBytes);
-      tmaLoadTile(km, smem, TmaBox{map, Bc, D}, fullBar,
-                  layout.kvSlotOffset(km, base, stage), kvStart,
-                  tile.at.headKV);
-      if (config.sm90.warpgroupRanges) {
-        // Release the tile for the warpgroups whose rows see none of it
-        // (j >= their tile count), 128 arrivals each: the slot's previous
-        // use is released (the wait above), so these arrivals count
-        // towards this use.
-        Value skipping = skippersOf(j, tile.groupTiles);
-        auto ifSkipped = scf::IfOp::create(
-            b, loc, km.cmp(P::sgt, skipping, km.i32(0)), false);
-        OpBuilder::InsertionGuard innermost(b);
-        b.setInsertionPoint(ifSkipped.thenBlock()->getTerminator());
-        mbarrierArriveCount(km, empty.address(km, smem, stage),
-                            km.mul(skipping, km.i32(128)));
-      }
-    }
+    // Release the tile for the warpgroups whose rows see none of it (j >=
+    // their tile count), 128 arrivals each: the slot's previous use is
+    // released (refillKVSlot's wait), so these arrivals count towards this
+    // use.
+    auto releaseForSkippers = [&, stage = stage](const RingHalf &half) {
+      Value skipping = skippersOf(j, tile.groupTiles);
+      auto ifSkipped = scf::IfOp::create(
+          b, loc, km.cmp(P::sgt, skipping, km.i32(0)), false);
+      OpBuilder::InsertionGuard innermost(b);
+      b.setInsertionPoint(ifSkipped.thenBlock()->getTerminator());
+      mbarrierArriveCount(km, half.empty.address(km, smem, stage),
+                          km.mul(skipping, km.i32(128)));
+    };
+    refillKVSlot(km, smem,
+                 {RingHalf{layout.kEmpty, layout.kFull, tensorMapK, layout.offK},
+                  RingHalf{layout.vEmpty, layout.vFull, tensorMapV,
+                           layout.offV}},
+                 Bc, D, layout.kvBytes, stage, reused, previousParity, kvStart,
+                 tile.at.headKV,
+                 config.sm90.warpgroupRanges
+                     ? function_ref<void(const RingHalf &)>(releaseForSkippers)
+                     : function_ref<void(const RingHalf &)>());
     b.setInsertionPointAfter(loop);
     if (config.sm90.outputInRing) {
       // The slot after the tile's K/V tiles holds its O: once the consumers
@@ -893,16 +886,7 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
   gpu::BarrierOp::create(b, loc);
 
   // Warpgroup 0 produces, warpgroups 1..C consume.
-  Value isProducer =
-      km.cmp(P::eq, km.shru(tid, km.i32(7)), km.i32(0));
-  auto roles = scf::IfOp::create(b, loc, isProducer, true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(roles.thenBlock()->getTerminator());
-    buildProducer();
-    b.setInsertionPoint(roles.elseBlock()->getTerminator());
-    buildConsumer();
-  }
+  buildRoles(km, tid, [&] { buildProducer(); }, [&] { buildConsumer(); });
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 }
 

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <string>
 
@@ -43,6 +44,30 @@ void sm90::tmaLoadTile(KernelMath &km, const SharedBase &smem,
         ValueRange{km.i32(block * kAtomColumns), row0, head}, barrier,
         ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
         /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+  }
+}
+
+void sm90::refillKVSlot(KernelMath &km, const SharedBase &smem,
+                        ArrayRef<RingHalf> halves, int64_t rows,
+                        int64_t columns, int64_t tileBytes, Value stage,
+                        Value reused, Value previousParity, Value row0,
+                        Value head,
+                        function_ref<void(const RingHalf &)> afterLoad) {
+  OpBuilder &b = km.b;
+  for (const RingHalf &half : halves) {
+    auto ifReused = scf::IfOp::create(b, km.loc, reused, false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifReused.thenBlock()->getTerminator());
+      mbarrierWait(km, half.empty.address(km, smem, stage), previousParity);
+    }
+    Value fullBar = half.full.address(km, smem, stage);
+    mbarrierExpectTx(km, fullBar, tileBytes);
+    tmaLoadTile(km, smem, TmaBox{half.tensorMap, rows, columns}, fullBar,
+                km.add(km.i32(half.base), km.mul(stage, km.i32(tileBytes))),
+                row0, head);
+    if (afterLoad)
+      afterLoad(half);
   }
 }
 

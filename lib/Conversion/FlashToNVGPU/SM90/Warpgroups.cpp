@@ -22,6 +22,19 @@ sm90::describeWarpgroups(Builder &b, const KernelConfig &c) {
           b.getNamedAttr("consumer_registers", i64(c.sm90.consumerRegisters))};
 }
 
+void sm90::buildRoles(KernelMath &km, Value tid, function_ref<void()> producer,
+                      function_ref<void()> consumers) {
+  OpBuilder &b = km.b;
+  Value isProducer =
+      km.cmp(arith::CmpIPredicate::eq, km.shru(tid, km.i32(7)), km.i32(0));
+  auto roles = scf::IfOp::create(b, km.loc, isProducer, true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(roles.thenBlock()->getTerminator());
+  producer();
+  b.setInsertionPoint(roles.elseBlock()->getTerminator());
+  consumers();
+}
+
 void sm90::setRegisterBudget(KernelMath &km, int64_t registers,
                              bool increase) {
   NVVM::SetMaxRegisterOp::create(km.b, km.loc, registers,

@@ -15,6 +15,7 @@
 #define FLASH_CONVERSION_FLASHTONVGPU_SM90_TMA_H
 
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/Barriers.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 namespace mlir {
@@ -58,6 +59,27 @@ DictionaryAttr describeTensorMap(Builder &b, StringRef tensor,
 /// (arm it with mbarrierExpectTx(tile.bytes()) first). Issued by one thread.
 void tmaLoadTile(KernelMath &km, const SharedBase &smem, const TmaBox &tile,
                  Value barrier, Value byteOffset, Value row0, Value head);
+
+/// One half (K or V) of a K/V ring that a TMA producer refills: its
+/// release ring (`empty`), its fill ring (`full`), its tensor map, and the
+/// byte offset of its slot 0 (slot s at base + s · tile bytes).
+struct RingHalf {
+  const MBarrierRing &empty, &full;
+  Value tensorMap;
+  int64_t base;
+};
+
+/// Refills slot `stage` of each half with its rows × columns tile at (row0,
+/// head), issued by one thread: when the slot is `reused` (i1), first waits
+/// until its consumers have released the previous use (parity
+/// `previousParity`, see releasedParity); then arms the full barrier with
+/// `tileBytes` and issues the load. `afterLoad` (optional) runs after each
+/// half's load, e.g. for arrivals on behalf of consumers that skip the tile.
+void refillKVSlot(KernelMath &km, const SharedBase &smem,
+                  ArrayRef<RingHalf> halves, int64_t rows, int64_t columns,
+                  int64_t tileBytes, Value stage, Value reused,
+                  Value previousParity, Value row0, Value head,
+                  function_ref<void(const RingHalf &)> afterLoad = {});
 
 /// Stores box b of a tile of `columns` columns, whose shared-memory byte
 /// offset `boxOffset(b)` gives, at (row0, head), one bulk tensor store per

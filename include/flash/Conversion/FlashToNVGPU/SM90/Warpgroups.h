@@ -22,6 +22,12 @@ namespace sm90 {
 SmallVector<NamedAttribute> describeWarpgroups(Builder &b,
                                                const KernelConfig &config);
 
+/// The warp-specialised body: warpgroup 0 (threads 0..127 of `tid`) builds
+/// `producer`, the other warpgroups `consumers`, as the two branches of one
+/// scf.if at the builder's point.
+void buildRoles(KernelMath &km, Value tid, function_ref<void()> producer,
+                function_ref<void()> consumers);
+
 /// setmaxnreg.{inc,dec}: every thread of the warpgroup runs it; the counts
 /// of all warpgroups must fit the block's register allocation.
 void setRegisterBudget(KernelMath &km, int64_t registers, bool increase);
