@@ -98,7 +98,8 @@ def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
     assert bundle.kernel_count == 1
     [(name, grid, shared, args)] = plan_kernels(
         bundle, paged_args(batch, 32, 8, 1, 128, 4096, 16, 300))
-    assert name == bundle.name and grid == (parts, 8, batch) and shared == 102400
+    # Q tile + 3 K/V stages + the block-table window (512 i32)
+    assert name == bundle.name and grid == (parts, 8, batch) and shared == 102400 + 2048
     assert {n: args[n].int_value for n in ("B", "Hq", "Hkv", "Nq", "S", "M", "SMs")} == \
         dict(B=batch, Hq=32, Hkv=8, Nq=1, S=16, M=300, SMs=132)
     assert [args[n].workspace for n in ("partial_o", "partial_lse", "split_counter")] == \
