@@ -98,7 +98,8 @@ def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
     assert bundle.kernel_count == 1
     [(name, grid, shared, args)] = plan_kernels(
         bundle, paged_args(batch, 32, 8, 1, 128, 4096, 16, 300))
-    assert name == bundle.name and grid == (parts, 8, batch) and shared == 102400
+    # Q tile + 3 K/V stages + the block-table window (512 i32)
+    assert name == bundle.name and grid == (parts, 8, batch) and shared == 102400 + 2048
     assert {n: args[n].int_value for n in ("B", "Hq", "Hkv", "Nq", "S", "M", "SMs")} == \
         dict(B=batch, Hq=32, Hkv=8, Nq=1, S=16, M=300, SMs=132)
     assert [args[n].workspace for n in ("partial_o", "partial_lse", "split_counter")] == \
@@ -150,7 +151,9 @@ def test_decode_plans_come_from_the_ops(tmp_path, paged):
             description["stages"]) == (16, 64, 4, 2)
     assert description["max_splits"] == fcompile.DECODE_MAX_SPLITS
     assert description["page_size"] == (fcompile.DECODE_PAGE_SIZE if paged else 0)
-    assert plan["kernels"][0]["dynamic_shared_memory"] == 16 * 256 * 2 + 2 * 2 * 64 * 256 * 2
+    # Q tile + 2 K/V stages (+ the paged kernel's block-table window, 512 i32)
+    assert plan["kernels"][0]["dynamic_shared_memory"] == \
+        16 * 256 * 2 + 2 * 2 * 64 * 256 * 2 + (512 * 4 if paged else 0)
 
 
 def test_a_call_with_other_addresses_reuses_the_plan(bundles):

@@ -56,11 +56,26 @@ func.func @decode_split(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x8x4096x128xbf1
 // -----
 
 // Paged: the caches, the block table and the lengths (i32 loads), S and M
-// as run-time sizes.
-// CHECK: kernel = "decode_paged", kernels = [{args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"]
+// as run-time sizes. The block-table window: 512 i32 of shared memory after
+// the Q tile and the 2 K/V stages (4096 + 2·2·16384 = 69632, + 2048), filled
+// from the table (4 entries a thread, independent loads) when the part's
+// pages fit, before the barrier that precedes every lookup; a lookup reads
+// the window, or the table in global memory when the part has more pages.
+// CHECK: dynamic_shared_memory = 71680 : i64
+// CHECK-SAME: kernel = "decode_paged", kernels = [{args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"]
 // CHECK-SAME: op = "paged_attention", page_size = 16 : i64
 // CHECK: gpu.func @decode_paged(
-// CHECK: memref.load {{.*}} : memref<1099511627776xi32, 1>
+// CHECK: %[[WINDOW:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<512xi32, #gpu.address_space<workgroup>>
+// CHECK: scf.if %[[FITS:.*]] -> (i32, i32, i32, i32) {
+// CHECK-COUNT-4: memref.load {{.*}} : memref<1099511627776xi32, 1>
+// CHECK: nvgpu.device_async_copy
+// CHECK: scf.if %[[FITS]] {
+// CHECK-COUNT-4: memref.store {{.*}}, %[[WINDOW]]
+// CHECK: gpu.barrier
+// CHECK: scf.if %[[FITS]] -> (i32, i32, i32, i32, i32, i32, i32, i32) {
+// CHECK-COUNT-8: memref.load %[[WINDOW]]
+// CHECK: } else {
+// CHECK-COUNT-8: memref.load {{.*}} : memref<1099511627776xi32, 1>
 // CHECK: nvgpu.device_async_copy
 func.func @decode_paged(%q: tensor<1x32x1x128xbf16>, %k: tensor<256x16x8x128xbf16>, %v: tensor<256x16x8x128xbf16>, %table: tensor<1x256xi32>, %lens: tensor<1xi32>) -> (tensor<1x32x1x128xbf16>, tensor<1x32x1xf32>) {
   %partials = tensor.empty() : tensor<64x1x32x1x128xf32>

@@ -9,9 +9,10 @@
 // sm_90a runs the same code with the pipeline its shared memory allows (at
 // most half an SM per block): 3 stages at D = 128, 6 at D = 64, 2 at D = 256,
 // the stages flash-select-schedule records (splitKVTileShape) and the kernel
-// takes from the schedule.
+// takes from the schedule. A paged kernel has its block-table window (512
+// i32) after them: 4096 + 3·32768 + 2048 bytes at D = 128.
 // CHECK: block_q = 16 : i64
-// CHECK-SAME: dynamic_shared_memory = 102400 : i64
+// CHECK-SAME: dynamic_shared_memory = 104448 : i64
 // CHECK-SAME: op = "paged_attention"
 // CHECK-SAME: stages = 3 : i64
 // CHECK: gpu.func @decode_paged_d128(
@@ -32,7 +33,7 @@ func.func @decode_paged_d128(%q: tensor<1x32x1x128xbf16>, %k: tensor<256x16x8x12
 
 // -----
 
-// CHECK: dynamic_shared_memory = 100352 : i64
+// CHECK: dynamic_shared_memory = 102400 : i64
 // CHECK-SAME: stages = 6 : i64
 // CHECK-SAME: writes_lse = true
 func.func @decode_paged_d64(%q: tensor<1x32x1x64xf16>, %k: tensor<256x16x8x64xf16>, %v: tensor<256x16x8x64xf16>, %table: tensor<1x256xi32>, %lens: tensor<1xi32>) -> (tensor<1x32x1x64xf16>, tensor<1x32x1xf32>) {

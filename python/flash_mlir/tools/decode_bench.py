@@ -68,6 +68,9 @@ def main(argv=None):
     ap.add_argument("--baseline-bundles", default=None,
                     help="another bundle directory whose paged S=16 and split-KV plans are "
                          "timed in the same rounds (an A/B of two builds)")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=DIR",
+                    help="a bundle directory whose paged plans (S=16 and S=64) are timed in "
+                         "the same rounds as 'paged S=.. [NAME]' (repeatable)")
     args = ap.parse_args(argv)
 
     import torch
@@ -77,6 +80,7 @@ def main(argv=None):
 
     lib = KernelLibrary(args.bundles)
     base = KernelLibrary(args.baseline_bundles) if args.baseline_bundles else None
+    variants = [(v.split("=", 1)[0], KernelLibrary(v.split("=", 1)[1])) for v in args.variant]
     d = 128
     t = torch.bfloat16
     groups = [tuple(int(x) for x in g.split("/")) for g in args.gqa.split(",")]
@@ -109,6 +113,10 @@ def main(argv=None):
             out = torch.empty_like(q)
             impls[f"paged S={page}"] = (lambda kc=kc, vc=vc, table=table, out=out:
                                        lib.paged_attention(q, kc, vc, table, lens, out=out))
+            for vname, vlib in variants:
+                impls[f"paged S={page} [{vname}]"] = (
+                    lambda kc=kc, vc=vc, table=table, out=torch.empty_like(q), vlib=vlib:
+                    vlib.paged_attention(q, kc, vc, table, lens, out=out))
             if base is not None and page == 16:
                 impls["paged S=16 [baseline]"] = (
                     lambda kc=kc, vc=vc, table=table, out=torch.empty_like(q):
@@ -152,12 +160,12 @@ def main(argv=None):
                 tbps = bytes_moved / (ms * 1e-3) / 1e12
                 row["impls"][name] = {"ms": ms, "TBps": tbps, "max_err": errors[name],
                                       "all_ms": times[name]}
-                print(f"  {name:22s} {ms * 1e3:9.1f} us  {tbps:5.2f} TB/s  "
+                print(f"  {name:26s} {ms * 1e3:9.1f} us  {tbps:5.2f} TB/s  "
                       f"({100 * tbps / ceiling:3.0f}% of ceiling)  max err {errors[name]:.2e}",
                       flush=True)
             else:
                 row["impls"][name] = {"error": errors.get(name)}
-                print(f"  {name:22s} not timed: {errors.get(name)}", flush=True)
+                print(f"  {name:26s} not timed: {errors.get(name)}", flush=True)
         timed = row["impls"]
         if "ms" in timed.get("split_kv contiguous", {}):
             for page in (16, 64):

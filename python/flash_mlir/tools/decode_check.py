@@ -188,10 +188,14 @@ def many_parts_cases(small=False):
     its parts merge in two levels (groups, then the groups): 8448 keys of
     64-key tiles are 132 tiles, 33 parts where the SMs allow (just past one
     level), 8192 keys 32 parts (one level), longer ones up to 256 parts."""
+    # The last paged case: 9 sequences of GQA 32/8 make 3 parts of about
+    # 10000 keys, 628 pages of 16 (more than the kernel's block-table window
+    # of 512 holds: its part reads the table from global memory).
+    window = ("paged", "bf16", 128, 32, 8, 1, False, False, 16, [30000, 1, 0, 5, 17, 100, 64, 3, 2])
     if small:
         return [("paged", "bf16", 128, 8, 1, 1, False, True, 64, [8448, 0, 700]),
-                ("split", "bf16", 64, 8, 1, 1, True, False, 0, [8448])]
-    return [("paged", "bf16", 128, 8, 1, 1, False, True, 16, [8448, 8192, 1, 0]),
+                ("split", "bf16", 64, 8, 1, 1, True, False, 0, [8448]), window]
+    return [window, ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [8448, 8192, 1, 0]),
             ("paged", "bf16", 128, 8, 1, 1, False, False, 64, [65536]),
             ("paged", "bf16", 64, 8, 1, 4, True, True, 16, [20000, 9001]),
             ("paged", "f16", 128, 32, 8, 1, False, True, 256, [33000]),

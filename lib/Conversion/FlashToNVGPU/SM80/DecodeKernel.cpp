@@ -16,8 +16,13 @@
 //   formula as the merge) and which K/V tiles its part visits; a block past
 //   the count exits. K/V tiles of 64 keys stream through a ring of stages
 //   filled by 16-byte cp.async gathers (each row's address from the block
-//   table, looked up one tile ahead; rows past the length zero-filled, so a
-//   stale slot's bits never reach the MMAs). Each of the 4 warps takes 16
+//   table; rows past the length zero-filled, so a stale slot's bits never
+//   reach the MMAs). A paged block first copies its part's page indices
+//   (up to kTableWindow of them) from the block table into shared memory,
+//   one coalesced load a thread per 128 entries, and looks each tile's pages
+//   up there when it issues the tile: no page index is a global load on the
+//   way to a K/V load (a part of more pages reads the table in global memory
+//   as it goes). Each of the 4 warps takes 16
 //   keys of every tile: S = Q·Kᵀ and O += P·V on mma.sync m16n8k16, with its
 //   own online softmax (KernelBuilder); at the end the warps' (m, l, O) are
 //   combined through shared memory. With one part the block writes O (and
@@ -75,6 +80,13 @@ constexpr int64_t kBlockKV = kSplitKVBlockKV;
 constexpr int64_t kMaxStages = kSplitKVMaxStages;
 /// Largest part count the workspace and the merge's loop are built for.
 constexpr int64_t kMaxSplitsLimit = 1024;
+/// Paged: block-table entries a block copies into shared memory at its
+/// start (the page indices of its part, 4 bytes each, after the K/V
+/// stages), so that no page index is a global load inside the K/V loop. A
+/// part of more pages looks them up in global memory as it goes. 512
+/// entries cover a part of 8192 keys at S = 16; the 2 KiB keep two blocks
+/// an SM at D = 64 and 128 on sm_80 and sm_90a.
+constexpr int64_t kTableWindow = 512;
 
 /// Accumulator registers per thread: mTiles·D/2 (≤ 128, so the row tile
 /// is at most 16·max(256/D, 1) rows).
@@ -144,6 +156,8 @@ mlir::flash::decodeConfigFromDescriptor(KernelConfig c, KernelAttr kernel,
   const int64_t queryBytes = elementBytes * c.blockQ * c.headDim;
   const int64_t stageBytes = 2 * elementBytes * kBlockKV * c.headDim;
   c.sharedBytes = queryBytes + c.stages * stageBytes;
+  if (c.decode.paged)
+    c.sharedBytes += 4 * kTableWindow;
   int64_t exchangeBytes =
       4 * (kWarps - 1) * exchangeWordsPerWarp(c.decode.mTiles, c.headDim);
   if (exchangeBytes > c.stages * stageBytes)
@@ -459,12 +473,10 @@ public:
   void build(gpu::GPUFuncOp func, llvm::StringMap<Value> &arg);
 
 private:
-  /// Online-softmax state of a warp, and (paged) the cache rows of the next
-  /// tile to issue, looked up one tile ahead.
+  /// Online-softmax state of a warp.
   struct State {
     SmallVector<Value> runningMax, runningSum;
     Fragment acc;
-    SmallVector<Value> nextRows;
   };
 
   MemRefType sharedType(Type element, int64_t elements) {
@@ -476,6 +488,7 @@ private:
     return km.mul(km.xori(x, km.i32(chunk)), km.i32(8));
   }
   int64_t passes() const { return kBlockKV * (D / 8) / threads; }
+
   int64_t rowsPerPass() const { return threads / (D / 8); }
 
   /// Key t of this thread's row of pass p in tile `tile` (sequence order).
@@ -484,8 +497,9 @@ private:
                   km.add(copyRow, km.i32(p * rowsPerPass())));
   }
   /// Paged: the cache row (page·S + slot) of each of this thread's keys in
-  /// `tile`, from the block table. Keys are clamped into [0, length) so that
-  /// no table entry past ceil(length / S) is read (length >= 1 here).
+  /// `tile`, from the block-table window (or the table). Keys are clamped
+  /// into [0, partLastKey] so that no page past the part's (in particular
+  /// no table entry past ceil(length / S)) is read.
   SmallVector<Value> cacheRowsOf(Value tile);
   /// Issues the cp.async copies of K/V tile `tile` into stage `stage`
   /// (rows at or past the length zero-filled).
@@ -507,6 +521,9 @@ private:
   Value tid, lane, warp, batch, kvHead, length, scaleLog2e;
   Value tileBegin, tileEnd, numKVHeads, seqKV, pageSize, tableRow;
   Value pagePow2, pageShift; ///< S is a power of two, and log2(S)
+  /// Paged: the block-table window (shared i32[kTableWindow]), whether the
+  /// part's pages fit in it, the part's first page index and last key.
+  Value window, windowed, firstPage, partLastKey;
   Value globalK, globalV, globalTable, kvHeadBase;
   Value sharedQ, sharedK, sharedV, firstGroup;
   Value copyRow, copyChunk;
@@ -520,7 +537,9 @@ private:
 SmallVector<Value> SplitKernelBuilder::cacheRowsOf(Value tile) {
   // Page and slot of each key: shifts and masks when S is a power of two
   // (a uniform branch; serving engines use such pages), else divisions.
-  Value last = km.sub(length, km.i32(1));
+  // Keys are clamped to the part's last key, so that the page is one of the
+  // part's (in the window, when it holds them).
+  Value last = partLastKey;
   SmallVector<Value> keys;
   for (int64_t p = 0; p < passes(); ++p)
     keys.push_back(km.maxsi(km.minsi(keyOf(tile, p), last), km.i32(0)));
@@ -544,14 +563,37 @@ SmallVector<Value> SplitKernelBuilder::cacheRowsOf(Value tile) {
       out.push_back(km.sub(key, km.mul(out[p], pageSize)));
     scf::YieldOp::create(b, loc, out);
   }
-  SmallVector<Value> rows;
-  for (int64_t p = 0; p < passes(); ++p) {
-    Value pageIndex = ifPow2.getResult(p), slot = ifPow2.getResult(passes() + p);
-    Value page = memref::LoadOp::create(
-        b, loc, globalTable,
-        ValueRange{km.toIndex(km.add(tableRow, pageIndex))});
-    rows.push_back(km.add(km.mul(page, pageSize), slot));
+  auto globalPages = [&] {
+    SmallVector<Value> pages;
+    for (int64_t p = 0; p < passes(); ++p)
+      pages.push_back(memref::LoadOp::create(
+          b, loc, globalTable,
+          ValueRange{km.toIndex(km.add(tableRow, ifPow2.getResult(p)))}));
+    return pages;
+  };
+  // The part's pages from the window, or (a part of more pages than it
+  // holds) from the table in global memory: a block-uniform branch.
+  SmallVector<Value> pages;
+  {
+    SmallVector<Type> pageTypes(passes(), b.getI32Type());
+    auto ifWindow =
+        scf::IfOp::create(b, loc, pageTypes, windowed, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifWindow.thenBlock());
+    SmallVector<Value> fromWindow;
+    for (int64_t p = 0; p < passes(); ++p)
+      fromWindow.push_back(memref::LoadOp::create(
+          b, loc, window,
+          ValueRange{km.toIndex(km.sub(ifPow2.getResult(p), firstPage))}));
+    scf::YieldOp::create(b, loc, fromWindow);
+    b.setInsertionPointToStart(ifWindow.elseBlock());
+    scf::YieldOp::create(b, loc, globalPages());
+    pages.assign(ifWindow.getResults().begin(), ifWindow.getResults().end());
   }
+  SmallVector<Value> rows;
+  for (int64_t p = 0; p < passes(); ++p)
+    rows.push_back(
+        km.add(km.mul(pages[p], pageSize), ifPow2.getResult(passes() + p)));
   return rows;
 }
 
@@ -619,7 +661,6 @@ SplitKernelBuilder::State SplitKernelBuilder::buildLoop(Value lb, Value ub,
   SmallVector<Value> inits(in.runningMax);
   inits.append(in.runningSum.begin(), in.runningSum.end());
   inits.append(in.acc.regs.begin(), in.acc.regs.end());
-  inits.append(in.nextRows.begin(), in.nextRows.end());
   const int64_t numAcc = in.acc.regs.size();
   auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), inits);
   {
@@ -632,7 +673,6 @@ SplitKernelBuilder::State SplitKernelBuilder::buildLoop(Value lb, Value ub,
     Fragment acc = in.acc;
     acc.regs.assign(args.begin() + 2 * numRows,
                     args.begin() + 2 * numRows + numAcc);
-    SmallVector<Value> rows(args.begin() + 2 * numRows + numAcc, args.end());
 
     // Tile j has landed (at most stages − 2 later groups in flight); the
     // barrier also retires every read of the stage that tile j + stages − 1
@@ -648,14 +688,9 @@ SplitKernelBuilder::State SplitKernelBuilder::buildLoop(Value lb, Value ub,
       b.setInsertionPoint(ifAhead.thenBlock()->getTerminator());
       issueTile(aheadTile, arith::RemUIOp::create(b, loc, ahead,
                                                   km.i32(stages)),
-                rows);
+                paged ? cacheRowsOf(aheadTile) : SmallVector<Value>());
     }
     commitCopies(km);
-    // The cache rows of the tile after it, whose table loads complete while
-    // this tile computes.
-    SmallVector<Value> nextRows;
-    if (paged)
-      nextRows = cacheRowsOf(km.add(aheadTile, km.i32(1)));
 
     Value stage = arith::RemUIOp::create(b, loc, j, km.i32(stages));
     Value stageOffset = km.mul(stage, km.i32(kBlockKV * D));
@@ -712,7 +747,6 @@ SplitKernelBuilder::State SplitKernelBuilder::buildLoop(Value lb, Value ub,
     SmallVector<Value> yields(step.newMax);
     yields.append(step.newSum.begin(), step.newSum.end());
     yields.append(acc.regs.begin(), acc.regs.end());
-    yields.append(nextRows.begin(), nextRows.end());
     scf::YieldOp::create(b, loc, yields);
   }
   ValueRange results = loop.getResults();
@@ -723,7 +757,6 @@ SplitKernelBuilder::State SplitKernelBuilder::buildLoop(Value lb, Value ub,
   out.acc = in.acc;
   out.acc.regs.assign(results.begin() + 2 * numRows,
                       results.begin() + 2 * numRows + numAcc);
-  out.nextRows.assign(results.begin() + 2 * numRows + numAcc, results.end());
   return out;
 }
 
@@ -870,14 +903,64 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
 
   // Prologue: group 0 = Q; groups 1 .. stages − 1 = tiles 0 .. stages − 2
   // (empty where the part is shorter).
+  //
+  // Paged: the block-table window first. The part's pages are
+  // [firstPage, lastPage], those of its keys [tileBegin·64, partLastKey];
+  // when they are at most kTableWindow, the block loads them (each thread
+  // kTableWindow / threads entries, independent loads; entries past the
+  // part repeat its last page, never past the sequence's) while Q's copy is
+  // issued, and stores them in the window, before any lookup.
+  SmallVector<Value> windowEntries;
+  if (paged) {
+    window = view(b.getI32Type(),
+                  queryBytes + 2 * elementBytes * ringElements, kTableWindow);
+    partLastKey = km.sub(km.minsi(km.mul(tileEnd, km.i32(kBlockKV)), length),
+                         km.i32(1));
+    auto pageOf = [&](Value key) {
+      return km.select(pagePow2, km.shru(key, pageShift),
+                       km.divu(key, pageSize));
+    };
+    firstPage = pageOf(km.mul(tileBegin, km.i32(kBlockKV)));
+    Value lastPage = pageOf(partLastKey);
+    Value windowPages = km.add(km.sub(lastPage, firstPage), km.i32(1));
+    windowed = km.cmp(P::sle, windowPages, km.i32(kTableWindow));
+    SmallVector<Type> types(kTableWindow / threads, b.getI32Type());
+    auto ifLoad = scf::IfOp::create(b, loc, types, windowed, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifLoad.thenBlock());
+      SmallVector<Value> entries;
+      for (int64_t i = 0; i < kTableWindow / threads; ++i) {
+        Value entry = km.minsi(km.add(tid, km.i32(i * threads)),
+                               km.sub(windowPages, km.i32(1)));
+        entries.push_back(memref::LoadOp::create(
+            b, loc, globalTable,
+            ValueRange{km.toIndex(
+                km.add(tableRow, km.add(firstPage, entry)))}));
+      }
+      scf::YieldOp::create(b, loc, entries);
+      b.setInsertionPointToStart(ifLoad.elseBlock());
+      scf::YieldOp::create(b, loc, SmallVector<Value>(types.size(), km.i32(0)));
+    }
+    windowEntries.assign(ifLoad.getResults().begin(),
+                         ifLoad.getResults().end());
+  }
   copier.copy(km, globalQ, qBase, tileRow0, sizes.groupRows, sharedQ,
               km.i32(0), config.blockQ);
   firstGroup = commitCopies(km);
-  // The table entries of the prologue's tiles and the loop's first tile are
-  // read first, all at once (independent loads), then the copies issued.
+  if (window) {
+    km.ifLanes(windowed, [&] {
+      for (auto [i, entry] : llvm::enumerate(windowEntries))
+        km.store(entry, window,
+                 km.toIndex(km.add(tid, km.i32(int64_t(i) * threads))));
+    });
+    gpu::BarrierOp::create(b, loc);
+  }
+  // The prologue's tiles' cache rows, all looked up first, then the copies
+  // issued; the loop looks up a tile's rows when it issues it.
   SmallVector<SmallVector<Value>> prologueRows(stages);
   if (paged)
-    for (int64_t s = 0; s < stages; ++s)
+    for (int64_t s = 0; s < stages - 1; ++s)
       prologueRows[s] = cacheRowsOf(km.add(tileBegin, km.i32(s)));
   for (int64_t s = 0; s < stages - 1; ++s) {
     Value tile = km.add(tileBegin, km.i32(s));
@@ -891,7 +974,6 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     commitCopies(km);
   }
   State state;
-  state.nextRows = prologueRows[stages - 1];
 
   // ldmatrix lane addresses, as in the forward kernel (SM80/ForwardKernel):
   // every warp reads all rows of Q and its own 16 keys of each K/V tile.
