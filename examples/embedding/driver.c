@@ -192,7 +192,8 @@ int main(int argc, char **argv) {
     CHECK_CU(cu.deviceGet(&device, 0));
     CHECK_CU(cu.primaryCtxRetain(&context, device));
     CHECK_CU(cu.ctxSetCurrent(context));
-    CHECK_CU(cu.streamCreate(&stream, 1 /* non-blocking */));
+    /* A blocking stream: ordered after the uploads on the legacy stream. */
+    CHECK_CU(cu.streamCreate(&stream, 0));
   }
   flash_library *library;
   if (flash_library_open(bundles, &library)) {
