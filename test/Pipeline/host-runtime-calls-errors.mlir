@@ -26,3 +26,11 @@ func.func @dynamic_head_dim(%q: tensor<1x1x64x?xbf16>) -> tensor<1x1x64x?xbf16> 
   %o = flash.attention %q, %q, %q : tensor<1x1x64x?xbf16>, tensor<1x1x64x?xbf16>, tensor<1x1x64x?xbf16> -> tensor<1x1x64x?xbf16>
   return %o : tensor<1x1x64x?xbf16>
 }
+
+// -----
+
+func.func @backward(%q: tensor<1x1x64x64xbf16>, %lse: tensor<1x1x64xf32>) -> tensor<1x1x64x64xbf16> {
+  // expected-error @+1 {{'flash.attention_backward' op not supported yet: 'flash.attention_backward' in host code lowered to runtime calls (the runtime's host ABI calls flash.attention only)}}
+  %dq, %dk, %dv = flash.attention_backward %q, %q, %q, %q, %q, %lse : tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64xf32> -> tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>
+  return %dq : tensor<1x1x64x64xbf16>
+}

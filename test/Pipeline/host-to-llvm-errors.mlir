@@ -42,6 +42,16 @@ func.func @constant_keys(%q: tensor<1x1x4x64xbf16>) -> tensor<1x1x4x64xbf16> {
 
 // -----
 
+// One buffer returned twice (upstream's buffer-results-to-out-params with
+// hoist-static-allocs crashed on it).
+// CHECK: host-to-llvm-errors.mlir:[[@LINE+3]]:3: error: 'func.return' op not supported yet: one buffer returned as several results from host code around flash.attention (each further result would be a copy in host code)
+func.func @twice(%q: tensor<1x1x64x64xbf16>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>) {
+  %o = flash.attention %q, %q, %q : tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16> -> tensor<1x1x64x64xbf16>
+  return %o, %o : tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>
+}
+
+// -----
+
 // On memrefs already (the check alone): loads, stores and stack buffers.
 func.func @on_memrefs(%m: memref<4xf32>, %i: index) -> f32 {
   // expected-error @+1 {{'memref.alloca' op not supported yet: a buffer in host memory}}
