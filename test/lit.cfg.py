@@ -44,3 +44,11 @@ if cuobjdump and nvdisasm_dir:
     config.environment["CUOBJDUMP"] = cuobjdump
     config.environment["NVDISASM_PATH"] = nvdisasm_dir
     config.available_features.add("cuobjdump")
+
+# The embedding example (examples/embedding, docs/embedding.md): its build
+# script and libflash_runtime.so (built only where CUDA's headers are).
+config.substitutions.append(("%flash_src", config.flash_src_root))
+config.substitutions.append(("%flash_lib", os.path.join(config.flash_obj_root, "lib")))
+if os.path.exists(os.path.join(config.flash_obj_root, "lib", "libflash_runtime.so")) and \
+        shutil.which("cc"):
+    config.available_features.add("flash-runtime")

@@ -186,6 +186,9 @@ static bool reportSurvivors(Operation *root,
 struct FlashCheckLoweredToLLVMPass
     : PassWrapper<FlashCheckLoweredToLLVMPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FlashCheckLoweredToLLVMPass)
+  FlashCheckLoweredToLLVMPass(StringRef pipeline = "--flash-cpu-pipeline")
+      : pipeline(pipeline.str()) {}
+  std::string pipeline;
   StringRef getArgument() const override {
     return "flash-check-lowered-to-llvm";
   }
@@ -199,7 +202,7 @@ struct FlashCheckLoweredToLLVMPass
              !isa_and_nonnull<LLVM::LLVMDialect>(op->getDialect());
     };
     if (reportSurvivors(getOperation(), notLLVM,
-                        "to the LLVM dialect by --flash-cpu-pipeline"))
+                        "to the LLVM dialect by " + pipeline))
       signalPassFailure();
   }
 };
@@ -229,6 +232,11 @@ struct FlashCheckLoweredToBinaryPass
   }
 };
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::flash::createFlashCheckLoweredToLLVMPass(StringRef pipeline) {
+  return std::make_unique<FlashCheckLoweredToLLVMPass>(pipeline);
+}
 
 void mlir::flash::buildCPUPipeline(OpPassManager &pm,
                                    const CPUPipelineOptions &options) {
@@ -293,6 +301,7 @@ void mlir::flash::registerFlashPipelines() {
   PassRegistration<FlashLowerModulesToLLVMPass>();
   PassRegistration<FlashCheckLoweredToLLVMPass>();
   PassRegistration<FlashCheckLoweredToBinaryPass>();
+  registerFlashHostPasses();
   PassPipelineRegistration<ToPTXPipelineOptions>(
       "flash-to-ptx",
       "Compile flash.attention, flash.paged_attention and "

@@ -34,6 +34,8 @@ struct Driver {
   X(cuFuncSetAttribute)                                                        \
   X(cuLaunchKernel)                                                            \
   X(cuMemAlloc)                                                                \
+  X(cuMemAllocAsync)                                                           \
+  X(cuMemFreeAsync)                                                            \
   X(cuMemsetD8Async)                                                           \
   X(cuStreamSynchronize)                                                       \
   X(cuTensorMapEncodeTiled)
@@ -50,6 +52,10 @@ struct Driver {
   /// "CUDA_ERROR_..." for `result`.
   std::string errorName(CUresult result) const;
 };
+
+/// Sets this thread's flash_last_error() to `message`; returns `code`
+/// (Runtime.cpp; HostCalls.cpp reports through it).
+int recordError(int code, const std::string &message);
 
 } // namespace runtime
 } // namespace flash

@@ -12,6 +12,7 @@
 
 namespace mlir {
 class OpPassManager;
+class Pass;
 namespace flash {
 
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
@@ -151,6 +152,19 @@ void buildTilingPipeline(OpPassManager &pm, StringRef arch, int64_t blockQ,
                          int64_t maxSplits = 0);
 
 void registerFlashPipelines();
+
+/// --flash-host-to-llvm: a host function holding flash.attention among other
+/// ops, each attention a call of the runtime (lib/Pipelines/HostCalls.cpp,
+/// docs/embedding.md), bufferized and lowered to the LLVM dialect.
+void buildHostToLLVMPipeline(OpPassManager &pm);
+/// flash-attention-to-runtime-calls, flash-extract-attention-kernels,
+/// flash-check-host-code and --flash-host-to-llvm (registerFlashPipelines
+/// calls it).
+void registerFlashHostPasses();
+/// The end of a lowering to LLVM: any op left outside the LLVM dialect is a
+/// located error naming `pipeline`.
+std::unique_ptr<Pass> createFlashCheckLoweredToLLVMPass(
+    StringRef pipeline = "--flash-cpu-pipeline");
 
 } // namespace flash
 } // namespace mlir

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* The ABI of this header (structs and functions) and the plan format read. */
-#define FLASH_RUNTIME_ABI_VERSION 2
+#define FLASH_RUNTIME_ABI_VERSION 3 /* 3: calls from compiled host code */
 #define FLASH_LAUNCH_PLAN_VERSION 1
 
 #define FLASH_MAX_KERNEL_ARGS 24
@@ -252,6 +252,72 @@ typedef struct {
  * dims, strides, box, swizzle, ...), the least recently used going first. */
 void flash_tensor_map_cache_stats_get(flash_tensor_map_cache_stats *out);
 void flash_tensor_map_cache_configure(uint64_t capacity); /* also empties it */
+
+/* --- calls from compiled host code (ABI 3; docs/embedding.md) -------------
+ *
+ * Host code that FlashMLIR lowered (flash-attention-to-runtime-calls, then
+ * upstream passes to LLVM and an object file) calls the runtime through these:
+ * each flash.attention of the host function became a call that selects the
+ * attention_forward plan for the call's key in the library bound to the
+ * calling thread and launches it on the bound stream. Buffers are device
+ * memory the host code only passes on (and allocates through
+ * flash_device_alloc, see below). */
+
+/* MLIR's descriptor of a ranked memref of rank 4 (what a call to a func.func
+ * marked llvm.emit_c_interface passes, by pointer): sizes and strides in
+ * elements, outermost first; the data starts at aligned + offset elements. */
+typedef struct {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[4];
+  int64_t strides[4];
+} flash_memref_4d;
+
+/* Binds `library` (not owned; NULL unbinds) and `stream` (a CUstream; NULL is
+ * the default stream) to the calling thread for the host calls below, and
+ * clears the thread's host status. */
+int flash_host_bind(flash_library *library, void *stream);
+/* The first failure of a host call on this thread since flash_host_bind
+ * (FLASH_OK if none): compiled host code does not look at the calls' results,
+ * so the embedder checks this after the compiled function returns;
+ * flash_last_error() says why the call failed. A call made after a failure
+ * does nothing and returns that failure again. */
+int flash_host_status(void);
+
+/* flash.attention on device memrefs: Q B×Hq×Nq×D, K B×Hkv×Nk×D, V
+ * B×Hkv×Nk×Dv, O B×Hq×Nq×Dv (written), elements of `dtype`; `causal` 0 or 1;
+ * `scale` <= 0: 1/sqrt(D). The plan is selected by the current device's
+ * compute capability (any when no context is current), dtype, D, Dv, causal,
+ * no LSE, max(Nq, Nk); strides as the memrefs have them (what the plan takes:
+ * docs/launch-plan.md). Asynchronous on the bound stream. */
+int flash_attention_memref(const flash_memref_4d *q, const flash_memref_4d *k,
+                           const flash_memref_4d *v, const flash_memref_4d *o,
+                           int dtype, int causal, float scale);
+/* The same, under the names that lowered host code calls: MLIR's C-interface
+ * names of the declarations flash-attention-to-runtime-calls emits
+ * (func.func private @flash_attention_memref_bf16(...) -> i32 with
+ * llvm.emit_c_interface), one per element type. */
+int _mlir_ciface_flash_attention_memref_bf16(const flash_memref_4d *q,
+                                             const flash_memref_4d *k,
+                                             const flash_memref_4d *v,
+                                             const flash_memref_4d *o,
+                                             int32_t causal, float scale);
+int _mlir_ciface_flash_attention_memref_f16(const flash_memref_4d *q,
+                                            const flash_memref_4d *k,
+                                            const flash_memref_4d *v,
+                                            const flash_memref_4d *o,
+                                            int32_t causal, float scale);
+
+/* Device memory for the buffers host code allocates (memref.alloc lowered
+ * with finalize-memref-to-llvm{use-generic-functions}: the embedder defines
+ * _mlir_memref_to_llvm_alloc/_free as calls of these, docs/embedding.md):
+ * stream-ordered on the bound stream (cuMemAllocAsync / cuMemFreeAsync), so
+ * a buffer freed after the last call that uses it is reused only after that
+ * call's kernels ran. NULL (and a failure in flash_host_status) when it
+ * cannot allocate. */
+void *flash_device_alloc(uint64_t bytes);
+void flash_device_free(void *pointer);
 
 #ifdef __cplusplus
 }

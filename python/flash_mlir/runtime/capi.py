@@ -14,7 +14,7 @@ import ctypes
 import os
 from typing import Optional
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 NAME_SIZE = 128
 MAX_KERNEL_ARGS = 24
 MAX_WORKSPACES = 4
