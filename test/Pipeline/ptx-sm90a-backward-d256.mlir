@@ -25,9 +25,6 @@
 // PTX-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
 // PTX-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
-// A warp's slices go through a ring of three buffers: it waits until all but
-// its two latest slices' reductions have read theirs.
-// PTX-DAG: cp.async.bulk.wait_group.read {{[[:space:]]*}}2;
 // PTX-NOT: red.relaxed.gpu.global.add.f32
 
 // The plan: K and V boxes of 64 rows, a grid over 64-row K/V tiles, 384

@@ -107,25 +107,12 @@ bool splitsColumns(const KernelConfig &c) {
 constexpr int64_t kDQPartColumns = 64;
 constexpr int64_t kDQSliceColumns = 32;
 constexpr int64_t kDQSliceBytes = 16 * kDQSliceColumns * 4;
-/// Split columns: each warp's slices go through a ring of this many
-/// buffers, so that a warp writes a slice while the reductions of the two
-/// before it still read theirs (BackwardKernel::addDQ).
-constexpr int64_t kDQSliceBuffers = 3;
-
-/// Split columns: dO has one slot (not `stages`), which the consumers
-/// release once their dV GEMMs of the step have read it; the shared memory
-/// of the second slot holds the dQ slices' ring.
-int64_t doSlots(const KernelConfig &c) {
-  return splitsColumns(c) ? 1 : c.stages;
-}
 
 /// The main kernel's shared memory (byte offsets from the aligned base):
 ///   K[Bc][D] | V[Bc][D] | Q[stages][Br][D] | dO[stages][Br][D] |
 ///   dSᵀ[2][Bc][Br] | dQ tile [Br][D] f32 |
 ///   shift[stages][Br] f32 | Δ[stages][Br] f32 |
 ///   mbarriers: K/V full, full[stages], empty[stages], dQ full, dQ empty
-/// (Split columns: dO[1], no tile but the consumer warps' dQ slice rings,
-/// and two more mbarriers: dO full, dO empty.)
 /// The 16-bit tiles are 64-column blocks of 128B-swizzled rows (TMA.h),
 /// 1024-byte aligned. The dQ tile's rows are whole rows of the accumulator
 /// (D f32 each, 16-byte chunk c of row r at chunk c ^ (r mod 8), the
@@ -134,24 +121,22 @@ int64_t doSlots(const KernelConfig &c) {
 struct BackwardLayout {
   int64_t kvBytes, qBytes, dsBytes, dqBytes, rowBytes;
   int64_t offK, offV, offQ, offDO, offDS, offDQ, offShift, offDelta, total;
-  MBarrierRing kvFull, full, empty, dqFull, dqEmpty, doFull, doEmpty;
+  MBarrierRing kvFull, full, empty, dqFull, dqEmpty;
 
   explicit BackwardLayout(const KernelConfig &c) {
     kvBytes = c.blockKV * c.headDim * 2;
     qBytes = c.blockQ * c.headDim * 2;
     dsBytes = c.blockKV * c.blockQ * 2;
-    // Split columns: no tile; per consumer warp a ring of 16-row ×
-    // 32-column f32 slices that its lanes reduce row by row
-    // (BackwardKernel::addDQ).
-    dqBytes = splitsColumns(c)
-                  ? c.sm90.consumers * 4 * kDQSliceBuffers * kDQSliceBytes
-                  : c.blockQ * c.headDim * 4;
+    // Split columns: no tile; per consumer warp a 16-row × 32-column f32
+    // slice that its lanes reduce row by row (BackwardKernel::addDQ).
+    dqBytes = splitsColumns(c) ? c.sm90.consumers * 4 * kDQSliceBytes
+                               : c.blockQ * c.headDim * 4;
     rowBytes = c.blockQ * 4;
     SharedArena arena;
     offK = arena.carve(kvBytes);
     offV = arena.carve(kvBytes);
     offQ = arena.carve(c.stages * qBytes);
-    offDO = arena.carve(doSlots(c) * qBytes);
+    offDO = arena.carve(c.stages * qBytes);
     offDS = arena.carve(2 * dsBytes);
     offDQ = arena.carve(dqBytes);
     offShift = arena.carve(c.stages * rowBytes);
@@ -161,10 +146,6 @@ struct BackwardLayout {
     empty = arena.carveRing(c.stages);
     dqFull = arena.carveRing(1);
     dqEmpty = arena.carveRing(1);
-    if (splitsColumns(c)) {
-      doFull = arena.carveRing(1);
-      doEmpty = arena.carveRing(1);
-    }
     total = arena.used + 1024; // + slack to align the base
   }
 };
@@ -250,9 +231,6 @@ private:
   /// once every consumer's reductions are complete.
   struct DQTarget {
     Value headQ, qStart, semaphore;
-    /// The slice ring's buffer of the step's first slice: slice n of the
-    /// kernel takes buffer n mod kDQSliceBuffers (addDQ).
-    Value firstBuffer;
   };
   DQTarget beginDQ(Value step);
   /// This warpgroup's columns of dQ part `part` added to the accumulator
@@ -385,15 +363,12 @@ void BackwardKernel::buildProducer() {
                  releasedParity(km, use));
   }
   Value fullBar = layout.full.address(km, smem, stage);
-  // (Split columns: dO on its own slot, below.)
-  int64_t slotBytes = columnSplit ? layout.qBytes : 2 * layout.qBytes;
-  mbarrierExpectTx(km, fullBar, slotBytes + 2 * layout.rowBytes);
+  mbarrierExpectTx(km, fullBar, 2 * layout.qBytes + 2 * layout.rowBytes);
   Value qStart = km.mul(i, km.i32(Br));
   tmaLoadTile(km, smem, TmaBox{tmQ, Br, D}, fullBar,
               slotOffset(layout.offQ, stage), qStart, headQ);
-  if (!columnSplit)
-    tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, fullBar,
-                slotOffset(layout.offDO, stage), qStart, headQ);
+  tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, fullBar,
+              slotOffset(layout.offDO, stage), qStart, headQ);
   // The rows of the padded per-row workspaces (16-byte aligned: the padding
   // is a multiple of Br).
   Value row = km.add(km.mul(headQ, paddedQ), qStart);
@@ -401,23 +376,6 @@ void BackwardKernel::buildProducer() {
            rowOffset(layout.offShift, stage), layout.rowBytes, fullBar);
   bulkLoad(km, smem, f32Element(deltaPtr, row),
            rowOffset(layout.offDelta, stage), layout.rowBytes, fullBar);
-  if (!columnSplit)
-    return;
-  // Split columns: dO_i into its one slot once every consumer's dV GEMM of
-  // the step before has read it (use `ring` of the slot; its release of use
-  // ring − 1).
-  auto ifAfterFirst =
-      scf::IfOp::create(b, loc, km.cmp(P::sge, ring, km.i32(1)), false);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifAfterFirst.thenBlock()->getTerminator());
-    mbarrierWait(km, layout.doEmpty.address(km, smem, km.i32(0)),
-                 releasedParity(km, ring));
-  }
-  Value doBar = layout.doFull.address(km, smem, km.i32(0));
-  mbarrierExpectTx(km, doBar, layout.qBytes);
-  tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, doBar, km.i32(layout.offDO),
-              qStart, headQ);
 }
 
 void BackwardKernel::buildDQWriter() {
@@ -537,12 +495,7 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
   Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
   Value h = km.divu(step, tilesPerHead);
   Value i = tileAt(km.sub(step, km.mul(h, tilesPerHead)));
-  // (slicesPerStep ≡ 1 mod kDQSliceBuffers: the step's first slice is in
-  // buffer step mod kDQSliceBuffers.)
-  static_assert(kDQSliceBuffers == 3, "slices per step are 1 mod 3");
-  DQTarget target{km.add(firstHeadQ, h), km.mul(i, km.i32(Br)), Value(),
-                  arith::RemUIOp::create(b, loc, step,
-                                         km.i32(kDQSliceBuffers))};
+  DQTarget target{km.add(firstHeadQ, h), km.mul(i, km.i32(Br)), Value()};
   if (config.deterministic) {
     // The K/V tiles before this one have added their dQ of Q tile i (as the
     // writer orders its reductions: buildDQWriter); the leader's acquire,
@@ -567,34 +520,19 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
 void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
                            int64_t part) {
   using P = arith::CmpIPredicate;
-  // The part's columns in slices of 32 through this warp's ring of 16 × 32
-  // f32 buffers: each thread writes its pairs of the slice, then lane l < 16
+  // The part's columns in slices of 32 through this warp's 16 × 32 f32
+  // buffer: each thread writes its pairs of the slice, then lane l < 16
   // adds row l of it (128 contiguous bytes of the accumulator) with one bulk
   // reduction, so that L2 takes whole lines, not f32 atomics one by one.
-  // Slice n of the kernel (slicesPerStep per step, in order) takes buffer
-  // n mod kDQSliceBuffers, once the reductions of slice n − kDQSliceBuffers
-  // have read it: the warp waits for no reduction it has just issued.
   // Column c of row r sits at 16-byte chunk c / 4 XOR (r mod 8) of the
   // accumulator's row (dqChunk, as the staged tile's of the other form); a
   // slice's eight chunks stay within its 128 bytes, and the buffer's rows
   // hold them in that order (lane pair t / 2 of row group g at chunk
   // (2nt' + t / 2) XOR g: two wavefronts per store).
-  Value ring = km.add(
+  Value buffer = km.add(
       km.i32(layout.offDQ),
       km.mul(km.add(km.mul(consumer, km.i32(4)), warpInGroup),
-             km.i32(kDQSliceBuffers * kDQSliceBytes)));
-  int64_t slicesPerPart = kDQPartColumns / kDQSliceColumns;
-  assert(split.columns / kDQSliceColumns % kDQSliceBuffers == 1 &&
-         "a step's slices advance the ring by one");
-  // Buffer (firstBuffer + k) mod kDQSliceBuffers of the step's slice k.
-  auto bufferOf = [&](int64_t k) {
-    Value index = km.add(target.firstBuffer, km.i32(k % kDQSliceBuffers));
-    Value wrapped = km.sub(index, km.i32(kDQSliceBuffers));
-    index = arith::SelectOp::create(
-        b, loc, km.cmp(P::uge, index, km.i32(kDQSliceBuffers)), wrapped,
-        index);
-    return km.add(ring, km.mul(index, km.i32(kDQSliceBytes)));
-  };
+             km.i32(kDQSliceBytes)));
   Value warpRow = km.mul(warpInGroup, km.i32(16));
   Value issuer = km.cmp(P::ult, lane, km.i32(16));
   Value rowElement = km.mul(
@@ -609,14 +547,12 @@ void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
   auto f32x2 = VectorType::get({2}, b.getF32Type());
   int64_t tilesPerSlice = kDQSliceColumns / 8;
   for (int64_t slice = 0; slice < dq.nTiles / tilesPerSlice; ++slice) {
-    Value buffer = bufferOf(part * slicesPerPart + slice);
-    // The buffer's previous slice has been read by its reductions (each
-    // issuing lane commits one group per slice of a step or none in it).
+    // The buffer's previous slice has been read by its reductions.
     {
       auto ifIssuer = scf::IfOp::create(b, loc, issuer, false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
-      bulkWaitRead(km, kDQSliceBuffers - 1);
+      tmaWaitStoresRead(km);
     }
     NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
     for (int64_t t = 0; t < tilesPerSlice; ++t) {
@@ -768,12 +704,8 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
   smem = reloadSharedBase(km);
   auto [stage, use] = layout.full.slotOf(km, ring);
   layout.full.waitComplete(km, smem, {stage, use});
-  // (Split columns: dO_i in its own slot.)
-  if (columnSplit)
-    layout.doFull.waitComplete(km, smem, {km.i32(0), ring});
   Value qTile = slotOffset(layout.offQ, stage);
-  Value doTile = columnSplit ? km.i32(layout.offDO)
-                             : slotOffset(layout.offDO, stage);
+  Value doTile = slotOffset(layout.offDO, stage);
   // This warpgroup's 64 rows of K and V within each column block (all of
   // them when the consumers share the rows).
   Value ownRows = columnSplit ? km.i32(0)
@@ -832,12 +764,9 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
                      wgmmaDescriptor(km, smem, qTile, Br * kSwizzleBytes),
                      ownColumns, Br);
   wgmmaCommit(km);
-  // dV has read Pᵀ's registers (and, split columns, dO_i: every consumer
-  // thread releases its slot).
+  // dV has read Pᵀ's registers.
   wgmmaWait(km, 1);
   keepAlive(km, probWords);
-  if (columnSplit)
-    layout.doEmpty.arrive(km, smem, km.i32(0));
 
   // dQ of the previous step: one step late, so that no consumer waits for
   // the others' dSᵀ of this step (each arrives on its barrier at the end of
@@ -1148,17 +1077,11 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
     // step's dQ. dQ empty: the writer, once the reduction has read the tile;
     // one arrival now, so that the consumers' wait for the tile of step s is
     // for phase s. (Unused where the consumers add dQ themselves.)
-    // (Split columns: dO full, the producer's expect_tx; dO empty, every
-    // consumer thread once its dV GEMM has read the slot.)
     if (!columnSplit) {
       mbarrierInit(km, layout.dqFull.address(km, smem, km.i32(0)),
                    km.i32(128 * C));
       mbarrierInit(km, layout.dqEmpty.address(km, smem, km.i32(0)),
                    km.i32(1));
-    } else {
-      mbarrierInit(km, layout.doFull.address(km, smem, km.i32(0)), km.i32(1));
-      mbarrierInit(km, layout.doEmpty.address(km, smem, km.i32(0)),
-                   km.i32(128 * C));
     }
     for (int64_t s = 0; s < S; ++s) {
       mbarrierInit(km, layout.full.address(km, smem, km.i32(s)), km.i32(1));

@@ -96,10 +96,6 @@ void fenceAsyncShared(KernelMath &km);
 /// cp.async.bulk.wait_group.read 0: the calling thread's committed bulk
 /// stores have read their shared-memory sources (which may then be reused).
 void tmaWaitStoresRead(KernelMath &km);
-/// cp.async.bulk.wait_group.read `pending`: all but the calling thread's
-/// `pending` most recent bulk async-groups have read their shared-memory
-/// sources (a ring of source buffers, reused `pending` + 1 groups later).
-void bulkWaitRead(KernelMath &km, int64_t pending);
 
 /// cp.async.bulk.wait_group 0: the calling thread's committed bulk stores
 /// and reductions are complete (their writes to global memory performed),
