@@ -277,8 +277,9 @@ def _run(lib, grad, query, key, value, is_causal, scale, causal_alignment):
         op = torch.ops.flash_mlir.attention
     else:
         def op(q, k, v, causal, s):
-            return lib.attention(q, k, v, causal, s if s > 0 else None,
-                                 out=None if q.is_contiguous() else torch.empty_like(q))
+            # O is allocated in q's layout where the plan maps it (sm_90a);
+            # a call like one made before is a prepared call, strided or not.
+            return lib.attention(q, k, v, causal, s if s > 0 else None)
     s = float(scale) if scale is not None else 0.0
     nq, nk = query.shape[2], key.shape[2]
     if grad and padded_backward_keys(nq, nk, bool(is_causal), causal_alignment):
