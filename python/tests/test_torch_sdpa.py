@@ -250,3 +250,19 @@ def test_top_left_op_backward_is_one_padded_call(monkeypatch, very_negative):
                                       ((b, hq, nq - nk, d), (b, hkv, nk, d), False)]
     else:
         assert lib.backward_calls == [((b, hq, nq, d), (b, hkv, nq, d), True)]
+
+
+def test_op_output_is_in_q_layout_as_the_fakes_say():
+    """The ops return O like empty_like(q): the library's O when it is (a plan
+    that maps O allocates it so), else a copy in q's layout (sm_80 plans)."""
+    torch = pytest.importorskip("torch")
+    from flash_mlir.torch import _in_layout_of
+    q = torch.randn(2, 16, 4, 8).transpose(1, 2)           # B×H×N×D view of B×N×H×D
+    like = torch.empty_like(q)
+    assert _in_layout_of(like, q) is like
+    o = torch.randn(q.shape)                                 # contiguous (sm_80's O)
+    moved = _in_layout_of(o, q)
+    assert moved.stride() == q.stride() and torch.equal(moved, o)
+    qs = torch.randn(1, 4, 32, 8)[:, :, :16]                 # a slice: empty_like is contiguous
+    o = torch.randn(qs.shape)
+    assert _in_layout_of(o, qs) is o

@@ -22,6 +22,8 @@ bundles). Each check is recorded, pass or fail, with its numbers:
   (B×N×H×D: out.transpose(1, 2) contiguous). With --sm80 DIR (a library of
   sm_80 plans only, whose kernels compute addresses) the same call copies
   q, k, v and O: the kernels listed.
+- prepared strided calls: a B×N×H×D call like one before (B = 1 and 3) is
+  remembered and gives bitwise the first call's O and LSE, in q's layout.
 - errors: f32, attn_mask, dropout_p, D=96 name the argument; fallback=True
   warns and equals SDPA; a key without a bundle names the compile command.
 - CUDA graph: the forward captured and replayed; forward and backward
@@ -274,6 +276,41 @@ def check_no_copy(results, sdpa, sm80_dir):
         results.append(r)
 
 
+def check_prepared_strided(results, sdpa):
+    """A strided call like one made before is a prepared call (the library
+    remembers it): its O (and LSE) bitwise equal to the first call's, for
+    B×N×H×D views with B = 1 (one launch) and B = 3 (one per entry), through
+    KernelLibrary.attention and the differentiable op's forward."""
+    import torch
+    from flash_mlir.torch import default_library
+    lib = default_library()
+    for b in (1, 3):
+        r = {"check": "prepared strided call equals the first call", "shape": [b, 6, 6, 320, 320],
+             "D": 64, "layout": "bnhd"}
+        try:
+            gen = torch.Generator(device="cuda").manual_seed(51 + b)
+            (q, k, v), _ = make((b, 6, 6, 320, 320), 64, torch.bfloat16, "bnhd", gen)
+            before = len(lib._prepared)
+            first = lib.attention(q, k, v, True, return_lse=True)
+            r["remembered"] = len(lib._prepared) - before
+            again = lib.attention(q, k, v, True, return_lse=True)
+            op_first = torch.ops.flash_mlir.attention_with_lse(q, k, v, True, 0.0)
+            op_again = torch.ops.flash_mlir.attention_with_lse(q, k, v, True, 0.0)
+            torch.cuda.synchronize()
+            r["equal"] = [bool(torch.equal(first[i], again[i])) for i in range(2)] + \
+                [bool(torch.equal(first[i], op_first[i])) for i in range(2)] + \
+                [bool(torch.equal(op_first[i], op_again[i])) for i in range(2)]
+            r["o_layout_like_q"] = [t.stride() == q.stride() for t in (again[0], op_again[0])]
+            ref32 = reference(q, k, v, True, "top_left", 0.125, torch.float32)
+            same = reference(q, k, v, True, "top_left", 0.125, torch.bfloat16)
+            ok, r["numbers"] = criterion(again[0], ref32, same)
+            r["pass"] = ok and r["remembered"] == 1 and all(r["equal"]) and \
+                all(r["o_layout_like_q"])
+        except Exception as e:
+            r.update({"pass": False, "error": f"{type(e).__name__}: {str(e)[:400]}"})
+        results.append(r)
+
+
 def check_errors(results, sdpa):
     import torch
     import torch.nn.functional as F
@@ -521,6 +558,7 @@ def main(argv=None):
              ("grads", lambda: check_grads(results, sdpa, 500)),
              ("planted", lambda: check_planted_bug(results, sdpa)),
              ("no copy", lambda: check_no_copy(results, sdpa, args.sm80)),
+             ("prepared strided", lambda: check_prepared_strided(results, sdpa)),
              ("errors", lambda: check_errors(results, sdpa)),
              ("cuda graph", lambda: check_cuda_graph(results, sdpa)),
              ("cuda graph backward", lambda: check_cuda_graph_backward(results, sdpa))]

@@ -102,6 +102,17 @@ def _out_for(q):
     return torch.empty_like(q)
 
 
+def _in_layout_of(o, q):
+    """O as the ops' fakes say it is, in q's layout (empty_like(q)): the
+    library's O for strided q (allocated like q where the plan maps O, which
+    lets a call like one before be a prepared call), else copied into one."""
+    if o.stride() == q.stride():
+        return o
+    import torch
+    like = torch.empty_like(q)
+    return o if like.stride() == o.stride() else like.copy_(o)
+
+
 def register_torch_op(library):
     """Registers the ops above over `library` (a flash_mlir.runtime.KernelLibrary)
     and returns ``torch.ops.flash_mlir.attention``."""
@@ -116,8 +127,8 @@ def register_torch_op(library):
                            causal: bool = False,
                            scale: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
         o, lse = _TORCH_OP_LIBRARY.attention(q, k, v, causal=causal, scale=_scale(scale),
-                                             return_lse=True, out=_out_for(q))
-        return o, lse
+                                             return_lse=True)
+        return _in_layout_of(o, q), lse
 
     # O has q's layout (empty_like, as KernelLibrary.attention allocates it;
     # the kernels need Dv = D), so the fake's strides are the real ones.
@@ -227,10 +238,8 @@ def register_torch_op(library):
                "float scale=0.0) -> Tensor")
 
     def attention_forward(q, k, v, causal=False, scale=0.0):
-        if q.is_contiguous():
-            return _TORCH_OP_LIBRARY.attention(q, k, v, causal, scale if scale > 0 else None)
-        return _TORCH_OP_LIBRARY.attention(q, k, v, causal=causal, scale=_scale(scale),
-                                           out=torch.empty_like(q))
+        o = _TORCH_OP_LIBRARY.attention(q, k, v, causal, scale if scale > 0 else None)
+        return o if q.is_contiguous() else _in_layout_of(o, q)
 
     lib.impl("attention_forward", attention_forward, "CUDA")
 
