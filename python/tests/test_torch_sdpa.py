@@ -137,3 +137,132 @@ def test_hf_attention_forward_refuses_a_padding_mask_naming_it():
     q = torch.randn(1, 2, 4, 64)
     with pytest.raises(Unsupported, match="attn_mask"):
         hf.attention_forward(Module(), q, q, q, torch.zeros(1, 1, 4, 4))
+
+
+@pytest.mark.parametrize("nq, nk, hq, hkv", [(7, 3, 2, 2), (13, 5, 4, 2), (9, 8, 2, 1),
+                                             (6, 1, 1, 1)])
+def test_top_left_backward_in_one_padded_call_is_exact(nq, nk, hq, hkv):
+    """Top-left causal, Nq > Nk: ONE bottom-right causal backward over K, V
+    padded with Nq - Nk zero keys, given the true O and LSE (the forward's two
+    calls), gives exactly the gradients of the two calls summed (float64
+    oracle: the kernels' formulas), so dK, dV need no second rounding."""
+    import numpy as np
+    from flash_mlir import oracle
+    assert sdpa.padded_backward_keys(nq, nk, True, "top_left") == nq - nk
+    rng = np.random.default_rng(nq * 100 + nk)
+    d = 4
+    q = rng.standard_normal((2, hq, nq, d))
+    k = rng.standard_normal((2, hkv, nk, d))
+    v = rng.standard_normal((2, hkv, nk, d))
+    do = rng.standard_normal((2, hq, nq, d))
+    # The forward's segments (causal_segments): O and LSE per row.
+    segs = causal_segments(nq, nk, True, "top_left")
+    outs = [oracle.attention_reference(q[:, :, s.row_begin:s.row_end], k[:, :, :s.keys],
+                                       v[:, :, :s.keys], causal=s.causal) for s in segs]
+    o = np.concatenate([x[0] for x in outs], axis=2)
+    lse = np.concatenate([x[1] for x in outs], axis=2)
+    # Two backward calls, summed exactly (what is correct).
+    want = [np.zeros_like(t) for t in (q, k, v)]
+    for s in segs:
+        r = slice(s.row_begin, s.row_end)
+        dq, dk, dv = oracle.attention_backward_reference(
+            q[:, :, r], k, v, do[:, :, r], causal=s.causal, o=o[:, :, r], lse=lse[:, :, r])
+        want[0][:, :, r] += dq
+        want[1] += dk
+        want[2] += dv
+    # One call over the padded keys (what the op runs).
+    pad = np.zeros((2, hkv, nq - nk, d))
+    dq, dk, dv = oracle.attention_backward_reference(
+        q, np.concatenate((k, pad), 2), np.concatenate((v, pad), 2), do, causal=True, o=o,
+        lse=lse)
+    np.testing.assert_allclose(dq, want[0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dk[:, :, :nk], want[1], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dv[:, :, :nk], want[2], rtol=1e-12, atol=1e-12)
+    # And both are the gradient of top-left causal attention (the oracle's
+    # forward over the padded keys is not: zero keys would enter its softmax).
+    assert not np.allclose(oracle.attention_reference(
+        q, np.concatenate((k, pad), 2), np.concatenate((v, pad), 2), causal=True)[0], o)
+
+
+def test_padded_backward_only_for_top_left_with_more_queries():
+    assert sdpa.padded_backward_keys(8, 3, True, "top_left") == 5
+    for args in ((8, 3, True, "bottom_right"), (8, 3, False, "top_left"),
+                 (3, 8, True, "top_left"), (8, 8, True, "top_left"), (8, 0, True, "top_left")):
+        assert sdpa.padded_backward_keys(*args) == 0
+
+
+class _CpuLibrary:
+    """A KernelLibrary stand-in on the CPU (the float64 oracle: the kernels'
+    bottom-right mask and backward formulas), counting backward calls."""
+
+    def __init__(self):
+        self.backward_calls = []
+
+    def attention(self, q, k, v, causal=False, scale=None, return_lse=False, out=None):
+        import torch
+        from flash_mlir import oracle
+        o, lse = oracle.attention_reference(*(t.detach().numpy() for t in (q, k, v)),
+                                            causal=causal, scale=scale)
+        o = torch.from_numpy(o).to(q.dtype)
+        return (o, torch.from_numpy(lse).float()) if return_lse else o
+
+    def attention_backward(self, q, k, v, o, do, lse, causal=False, scale=None,
+                           deterministic=False):
+        import torch
+        from flash_mlir import oracle
+        self.backward_calls.append((tuple(q.shape), tuple(k.shape), causal))
+        grads = oracle.attention_backward_reference(
+            *(t.detach().numpy() for t in (q, k, v, do)), causal=causal, scale=scale,
+            o=o.detach().numpy(), lse=lse.numpy())
+        return tuple(torch.from_numpy(g).to(q.dtype) for g in grads)
+
+
+@pytest.mark.parametrize("very_negative", [False, True])
+def test_top_left_op_backward_is_one_padded_call(monkeypatch, very_negative):
+    """torch.ops.flash_mlir.attention_top_left_with_lse over a CPU stand-in
+    library: its gradients equal autograd's through top-left causal attention
+    (float64), from one backward call over Nq x Nq padded keys; with a row's
+    LSE below TOP_LEFT_MIN_LSE, from the two calls."""
+    torch = pytest.importorskip("torch")
+    import flash_mlir.torch as ft
+    monkeypatch.setattr(ft, "_TORCH_OP_LIBRARY", None)
+    lib = _CpuLibrary()
+    ft.register_torch_op(lib)
+    b, hq, hkv, nq, nk, d = 2, 4, 2, 11, 4, 8
+    gen = torch.Generator().manual_seed(3)
+    q, k, v = (torch.randn(b, h, n, d, dtype=torch.float64, generator=gen)
+               for h, n in ((hq, nq), (hkv, nk), (hkv, nk)))
+    if very_negative:  # every score of query row 0 far below -40
+        q[:, :, 0], k[:] = -20.0, k.abs() + 1.0
+    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    do = torch.randn(b, hq, nq, d, dtype=torch.float64, generator=gen)
+    o, lse = torch.ops.flash_mlir.attention_top_left_with_lse(q, k, v, 0.0)
+    grads = torch.autograd.grad(o, (q, k, v), do)
+    mask = torch.ones(nq, nk, dtype=torch.bool).tril()
+    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                                           enable_gqa=True)
+    torch.testing.assert_close(o, ref, rtol=1e-10, atol=1e-10)
+    for g, r in zip(grads, torch.autograd.grad(ref, (q, k, v), do)):
+        torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-5)  # LSE is f32
+    assert (float(lse.min()) < ft.TOP_LEFT_MIN_LSE) == very_negative
+    if very_negative:
+        assert lib.backward_calls == [((b, hq, nk, d), (b, hkv, nk, d), True),
+                                      ((b, hq, nq - nk, d), (b, hkv, nk, d), False)]
+    else:
+        assert lib.backward_calls == [((b, hq, nq, d), (b, hkv, nq, d), True)]
+
+
+def test_op_output_is_in_q_layout_as_the_fakes_say():
+    """The ops return O like empty_like(q): the library's O when it is (a plan
+    that maps O allocates it so), else a copy in q's layout (sm_80 plans)."""
+    torch = pytest.importorskip("torch")
+    from flash_mlir.torch import _in_layout_of
+    q = torch.randn(2, 16, 4, 8).transpose(1, 2)           # B×H×N×D view of B×N×H×D
+    like = torch.empty_like(q)
+    assert _in_layout_of(like, q) is like
+    o = torch.randn(q.shape)                                 # contiguous (sm_80's O)
+    moved = _in_layout_of(o, q)
+    assert moved.stride() == q.stride() and torch.equal(moved, o)
+    qs = torch.randn(1, 4, 32, 8)[:, :, :16]                 # a slice: empty_like is contiguous
+    o = torch.randn(qs.shape)
+    assert _in_layout_of(o, qs) is o

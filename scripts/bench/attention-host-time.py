@@ -10,7 +10,8 @@ interleaved with the others over `rounds` rounds in a rotating order,
 synchronised between rounds; the report gives each one's median and minimum
 over the rounds (as scripts/bench/decode-host-time.py does for decoding).
 Ours: flash_mlir.torch.scaled_dot_product_attention (contiguous and on
-B×N×H×D views), torch.ops.flash_mlir.attention, KernelLibrary.attention, and
+B×N×H×D views), torch.ops.flash_mlir.attention, KernelLibrary.attention
+(contiguous and on the views; views with B > 1 launch once per entry), and
 the runtime's launch alone; SDPA: the default choice and the cuDNN and FA2
 backends, contiguous and on the views. Without BUNDLE_DIR the default library
 (flash_mlir.torch.default_library(): $FLASH_MLIR_BUNDLES or the wheel's).
@@ -69,6 +70,8 @@ def main(argv=None):
             plain, lambda: sdpa(qs, ks, vs, is_causal=True)),
         "torch.ops.flash_mlir.attention": (plain, lambda: op(q, k, v, True, 0.0)),
         "KernelLibrary.attention": (plain, lambda: lib.attention(q, k, v, True)),
+        "KernelLibrary.attention (B×N×H×D views)": (
+            plain, lambda: lib.attention(qs, ks, vs, True)),
         "part: flash_plan_launch (runtime alone)": (
             plain, lambda: launch(bundle._handle, ref, stream)),
         "SDPA default": torch_sdpa(None, q, k, v),

@@ -6,9 +6,10 @@
 #    the site-packages that holds torch; --system-site-packages would see the
 #    base interpreter's, not a torch venv's), then one call from /tmp;
 #    the CPU tests of the drop-in with torch (python/tests/test_torch_sdpa.py)
-# 2. scripts/gpu/torch-dropin-check.py   (checks.json, checks.log)
-# 3. scripts/gpu/hf-check.py             (hf.json, hf.log)
-# 4. scripts/bench/attention-host-time.py (host-time.json, host-time.log)
+# 2. scripts/gpu/hf-check.py             (hf.json, hf.log)
+# 3. scripts/gpu/torch-dropin-check.py   (checks.json, checks.log)
+# 4. scripts/bench/attention-host-time.py (host-time.json; B=4: host-time-b4.json;
+#    their tables in wheel.log): 7 files in OUT_DIR
 # Every step runs from the installed wheel (its bundles, its runtime).
 set -u
 wheel=$(readlink -f "$1"); sm80=$(readlink -f "$2"); out=$(readlink -f "$3")
@@ -44,19 +45,25 @@ print("runtime:", capi._LIB._name)
 print("bundles:", lib.dir, len(lib.all), "plans")
 print("one call: max|flash_mlir - torch SDPA| =", float((o.float() - ref.float()).abs().max()))
 PY
-  echo "--- pytest python/tests/test_torch_sdpa.py (with torch) ---"
+  echo "--- pytest test_torch_sdpa.py test_prepared_strided.py (with torch) ---"
   "$venv/bin/python" -m pytest -q -p no:cacheprovider "$here/python/tests/test_torch_sdpa.py" \
-    2>&1 | tail -5
+    "$here/python/tests/test_prepared_strided.py" 2>&1 | tail -5
 } > "$log" 2>&1
 py=/tmp/flash-venv/bin/python
 cd /tmp
+timeout 100 "$py" "$here/scripts/gpu/hf-check.py" --json "$out/hf.json" > "$out/hf.log" 2>&1
+echo "hf-check: exit $?" >> "$log"
 timeout 110 "$py" "$here/scripts/gpu/torch-dropin-check.py" --sm80 "$sm80" \
   --json "$out/checks.json" > "$out/checks.log" 2>&1
 echo "checks: exit $?" >> "$log"
-timeout 70 "$py" "$here/scripts/gpu/hf-check.py" --json "$out/hf.json" > "$out/hf.log" 2>&1
-echo "hf-check: exit $?" >> "$log"
+tail -3 "$out/checks.log" "$out/hf.log" >> "$log"
+# The benchmarks' tables go to wheel.log (the device tool returns at most 8 files).
+echo "--- host time (B=1 H=8 N=128 D=64) ---" >> "$log"
 timeout 40 "$py" "$here/scripts/bench/attention-host-time.py" --rounds 9 --calls 200 \
-  --json "$out/host-time.json" \
-  > "$out/host-time.log" 2>&1
+  --json "$out/host-time.json" >> "$log" 2>&1
 echo "host-time: exit $?" >> "$log"
-tail -3 "$out/checks.log" "$out/hf.log" "$out/host-time.log" >> "$log"
+echo "--- host time (B=4 H=8 N=128 D=64) ---" >> "$log"
+timeout 40 "$py" "$here/scripts/bench/attention-host-time.py" --rounds 9 --calls 200 \
+  --shape 4,8,128,64 --label "B=4: views launch once per entry" \
+  --json "$out/host-time-b4.json" >> "$log" 2>&1
+echo "host-time B=4: exit $?" >> "$log"

@@ -207,6 +207,44 @@ class _PreparedCall:
         return (o, lse) if self._return_lse else o
 
 
+class _PreparedStridedCall(_PreparedCall):
+    """A prepared call (see _PreparedCall) on strided q, k, v that a plan's
+    tensor maps take as they are (attention's strided path without copies):
+    the signature also holds the strides, O is allocated like q (its strides
+    are then the described call's), and the caller checks the addresses'
+    16-byte alignment. `batches` > 1 (B×N×H×D views with B > 1: B and H do not
+    merge) launches once per batch entry, the described call being entry 0's
+    and `steps` the byte offsets of entry b + 1 from b for (q, k, v, o, lse)."""
+
+    def __init__(self, bundle, args, out_like, lse_shape, return_lse, device, batches=1,
+                 steps=(0, 0, 0, 0, 0)):
+        super().__init__(bundle, args, ("q", "k", "v"), out_like, lse_shape, return_lse, device)
+        self._batches = batches
+        self._steps = steps
+
+    def __call__(self, *tensors):
+        if self._batches == 1:
+            return super().__call__(*tensors)
+        args, words, ref = self._call_args()
+        o = self._empty_like(tensors[self._out_like])
+        lse = None
+        if self._lse_shape is not None:
+            lse = self._empty(self._lse_shape, device=self._device, dtype=self._f32)
+        where = [(word, t.data_ptr(), step) for word, t, step in
+                 zip(self._input_words, tensors, self._steps)]
+        where.append((self._o_word, o.data_ptr(), self._steps[3]))
+        if lse is not None:
+            where.append((self._lse_word, lse.data_ptr(), self._steps[4]))
+        stream = self._stream()
+        for b in range(self._batches):
+            for word, base, step in where:
+                words[word] = base + b * step
+            rc = self._launch(self._handle, ref, stream)
+            if rc:
+                capi.check(rc, self._name)
+        return (o, lse) if self._return_lse else o
+
+
 def _checked_scale(scale: Optional[float], head_dim: int) -> float:
     """The call's scale: 1/sqrt(D) by default; finite and positive."""
     if scale is None:
@@ -415,15 +453,23 @@ class KernelLibrary:
         Where B and H do not merge into one stride (B×N×H×D with B > 1), the
         plan runs once per batch entry (the maps are 3-D over (D, N, B·H)).
         """
-        signature = None
+        signature = strided_signature = None
         if bundle is None and out is None and lse_out is None:
             # A call like one checked before (shapes, dtypes, device,
-            # options; contiguous): only the outputs and the launch.
+            # options; contiguous, or the same strides and 16-byte aligned
+            # addresses): only the outputs and the launch.
             signature = self._signature("attention", (q, k, v), causal, scale, return_lse)
-            prepared = self._prepared.get(signature)
-            if (prepared is not None and q.is_contiguous() and k.is_contiguous()
-                    and v.is_contiguous()):
-                return prepared(q, k, v)
+            if signature is not None:
+                if q.is_contiguous() and k.is_contiguous() and v.is_contiguous():
+                    prepared = self._prepared.get(signature)
+                    if prepared is not None:
+                        return prepared(q, k, v)
+                else:
+                    strided_signature = (signature, q.stride(), k.stride(), v.stride())
+                    prepared = self._prepared.get(strided_signature)
+                    if prepared is not None and not (
+                            (q.data_ptr() | k.data_ptr() | v.data_ptr()) & 15):
+                        return prepared(q, k, v)
         import torch
         for name, t in (("q", q), ("k", k), ("v", v)):
             if not isinstance(t, torch.Tensor):
@@ -455,7 +501,8 @@ class KernelLibrary:
                                      compute_capability=self._capability(q.device))
         scale = _checked_scale(scale, d)
         if not contiguous or (out is not None and not out.is_contiguous()):
-            return self._attention_strided(bundle, q, k, v, scale, return_lse, out, lse_out)
+            return self._attention_strided(bundle, q, k, v, scale, return_lse, out, lse_out,
+                                           strided_signature)
         out = _output_like(out, q, "out", "q")
         lse = _lse_output(bundle, lse_out, q)
         # Shapes (batch, heads, lengths), GQA and the size limit are the
@@ -470,8 +517,10 @@ class KernelLibrary:
 
 
     def _attention_strided(self, bundle: Bundle, q, k, v, scale: float, return_lse: bool,
-                           out, lse_out):
-        """attention() for strided tensors (see there)."""
+                           out, lse_out, signature=None):
+        """attention() for strided tensors (see there). `signature`: the
+        call's strided signature when it may be prepared (no out, lse_out,
+        bundle given)."""
         import torch
         mapped = bundle.strided_tensors
 
@@ -480,7 +529,10 @@ class KernelLibrary:
                 return t
             return t.contiguous()
 
+        given = (q, k, v)
         q, k, v = taken("q", q), taken("k", k), taken("v", v)
+        if any(a is not b for a, b in zip(given, (q, k, v))):
+            signature = None  # copies: not a call to prepare
         if out is None:
             out = torch.empty_like(q) if "o" in mapped else torch.empty(
                 q.shape, dtype=q.dtype, device=q.device)
@@ -493,14 +545,29 @@ class KernelLibrary:
             # The plan writes O through addresses (sm_80): into a contiguous
             # buffer, then copied into the caller's.
             caller_out, out = out, torch.empty(q.shape, dtype=q.dtype, device=q.device)
+        if signature is not None and (caller_out is not None or out.stride() !=
+                                      torch.empty_like(q).stride()):
+            signature = None  # O not allocated as a prepared call allocates it
         lse = _lse_output(bundle, lse_out, q)
         with _invalid_call_as_value_error():
             if all(_heads_merge(t) for t in (q, k, v, out)):
                 bundle.launch(q, k, v, out, lse, scale)
+                prepared = signature and _PreparedStridedCall(
+                    bundle, bundle.args(q, k, v, out, lse, scale), 0,
+                    tuple(lse.shape) if lse is not None else None, return_lse, q.device)
             else:
                 for b in range(q.shape[0]):
                     bundle.launch(q[b:b + 1], k[b:b + 1], v[b:b + 1], out[b:b + 1],
                                   None if lse is None else lse[b:b + 1], scale)
+                steps = tuple(t.stride(0) * t.element_size() if t is not None else 0
+                              for t in (q, k, v, out, lse))
+                prepared = signature and _PreparedStridedCall(
+                    bundle, bundle.args(q[:1], k[:1], v[:1], out[:1],
+                                        None if lse is None else lse[:1], scale), 0,
+                    tuple(lse.shape) if lse is not None else None, return_lse, q.device,
+                    q.shape[0], steps)
+        if prepared:
+            self._remember(signature, prepared)
         if caller_out is not None:
             out = caller_out.copy_(out)
         return (out, lse) if return_lse else out

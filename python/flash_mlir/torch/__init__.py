@@ -13,6 +13,10 @@ Ops registered by ``register_torch_op(library)``:
   forward with its log-sum-exp (B×Hq×Nq f32); differentiable in q, k, v (LSE
   is an output autograd does not differentiate through: its gradient must be
   None).
+- ``flash_mlir::attention_top_left_with_lse(q, k, v, scale) -> (o, lse)``:
+  causal top-left (SDPA's is_causal) with Nq > Nk > 0, differentiable: two
+  forward calls, one backward call over K, V padded with zeros
+  (``flash_mlir::attention_top_left_backward``; sdpa.padded_backward_keys).
 - ``flash_mlir::paged_attention(q, k_cache, v_cache, block_table, seq_lens,
   causal, scale) -> o``: attention over a paged KV cache (split-KV decode
   kernels; block_table and seq_lens int32 on the device, read only there).
@@ -98,6 +102,17 @@ def _out_for(q):
     return torch.empty_like(q)
 
 
+def _in_layout_of(o, q):
+    """O as the ops' fakes say it is, in q's layout (empty_like(q)): the
+    library's O for strided q (allocated like q where the plan maps O, which
+    lets a call like one before be a prepared call), else copied into one."""
+    if o.stride() == q.stride():
+        return o
+    import torch
+    like = torch.empty_like(q)
+    return o if like.stride() == o.stride() else like.copy_(o)
+
+
 def register_torch_op(library):
     """Registers the ops above over `library` (a flash_mlir.runtime.KernelLibrary)
     and returns ``torch.ops.flash_mlir.attention``."""
@@ -112,8 +127,8 @@ def register_torch_op(library):
                            causal: bool = False,
                            scale: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
         o, lse = _TORCH_OP_LIBRARY.attention(q, k, v, causal=causal, scale=_scale(scale),
-                                             return_lse=True, out=_out_for(q))
-        return o, lse
+                                             return_lse=True)
+        return _in_layout_of(o, q), lse
 
     # O has q's layout (empty_like, as KernelLibrary.attention allocates it;
     # the kernels need Dv = D), so the fake's strides are the real ones.
@@ -166,6 +181,50 @@ def register_torch_op(library):
 
     attention_with_lse.register_autograd(backward, setup_context=setup_context)
 
+    # Top-left causal with Nq > Nk (SDPA's is_causal; flash_mlir.torch.sdpa):
+    # the forward is two kernel calls (rows [0, Nk) causal, rows [Nk, Nq) over
+    # every key), the backward one call over K, V padded with zeros
+    # (sdpa.padded_backward_keys says why), so dK, dV are rounded once.
+    @torch.library.custom_op("flash_mlir::attention_top_left_with_lse", mutates_args=())
+    def attention_top_left_with_lse(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                                    scale: float = 0.0
+                                    ) -> tuple[torch.Tensor, torch.Tensor]:
+        return _top_left_forward(_TORCH_OP_LIBRARY, q, k, v, scale)
+
+    @attention_top_left_with_lse.register_fake
+    def _(q, k, v, scale=0.0):
+        b, hq, nq, _ = q.shape
+        return (q.new_empty(q.shape), q.new_empty((b, hq, nq), dtype=torch.float32))
+
+    @torch.library.custom_op("flash_mlir::attention_top_left_backward", mutates_args=())
+    def attention_top_left_backward(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
+                                    v: torch.Tensor, o: torch.Tensor, lse: torch.Tensor,
+                                    scale: float = 0.0, deterministic: bool = False
+                                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return _top_left_backward(_TORCH_OP_LIBRARY, dout, q, k, v, o, lse, scale,
+                                  deterministic)
+
+    @attention_top_left_backward.register_fake
+    def _(dout, q, k, v, o, lse, scale=0.0, deterministic=False):
+        return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)
+
+    def setup_top_left(ctx, inputs, output):
+        q, k, v, scale = inputs
+        o, lse = output
+        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.scale = scale
+        ctx.mark_non_differentiable(lse)
+        ctx.set_materialize_grads(False)
+
+    def backward_top_left(ctx, dout, dlse):
+        q, k, v, o, lse = ctx.saved_tensors
+        dq, dk, dv = torch.ops.flash_mlir.attention_top_left_backward(
+            dout, q, k, v, o, lse, ctx.scale, torch.are_deterministic_algorithms_enabled())
+        return dq, dk, dv, None
+
+    attention_top_left_with_lse.register_autograd(backward_top_left,
+                                                  setup_context=setup_top_left)
+
     # The public op: the forward's O. A composite, so autograd (and
     # torch.compile) see attention_with_lse and its saved LSE.
     lib = torch.library.Library("flash_mlir", "FRAGMENT")
@@ -179,10 +238,8 @@ def register_torch_op(library):
                "float scale=0.0) -> Tensor")
 
     def attention_forward(q, k, v, causal=False, scale=0.0):
-        if q.is_contiguous():
-            return _TORCH_OP_LIBRARY.attention(q, k, v, causal, scale if scale > 0 else None)
-        return _TORCH_OP_LIBRARY.attention(q, k, v, causal=causal, scale=_scale(scale),
-                                           out=torch.empty_like(q))
+        o = _TORCH_OP_LIBRARY.attention(q, k, v, causal, scale if scale > 0 else None)
+        return o if q.is_contiguous() else _in_layout_of(o, q)
 
     lib.impl("attention_forward", attention_forward, "CUDA")
 
@@ -220,3 +277,55 @@ def register_torch_op(library):
 
 
 _TORCH_LIBRARY_FRAGMENT = None
+
+# A row whose LSE is below this gets two backward calls instead of the padded
+# one: a zero key's P = exp(-LSE) must stay far from f32's overflow
+# (exp(40) ~ 2e17, times dP - Delta), since dQ adds P·(dP - Delta)·0.
+TOP_LEFT_MIN_LSE = -40.0
+
+
+def _top_left_forward(library, q, k, v, scale):
+    """(O, LSE) of top-left causal attention with Nq > Nk > 0: rows [0, Nk)
+    causal over the Nk keys (a square: bottom-right is top-left), rows
+    [Nk, Nq) over every key. O and LSE contiguous (concatenated)."""
+    import torch
+    nk = k.shape[2]
+    parts = []
+    for rows, causal in ((slice(0, nk), True), (slice(nk, None), False)):
+        qs = q[:, :, rows]
+        parts.append(library.attention(qs, k, v, causal=causal, scale=_scale(scale),
+                                       return_lse=True, out=_out_for(qs)))
+    return (torch.cat([o for o, _ in parts], dim=2),
+            torch.cat([lse for _, lse in parts], dim=2))
+
+
+def _top_left_backward(library, dout, q, k, v, o, lse, scale, deterministic):
+    """dQ, dK, dV of _top_left_forward: one bottom-right causal backward call
+    over the Nq x Nq square with K, V padded by Nq - Nk zero rows and the
+    forward's O and LSE (flash_mlir.torch.sdpa.padded_backward_keys). Where
+    a row's LSE is below TOP_LEFT_MIN_LSE (checked on the host, except while
+    a CUDA graph is being captured), the two calls' backwards summed instead."""
+    import torch
+    b, hkv, nk, d = k.shape
+    nq = q.shape[2]
+    q, k, v, o, dout = (t.contiguous() for t in (q, k, v, o, dout))
+    s = _scale(scale)
+    capturing = q.is_cuda and torch.cuda.is_current_stream_capturing()
+    if not capturing and float(lse.min()) < TOP_LEFT_MIN_LSE:
+        top = library.attention_backward(
+            q[:, :, :nk].contiguous(), k, v, o[:, :, :nk].contiguous(),
+            dout[:, :, :nk].contiguous(), lse[:, :, :nk].contiguous(), causal=True,
+            scale=s, deterministic=deterministic)
+        rest = library.attention_backward(
+            q[:, :, nk:].contiguous(), k, v, o[:, :, nk:].contiguous(),
+            dout[:, :, nk:].contiguous(), lse[:, :, nk:].contiguous(), causal=False,
+            scale=s, deterministic=deterministic)
+        return torch.cat((top[0], rest[0]), dim=2), top[1] + rest[1], top[2] + rest[2]
+    kp = k.new_zeros((b, hkv, nq, d))
+    vp = v.new_zeros((b, hkv, nq, v.shape[3]))
+    kp[:, :, :nk] = k
+    vp[:, :, :nk] = v
+    dq, dkp, dvp = library.attention_backward(q, kp, vp, o, dout, lse.contiguous(),
+                                              causal=True, scale=s,
+                                              deterministic=deterministic)
+    return dq, dkp[:, :, :nk].contiguous(), dvp[:, :, :nk].contiguous()

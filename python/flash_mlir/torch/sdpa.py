@@ -14,7 +14,8 @@ Semantics are SDPA's where the kernels support them:
   ``causal_alignment="top_left"`` (the default, SDPA's) is mapped onto the
   kernels: Nq < Nk runs on the first Nq keys (the others are masked for every
   row), Nq > Nk runs rows [0, Nk) causal and rows [Nk, Nq) over every key (two
-  launches, concatenated). ``"bottom_right"`` is the kernels' own; rows that
+  launches, concatenated; their backward is one kernel call over K, V
+  padded with zeros, see padded_backward_keys). ``"bottom_right"`` is the kernels' own; rows that
   see no key (Nq > Nk) are 0 there, where SDPA with an explicit mask gives NaN.
   With Nq == Nk both are the same.
 - ``scale``: None is 1/sqrt(D), as in SDPA.
@@ -78,6 +79,25 @@ def causal_segments(nq: int, nk: int, is_causal: bool, alignment: str) -> List[S
     # nq > nk: rows [0, Nk) are a causal square; rows [Nk, Nq) see every key.
     segments = [Segment(0, nk, nk, True)] if nk > 0 else []
     return segments + [Segment(nk, nq, nk, False)]
+
+
+def padded_backward_keys(nq: int, nk: int, is_causal: bool, alignment: str) -> int:
+    """Keys to append (zeros) so the backward of a top-left causal call with
+    Nq > Nk > 0 runs as ONE bottom-right causal kernel call (0: the call's
+    segments' backwards are used as they are).
+
+    Top-left row i sees keys j <= i. Over Nq keys (K, V padded with Nq - Nk
+    zero rows at the end) the kernels' bottom-right mask of a square is the
+    same j <= i. With the forward's true O and LSE, P, dP and dS of the real
+    keys are the top-left ones, so dK and dV of the real keys are exact and
+    summed over every row in f32 before one rounding (two kernel calls would
+    round each call's dK, dV and their sum: 1.4% over FlashAttention's
+    criterion on the H200). A zero key adds dS·0 = 0 to dQ (while its
+    P = exp(-LSE) is finite: the op takes two calls for rows whose LSE is
+    below -40); the padded keys' own dK, dV are dropped."""
+    if is_causal and alignment == "top_left" and nq > nk > 0:
+        return nq - nk
+    return 0
 
 
 def visible(nq: int, nk: int, is_causal: bool, alignment: str):
@@ -257,10 +277,15 @@ def _run(lib, grad, query, key, value, is_causal, scale, causal_alignment):
         op = torch.ops.flash_mlir.attention
     else:
         def op(q, k, v, causal, s):
-            return lib.attention(q, k, v, causal, s if s > 0 else None,
-                                 out=None if q.is_contiguous() else torch.empty_like(q))
+            # O is allocated in q's layout where the plan maps it (sm_90a);
+            # a call like one made before is a prepared call, strided or not.
+            return lib.attention(q, k, v, causal, s if s > 0 else None)
     s = float(scale) if scale is not None else 0.0
     nq, nk = query.shape[2], key.shape[2]
+    if grad and padded_backward_keys(nq, nk, bool(is_causal), causal_alignment):
+        # Top-left, Nq > Nk: the forward's two calls, the backward's one.
+        out = torch.ops.flash_mlir.attention_top_left_with_lse(query, key, value, s)[0]
+        return out.squeeze(0) if squeeze else out
     parts = []
     for row_begin, row_end, keys, causal in causal_segments(nq, nk, bool(is_causal),
                                                             causal_alignment):
