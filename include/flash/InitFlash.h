@@ -1,0 +1,56 @@
+//===- InitFlash.h - register every FlashMLIR piece -------------*- C++ -*-===//
+//
+// One call per piece, as upstream's InitAllDialects.h / InitAllPasses.h:
+// a compiler that embeds FlashMLIR calls these next to its own registration
+// (tools/flash-opt and examples/out-of-tree/my-opt.cpp do).
+//
+//   piece        library (CMake target)   registration
+//   dialect      FlashMLIR::Dialect       registerFlashDialect(registry)
+//   passes       FlashMLIR::Transforms    registerFlashPasses()
+//                FlashMLIR::Conversion    registerFlashConversionPasses()
+//                FlashMLIR::Bundle        registerFlashBundlePasses()
+//   pipelines    FlashMLIR::Pipelines     registerFlashPipelines()
+//   runtime      FlashMLIR::Runtime       none: a C library (flash_runtime.h)
+//
+// The flash passes create upstream ops (linalg, tensor, scf, gpu, nvgpu, nvvm,
+// llvm); --flash-cpu-pipeline also needs upstream's bufferization and
+// convert-to-llvm interfaces (registerAllDialects + registerAllExtensions),
+// and --flash-to-ptx the LLVM IR translations (registerAllToLLVMIRTranslations)
+// in the embedding tool's registry.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_INITFLASH_H
+#define FLASH_INITFLASH_H
+
+#include "flash/Bundle/Passes.h"
+#include "flash/Conversion/Passes.h"
+#include "flash/Dialect/Flash/IR/Flash.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Pipelines/Pipelines.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir {
+namespace flash {
+
+/// The flash dialect in `registry` (the dialect's registration call, as
+/// upstream dialects have).
+inline void registerFlashDialect(DialectRegistry &registry) {
+  registry.insert<FlashDialect>();
+}
+
+/// Every FlashMLIR pass and named pipeline (flash-raise-attention, ...,
+/// flash-cpu-pipeline, flash-to-ptx) in the global pass registry, so that
+/// pass pipeline strings and mlir-opt-style command lines find them.
+inline void registerAllFlashPasses() {
+  registerFlashPasses();
+  registerFlashConversionPasses();
+  registerFlashBundlePasses();
+  registerFlashPipelines();
+}
+
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_INITFLASH_H
