@@ -17,7 +17,10 @@
 extern "C" {
 #endif
 
-/* Every FlashMLIR pass and named pipeline, in the global pass registry. */
+/* Every FlashMLIR pass and named pipeline, in the global pass registry.
+ * flash-cpu-pipeline runs upstream passes by name: register those too
+ * (mlirRegisterAllPasses, mlir-c/RegisterEverything.h), or it fails with a
+ * located error naming the first one missing. */
 MLIR_CAPI_EXPORTED void mlirRegisterFlashPasses(void);
 
 /* A new flash-raise-attention pass (owned by the caller until added to a
