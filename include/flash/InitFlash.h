@@ -23,32 +23,25 @@
 #ifndef FLASH_INITFLASH_H
 #define FLASH_INITFLASH_H
 
-#include "flash/Bundle/Passes.h"
-#include "flash/Conversion/Passes.h"
-#include "flash/Dialect/Flash/IR/Flash.h"
-#include "flash/Dialect/Flash/Transforms/Passes.h"
-#include "flash/Pipelines/Pipelines.h"
-
-#include "mlir/IR/DialectRegistry.h"
+// Declarations only, so that a tool's main() compiles without the pass and
+// dialect headers (flash/Dialect/Flash/IR/Flash.h, flash/*/Passes.h,
+// flash/Pipelines/Pipelines.h hold the rest).
 
 namespace mlir {
+class DialectRegistry;
 namespace flash {
 
 /// The flash dialect in `registry` (the dialect's registration call, as
-/// upstream dialects have).
-inline void registerFlashDialect(DialectRegistry &registry) {
-  registry.insert<FlashDialect>();
-}
+/// upstream dialects have). Defined in FlashMLIR::Dialect.
+void registerFlashDialect(DialectRegistry &registry);
 
 /// Every FlashMLIR pass and named pipeline (flash-raise-attention, ...,
 /// flash-cpu-pipeline, flash-to-ptx) in the global pass registry, so that
-/// pass pipeline strings and mlir-opt-style command lines find them.
-inline void registerAllFlashPasses() {
-  registerFlashPasses();
-  registerFlashConversionPasses();
-  registerFlashBundlePasses();
-  registerFlashPipelines();
-}
+/// pass pipeline strings and mlir-opt-style command lines find them:
+/// registerFlashPasses(), registerFlashConversionPasses(),
+/// registerFlashBundlePasses() and registerFlashPipelines(). Defined in
+/// FlashMLIR::Pipelines.
+void registerAllFlashPasses();
 
 } // namespace flash
 } // namespace mlir

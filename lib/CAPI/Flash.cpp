@@ -7,6 +7,8 @@
 #include "flash-c/Dialect.h"
 #include "flash-c/Passes.h"
 
+#include "flash/Dialect/Flash/IR/Flash.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "flash/InitFlash.h"
 
 #include "mlir/CAPI/IR.h"

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Pipelines/Pipelines.h"
+#include "flash/InitFlash.h"
 #include "flash/Bundle/Passes.h"
 #include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/IR/Flash.h"
@@ -319,4 +320,11 @@ void mlir::flash::registerFlashPipelines() {
       "Lower flash.attention (tiled by default, or the reference) to the LLVM "
       "dialect for mlir-runner",
       buildCPUPipeline);
+}
+
+void mlir::flash::registerAllFlashPasses() {
+  registerFlashPasses();
+  registerFlashConversionPasses();
+  registerFlashBundlePasses();
+  registerFlashPipelines();
 }
