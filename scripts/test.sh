@@ -15,4 +15,11 @@ rm -f build/test-results/*.xml
 PYTHONPATH="$root/python" /usr/bin/python3 -m pytest -q python/tests \
   --junitxml=build/test-results/pytest.xml
 
-/usr/bin/python3 scripts/summarize-tests.py build/test-results/lit.xml build/test-results/pytest.xml
+# The CMake package: `cmake --install` into build/embedding/prefix, then
+# examples/out-of-tree (its own my-opt) configured and built against it alone,
+# and run on a torch-mlir file (docs/embedding.md).
+PYTHONPATH="$root/python" /usr/bin/python3 -m pytest -q examples/out-of-tree/test_out_of_tree.py \
+  --junitxml=build/test-results/embedding.xml
+
+/usr/bin/python3 scripts/summarize-tests.py build/test-results/lit.xml build/test-results/pytest.xml \
+  build/test-results/embedding.xml

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Pipelines/Pipelines.h"
+#include "flash/InitFlash.h"
 #include "flash/Bundle/Passes.h"
 #include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/IR/Flash.h"
@@ -70,10 +71,14 @@ static constexpr const char *kTensorToLLVM =
     "convert-math-to-llvm,"
     "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts";
 
-static OpPassManager tensorToLLVMPipeline() {
+/// The stage as a pass manager; failure (with the parser's message in
+/// `error`) when the upstream passes it names are not registered, as in a
+/// tool that registered FlashMLIR's passes but not upstream's.
+static FailureOr<OpPassManager> tensorToLLVMPipeline(std::string &error) {
   OpPassManager pm(ModuleOp::getOperationName());
-  if (failed(parsePassPipeline(kTensorToLLVM, pm, llvm::errs())))
-    llvm::report_fatal_error("flash-cpu-pipeline: bad upstream pipeline");
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(kTensorToLLVM, pm, os)))
+    return failure();
   return pm;
 }
 
@@ -151,14 +156,25 @@ struct FlashLowerModulesToLLVMPass
            "LLVM dialect with the upstream passes of --flash-cpu-pipeline";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    tensorToLLVMPipeline().getDependentDialects(registry);
+    std::string error;
+    if (auto pipeline = tensorToLLVMPipeline(error); succeeded(pipeline))
+      pipeline->getDependentDialects(registry);
   }
   void runOnOperation() override {
     SmallVector<ModuleOp> modules;
     getOperation()->walk([&](ModuleOp module) { modules.push_back(module); });
-    OpPassManager pipeline = tensorToLLVMPipeline();
+    std::string error;
+    FailureOr<OpPassManager> pipeline = tensorToLLVMPipeline(error);
+    if (failed(pipeline)) {
+      getOperation()->emitError()
+          << "flash-cpu-pipeline: the upstream passes it runs are not "
+             "registered (call mlir::registerAllPasses(), or "
+             "mlirRegisterAllPasses() from the C API, before running it): "
+          << StringRef(error).split('\n').first;
+      return signalPassFailure();
+    }
     for (ModuleOp module : modules)
-      if (failed(runPipeline(pipeline, module)))
+      if (failed(runPipeline(*pipeline, module)))
         return signalPassFailure();
   }
 };
@@ -313,4 +329,11 @@ void mlir::flash::registerFlashPipelines() {
       "Lower flash.attention (tiled by default, or the reference) to the LLVM "
       "dialect for mlir-runner",
       buildCPUPipeline);
+}
+
+void mlir::flash::registerAllFlashPasses() {
+  registerFlashPasses();
+  registerFlashConversionPasses();
+  registerFlashBundlePasses();
+  registerFlashPipelines();
 }

@@ -146,6 +146,11 @@ def eager_cases():
     cases["eager_llama_gqa_causal_f32"] = ("Llama style repeat_kv + additive triu mask", llama_style, (q, k, v))
     qb, kb, vb = (x.to(torch.bfloat16) for x in (q, k, v))
     cases["eager_llama_gqa_causal_bf16"] = ("Llama style repeat_kv + additive triu mask", llama_style, (qb, kb, vb))
+    # A GPU-sized one (D = 64, which the kernels take) for docs/embedding.md's
+    # worked example from torch-mlir's linalg to PTX.
+    t = torch.bfloat16
+    q, k, v = rand(1, 4, 128, 64, dtype=t), rand(1, 4, 128, 64, dtype=t), rand(1, 4, 128, 64, dtype=t)
+    cases["eager_gpt2_causal_d64_bf16"] = ("GPT-2 style where(triu) mask, D = 64", gpt2_style, (q, k, v))
     return cases
 
 

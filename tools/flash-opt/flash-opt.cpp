@@ -5,11 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "flash/Bundle/Passes.h"
-#include "flash/Conversion/Passes.h"
-#include "flash/Dialect/Flash/IR/Flash.h"
-#include "flash/Dialect/Flash/Transforms/Passes.h"
-#include "flash/Pipelines/Pipelines.h"
+#include "flash/InitFlash.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -28,10 +24,7 @@ void registerTestTensorMemoryPass();
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
-  mlir::flash::registerFlashPasses();
-  mlir::flash::registerFlashConversionPasses();
-  mlir::flash::registerFlashBundlePasses();
-  mlir::flash::registerFlashPipelines();
+  mlir::flash::registerAllFlashPasses();
   mlir::flash::registerTestKernelMathPass();
   mlir::flash::registerTestVisibleRangesPass();
   mlir::flash::registerTestSplitKVPass();
@@ -40,7 +33,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  registry.insert<mlir::flash::FlashDialect>();
+  mlir::flash::registerFlashDialect(registry);
   // gpu-module-to-binary translates gpu.module to LLVM IR (NVPTX).
   mlir::registerAllToLLVMIRTranslations(registry);
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Dialect/Flash/IR/Flash.h"
+#include "flash/InitFlash.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -32,6 +33,10 @@ void FlashDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "flash/Dialect/Flash/IR/FlashAttrs.cpp.inc"
       >();
+}
+
+void mlir::flash::registerFlashDialect(DialectRegistry &registry) {
+  registry.insert<FlashDialect>();
 }
 
 LogicalResult

@@ -837,7 +837,8 @@ static bool reducesExpr(ExprBuilder &exprs, const Expr *reductionLeaf,
 /// are zeroed (SDPA's decomposition), `guardScores` to the scores tested.
 static const Expr *matchProbabilities(ExprBuilder &exprs, const Expr *probs,
                                       unsigned rank, bool &guarded,
-                                      const Expr *&guardScores) {
+                                      const Expr *&guardScores,
+                                      std::string &why) {
   probs = stripCasts(probs);
   guarded = false;
   // select(rowAll(S == −inf), 0, P)
@@ -862,19 +863,31 @@ static const Expr *matchProbabilities(ExprBuilder &exprs, const Expr *probs,
     numerator = probs->args[0];
     rowSum = probs->args[1]->args[0];
   } else {
+    why = "P·V reads no softmax E / rowsum(E) directly (an op after the "
+          "softmax, e.g. dropout)";
     return nullptr;
   }
   const Expr *e = stripCasts(numerator);
-  if (!isOp(e, "exp"))
+  if (!isOp(e, "exp")) {
+    why = "the softmax's numerator is not exp(S - rowmax(S)) (an op after "
+          "the softmax, e.g. dropout, or inside it)";
     return nullptr;
-  if (!reducesExpr(exprs, rowSum, "add", e, rank))
+  }
+  if (!reducesExpr(exprs, rowSum, "add", e, rank)) {
+    why = "the softmax's sum is not over the last (key) dimension of its "
+          "own exp";
     return nullptr;
+  }
   const Expr *shifted = stripCasts(e->args[0]);
-  if (!isOp(shifted, "sub"))
+  if (!isOp(shifted, "sub")) {
+    why = "the softmax's exp is not of S - rowmax(S)";
     return nullptr;
+  }
   const Expr *scores = shifted->args[0];
-  if (!reducesExpr(exprs, shifted->args[1], "max", scores, rank))
+  if (!reducesExpr(exprs, shifted->args[1], "max", scores, rank)) {
+    why = "the softmax's max is not over the last (key) dimension of S";
     return nullptr;
+  }
   return scores;
 }
 
@@ -898,10 +911,28 @@ struct MaskTerm {
 };
 } // namespace
 
+/// Names what computes `v` for a remark: the ops of an elementwise
+/// linalg.generic's body (math.tanh), else the op's name.
+static std::string describeProducer(Value v) {
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return "a block argument";
+  if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    std::string names;
+    for (Operation &inner : generic.getBody()->without_terminator()) {
+      if (!names.empty())
+        names += ", ";
+      names += inner.getName().getStringRef().str();
+    }
+    return "linalg.generic {" + names + "}";
+  }
+  return op->getName().getStringRef().str();
+}
+
 /// S = mask(scale · Q·Kᵀ) in any order, through casts: returns the Q·Kᵀ
 /// matmul's result, the product of constant factors and the mask terms.
 static Value matchScores(ExprBuilder &exprs, const Expr *scores, double &scale,
-                         SmallVectorImpl<MaskTerm> &masks) {
+                         SmallVectorImpl<MaskTerm> &masks, std::string &why) {
   while (true) {
     scores = stripCasts(scores);
     if (scores->kind == Expr::Kind::Leaf) {
@@ -912,8 +943,11 @@ static Value matchScores(ExprBuilder &exprs, const Expr *scores, double &scale,
         const Expr *cast = exprs.build(matmul, /*depth=*/1);
         if (!isOp(cast, "cast") || cast->args[0]->kind != Expr::Kind::Leaf ||
             !cast->args[0]->map.isIdentity() ||
-            !isa<FloatType>(getElementTypeOrSelf(cast->args[0]->leaf.getType())))
+            !isa<FloatType>(getElementTypeOrSelf(cast->args[0]->leaf.getType()))) {
+          why = "an op between Q·Kᵀ and the softmax that changes values: " +
+                describeProducer(matmul);
           return Value();
+        }
         matmul = throughReshapes(cast->args[0]->leaf);
       }
       if (!matchBatchMatmul(matmul))
@@ -924,8 +958,11 @@ static Value matchScores(ExprBuilder &exprs, const Expr *scores, double &scale,
       auto mmShape = staticShape(matmul);
       if (!rootShape || !mmShape || rootShape->size() < 2 ||
           rootShape->take_back(2) != mmShape->take_back(2) ||
-          !scores->map.isIdentity())
+          !scores->map.isIdentity()) {
+        why = "the scores are not Q·Kᵀ's rows and keys (a reshape or "
+              "broadcast that moves the last two dimensions)";
         return Value();
+      }
       return matmul;
     }
     if (isOp(scores, "mul") || isOp(scores, "div")) {
@@ -941,6 +978,7 @@ static Value matchScores(ExprBuilder &exprs, const Expr *scores, double &scale,
         scores = rhs;
         continue;
       }
+      why = "the scores are multiplied by a non-constant";
       return Value();
     }
     if (isOp(scores, "add")) {
@@ -952,7 +990,8 @@ static Value matchScores(ExprBuilder &exprs, const Expr *scores, double &scale,
         MaskTerm term;
         term.bias = scores->args[1 - s];
         trialMasks.push_back(term);
-        if (Value mm = matchScores(exprs, scores->args[s], trialScale, trialMasks)) {
+        if (Value mm = matchScores(exprs, scores->args[s], trialScale,
+                                   trialMasks, why)) {
           if (readsValue(term.bias, mm))
             continue;
           scale = trialScale;
@@ -975,13 +1014,21 @@ static Value matchScores(ExprBuilder &exprs, const Expr *scores, double &scale,
         term.keepIsTrue = false;
         scores = onFalse;
       } else {
+        why = "a select between the scores and a non-constant";
         return Value();
       }
-      if (term.fill > kMaskedBelow)
+      if (term.fill > kMaskedBelow) {
+        why = "a select fills masked scores with " +
+              std::to_string(term.fill) + ", not -inf or the most negative "
+              "float";
         return Value();
+      }
       masks.push_back(term);
       continue;
     }
+    why = "an op between Q·Kᵀ and the softmax that changes values: " +
+          (scores->kind == Expr::Kind::Op ? scores->op
+                                          : std::string("a non-elementwise op"));
     return Value();
   }
 }
@@ -1011,26 +1058,36 @@ static bool dependsOnRowsAndKeysOnly(const Expr *e, unsigned rootRank) {
 /// any masked set other than j > i + Nk − Nq fails.
 static FailureOr<bool> classifyMask(ExprBuilder &exprs, Value scoresRoot,
                                     ArrayRef<MaskTerm> masks, Value matmul,
-                                    bool &hasFullyMaskedRows) {
+                                    bool &hasFullyMaskedRows,
+                                    std::string &why) {
   hasFullyMaskedRows = false;
   if (masks.empty())
     return false;
   auto shape = staticShape(scoresRoot);
-  if (!shape || shape->size() < 2)
+  if (!shape || shape->size() < 2) {
+    why = "the masked scores have no static shape";
     return failure();
+  }
   // A mask that reads only (i, j) is checked on one batch and head.
   bool rowsAndKeysOnly = true;
   for (const MaskTerm &term : masks) {
     const Expr *e = term.keep ? term.keep : term.bias;
-    if (readsValue(e, matmul))
+    if (readsValue(e, matmul)) {
+      why = "the mask depends on the scores";
       return failure();
+    }
     rowsAndKeysOnly &= dependsOnRowsAndKeysOnly(e, shape->size());
   }
   int64_t evaluated = rowsAndKeysOnly
                           ? numElements(shape->take_back(2))
                           : numElements(*shape);
-  if (evaluated > kMaxEvaluatedElements)
+  if (evaluated > kMaxEvaluatedElements) {
+    why = "the mask would be evaluated on " + std::to_string(evaluated) +
+          " elements (" +
+          (rowsAndKeysOnly ? std::string("Nq*Nk") : std::string("every score")) +
+          "), more than 2^22: not supported yet";
     return failure();
+  }
   MaskEvaluator evaluator(exprs);
   int64_t nq = (*shape)[shape->size() - 2], nk = shape->back();
   bool anyMasked = false;
@@ -1040,19 +1097,32 @@ static FailureOr<bool> classifyMask(ExprBuilder &exprs, Value scoresRoot,
     bool masked = false;
     for (const MaskTerm &term : masks) {
       auto v = evaluator.eval(term.keep ? term.keep : term.bias, idx);
-      if (!v)
+      if (!v) {
+        why = "the mask depends on a value known only at run time (a "
+              "function argument or an op the evaluator does not know)";
         return failure();
+      }
       if (term.keep) {
         masked |= ((*v != 0) != term.keepIsTrue);
       } else if (*v <= kMaskedBelow) {
         masked = true;
       } else if (*v != 0) {
-        return failure(); // a bias flash.attention cannot express
+        // A bias flash.attention cannot express.
+        why = "an additive bias that is neither 0 nor masked (" +
+              std::to_string(*v) + ")";
+        return failure();
       }
     }
     int64_t i = idx[idx.size() - 2], j = idx.back();
-    if (masked != (j > i + nk - nq))
+    if (masked != (j > i + nk - nq)) {
+      why = nq != nk && masked == (j > i)
+                ? "a top-left causal mask (j > i) with Nq != Nk; "
+                  "flash.attention's causal is bottom-right (j > i + Nk - Nq)"
+                : "a mask that is not causal (j > i + Nk - Nq): it " +
+                      std::string(masked ? "masks" : "keeps") + " (i, j) = (" +
+                      std::to_string(i) + ", " + std::to_string(j) + ")";
       return failure();
+    }
     anyMasked |= masked;
   }
   hasFullyMaskedRows = anyMasked && nq > nk;
@@ -1182,8 +1252,21 @@ static Value splitHeads(OpBuilder &builder, Location loc, Value rows,
 }
 
 /// Matches the attention whose P·V matmul produces `pv`.
+/// True when some op of `e` is `name`.
+static bool containsOp(const Expr *e, StringRef name) {
+  if (isOp(e, name))
+    return true;
+  for (const Expr *arg : e->args)
+    if (containsOp(arg, name))
+      return true;
+  return false;
+}
+
+/// `why` is set when the P·V matmul reads an exp (a softmax-like candidate)
+/// and the match fails: the near miss's reason, for the pass's remarks.
 static std::optional<AttentionMatch> matchAttention(ExprBuilder &exprs,
-                                                    Value pv) {
+                                                    Value pv,
+                                                    std::string &why) {
   auto pvOperands = matchBatchMatmul(pv);
   if (!pvOperands)
     return std::nullopt;
@@ -1224,32 +1307,48 @@ static std::optional<AttentionMatch> matchAttention(ExprBuilder &exprs,
   unsigned rank = probsShape->size();
   bool guarded = false;
   const Expr *guardScores = nullptr;
-  const Expr *scores = matchProbabilities(exprs, exprs.build(probsRoot), rank,
-                                          guarded, guardScores);
+  const Expr *probs = exprs.build(probsRoot);
+  // Reasons only for candidates: P computed through an exp.
+  std::string reason;
+  auto refuse = [&]() -> std::optional<AttentionMatch> {
+    if (containsOp(probs, "exp"))
+      why = reason.empty() ? "not recognised" : reason;
+    return std::nullopt;
+  };
+  const Expr *scores =
+      matchProbabilities(exprs, probs, rank, guarded, guardScores, reason);
   if (!scores)
-    return std::nullopt;
-  if (guarded && !sameExpr(guardScores, stripCasts(scores)))
-    return std::nullopt;
+    return refuse();
+  if (guarded && !sameExpr(guardScores, stripCasts(scores))) {
+    reason = "the guard for rows without keys tests other scores than the "
+             "softmax's";
+    return refuse();
+  }
 
   SmallVector<MaskTerm> masks;
-  Value qk = matchScores(exprs, scores, match.scale, masks);
+  Value qk = matchScores(exprs, scores, match.scale, masks, reason);
   if (!qk)
-    return std::nullopt;
+    return refuse();
   match.scoresMatmul = qk.getDefiningOp();
   bool fullyMaskedRows = false;
   FailureOr<bool> causal =
-      classifyMask(exprs, probsRoot, masks, qk, fullyMaskedRows);
+      classifyMask(exprs, probsRoot, masks, qk, fullyMaskedRows, reason);
   if (failed(causal))
-    return std::nullopt;
+    return refuse();
   // A row that sees no key: flash.attention gives 0, the frontend gives 0
   // only behind SDPA's guard.
-  if (fullyMaskedRows && !guarded)
-    return std::nullopt;
+  if (fullyMaskedRows && !guarded) {
+    reason = "rows that see no key (Nq > Nk, causal) without SDPA's guard "
+             "that zeroes them";
+    return refuse();
+  }
   match.causal = *causal;
   auto qkOperands = matchBatchMatmul(qk);
   if (!isStatic3d(qk) || !isStatic3d(qkOperands->first) ||
-      !isStatic3d(qkOperands->second))
-    return std::nullopt;
+      !isStatic3d(qkOperands->second)) {
+    reason = "Q·Kᵀ's operands have no static 3-d shape";
+    return refuse();
+  }
   match.queryRows = qkOperands->first;
   match.keyColumns = qkOperands->second;
   // One batch of rows (B·H) and one element type for Q, K, V and O.
@@ -1257,8 +1356,10 @@ static std::optional<AttentionMatch> matchAttention(ExprBuilder &exprs,
   if ((*staticShape(match.keyColumns))[0] != rows ||
       (*staticShape(match.valueRows))[0] != rows ||
       getElementTypeOrSelf(match.queryRows.getType()) != elementType ||
-      getElementTypeOrSelf(match.keyColumns.getType()) != elementType)
-    return std::nullopt;
+      getElementTypeOrSelf(match.keyColumns.getType()) != elementType) {
+    reason = "Q, K and V differ in batch rows or element type";
+    return refuse();
+  }
   return match;
 }
 } // namespace
@@ -1365,6 +1466,8 @@ namespace {
 struct FlashRaiseAttentionPass
     : public mlir::flash::impl::FlashRaiseAttentionBase<
           FlashRaiseAttentionPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<Value> pvCandidates;
     getOperation()->walk([&](Operation *op) {
@@ -1377,9 +1480,14 @@ struct FlashRaiseAttentionPass
       if (!pv.getDefiningOp())
         continue;
       ExprBuilder exprs;
-      std::optional<AttentionMatch> match = matchAttention(exprs, pv);
-      if (!match)
+      std::string why;
+      std::optional<AttentionMatch> match = matchAttention(exprs, pv, why);
+      if (!match) {
+        if (remarks && !why.empty())
+          pv.getDefiningOp()->emitRemark()
+              << "flash-raise-attention: not raised: " << why;
         continue;
+      }
       Operation *old = match->output.getDefiningOp();
       rewriteAttention(builder, exprs, *match, replaced);
       replaced.push_back(old);

@@ -75,6 +75,11 @@ def FlashRaiseAttention : Pass<"flash-raise-attention"> {
     operand layouts are checked element by element: more than 2^22 such
     elements is not raised yet.
 
+    With `remarks=true`, each near miss (a batch matmul whose left operand
+    is computed through an `exp`, not raised) gets a remark naming the
+    first step that refused it, e.g. "not raised: a top-left causal mask
+    (j > i) with Nq != Nk".
+
     ```mlir
     // torch-mlir: F.scaled_dot_product_attention(q, k, v, is_causal=True)
     // becomes
@@ -83,6 +88,11 @@ def FlashRaiseAttention : Pass<"flash-raise-attention"> {
         -> tensor<1x2x8x8xf32>
     ```
   }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at each near miss (a batch matmul reading a "
+           "softmax-like exp that is not raised) naming why">
+  ];
   let dependentDialects = ["FlashDialect", "tensor::TensorDialect",
                            "linalg::LinalgDialect"];
 }
