@@ -21,9 +21,9 @@ import argparse
 import contextlib
 import ctypes
 import json
-import statistics
 import sys
-import time
+
+from host_time_rounds import summarize, time_rounds
 
 
 def main(argv=None):
@@ -90,26 +90,15 @@ def main(argv=None):
         except Exception as e:  # e.g. a backend that does not take this problem
             print(f"{name:64s} not timed: {str(e)[:100]}", flush=True)
     torch.cuda.synchronize()
-    samples = {nm: [] for nm in names}
     with torch.no_grad():
-        for r in range(args.rounds):
-            order = names[r % len(names):] + names[:r % len(names)]
-            for name in order:
-                context, fn = impls[name]
-                with context():
-                    start = time.perf_counter()
-                    for _ in range(args.calls):
-                        fn()
-                    elapsed = time.perf_counter() - start
-                torch.cuda.synchronize()
-                samples[name].append(elapsed / args.calls * 1e6)
+        samples = time_rounds(impls, names, args.rounds, args.calls,
+                              torch.cuda.synchronize)
     result = {"label": args.label, "package": flash_mlir.__file__, "torch": torch.__version__,
               "shape": [b, h, n, d], "causal": True, "dtype": "bf16", "calls": args.calls,
               "rounds": args.rounds, "bundle": bundle.name, "us_per_call": {}}
-    for name in names:
-        median, low = statistics.median(samples[name]), min(samples[name])
-        result["us_per_call"][name] = {"median": median, "min": low, "all": samples[name]}
-        print(f"{name:64s} median {median:6.1f} us  min {low:6.1f} us", flush=True)
+    result["us_per_call"] = summarize(samples, names)
+    for name, s in result["us_per_call"].items():
+        print(f"{name:64s} median {s['median']:6.1f} us  min {s['min']:6.1f} us", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)
