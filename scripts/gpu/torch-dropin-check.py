@@ -28,7 +28,9 @@ bundles). Each check is recorded, pass or fail, with its numbers:
   warns and equals SDPA; a key without a bundle names the compile command.
 - CUDA graph: the forward captured and replayed; forward and backward
   captured (torch.cuda.graph, and make_graphed_callables on a module) and
-  replayed on new inputs against eager.
+  replayed on new inputs against eager, after one capture of torch's own SDPA
+  (the first forward + backward capture of a process fails whichever
+  attention it holds; its outcome is recorded with each case, not counted).
 - torch.compile(fullgraph=True): forward and backward of a function around
   the drop-in against eager.
 Exit status 0 only if every check passed.
@@ -390,10 +392,70 @@ GRAPH_CASES = [  # (B, Hq, Hkv, Nq, Nk), D, layout, capture stream: forward+back
     ((1, 4, 4, 450, 200), 128, "contiguous", "warmed"),  # top-left Nq > Nk: padded backward
     # A fresh stream warmed up elsewhere: the first backward on it runs inside
     # the capture (in autograd's thread), where the runtime allocates its
-    # workspaces (relaxed capture mode). Failed on 2026-12-02 (capture
-    # invalidated, docs/pytorch.md): kept to show whether it still does.
+    # workspaces (relaxed capture mode).
     ((2, 8, 8, 256, 256), 64, "bnhd", "cold"),
 ]
+
+
+def capture_case(sdpa, shape, d, layout, stream):
+    """One GRAPH_CASES case: forward + torch.autograd.grad of `sdpa` captured
+    in one torch.cuda.graph, replayed on new inputs; the check's record."""
+    import torch
+    r = {"check": f"CUDA graph: forward+backward captured ({stream} stream), replayed "
+         "on new inputs", "shape": list(shape), "D": d, "layout": layout,
+         "alignment": "top_left"}
+    try:
+        gen = torch.Generator(device="cuda").manual_seed(41)
+        (q, k, v), leaves = make(shape, d, torch.bfloat16, layout, gen, True)
+        do = torch.randn(shape[0], shape[1], shape[3], d, device="cuda",
+                         dtype=torch.bfloat16, generator=gen)
+
+        def step():
+            o = sdpa(q, k, v, is_causal=True)
+            return (o,) + tuple(torch.autograd.grad(o, leaves, do))
+
+        capture = torch.cuda.Stream()
+        s = capture if stream == "warmed" else torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                step()
+        torch.cuda.current_stream().wait_stream(s)
+        capture.wait_stream(torch.cuda.current_stream())
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, stream=capture):
+            static = step()
+        # New inputs into the captured tensors, outputs poisoned.
+        with torch.no_grad():
+            for t in leaves + [do]:
+                t.copy_(torch.randn(t.shape, device="cuda", dtype=t.dtype, generator=gen))
+            for t in static:
+                t.fill_(float("nan"))
+        g.replay()
+        torch.cuda.synchronize()
+        eager = step()
+        torch.cuda.synchronize()
+        r["o_equal"] = bool(torch.equal(static[0], eager[0]))
+        ok, numbers = r["o_equal"], {}
+        scale = 1.0 / math.sqrt(d)
+        refs = {}
+        for name, dt in (("f32", torch.float32), ("same", torch.bfloat16)):
+            ls = [t.detach().to(dt).requires_grad_() for t in leaves]
+            views = [t.transpose(1, 2) if layout == "bnhd" else t for t in ls]
+            ro = reference(*views, True, "top_left", scale, dt)
+            refs[name] = torch.autograd.grad(ro, ls, do.to(dt))
+        for i, name in enumerate(("dq", "dk", "dv")):
+            noise = float((refs["same"][i].float() - refs["f32"][i].float()).abs().max())
+            diff = float((static[1 + i].float() - eager[1 + i].float()).abs().max())
+            p, numbers[name] = criterion(static[1 + i], refs["f32"][i], refs["same"][i])
+            numbers[name].update({"graph_vs_eager": diff, "noise": noise,
+                                  "bitwise": bool(torch.equal(static[1 + i],
+                                                              eager[1 + i]))})
+            ok &= p and diff <= noise
+        r["pass"], r["numbers"] = bool(ok), numbers
+    except Exception as e:
+        r.update({"pass": False, "error": f"{type(e).__name__}: {str(e)[:600]}"})
+    return r
 
 
 def check_cuda_graph_backward(results, sdpa):
@@ -405,61 +467,19 @@ def check_cuda_graph_backward(results, sdpa):
     torch.cuda.make_graphed_callables on a module (QKV projection, the
     drop-in, output projection): output and weight gradients against eager."""
     import torch
+    # The first forward + backward capture of a process is invalidated
+    # ("operation failed due to a previous error during capture") whichever
+    # attention it captures: on the H200 (2026-12-02, probe.py in
+    # docs/results/lead-h200-2026-12-02) torch's own SDPA failed its first
+    # case in this harness just as ours did, and every later case passed for
+    # both. So torch's SDPA is captured once first, on the first case, and its
+    # outcome is recorded with every case (not counted).
+    warmup = capture_case(torch.nn.functional.scaled_dot_product_attention,
+                          *GRAPH_CASES[0])
+    warmup = {"pass": warmup["pass"], "error": warmup.get("error", "")[:120]}
     for shape, d, layout, stream in GRAPH_CASES:
-        r = {"check": f"CUDA graph: forward+backward captured ({stream} stream), replayed "
-             "on new inputs", "shape": list(shape), "D": d, "layout": layout,
-             "alignment": "top_left"}
-        try:
-            gen = torch.Generator(device="cuda").manual_seed(41)
-            (q, k, v), leaves = make(shape, d, torch.bfloat16, layout, gen, True)
-            do = torch.randn(shape[0], shape[1], shape[3], d, device="cuda",
-                             dtype=torch.bfloat16, generator=gen)
-
-            def step():
-                o = sdpa(q, k, v, is_causal=True)
-                return (o,) + tuple(torch.autograd.grad(o, leaves, do))
-
-            capture = torch.cuda.Stream()
-            s = capture if stream == "warmed" else torch.cuda.Stream()
-            s.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(s):
-                for _ in range(3):
-                    step()
-            torch.cuda.current_stream().wait_stream(s)
-            capture.wait_stream(torch.cuda.current_stream())
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g, stream=capture):
-                static = step()
-            # New inputs into the captured tensors, outputs poisoned.
-            with torch.no_grad():
-                for t in leaves + [do]:
-                    t.copy_(torch.randn(t.shape, device="cuda", dtype=t.dtype, generator=gen))
-                for t in static:
-                    t.fill_(float("nan"))
-            g.replay()
-            torch.cuda.synchronize()
-            eager = step()
-            torch.cuda.synchronize()
-            r["o_equal"] = bool(torch.equal(static[0], eager[0]))
-            ok, numbers = r["o_equal"], {}
-            scale = 1.0 / math.sqrt(d)
-            refs = {}
-            for name, dt in (("f32", torch.float32), ("same", torch.bfloat16)):
-                ls = [t.detach().to(dt).requires_grad_() for t in leaves]
-                views = [t.transpose(1, 2) if layout == "bnhd" else t for t in ls]
-                ro = reference(*views, True, "top_left", scale, dt)
-                refs[name] = torch.autograd.grad(ro, ls, do.to(dt))
-            for i, name in enumerate(("dq", "dk", "dv")):
-                noise = float((refs["same"][i].float() - refs["f32"][i].float()).abs().max())
-                diff = float((static[1 + i].float() - eager[1 + i].float()).abs().max())
-                p, numbers[name] = criterion(static[1 + i], refs["f32"][i], refs["same"][i])
-                numbers[name].update({"graph_vs_eager": diff, "noise": noise,
-                                      "bitwise": bool(torch.equal(static[1 + i],
-                                                                  eager[1 + i]))})
-                ok &= p and diff <= noise
-            r["pass"], r["numbers"] = bool(ok), numbers
-        except Exception as e:
-            r.update({"pass": False, "error": f"{type(e).__name__}: {str(e)[:600]}"})
+        r = capture_case(sdpa, shape, d, layout, stream)
+        r["harness_warmup_torch_sdpa"] = warmup
         results.append(r)
     r = {"check": "CUDA graph: torch.cuda.make_graphed_callables(module), fwd+bwd vs eager"}
     try:
