@@ -54,3 +54,19 @@ def test_summary_is_median_and_minimum():
     out = rounds.summarize({"x": [3.0, 1.0, 2.0, 10.0, 4.0]}, ["x"])
     assert out["x"]["median"] == 3.0 and out["x"]["min"] == 1.0
     assert out["x"]["all"] == [3.0, 1.0, 2.0, 10.0, 4.0]
+
+
+def test_warm_up_leaves_out_what_raises_and_reports_it():
+    calls = []
+
+    def ok():
+        calls.append("ok")
+
+    def refuses():
+        raise RuntimeError("no kernel for this problem")
+
+    reported = []
+    impls = {"ok": (contextlib.nullcontext, ok), "refuses": (contextlib.nullcontext, refuses)}
+    names = rounds.warm_up(impls, 5, lambda name, e: reported.append((name, str(e))))
+    assert names == ["ok"] and calls == ["ok"] * 5
+    assert reported == [("refuses", "no kernel for this problem")]

@@ -23,7 +23,7 @@ import ctypes
 import json
 import sys
 
-from host_time_rounds import summarize, time_rounds
+from host_time_rounds import summarize, time_rounds, warm_up
 
 
 def main(argv=None):
@@ -80,22 +80,15 @@ def main(argv=None):
         "SDPA default (B×N×H×D views)": torch_sdpa(None, qs, ks, vs),
         "SDPA FA2 (B×N×H×D views)": torch_sdpa(SDPBackend.FLASH_ATTENTION, qs, ks, vs),
     }
-    names = []
-    for name, (context, fn) in impls.items():  # warm-up (kernels loaded, calls prepared)
-        try:
-            with context():
-                for _ in range(20):
-                    fn()
-            names.append(name)
-        except Exception as e:  # e.g. a backend that does not take this problem
-            print(f"{name:64s} not timed: {str(e)[:100]}", flush=True)
+    names = warm_up(impls, 20, lambda name, e: print(
+        f"{name:64s} not timed: {str(e)[:100]}", flush=True))
     torch.cuda.synchronize()
     with torch.no_grad():
         samples = time_rounds(impls, names, args.rounds, args.calls,
                               torch.cuda.synchronize)
     result = {"label": args.label, "package": flash_mlir.__file__, "torch": torch.__version__,
               "shape": [b, h, n, d], "causal": True, "dtype": "bf16", "calls": args.calls,
-              "rounds": args.rounds, "bundle": bundle.name, "us_per_call": {}}
+              "rounds": args.rounds, "bundle": bundle.name}
     result["us_per_call"] = summarize(samples, names)
     for name, s in result["us_per_call"].items():
         print(f"{name:64s} median {s['median']:6.1f} us  min {s['min']:6.1f} us", flush=True)

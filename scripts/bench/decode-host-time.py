@@ -23,7 +23,7 @@ import ctypes
 import json
 import sys
 
-from host_time_rounds import summarize, time_rounds
+from host_time_rounds import summarize, time_rounds, warm_up
 
 
 def main(argv=None):
@@ -83,19 +83,12 @@ def main(argv=None):
         "part: flash_plan_launch (runtime alone)": (
             plain, lambda: launch(bundle._handle, ref, stream)),
     }
-    names = []
-    for name, (context, fn) in impls.items():  # warm-up (kernels loaded, plans prepared)
-        try:
-            with context():
-                for _ in range(20):
-                    fn()
-            names.append(name)
-        except Exception as e:  # e.g. a backend that does not take this problem
-            print(f"{args.label:8s} {name:46s} not timed: {str(e)[:100]}", flush=True)
+    names = warm_up(impls, 20, lambda name, e: print(
+        f"{args.label:8s} {name:46s} not timed: {str(e)[:100]}", flush=True))
     torch.cuda.synchronize()
     samples = time_rounds(impls, names, args.rounds, args.calls, torch.cuda.synchronize)
     result = {"label": args.label, "package": flash_mlir.__file__, "torch": torch.__version__,
-              "calls": args.calls, "rounds": args.rounds, "us_per_call": {}}
+              "calls": args.calls, "rounds": args.rounds}
     result["us_per_call"] = summarize(samples, names)
     for name, s in result["us_per_call"].items():
         print(f"{args.label:8s} {name:46s} median {s['median']:6.1f} us  min {s['min']:6.1f} us", flush=True)

@@ -19,6 +19,23 @@ def round_order(names, r):
     return names[k:] + names[:k]
 
 
+def warm_up(impls, calls, report):
+    """Calls each of impls[name] = (context, fn) `calls` times (kernels
+    loaded, calls prepared); returns the names that ran, in order. One that
+    raises (e.g. a backend that does not take the problem) is left out and
+    report(name, exception) says so."""
+    names = []
+    for name, (context, fn) in impls.items():
+        try:
+            with context():
+                for _ in range(calls):
+                    fn()
+            names.append(name)
+        except Exception as e:
+            report(name, e)
+    return names
+
+
 def time_rounds(impls, names, rounds, calls, synchronize, clock=time.perf_counter):
     """{name: [µs per call, one per round]} for impls[name] = (context, fn):
     fn() called `calls` times inside context() per sample."""
