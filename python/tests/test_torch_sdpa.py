@@ -266,3 +266,33 @@ def test_op_output_is_in_q_layout_as_the_fakes_say():
     qs = torch.randn(1, 4, 32, 8)[:, :, :16]                 # a slice: empty_like is contiguous
     o = torch.randn(qs.shape)
     assert _in_layout_of(o, qs) is o
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_eager_gradients_take_the_autograd_function(monkeypatch, causal):
+    """An eager call with gradients (flash_mlir.torch.sdpa._run with a
+    library) runs the library through eager_attention_function(), not the
+    custom op's wrappers: its gradients equal autograd's through the
+    reference attention (float64, GQA 4/2), from one backward call; a traced
+    call (no library) keeps the custom op."""
+    torch = pytest.importorskip("torch")
+    import flash_mlir.torch as ft
+    monkeypatch.setattr(ft, "_TORCH_OP_LIBRARY", None)
+    lib = _CpuLibrary()
+    ft.register_torch_op(lib)
+    b, hq, hkv, n, d = 2, 4, 2, 7, 8
+    gen = torch.Generator().manual_seed(5)
+    q, k, v = (torch.randn(b, n, h, d, dtype=torch.float64, generator=gen)
+               .transpose(1, 2).requires_grad_() for h in (hq, hkv, hkv))
+    do = torch.randn(b, hq, n, d, dtype=torch.float64, generator=gen)
+    o = sdpa._run(lib, True, q, k, v, causal, None, "top_left")
+    assert type(o.grad_fn).__name__ == "EagerAttentionBackward"
+    grads = torch.autograd.grad(o, (q, k, v), do)
+    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
+                                                           enable_gqa=True)
+    torch.testing.assert_close(o, ref, rtol=1e-10, atol=1e-10)
+    for g, r in zip(grads, torch.autograd.grad(ref, (q, k, v), do)):
+        torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-5)  # LSE is f32
+    assert lib.backward_calls == [((b, hq, n, d), (b, hkv, n, d), causal)]
+    traced = sdpa._run(None, True, q, k, v, causal, None, "top_left")
+    assert "EagerAttention" not in type(traced.grad_fn).__name__

@@ -278,6 +278,53 @@ def register_torch_op(library):
 
 _TORCH_LIBRARY_FRAGMENT = None
 
+_EAGER_ATTENTION = None
+
+
+def eager_attention_function():
+    """The differentiable forward for eager calls (flash_mlir.torch.sdpa):
+    a ``torch.autograd.Function`` over a library, ``apply(q, k, v, causal,
+    scale, library) -> o``, with the same kernels, saved tensors and backward
+    as ``torch.ops.flash_mlir.attention_with_lse``, but without the custom
+    op's Python wrappers. ``torch.library.custom_op`` wraps a differentiable
+    op in its own autograd.Function and dispatches the forward and the
+    backward through the dispatcher again (two ops, each a Python wrapper):
+    on the H200 (2026-12-02) a Hugging Face training step was 14-34% slower
+    with the custom op than with "sdpa" (docs/pytorch.md). torch.compile
+    traces the custom op instead (its fakes), so sdpa uses this only when not
+    compiling. O is the library's (in q's layout where the plan maps O)."""
+    global _EAGER_ATTENTION
+    if _EAGER_ATTENTION is not None:
+        return _EAGER_ATTENTION
+    import torch
+
+    class EagerAttention(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, q, k, v, causal, scale, library):
+            o, lse = library.attention(q, k, v, causal, _scale(scale), True)
+            ctx.save_for_backward(q, k, v, o, lse)
+            ctx.causal, ctx.scale, ctx.library = causal, scale, library
+            ctx.set_materialize_grads(False)
+            return o
+
+        @staticmethod
+        def backward(ctx, dout):
+            if dout is None:
+                return None, None, None, None, None, None
+            q, k, v, o, lse = ctx.saved_tensors
+            # The backward's kernels take contiguous tensors (copies of
+            # strided ones), as the custom op's backward.
+            dq, dk, dv = ctx.library.attention_backward(
+                q.contiguous(), k.contiguous(), v.contiguous(), o.contiguous(),
+                dout.contiguous(), lse, ctx.causal, _scale(ctx.scale),
+                torch.are_deterministic_algorithms_enabled())
+            return dq, dk, dv, None, None, None
+
+    if not hasattr(EagerAttention, "apply"):  # pragma: no cover
+        raise RuntimeError("torch.autograd.Function without apply")
+    _EAGER_ATTENTION = EagerAttention
+    return EagerAttention
+
 # A row whose LSE is below this gets two backward calls instead of the padded
 # one: a zero key's P = exp(-LSE) must stay far from f32's overflow
 # (exp(40) ~ 2e17, times dP - Delta), since dQ adds P·(dP - Delta)·0.

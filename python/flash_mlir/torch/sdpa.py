@@ -271,10 +271,16 @@ def _run(lib, grad, query, key, value, is_causal, scale, causal_alignment):
     squeeze = query.dim() == 3
     if squeeze:
         query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
-    if grad:
-        if lib is not None:
-            ftorch.use_library(lib)
+    if grad and lib is None:  # traced: the custom op (its fakes, its autograd)
         op = torch.ops.flash_mlir.attention
+    elif grad:
+        # Eager: the same kernels and backward through an autograd.Function,
+        # without the custom op's wrappers (host time of a training step).
+        ftorch.use_library(lib)
+        apply = ftorch.eager_attention_function().apply
+
+        def op(q, k, v, causal, s):
+            return apply(q, k, v, causal, s, lib)
     else:
         def op(q, k, v, causal, s):
             # O is allocated in q's layout where the plan maps it (sm_90a);
