@@ -266,6 +266,19 @@ def _run(lib, grad, query, key, value, is_causal, scale, causal_alignment):
     """The checked call: the kernel calls of causal_segments, through the
     differentiable op when autograd needs it (or under tracing), else
     straight to the library (the fewest steps: host time)."""
+    if lib is not None and query.dim() == 4 and (
+            not is_causal or causal_alignment == "bottom_right" or
+            query.shape[2] == key.shape[2]):
+        # One kernel call on the tensors as they are (causal_segments gives
+        # one segment of every row and key): the fewest host steps.
+        if not grad:
+            # O in q's layout where the plan maps it (sm_90a); a call like
+            # one made before is a prepared call, strided or not.
+            return lib.attention(query, key, value, bool(is_causal), scale)
+        from flash_mlir import torch as ftorch
+        ftorch.use_library(lib)
+        return ftorch.eager_attention_function().apply(
+            query, key, value, bool(is_causal), float(scale) if scale is not None else 0.0, lib)
     import torch
     from flash_mlir import torch as ftorch
     squeeze = query.dim() == 3
