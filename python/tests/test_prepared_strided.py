@@ -39,3 +39,39 @@ def test_prepared_strided_call_launches_each_batch_entry_at_its_addresses(batche
         want = [t[i].data_ptr() for t in (q, k, v, o)]
         want.append(lse[i].data_ptr() if with_lse else 0)
         assert list(addresses) == want
+
+
+def test_prepared_backward_writes_the_nine_addresses_and_is_looked_up():
+    """attention_backward's prepared call: each launch gets this call's q, k,
+    v, o, dout, lse and new dq, dk, dv (like q, k, v); KernelLibrary finds it
+    by the call's signature and the signature tells options apart."""
+    torch = pytest.importorskip("torch")
+    from flash_mlir.runtime.library import KernelLibrary, _PreparedBackward
+    b, hq, hkv, n, d = 2, 4, 2, 16, 64
+    call = _PreparedBackward(_Bundle(), capi.AttentionArgs(), torch.device("cuda", 0))
+    call._stream = lambda: 0  # no GPU here
+    seen = []
+
+    def launch(handle, ref, stream):
+        a = call._call_args()[0]
+        seen.append([getattr(a, name).data for name in
+                     ("q", "k", "v", "o", "dout", "lse", "dq", "dk", "dv")])
+        return 0
+
+    call._launch = launch
+    for _ in range(2):
+        q, o, do = (torch.zeros(b, hq, n, d, dtype=torch.bfloat16) for _ in range(3))
+        k, v = (torch.zeros(b, hkv, n, d, dtype=torch.bfloat16) for _ in range(2))
+        lse = torch.zeros(b, hq, n)
+        grads = call(q, k, v, o, do, lse)
+        assert [g.shape for g in grads] == [q.shape, k.shape, v.shape]
+        assert seen[-1] == [t.data_ptr() for t in (q, k, v, o, do, lse) + grads]
+    assert len(seen) == 2 and seen[0] != seen[1]
+
+    lib = object.__new__(KernelLibrary)  # no runtime: only the lookup
+    lib._prepared = {}
+    key = KernelLibrary._backward_signature(q, k, v, o, do, lse, True, None, False)
+    lib._prepared[key] = lambda *tensors: ("prepared", tensors)
+    assert lib.attention_backward(q, k, v, o, do, lse, True)[0] == "prepared"
+    for other in ((False, None, False), (True, 0.1, False), (True, None, True)):
+        assert KernelLibrary._backward_signature(q, k, v, o, do, lse, *other) != key

@@ -245,6 +245,32 @@ class _PreparedStridedCall(_PreparedCall):
         return (o, lse) if self._return_lse else o
 
 
+class _PreparedBackward(_PreparedCall):
+    """attention_backward's prepared call (see _PreparedCall): a call whose
+    shapes, dtypes, devices and options were checked once (contiguous q, k,
+    v, o, dout, lse) only allocates dq, dk, dv like q, k, v, writes the nine
+    addresses into its described call and launches the plan's kernels (the
+    backward of every layer of a model is such a call after the first)."""
+
+    def __init__(self, bundle: "Bundle", args: "capi.AttentionArgs", device):
+        super().__init__(bundle, args, ("q", "k", "v", "o", "dout", "lse"), 0, None, False,
+                         device)
+        words = self._ADDRESS_WORD
+        self._grad_words = (words["dq"], words["dk"], words["dv"])
+
+    def __call__(self, q, k, v, o, do, lse):
+        args, words, ref = self._call_args()
+        grads = (self._empty_like(q), self._empty_like(k), self._empty_like(v))
+        for word, t in zip(self._input_words, (q, k, v, o, do, lse)):
+            words[word] = t.data_ptr()
+        for word, t in zip(self._grad_words, grads):
+            words[word] = t.data_ptr()
+        rc = self._launch(self._handle, ref, self._stream())
+        if rc:
+            capi.check(rc, self._name)
+        return grads
+
+
 def _checked_scale(scale: Optional[float], head_dim: int) -> float:
     """The call's scale: 1/sqrt(D) by default; finite and positive."""
     if scale is None:
@@ -699,6 +725,18 @@ class KernelLibrary:
         (LSE = -inf) contributes nothing. `out` = (dq, dk, dv) may be given
         (e.g. poisoned buffers in tests); otherwise they are allocated.
         """
+        signature = None
+        if out is None and bundle is None:
+            # A call like one checked before (every layer of a model after
+            # the first): only the gradients' allocation and the launch.
+            signature = self._backward_signature(q, k, v, o, do, lse, causal, scale,
+                                                 deterministic)
+            if signature is not None and q.is_contiguous() and k.is_contiguous() and \
+                    v.is_contiguous() and o.is_contiguous() and do.is_contiguous() and \
+                    lse.is_contiguous():
+                prepared = self._prepared.get(signature)
+                if prepared is not None:
+                    return prepared(q, k, v, o, do, lse)
         import torch
         named = (("q", q), ("k", k), ("v", v), ("o", o), ("do", do), ("lse", lse))
         for name, t in named:
@@ -738,10 +776,23 @@ class KernelLibrary:
                           ("dq", "dk", "dv"), ("q", "k", "v")))
         # Shapes, GQA and the size limit are the plan's constraints, checked
         # by the runtime.
+        tensors = {"q": q, "k": k, "v": v, "o": o, "dout": do, "lse": lse,
+                   "dq": dq, "dk": dk, "dv": dv}
         with _invalid_call_as_value_error():
-            bundle.launch_named({"q": q, "k": k, "v": v, "o": o, "dout": do, "lse": lse,
-                                 "dq": dq, "dk": dk, "dv": dv}, scale, q.device)
+            bundle.launch_named(tensors, scale, q.device)
+        if signature is not None and out is None:
+            self._remember(signature, _PreparedBackward(
+                bundle, bundle.named_args(tensors, scale), q.device))
         return dq, dk, dv
+
+    @staticmethod
+    def _backward_signature(q, k, v, o, do, lse, causal, scale, deterministic):
+        """What a prepared backward call depends on (see _signature)."""
+        try:
+            return ("attention_backward", (causal, scale, deterministic),
+                    *[(t.shape, t.dtype, t.get_device()) for t in (q, k, v, o, do, lse)])
+        except AttributeError:
+            return None
 
 
 def register_torch_op(library: "KernelLibrary"):
