@@ -3,6 +3,7 @@
 torch.nn.functional.scaled_dot_product_attention (GPU machine; never in CI).
 
     python3 scripts/gpu/torch-dropin-check.py [--sm80 DIR] [--json F] [--no-compile]
+        [--only grads,compile,...]
 
 Uses flash_mlir as installed (or on PYTHONPATH) and its default library
 (flash_mlir.torch.default_library(): $FLASH_MLIR_BUNDLES or the wheel's
@@ -565,6 +566,10 @@ def main(argv=None):
     ap.add_argument("--sm80", default=None, help="a directory of sm_80 plans only")
     ap.add_argument("--json", default=None)
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--only", default=None,
+                    help="comma-separated steps to run (forward, grads, planted, no copy, "
+                    "prepared strided, errors, cuda graph, cuda graph backward, compile); "
+                    "default: all")
     args = ap.parse_args(argv)
     import torch
     import flash_mlir
@@ -584,6 +589,12 @@ def main(argv=None):
              ("cuda graph backward", lambda: check_cuda_graph_backward(results, sdpa))]
     if not args.no_compile:
         steps.append(("compile", lambda: check_compile(results, sdpa)))
+    if args.only:
+        wanted = [w.strip() for w in args.only.split(",")]
+        unknown = set(wanted) - {name for name, _ in steps}
+        if unknown:
+            ap.error(f"--only: unknown steps {sorted(unknown)}")
+        steps = [(name, step) for name, step in steps if name in wanted]
     for name, step in steps:
         start = time.time()
         try:
