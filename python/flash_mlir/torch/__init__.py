@@ -289,8 +289,8 @@ def eager_attention_function():
     op's Python wrappers. ``torch.library.custom_op`` wraps a differentiable
     op in its own autograd.Function and dispatches the forward and the
     backward through the dispatcher again (two ops, each a Python wrapper):
-    on the H200 (2026-12-02) a Hugging Face training step was 14-34% slower
-    with the custom op than with "sdpa" (docs/pytorch.md). torch.compile
+    on the H200 (2026-12-02) a Hugging Face training step took 7-13% longer
+    through the custom op than through this (docs/pytorch.md). torch.compile
     traces the custom op instead (its fakes), so sdpa uses this only when not
     compiling. O is the library's (in q's layout where the plan maps O)."""
     global _EAGER_ATTENTION
