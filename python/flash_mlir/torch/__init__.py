@@ -47,6 +47,9 @@ Also here:
   dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False, *,
   causal_alignment="top_left", fallback=False)``: torch's SDPA signature
   (flash_mlir.torch.sdpa; docs/pytorch.md).
+- ``eager_attention_function()``: the autograd.Function that eager calls of
+  scaled_dot_product_attention with gradients use (attention_with_lse's
+  kernels and backward without the custom op's wrappers: host time).
 - ``default_library()``: the library the ops use: the registered one, else
   $FLASH_MLIR_BUNDLES, else the bundles the wheel carries (flash_mlir/bundles).
 - ``flash_mlir.torch.hf``: the Hugging Face attention implementation

@@ -21,8 +21,10 @@ Semantics are SDPA's where the kernels support them:
 - ``scale``: None is 1/sqrt(D), as in SDPA.
 - ``enable_gqa``: Hq != Hkv needs it, as in SDPA (the kernels read each K/V
   head for its group of query heads; nothing is repeated in memory).
-- Differentiable: through torch.ops.flash_mlir.attention (its backward
-  kernels), eager, under torch.compile and in CUDA graphs.
+- Differentiable (the backward kernels), eager, under torch.compile and in
+  CUDA graphs: eager calls through flash_mlir.torch.eager_attention_function()
+  (an autograd.Function, the fewest host steps), traced ones through
+  torch.ops.flash_mlir.attention.
 - Strided q, k, v (B×N×H×D views) are taken without a copy on sm_90a
   (KernelLibrary.attention); the output has q's layout there.
 
