@@ -177,6 +177,10 @@ def test_sm90a_plans_hold_the_shared_kernels_around_a_tensor_map_main(sm90_bundl
             assert cubin["spill_stores"] == 0 and cubin["spill_loads"] == 0
         main = kernels[1]
         assert main["block"] == [384, 1, 1]
+        # The model's tiles: Q tiles of 128 rows at D=64 (64 at D=128, and for
+        # the deterministic plan), 128 keys.
+        assert (main["description"]["block_q"], main["description"]["block_kv"]) == (
+            (128, 128) if "_d64" in name and not deterministic else (64, 128))
         maps = [a["tensor"] for a in main["args"] if a["type"] == "tensormap"]
         assert maps == ["q", "k", "v", "dout", "dk", "dv"]
         # Deterministic: the same kernels with the dQ semaphores, which the

@@ -2,10 +2,12 @@
 // The backward's sm_90a kernels through the whole pipeline (hand-written
 // backward L1 -> flash-lower-to-nvgpu -> NVVM -> PTX -> bundles): the main
 // kernel of SM90/BackwardKernel.cpp between the shared preprocess and
-// convert, every configuration (bf16/f16 × D 64/128 × causal or not),
-// assembled by ptxas -arch=sm_90a -v with no spill stores, spill loads or
-// stack frame in any kernel; and the deterministic plan (dQ reductions
-// ordered by semaphores) at bf16 D=128 causal and f16 D=64.
+// convert, every configuration (bf16/f16 × D 64/128 × causal or not, in
+// the tiles the target model gives them: 128×128 at D = 64, dQ split by
+// rows; 64×128 at D = 128), assembled by ptxas -arch=sm_90a -v with no
+// spill stores, spill loads or stack frame in any kernel; and the
+// deterministic plan (dQ reductions ordered by semaphores, 64×128) at bf16
+// D=128 causal and f16 D=64.
 
 // RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/bwd_bf16_d128_causal.ptx
@@ -65,6 +67,13 @@
 // DET: fence.proxy.async.global;
 // DET: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
 // DET: red.release.gpu.global.add.u32
+// RUN: FileCheck %s --check-prefix=D64 < %t/bwd_bf16_d64.ptx
+// D = 64, Q tiles of 128 rows: Sᵀ and dPᵀ of 64 × 128 per warpgroup (n128,
+// k = D), dV and dK over the 128 queries (n64), dQ of the warpgroup's 64
+// rows (n64, k = 128 keys).
+// D64: .entry bwd_bf16_d64(
+// D64-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// D64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // RUN: FileCheck %s --check-prefix=PTXNODET < %t/bwd_bf16_d128_causal.ptx
 // PTXNODET-NOT: ld.acquire
 // PTXNODET-NOT: red.release
@@ -77,7 +86,7 @@ func.func @bwd_bf16_d64(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf1
   %dk0 = tensor.empty() : tensor<2x2x1000x64xbf16>
   %dv0 = tensor.empty() : tensor<2x2x1000x64xbf16>
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
-  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>>}
   return %dq, %dk, %dv : tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>
 }
 
@@ -89,7 +98,7 @@ func.func @bwd_bf16_d64_causal(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000
   %dk0 = tensor.empty() : tensor<2x2x1000x64xbf16>
   %dv0 = tensor.empty() : tensor<2x2x1000x64xbf16>
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
-  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>>}
   return %dq, %dk, %dv : tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>
 }
 
@@ -125,7 +134,7 @@ func.func @bwd_f16_d64(%q: tensor<2x8x1000x64xf16>, %k: tensor<2x2x1000x64xf16>,
   %dk0 = tensor.empty() : tensor<2x2x1000x64xf16>
   %dv0 = tensor.empty() : tensor<2x2x1000x64xf16>
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>) {
-  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = false, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>>}
   return %dq, %dk, %dv : tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>
 }
 
@@ -137,7 +146,7 @@ func.func @bwd_f16_d64_causal(%q: tensor<2x8x1000x64xf16>, %k: tensor<2x2x1000x6
   %dk0 = tensor.empty() : tensor<2x2x1000x64xf16>
   %dv0 = tensor.empty() : tensor<2x2x1000x64xf16>
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 8) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>) {
-  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>>}
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 64, value_dim = 64, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>>}
   return %dq, %dk, %dv : tensor<2x8x1000x64xf16>, tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16>
 }
 

@@ -27,8 +27,8 @@
 // SM80: HBM saving     2.02x less traffic than standard
 // 2·(3D + 2Dv) = 640 FLOPs per pair: 2.5x the forward's 275 GFLOP.
 // SM80: FLOPs          useful 687194767360 (687 GFLOP), executed 687194767360 (687 GFLOP, whole tiles)
-// sm_90a: the kernel's one tile, 64×128 (the same K/V tiles: the same bytes).
-// SM90: schedule       sm_90a Br=64 Bc=128 stages=2 warps=12
+// sm_90a: 128×128 at D = 64 (the same K/V tiles: the same bytes).
+// SM90: schedule       sm_90a Br=128 Bc=128 stages=2 warps=12
 // SM90: HBM tiled      preprocess 541065216 + K/V 268435456 + dK/dV 268435456 + Q/dO/LSE/D 2214592512 + dQ f32 4294967296 + convert 402653184 = 7990149120 B (7.99 GB; Q rows read 8.00x per q-head)
 func.func @gpt2_medium_backward(%q: tensor<64x16x1024x64xf16>, %k: tensor<64x16x1024x64xf16>, %v: tensor<64x16x1024x64xf16>,
                                 %o: tensor<64x16x1024x64xf16>, %do: tensor<64x16x1024x64xf16>, %lse: tensor<64x16x1024xf32>) {

@@ -13,21 +13,39 @@
 // the objective but re-reads Q, dO and the dQ workspace twice as often;
 // 64×64 at D = 256, with one stage (two do not fit 163 KB). On sm_90a (two
 // MMA warpgroups and a producer) the candidates are the kernel's tiles
-// (SM90/BackwardKernel.cpp refuses any other): 64×128 at every D it fits,
-// and 64×64 (the warpgroups sharing the K/V rows, splitting the columns)
-// only where it does not: D = 256.
+// (SM90/BackwardKernel.cpp refuses any other): 128×128 where Sᵀ and dPᵀ of
+// 64 × 128 fit the registers beside dK and dV (D = 64; measured faster than
+// 64×128 on the H200, docs/benchmarks.md), 64×128 at every other D it fits
+// (also for the deterministic plan at D = 64, whose 128×128 spills), and
+// 64×64 (the warpgroups sharing the K/V rows, splitting the columns) only
+// where no 64×128 fits: D = 256.
 
 // SM80-LABEL: func.func @d64
 // SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 128, block_kv = 128, stages = 2, warps = 8>
 // SM90-LABEL: func.func @d64
-// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>
 // SM100-LABEL: func.func @d64
 // SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 128, block_kv = 128, stages = 2, warps = 16>
 // OVERRIDE-LABEL: func.func @d64
-// OVERRIDE: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 64, stages = 2, warps = 12>
+// The override fixes Bc; the model still picks Br (128 rows fit at D = 64).
+// OVERRIDE: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 64, stages = 2, warps = 12>
 func.func @d64(%q: tensor<4x16x4096x64xbf16>, %k: tensor<4x16x4096x64xbf16>, %v: tensor<4x16x4096x64xbf16>,
                %o: tensor<4x16x4096x64xbf16>, %do: tensor<4x16x4096x64xbf16>, %lse: tensor<4x16x4096xf32>) {
   %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse
+      : tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>, tensor<4x16x4096xf32>
+      -> tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>
+  return
+}
+
+// The deterministic plan at D = 64 keeps 64-row Q tiles on sm_90a (its
+// causal kernel spills at 128); sm_80 picks as for the other plan.
+// SM80-LABEL: func.func @d64_deterministic
+// SM80: schedule = #flash.schedule<arch = "sm_80", block_q = 128, block_kv = 128, stages = 2, warps = 8>
+// SM90-LABEL: func.func @d64_deterministic
+// SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 64, block_kv = 128, stages = 2, warps = 12>
+func.func @d64_deterministic(%q: tensor<4x16x4096x64xbf16>, %k: tensor<4x16x4096x64xbf16>, %v: tensor<4x16x4096x64xbf16>,
+                             %o: tensor<4x16x4096x64xbf16>, %do: tensor<4x16x4096x64xbf16>, %lse: tensor<4x16x4096xf32>) {
+  %dq, %dk, %dv = flash.attention_backward %q, %k, %v, %o, %do, %lse {causal, deterministic}
       : tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>, tensor<4x16x4096xf32>
       -> tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>, tensor<4x16x4096x64xbf16>
   return

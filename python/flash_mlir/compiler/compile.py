@@ -311,10 +311,11 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
         options.append(f"variant={spec.variant}")
     # The op through the whole pipeline: the target model's schedule (sm_80:
     # 8 warps, 128 keys a block at D 64 and 128, the atomic plan's default;
-    # sm_90a: its kernel's one tile, 64×128 on 12 warps), or the warps asked
-    # for and sm_80's deterministic plan's 4 (measured, see
+    # sm_90a: 12 warps, 128×128 at D = 64 (64×128 for the deterministic
+    # plan), 64×128 at D = 128, 64×64 at D = 256), or the warps asked for and
+    # sm_80's deterministic plan's 4 (measured, see
     # BackwardSpec.default_warps); a flash-opt whose flash-tile does not take
-    # the op yet gets the backward's L1 written here (the same kernels).
+    # the op yet gets the backward's L1 written here (64-row Q tiles).
     warps = spec.warps or (spec.default_warps
                            if spec.deterministic and spec.arch == "sm_80" else 0)
     overrides = ([f"warps={warps}", f"block-kv={spec.block_kv}", f"block-q={spec.block_q}"]

@@ -262,8 +262,10 @@ mlir::flash::sm90BackwardConfig(KernelConfig c, const TargetModel &target,
   // take 256 registers per thread, two consumer warpgroups sharing the 64
   // rows of block_kv = 64 and splitting the columns of dK, dV and dQ (128
   // each: 64 + 64 f32 per thread; SM90/BackwardKernel.cpp, splitsColumns).
-  // (The code also splits dQ by rows for block_q = 64 per warpgroup, which
-  // spills at 128 rows; neither one consumer nor three were measured.)
+  // At D = 64 also block_q = 128, dQ split by rows (64 per warpgroup): 0
+  // spills except the deterministic causal plan (4), which the target model
+  // therefore does not give it; at D = 128 that split would need 288
+  // registers per thread. Neither one consumer nor three were measured.
   if (c.headDim == 256 && c.blockKV != 64)
     return unsupported("backward block_kv = " + Twine(c.blockKV) +
                        " at D=256 (two consumer warpgroups sharing 64 K/V "
@@ -277,9 +279,12 @@ mlir::flash::sm90BackwardConfig(KernelConfig c, const TargetModel &target,
                        Twine(c.sm90.consumers) +
                        " consumer warpgroups (expected " +
                        Twine(4 * (c.sm90.consumers + 1)) + ")");
-  if (c.blockQ != 64)
+  // Q tiles of 64 rows (dQ's columns split between the consumers), or of
+  // 128 at D = 64 (dQ split by rows, 64 per consumer: Sᵀ and dPᵀ of 64 × 128
+  // beside dK and dV of 64 × 64 fit the registers there, not at D = 128).
+  if (c.blockQ != 64 && !(c.blockQ == 128 && c.headDim == 64))
     return unsupported("backward block_q = " + Twine(c.blockQ) +
-                       " (Q tiles of 64 rows)");
+                       " (Q tiles of 64 rows, or 128 at D=64)");
   if (c.stages < 2)
     return unsupported(Twine(c.stages) + " backward stage (the Q/dO ring "
                                          "needs two)");

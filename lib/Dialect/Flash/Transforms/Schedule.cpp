@@ -397,7 +397,8 @@ int64_t mlir::flash::estimateBackwardRegistersPerThread(
 }
 
 ScheduleCandidates
-mlir::flash::backwardScheduleCandidates(const TargetModel &target) {
+mlir::flash::backwardScheduleCandidates(const TargetModel &target,
+                                        bool deterministic) {
   ScheduleCandidates c;
   switch (target.mmaKind) {
   case MmaKind::WarpMma:
@@ -414,13 +415,18 @@ mlir::flash::backwardScheduleCandidates(const TargetModel &target) {
   case MmaKind::WarpgroupMma:
     // The tiles of the sm_90a backward kernel (SM90/BackwardKernel.cpp), the
     // only ones it takes: two consumer warpgroups of 64 K/V rows (Bc = 128)
-    // and Q tiles of 64 rows, two stages for the producer's Q/dO ring; where
-    // dK and dV of 128 rows do not fit the registers (D = 256), the two
-    // warpgroups share 64 rows (Bc = 64) and split the columns, taken only
-    // then (chooseBackwardSchedule). (FlashAttention-3 also runs 128×128 at
-    // D = 64; our kernel's dQ split by rows for Br = 128 spills, so the
-    // model does not offer it.)
-    c.blockQs = {64};
+    // and Q tiles of 64 rows, or of 128 where Sᵀ and dPᵀ of 64 × 128 fit the
+    // registers beside dK and dV (D = 64; dQ split by rows), two stages for
+    // the producer's Q/dO ring; where dK and dV of 128 rows do not fit the
+    // registers (D = 256), the two warpgroups share 64 rows (Bc = 64) and
+    // split the columns, taken only then (chooseBackwardSchedule). The
+    // deterministic plan keeps Q tiles of 64 rows: at 128 its causal kernel
+    // spills (ptxas: 4 stores at D = 64). Measured on the H200
+    // (docs/benchmarks.md, fourteenth session): 128×128 at D = 64 ran at
+    // 1.01-1.15× cuDNN where 64×128 ran at 0.92-1.03×; a third or fourth
+    // stage was no faster at D = 64 or 128, so the model offers two.
+    c.blockQs = deterministic ? SmallVector<int64_t>{64}
+                              : SmallVector<int64_t>{64, 128};
     c.blockKVs = {128, 64};
     c.maxStages = 2;
     c.minStages = 2;
@@ -450,8 +456,10 @@ int64_t mlir::flash::backwardWarps(const TargetModel &target, int64_t blockQ) {
 
 std::optional<ScheduleChoice>
 mlir::flash::chooseBackwardSchedule(const TargetModel &target,
-                                    const AttentionShape &shape) {
-  ScheduleCandidates candidates = backwardScheduleCandidates(target);
+                                    const AttentionShape &shape,
+                                    bool deterministic) {
+  ScheduleCandidates candidates =
+      backwardScheduleCandidates(target, deterministic);
   // Objective: Br·Bc/(Br + Bc) times the useful share of the executed
   // FLOPs, as the forward's (Schedule.cpp, chooseSchedule), with the roles
   // of the tiles swapped: a block keeps one K/V tile, so the bytes it
@@ -465,9 +473,12 @@ mlir::flash::chooseBackwardSchedule(const TargetModel &target,
   // registers); at D = 256 64-row Q tiles with two stages overflow an
   // A100's shared memory and 32×64 is what fits (the sm_80 kernel's two
   // warps per 16 keys: block_kv = 8 · warps). On sm_90a the candidates
-  // are the kernel's tiles, 64×128, and 64×64 (its warpgroups sharing the
-  // K/V rows) only where no 64×128 fits: at D = 256, whose dK and dV of 128
-  // rows do not fit the registers (backwardScheduleCandidates).
+  // are the kernel's tiles: 128×128 where it fits the registers (D = 64;
+  // not for the deterministic plan), else 64×128, and 64×64 (its warpgroups
+  // sharing the K/V rows) only where no 64×128 fits: at D = 256, whose dK
+  // and dV of 128 rows do not fit the registers
+  // (backwardScheduleCandidates). (At D = 128, 128×64 fits and ties
+  // 64×128; the larger K/V tile wins, and 64×64 would lose to it anyway.)
   std::optional<ScheduleChoice> best;
   double bestScore = -1.0;
   for (int64_t blockQ : candidates.blockQs) {

@@ -160,7 +160,8 @@ struct FlashSelectSchedulePass
         FailureOr<ScheduleAttr> chosen = schedule(
             op, getAttentionShape(backward),
             [&](const AttentionShape &s) {
-              return chooseBackwardSchedule(*target, s);
+              return chooseBackwardSchedule(*target, s,
+                                            backward.getDeterministic());
             },
             "backward ");
         if (failed(chosen))

@@ -89,15 +89,21 @@ int64_t backwardSharedMemoryBytes(const AttentionShape &shape, int64_t blockQ,
 int64_t estimateBackwardRegistersPerThread(const TargetModel &target,
                                            const AttentionShape &shape,
                                            const ScheduleChoice &choice);
-ScheduleCandidates backwardScheduleCandidates(const TargetModel &target);
+/// The backward's candidate tiles on `target`; `deterministic` for the plan
+/// whose dQ reductions are ordered (sm_90a: Q tiles of 64 rows only).
+ScheduleCandidates backwardScheduleCandidates(const TargetModel &target,
+                                              bool deterministic = false);
 /// The backward's warps per block on `target` for a Q tile of `blockQ` rows.
 int64_t backwardWarps(const TargetModel &target, int64_t blockQ);
 /// Picks the backward's tiles: among those that fit shared memory and
 /// registers, the best Br·Bc/(Br + Bc) times the useful share of the
 /// executed FLOPs, ties to the larger K/V tile (Q, dO and the dQ workspace
 /// are re-read once per K/V tile). Nothing when no tile fits.
+/// `deterministic`: for flash.attention_backward {deterministic}
+/// (backwardScheduleCandidates).
 std::optional<ScheduleChoice>
-chooseBackwardSchedule(const TargetModel &target, const AttentionShape &shape);
+chooseBackwardSchedule(const TargetModel &target, const AttentionShape &shape,
+                       bool deterministic = false);
 
 /// The typed descriptor of the forward kernel that computes `op` with
 /// `schedule` (no form yet): what flash-tile attaches to its loop nest.
