@@ -61,13 +61,13 @@
 // The exponentials of the softmax (the model's split, sm100Exp2Split: one
 // column in five on the FMA units): α and columns 1-4 of every five by
 // ex2.approx on the MUFU, columns 0, 5, 10, ... by the polynomial
-// (KernelMath::exp2Polynomial): clamp to -127, round by adding 1.5·2^23,
-// f = x − j, three fma (c3, c2, c1, then 1), 2^j as (bits(t) << 23) added
-// to the exponent bits.
+// (KernelMath::exp2Polynomial): clamp to -127 keeping NaN (maximumf), round
+// by adding 1.5·2^23, f = x − j, three fma (c3, c2, c1, then 1), times 2^j
+// made from its bits: (bits(t) << 23) + bits(1.0).
 // EXP2: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // EXP2: %[[X0:.+]] = llvm.intr.fma
 // EXP2-NEXT: %[[LOW:.+]] = arith.constant -1.270000e+02 : f32
-// EXP2-NEXT: %[[XC:.+]] = arith.maxnumf %[[X0]], %[[LOW]] : f32
+// EXP2-NEXT: %[[XC:.+]] = arith.maximumf %[[X0]], %[[LOW]] : f32
 // EXP2-NEXT: %[[MAGIC:.+]] = arith.constant 0x4B400000 : f32
 // EXP2-NEXT: %[[T:.+]] = arith.addf %[[XC]], %[[MAGIC]] : f32
 // EXP2-NEXT: %[[J:.+]] = arith.subf %[[T]], %[[MAGIC]] : f32
@@ -81,10 +81,11 @@
 // EXP2-NEXT: %[[P:.+]] = llvm.intr.fma(%[[F]], %[[P1]], %[[ONE]])
 // EXP2-NEXT: %[[C23:.+]] = arith.constant 23 : i32
 // EXP2-NEXT: %[[TB:.+]] = arith.bitcast %[[T]] : f32 to i32
-// EXP2-NEXT: %[[SHIFT:.+]] = arith.shli %[[TB]], %[[C23]] : i32
-// EXP2-NEXT: %[[PB:.+]] = arith.bitcast %[[P]] : f32 to i32
-// EXP2-NEXT: %[[SUM:.+]] = arith.addi %[[PB]], %[[SHIFT]] : i32
-// EXP2-NEXT: arith.bitcast %[[SUM]] : i32 to f32
+// EXP2-NEXT: %[[JB:.+]] = arith.shli %[[TB]], %[[C23]] : i32
+// EXP2-NEXT: %[[BIAS:.+]] = arith.constant 1065353216 : i32
+// EXP2-NEXT: %[[SB:.+]] = arith.addi %[[JB]], %[[BIAS]] : i32
+// EXP2-NEXT: %[[SCALE:.+]] = arith.bitcast %[[SB]] : i32 to f32
+// EXP2-NEXT: arith.mulf %[[P]], %[[SCALE]] : f32
 // EXP2-COUNT-4: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // EXP2-NOT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // EXP2: arith.constant 0x4B400000 : f32

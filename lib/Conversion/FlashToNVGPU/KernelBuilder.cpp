@@ -121,8 +121,8 @@ Value KernelMath::exp2(Value x) {
 
 Value KernelMath::exp2Polynomial(Value x) {
   Type word = laneType(b.getI32Type());
-  // x ≥ -127: j ≥ -127, so that j << 23 never wraps the sign.
-  x = arith::MaxNumFOp::create(b, loc, x, f32(-127.0));
+  // x ≥ -127, so that j + 127 ≥ 0 below; NaN stays NaN (arith.maximumf).
+  x = arith::MaximumFOp::create(b, loc, x, f32(-127.0));
   // t = x + 1.5·2^23 rounds x to the integer j in t's low mantissa bits
   // (|x| < 2^22); t − 1.5·2^23 = j and f = x − j are exact.
   Value magic = f32(12582912.0);
@@ -132,12 +132,15 @@ Value KernelMath::exp2Polynomial(Value x) {
   Value p = fma(f, f32(kExp2Polynomial[2]), f32(kExp2Polynomial[1]));
   p = fma(f, p, f32(kExp2Polynomial[0]));
   p = fma(f, p, f32(1.0));
-  // t's bits are 0x4B400000 + j: shifted left by 23 only j << 23 stays.
-  Value scale = arith::ShLIOp::create(
+  // 2^j from its bits (j + 127) << 23: t's bits are 0x4B400000 + j, of
+  // which a shift by 23 keeps j << 23; plus the bits of 1.0. j = -127
+  // gives +0 (so -inf and x ≤ -127 give +0), j = 128 gives +inf.
+  Value jBits = arith::ShLIOp::create(
       b, loc, arith::BitcastOp::create(b, loc, word, t), i32(23));
-  Value bits = arith::AddIOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, word, p), scale);
-  return arith::BitcastOp::create(b, loc, laneType(b.getF32Type()), bits);
+  Value scale = arith::BitcastOp::create(
+      b, loc, laneType(b.getF32Type()),
+      arith::AddIOp::create(b, loc, jBits, i32(0x3F800000)));
+  return arith::MulFOp::create(b, loc, p, scale);
 }
 
 Value KernelMath::log2(Value x) {

@@ -213,17 +213,16 @@ struct KernelMath {
   Value fma(Value a, Value bValue, Value c);
   Value exp2(Value x);
   Value log2(Value x);
-  /// 2^x on the FMA units instead of the MUFU (ex2.approx), for x ≤ 127:
+  /// 2^x on the FMA units instead of the MUFU (ex2.approx), for x < 127.5:
   /// x = j + f with j = round(x) (the 1.5·2^23 rounding trick, exact),
   /// 2^f ≈ 1 + f·(c1 + f·(c2 + f·c3)) on f ∈ [-1/2, 1/2]
-  /// (kExp2Polynomial, three fma), and 2^j added to the result's exponent
-  /// bits as j << 23. x is clamped to -127 first, which (with p(0) = 1
-  /// exactly) gives +0 for x ≤ -127 and -inf, as ex2.approx.ftz does.
-  /// Results below 2^-125 are flushed or inexact (ftz makes them 0 in any
-  /// later arithmetic); NaN gives a number, not NaN (the softmax's row max
-  /// already drops NaN scores, arith.maxnumf). Max relative error 2^-13.2
-  /// on [-125, 127] (python/tests/test_exp2_polynomial.py), below half an
-  /// ulp of f16 (2^-11) and bf16 (2^-8), the types P is rounded to.
+  /// (kExp2Polynomial, three fma), times 2^j built from its exponent bits
+  /// ((j + 127) << 23). x is clamped to -127 first (NaN kept), so that -inf
+  /// (masked scores) and x ≤ -127 give +0 exactly, as ex2.approx.ftz does,
+  /// and NaN gives NaN; +inf gives NaN (the softmax never passes it: x ≤ τ).
+  /// Max relative error 2^-13.27 where 2^x is a normal number
+  /// (python/tests/test_exp2_polynomial.py), below half an ulp of f16
+  /// (2^-11) and bf16 (2^-8), the types P is rounded to.
   Value exp2Polynomial(Value x);
   /// The value of lane (lane ^ offset) of the warp (gpu.shuffle xor on the
   /// GPU, a vector.shuffle of the lanes on the host).
