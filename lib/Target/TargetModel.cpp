@@ -10,6 +10,9 @@
 //   bf16), H100 SXM5 (132 SMs, 3.35 TB/s, 989 TFLOP/s; the H200 we measure on
 //   has the same SMs and 4.8 TB/s), B200 (148 SMs, 8 TB/s, 2.25 PFLOP/s dense
 //   bf16). Peak rates are leads; docs/benchmarks.md has measured ceilings.
+// - CUDA C++ Programming Guide, "Arithmetic Instructions" throughput table:
+//   32-bit floating-point add/multiply/multiply-add per clock per SM (64 on
+//   8.0, 128 on 9.0 and 10.0) and base-2 exponential (16 on all three).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +39,8 @@ static const TargetModel kSM80 = {
     /*pairWorkWeight=*/0.0,
     /*softmaxPairWeight=*/0.0,
     /*tileGroupBytes=*/0,
+    /*fmaPerClock=*/64,
+    /*exp2PerClock=*/16,
 };
 
 static const TargetModel kSM90a = {
@@ -66,6 +71,8 @@ static const TargetModel kSM90a = {
     // session): 16 MiB measured faster than 8 and 32 MiB on most causal rows
     // with N >= 2048.
     /*tileGroupBytes=*/16 << 20,
+    /*fmaPerClock=*/128,
+    /*exp2PerClock=*/16,
 };
 
 static const TargetModel kSM100a = {
@@ -86,6 +93,8 @@ static const TargetModel kSM100a = {
     /*pairWorkWeight=*/0.0,
     /*softmaxPairWeight=*/0.0,
     /*tileGroupBytes=*/0,
+    /*fmaPerClock=*/128,
+    /*exp2PerClock=*/16,
 };
 
 const TargetModel *mlir::flash::lookupTargetModel(llvm::StringRef arch) {

@@ -90,6 +90,17 @@ CASES = [
                   causal=False, lse=True, rescale="eager", output="staged",
                   layout="row"),
      [GQA, ONE]),
+    # sm_100a's softmax: row layout, lazy rescale, one column of P in five
+    # by the polynomial exp2 (KernelMath::exp2Polynomial) on the FMA units,
+    # fully masked rows (TALL: l = 0 and LSE = -inf need P = 0 exactly).
+    (KernelConfig(form="sm90a", dtype="bf16", d=64, block_q=128, block_kv=64,
+                  causal=True, lse=True, rescale="lazy", first_tile_mask="branch",
+                  output="staged", layout="row", exp2_polynomial_period=5),
+     [ODD, TALL, GQA, RISING, STEEP]),
+    (KernelConfig(form="sm90a", dtype="f16", d=128, block_q=128, block_kv=128,
+                  causal=True, lse=True, rescale="lazy", layout="row",
+                  exp2_polynomial_period=2),
+     [TALL, ONE, SHORT_KEYS]),
 ]
 
 

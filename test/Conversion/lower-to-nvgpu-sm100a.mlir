@@ -1,5 +1,8 @@
 // RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu=arch=sm_100a | FileCheck %s
 // RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu=arch=sm_100a | FileCheck %s --check-prefix=ORDER
+// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu=arch=sm_100a | FileCheck %s --check-prefix=EXP2
+// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu=arch=sm_100a | grep -c 'llvm.nvvm.ex2.approx.ftz.f' | FileCheck %s --check-prefix=MUFU
+// RUN: flash-opt %s --flash-tile --flash-lower-to-nvgpu=arch=sm_100a | grep -c 'arith.constant 0x4B400000' | FileCheck %s --check-prefix=POLY
 
 // flash-lower-to-nvgpu (sm_100a): one 128-row Q tile per block in six
 // warps. A TMA warp loads Q, K, V (the sm_90a tensor maps and mbarrier
@@ -12,6 +15,7 @@
 // stores from the rows); 192 threads; the TMEM allocation (O 128 + S 128 +
 // P 64 columns, rounded up to a power of two).
 // CHECK: module attributes {flash.kernels = [{arch = "sm_100a", args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:ptr", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"]
+// CHECK-SAME: exp2_polynomial = "1/5"
 // CHECK-SAME: rescale = "lazy"
 // CHECK-SAME: tensor_maps = [{box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "q"}, {box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "k"}, {box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "v"}]
 // CHECK-SAME: tensor_memory_columns = 512 : i64
@@ -53,6 +57,42 @@
 // CHECK: nvvm.tcgen05.st %{{.+}}, %{{.+}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<64xi32>
 // CHECK: nvvm.tcgen05.st %{{.+}}, %{{.+}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<64xi32>
 // CHECK: nvvm.tcgen05.wait <store>
+
+// The exponentials of the softmax (the model's split, sm100Exp2Split: one
+// column in five on the FMA units): α and columns 1-4 of every five by
+// ex2.approx on the MUFU, columns 0, 5, 10, ... by the polynomial
+// (KernelMath::exp2Polynomial): clamp to -127 keeping NaN (maximumf), round
+// by adding 1.5·2^23, f = x − j, three fma (c3, c2, c1, then 1), times 2^j
+// made from its bits: (bits(t) << 23) + bits(1.0).
+// EXP2: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// EXP2: %[[X0:.+]] = llvm.intr.fma
+// EXP2-NEXT: %[[LOW:.+]] = arith.constant -1.270000e+02 : f32
+// EXP2-NEXT: %[[XC:.+]] = arith.maximumf %[[X0]], %[[LOW]] : f32
+// EXP2-NEXT: %[[MAGIC:.+]] = arith.constant 0x4B400000 : f32
+// EXP2-NEXT: %[[T:.+]] = arith.addf %[[XC]], %[[MAGIC]] : f32
+// EXP2-NEXT: %[[J:.+]] = arith.subf %[[T]], %[[MAGIC]] : f32
+// EXP2-NEXT: %[[F:.+]] = arith.subf %[[XC]], %[[J]] : f32
+// EXP2-NEXT: %[[C1:.+]] = arith.constant 0.242210373 : f32
+// EXP2-NEXT: %[[C2:.+]] = arith.constant 0.0550085828 : f32
+// EXP2-NEXT: %[[P2:.+]] = llvm.intr.fma(%[[F]], %[[C2]], %[[C1]])
+// EXP2-NEXT: %[[C0:.+]] = arith.constant 0.693282902 : f32
+// EXP2-NEXT: %[[P1:.+]] = llvm.intr.fma(%[[F]], %[[P2]], %[[C0]])
+// EXP2-NEXT: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// EXP2-NEXT: %[[P:.+]] = llvm.intr.fma(%[[F]], %[[P1]], %[[ONE]])
+// EXP2-NEXT: %[[C23:.+]] = arith.constant 23 : i32
+// EXP2-NEXT: %[[TB:.+]] = arith.bitcast %[[T]] : f32 to i32
+// EXP2-NEXT: %[[JB:.+]] = arith.shli %[[TB]], %[[C23]] : i32
+// EXP2-NEXT: %[[BIAS:.+]] = arith.constant 1065353216 : i32
+// EXP2-NEXT: %[[SB:.+]] = arith.addi %[[JB]], %[[BIAS]] : i32
+// EXP2-NEXT: %[[SCALE:.+]] = arith.bitcast %[[SB]] : i32 to f32
+// EXP2-NEXT: arith.mulf %[[P]], %[[SCALE]] : f32
+// EXP2-COUNT-4: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// EXP2-NOT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// EXP2: arith.constant 0x4B400000 : f32
+// Over the kernel: two softmax loops (unmasked, masked) of 128 columns:
+// 2·(102 + α) = 206 ex2.approx and 2·26 polynomials.
+// MUFU: 206
+// POLY: 52
 
 // The TMA warp: Q once, K and V per stage (the sm_90a helpers).
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global

@@ -26,6 +26,20 @@
 // PTX-DAG: tcgen05.fence::after_thread_sync
 // PTX-DAG: tcgen05.dealloc.cta_group::1.sync.aligned.b32
 // PTX-DAG: ex2.approx.ftz.f32
+// The polynomial exp2 beside it (one column in five): the clamp keeping NaN,
+// the rounding add of 1.5·2^23 (0f4B400000) and its undoing, the cubic's
+// fma with c3, c2, c1 (0f3D6150AE, 0f3E7805FF, 0f3F317AFD) and 1, 2^j from
+// its bits ((t << 23) + bits(1.0)) and the product. Explicit .rn: ptxas
+// neither contracts nor reassociates.
+// PTX-DAG: max.NaN.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0fC2FE0000;
+// PTX-DAG: add.rn.f32 %r[[T:[0-9]+]], %r{{[0-9]+}}, 0f4B400000;
+// PTX-DAG: add.rn.f32 %r{{[0-9]+}}, %r[[T]], 0fCB400000;
+// PTX-DAG: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f3D6150AE, 0f3E7805FF;
+// PTX-DAG: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, 0f3F317AFD;
+// PTX-DAG: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, 0f3F800000;
+// PTX-DAG: shl.b32 %r[[JB:[0-9]+]], %r[[T]], 23;
+// PTX-DAG: add.s32 %r{{[0-9]+}}, %r[[JB]], 1065353216;
+// PTX-DAG: mul.rn.f32
 // JSON: "args": [
 // JSON: "name": "q",
 // JSON-NEXT: "tensor": "q",

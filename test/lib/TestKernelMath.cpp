@@ -28,6 +28,8 @@
 // rescales just before the next P·V; a drain adds the last P·V), and
 // `output` how O leaves: direct (sm_80's stores of valid rows) or staged
 // (sm_90a's words for every row, clipped to Nq when copied out), and
+// `exp2-polynomial-period` = k computes one column of P in k with
+// KernelMath::exp2Polynomial (sm_100a's share on the FMA units), and
 // `layout` the accumulator layout (AccumulatorLayout): quad (the m16n8 C
 // fragment of mma.sync / wgmma, row statistics reduced over quads) or row
 // (sm_100a's tcgen05.ld 32x32b: lane l holds row l of its warp's 32 rows,
@@ -359,7 +361,8 @@ SmallVector<Value> KernelMathHarness::loopSM80(Value lb, Value ub,
                         splat(rowBase), config.causal);
     SoftmaxStep step = buildOnlineSoftmax(km, s, runningMax, runningSum,
                                           scaleLog2eLanes, et,
-                                          config.lazyThreshold());
+                                          config.lazyThreshold(),
+                                          config.exp2Split);
     buildRescale(km, acc, step.rescale);
     accumulate(acc, step.probs, kvStart);
     SmallVector<Value> yields(step.newMax);
@@ -392,7 +395,8 @@ SmallVector<Value> KernelMathHarness::loopSM90(Value lb, Value ub,
                         splat(rowBase), config.causal);
     SoftmaxStep step = buildOnlineSoftmax(km, s, runningMax, runningSum,
                                           scaleLog2eLanes, et,
-                                          config.lazyThreshold());
+                                          config.lazyThreshold(),
+                                          config.exp2Split);
     if (config.rescale == KernelConfig::Rescale::Lazy)
       buildRescaleIfNeeded(km, acc, step.rescale);
     else if (config.rescale == KernelConfig::Rescale::Eager)
@@ -442,7 +446,7 @@ void KernelMathHarness::warpTile(Value rowBase, Value numTiles,
                           rowBaseLanes, config.causal);
       SoftmaxStep step = buildOnlineSoftmax(
           km, s, SmallVector<Value>(n, negInf), SmallVector<Value>(n, zero),
-          scaleLog2eLanes, et, config.lazyThreshold());
+          scaleLog2eLanes, et, config.lazyThreshold(), config.exp2Split);
       SmallVector<Value> state(step.newMax);
       llvm::append_range(state, step.newSum);
       llvm::append_range(state, step.probs);
@@ -672,6 +676,12 @@ struct TestKernelMathPass
                      "words, clipped when copied out)"),
       llvm::cl::init("direct")};
 
+  Option<int64_t> exp2PolynomialPeriod{
+      *this, "exp2-polynomial-period",
+      llvm::cl::desc("one column of P in this many by the polynomial exp2 "
+                     "(KernelMath::exp2Polynomial, as sm_100a); 0: none"),
+      llvm::cl::init(0)};
+
   void runOnOperation() override;
 };
 
@@ -723,6 +733,10 @@ void TestKernelMathPass::runOnOperation() {
   if (firstTileMask != "always" && firstTileMask != "branch")
     return fail("first-tile-mask must be always or branch");
   config.sm90.branchFirstTileMask = firstTileMask == "branch";
+  if (exp2PolynomialPeriod < 0)
+    return fail("exp2-polynomial-period must be 0 or more");
+  if (exp2PolynomialPeriod > 0)
+    config.exp2Split = {1, exp2PolynomialPeriod};
   if (output != "direct" && output != "staged")
     return fail("output must be direct or staged");
   if (headDim <= 0 || headDim % 16 || blockKV <= 0 || blockKV % 16 ||

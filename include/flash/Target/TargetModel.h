@@ -62,6 +62,12 @@ struct TargetModel {
   /// group's passes (the `tile-order` option); fitted where measured, 0
   /// (head by head) elsewhere.
   int64_t tileGroupBytes;
+  /// Per SM and clock: f32 fused multiply-adds (the FMA units) and base-2
+  /// exponentials (ex2, the MUFU). Where the MUFU is the softmax's
+  /// bottleneck, a share of P's exponentials moves to a polynomial on the
+  /// FMA units (sm100Exp2Split, SM100/FormPolicy.cpp).
+  int64_t fmaPerClock;
+  int64_t exp2PerClock;
 };
 
 /// The model for `arch`, or nullptr if the name is unknown.

@@ -119,6 +119,30 @@ Value KernelMath::exp2(Value x) {
       .getResult(0);
 }
 
+Value KernelMath::exp2Polynomial(Value x) {
+  Type word = laneType(b.getI32Type());
+  // x ≥ -127, so that j + 127 ≥ 0 below; NaN stays NaN (arith.maximumf).
+  x = arith::MaximumFOp::create(b, loc, x, f32(-127.0));
+  // t = x + 1.5·2^23 rounds x to the integer j in t's low mantissa bits
+  // (|x| < 2^22); t − 1.5·2^23 = j and f = x − j are exact.
+  Value magic = f32(12582912.0);
+  Value t = arith::AddFOp::create(b, loc, x, magic);
+  Value j = arith::SubFOp::create(b, loc, t, magic);
+  Value f = arith::SubFOp::create(b, loc, x, j);
+  Value p = fma(f, f32(kExp2Polynomial[2]), f32(kExp2Polynomial[1]));
+  p = fma(f, p, f32(kExp2Polynomial[0]));
+  p = fma(f, p, f32(1.0));
+  // 2^j from its bits (j + 127) << 23: t's bits are 0x4B400000 + j, of
+  // which a shift by 23 keeps j << 23; plus the bits of 1.0. j = -127
+  // gives +0 (so -inf and x ≤ -127 give +0), j = 128 gives +inf.
+  Value jBits = arith::ShLIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, word, t), i32(23));
+  Value scale = arith::BitcastOp::create(
+      b, loc, laneType(b.getF32Type()),
+      arith::AddIOp::create(b, loc, jBits, i32(0x3F800000)));
+  return arith::MulFOp::create(b, loc, p, scale);
+}
+
 Value KernelMath::log2(Value x) {
   if (onHost())
     return LLVM::Log2Op::create(b, loc, x);
@@ -331,7 +355,8 @@ SoftmaxStep mlir::flash::buildOnlineSoftmax(KernelMath &km, Fragment &scores,
                                             ArrayRef<Value> runningSum,
                                             Value scaleLog2e,
                                             Type elementType,
-                                            double lazyRescale) {
+                                            double lazyRescale,
+                                            Exp2Split exp2Split) {
   OpBuilder &b = km.b;
   Location loc = km.loc;
   Value negInf = km.f32(-std::numeric_limits<double>::infinity());
@@ -379,7 +404,9 @@ SoftmaxStep mlir::flash::buildOnlineSoftmax(KernelMath &km, Fragment &scores,
       Value p[2];
       for (int64_t e = 0; e < 2; ++e) {
         Value s = scores.reg(row, 2 * cp + e);
-        p[e] = buildExp2(km, buildFma(km, s, scaleLog2e, negShift));
+        Value x = buildFma(km, s, scaleLog2e, negShift);
+        p[e] = exp2Split.onFmaUnits(2 * cp + e) ? km.exp2Polynomial(x)
+                                                : buildExp2(km, x);
         rowSum = rowSum ? arith::AddFOp::create(b, loc, rowSum, p[e])
                         : p[e];
       }

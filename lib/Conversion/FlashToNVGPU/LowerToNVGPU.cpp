@@ -311,6 +311,11 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
                                    "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32",
                                    "scale:f32"})));
     fields.push_back(b.getNamedAttr("rescale", b.getStringAttr("lazy")));
+    // One column of P in `period` by the polynomial exp2 on the FMA units.
+    fields.push_back(b.getNamedAttr(
+        "exp2_polynomial",
+        b.getStringAttr(Twine(c.exp2Split.polynomial) + "/" +
+                        Twine(c.exp2Split.period))));
     fields.push_back(b.getNamedAttr(
         "tensor_memory_columns", b.getI64IntegerAttr(sm100TensorMemoryColumns(c))));
     auto map = [&](StringRef tensor, int64_t rows) {

@@ -59,6 +59,9 @@ class KernelConfig:
     output: str = "direct"        # direct | staged
     layout: str = "quad"          # quad (mma.sync / wgmma C fragment) | row
                                   # (tcgen05.ld: a row per lane, warps = block_q / 32)
+    # One column of P in this many by the polynomial exp2 on the FMA units
+    # (KernelMath::exp2Polynomial; sm_100a: 5); 0: none.
+    exp2_polynomial_period: int = 0
 
     def pass_option(self) -> str:
         opts = ["form=%s" % self.form, "element-type=%s" % self.dtype,
@@ -68,6 +71,9 @@ class KernelConfig:
                 "rescale=%s" % self.rescale,
                 "first-tile-mask=%s" % self.first_tile_mask,
                 "output=%s" % self.output, "layout=%s" % self.layout]
+        if self.exp2_polynomial_period:
+            opts.append("exp2-polynomial-period=%d"
+                        % self.exp2_polynomial_period)
         return "--flash-test-kernel-math=%s" % " ".join(opts)
 
     def short_id(self) -> str:
@@ -80,6 +86,8 @@ class KernelConfig:
         parts.append(self.output)
         if self.layout != "quad":
             parts.append("layout-" + self.layout)
+        if self.exp2_polynomial_period:
+            parts.append("exp2poly%d" % self.exp2_polynomial_period)
         if self.causal:
             parts.append("causal")
         if self.lse:

@@ -93,6 +93,17 @@ struct DecodeConfig {
   int64_t mTiles = 0;
 };
 
+/// Which of a row's exponentials of P the online softmax computes with
+/// KernelMath::exp2Polynomial (FMA units) rather than ex2.approx (MUFU):
+/// register column c when c % period < polynomial. {0, 1}: none.
+struct Exp2Split {
+  int64_t polynomial = 0;
+  int64_t period = 1;
+  bool onFmaUnits(int64_t column) const {
+    return column % period < polynomial;
+  }
+};
+
 /// What one attention kernel computes and how, from its #flash.kernel
 /// descriptor (kernelConfigFromDescriptor, KernelForm.h): the part every
 /// arch shares, and each arch's own part.
@@ -122,6 +133,9 @@ struct KernelConfig {
   /// just before the next P·V.
   enum class Rescale { Eager, Lazy, LazyLate };
   Rescale rescale = Rescale::Eager;
+  /// The share of P's exponentials on the FMA units (sm_100a: the form
+  /// policy's, from the target model; none elsewhere).
+  Exp2Split exp2Split;
   static constexpr double kLazyRescaleLog2 = 8.0; ///< P ≤ 2^8
   double lazyThreshold() const {
     return rescale == Rescale::Eager ? -1.0 : kLazyRescaleLog2;
@@ -157,6 +171,13 @@ struct KernelConfig {
 /// the vote, ex2/lg2, the predicated stores) are the members below, which
 /// emit the GPU op or its host equivalent. In GPU mode they emit exactly
 /// the ops the kernels always had (the shipped PTX is pinned).
+/// The coefficients c1, c2, c3 of KernelMath::exp2Polynomial: a minimax
+/// fit (Lawson's iteration, relative error, c0 fixed at 1) of 2^f on
+/// [-1/2, 1/2], rounded to f32. python/tests/test_exp2_polynomial.py reads
+/// them from this line and measures the error of the f32 evaluation.
+inline constexpr float kExp2Polynomial[3] = {0x1.62f5fap-1f, 0x1.f00bfep-3f,
+                                             0x1.c2a15cp-5f};
+
 struct KernelMath {
   OpBuilder &b;
   Location loc;
@@ -192,6 +213,17 @@ struct KernelMath {
   Value fma(Value a, Value bValue, Value c);
   Value exp2(Value x);
   Value log2(Value x);
+  /// 2^x on the FMA units instead of the MUFU (ex2.approx), for x < 127.5:
+  /// x = j + f with j = round(x) (the 1.5·2^23 rounding trick, exact),
+  /// 2^f ≈ 1 + f·(c1 + f·(c2 + f·c3)) on f ∈ [-1/2, 1/2]
+  /// (kExp2Polynomial, three fma), times 2^j built from its exponent bits
+  /// ((j + 127) << 23). x is clamped to -127 first (NaN kept), so that -inf
+  /// (masked scores) and x ≤ -127 give +0 exactly, as ex2.approx.ftz does,
+  /// and NaN gives NaN; +inf gives NaN (the softmax never passes it: x ≤ τ).
+  /// Max relative error 2^-13.27 where 2^x is a normal number
+  /// (python/tests/test_exp2_polynomial.py), below half an ulp of f16
+  /// (2^-11) and bf16 (2^-8), the types P is rounded to.
+  Value exp2Polynomial(Value x);
   /// The value of lane (lane ^ offset) of the warp (gpu.shuffle xor on the
   /// GPU, a vector.shuffle of the lanes on the host).
   Value shuffleXor(Value v, int64_t offset);
@@ -360,6 +392,10 @@ void buildFragmentMask(KernelMath &km, Fragment &scores, LaneCoords lane,
 /// same shift; the gain is that most tiles need no rescale of acc at all
 /// (the first tile of a row sets m, later tiles rarely exceed it by τ).
 /// A negative τ is the plain update above.
+///
+/// `exp2Split` picks the register columns of P computed by
+/// KernelMath::exp2Polynomial on the FMA units instead of ex2.approx (α
+/// always by ex2.approx); the default, none, is every kernel but sm_100a's.
 struct SoftmaxStep {
   SmallVector<Value> newMax, newSum, rescale;
   SmallVector<Value> probs; ///< vector<2 x elementType>, (mt·nTiles + nt)·2 + half
@@ -368,7 +404,8 @@ SoftmaxStep buildOnlineSoftmax(KernelMath &km, Fragment &scores,
                                ArrayRef<Value> runningMax,
                                ArrayRef<Value> runningSum,
                                Value scaleLog2e, Type elementType,
-                               double lazyRescale = -1.0);
+                               double lazyRescale = -1.0,
+                               Exp2Split exp2Split = {});
 
 /// acc[.., i] *= rescale[row of i].
 void buildRescale(KernelMath &km, Fragment &acc, ArrayRef<Value> rescale);

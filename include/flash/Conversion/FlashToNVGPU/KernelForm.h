@@ -131,6 +131,10 @@ LogicalResult checkSM100Choices(const FormChoices &choices,
 FailureOr<KernelConfig> sm100ConfigFromSchedule(KernelConfig common,
                                                 const TargetModel &target,
                                                 Location loc);
+/// The share of the softmax's exponentials the sm_100a kernel computes with
+/// KernelMath::exp2Polynomial, from the target's FMA and MUFU rates: the
+/// one that balances the two units' time per score.
+Exp2Split sm100Exp2Split(const TargetModel &target);
 
 /// Split-KV kernels (kinds split_kv and paged; SM80/DecodeKernel.cpp, used
 /// by sm_80 and sm_90a): the row tile, the K/V tile, the pipeline depth the

@@ -16,7 +16,9 @@
 //   t of the tile (tcgen05.ld .32x32b, AccumulatorLayout::RowPerThread).
 //   Per K/V tile: load S, release it (sFree), mask and run the online
 //   softmax of KernelBuilder.cpp (the same code as sm_80 and sm_90a, on the
-//   row-per-thread layout: no shuffles), then, once the previous P·V has
+//   row-per-thread layout: no shuffles; one column of P in
+//   config.exp2Split.period by KernelMath::exp2Polynomial on the FMA units,
+//   the others by ex2.approx on the MUFU), then, once the previous P·V has
 //   completed (oDone), rescale O in TMEM where the row max moved past the
 //   lazy threshold (FA4's conditional rescale: a warp vote skips the
 //   TMEM round trip when no row of the warp needs it), store P as packed
@@ -29,9 +31,8 @@
 // P [D + Bc, D + 3·Bc/2), allocated as the next power of two.
 //
 // Not yet here (FA4's fuller structure): two Q tiles per block in
-// ping-pong, a correction warpgroup apart from the softmax, the share of
-// exp2 computed by a polynomial on the FMA units, O leaving through TMA
-// stores.
+// ping-pong, a correction warpgroup apart from the softmax, O leaving
+// through TMA stores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -306,7 +307,7 @@ SmallVector<Value> ForwardKernel::softmaxLoop(Value lb, Value ub,
                       rowBase, config.causal);
   SoftmaxStep step =
       buildOnlineSoftmax(km, scores, runningMax, runningSum, scaleLog2e, et,
-                         config.lazyThreshold());
+                         config.lazyThreshold(), config.exp2Split);
   SmallVector<Value> words;
   for (Value pair : step.probs)
     words.push_back(km.pairWord(pair));
