@@ -22,8 +22,9 @@
 // The kernel: 16-byte cp.async copies of K and V rows (zero-filled past the
 // length), ldmatrix + mma.sync per warp (V transposed), the warps combined
 // through shared memory; then the count of finished parts (membar.gl, an
-// atomic add) and the last block's merge (a warp per row, reads past L1, a
-// warp max of the parts' LSE), which resets the count.
+// atomic add) and the last block's merge (a warp per row, reads past L1, one
+// pass with a running maximum carried next to the sums: 16 parts' LSEs and
+// O rows loaded at once at D = 128), which resets the count.
 // CHECK: gpu.func @decode_split(
 // CHECK: nvgpu.device_async_copy {{.*}} {bypassL1}
 // CHECK: nvgpu.ldmatrix
@@ -32,9 +33,10 @@
 // CHECK: gpu.barrier
 // CHECK: nvvm.memory.barrier <gpu>
 // CHECK: llvm.atomicrmw add
-// CHECK: llvm.load volatile {{.*}} -> f32
-// CHECK: gpu.shuffle  xor
-// CHECK: llvm.load volatile {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32) : i32 {
+// CHECK-COUNT-16: llvm.load volatile {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT: llvm.load volatile
+// CHECK: arith.maxnumf
 // CHECK: llvm.atomicrmw xchg
 // CHECK: gpu.return
 // CHECK-NOT: gpu.func

@@ -7,13 +7,17 @@
 
 // RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/one" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/one/decode.ptx
+// RUN: FileCheck %s --check-prefix=GROUP < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/one/decode.json
 // The kernel: the block table and the lengths read by 32-bit loads,
 // cp.async gathers (zero-filled past the length: the source size is a
 // register), mma.sync on ldmatrix fragments; the count of finished parts and
-// the last block's merge (16-byte loads of the f32 partials past L1, eight
-// parts' loads before their sums); the two-level merge's first level writes
-// a group's result into a partial slot (16-byte stores after a warp sync).
+// the last block's merge (16-byte loads of the f32 partials past L1, a batch
+// of 16 parts' loads at D = 128 before their sums, each but the first under
+// a branch that skips parts past the count, so ptxas places the blocks in
+// its own order); the two-level merge's first level writes a group's result
+// into a partial slot (16-byte stores after a warp sync; checked apart,
+// GROUP, for the same reason).
 // PTX: .target sm_90a
 // PTX: .entry decode(
 // PTX: ld.global.b32
@@ -23,14 +27,13 @@
 // PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX: membar.gl
 // PTX: atom.global.add.u32
-// PTX: ld.volatile.global.v4.b32
-// The eight parts' loads of a batch, then their weights.
-// PTX-COUNT-7: ld.volatile.global.v4.b32
-// PTX: ex2.approx.ftz.f32
-// PTX: bar.warp.sync{{[[:space:]]+}}-1;
-// PTX: st.global.v4.b32
+// The sixteen parts' loads of a batch.
+// PTX-COUNT-16: ld.volatile.global.v4.b32
 // PTX: atom.global.exch.b32
 // PTX-NOT: .entry
+// GROUP: atom.global.add.u32
+// GROUP: bar.warp.sync{{[[:space:]]+}}-1;
+// GROUP: st.global.v4.b32
 // The launch plan: op, the paged tensors, the kernel, workspaces whose
 // sizes are formulas.
 // JSON: "kernels": [

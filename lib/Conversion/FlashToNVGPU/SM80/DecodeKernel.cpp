@@ -33,7 +33,8 @@
 //   that finishes last merges, a warp per output row: the same count of parts
 //   from the same length; O = Σ_s w_s·O_s / Σ_s w_s with w_s = exp(LSE_s −
 //   max LSE) (a part whose rows saw no key has LSE = −inf and weight 0),
-//   LSE = max + ln Σ w_s, the partials of kMergeBatch parts loaded together.
+//   LSE = max + ln Σ w_s, in one pass with a running maximum, the partials
+//   of a batch of parts (16 at Dv = 128) loaded together.
 //   More than kSplitKVMergeDirect (32) parts merge in two levels, so that no
 //   block reads them all: groups of about kSplitKVMergeGroup (16) parts, each
 //   merged by the block that finishes it last into the partial slot of its
@@ -321,9 +322,18 @@ Value loadPastL1(KernelMath &km, Type type, Value pointer, Value element) {
                               /*isVolatile=*/true);
 }
 
-/// Parts merged per batch of the merge's sum loop: their LSEs and O rows are
-/// loaded together (independent loads in flight), then summed.
-constexpr int64_t kMergeBatch = 8;
+/// Parts merged per batch of the merge's loop: their LSEs and O rows are
+/// loaded together (independent loads in flight), then summed. As many as
+/// about 96 registers a lane hold (Dv/32 + 1 words a part): 32 at Dv = 64,
+/// 16 at 128, 8 at 256, so that the group and the groups of a two-level
+/// merge (at most 16 parts at Dv ≤ 128) take one round trip a row.
+int64_t mergeBatch(int64_t valueDim) {
+  int64_t words = valueDim / 32 + 1;
+  int64_t batch = 8;
+  while (batch < 32 && 2 * batch * words <= 96)
+    batch *= 2;
+  return batch;
+}
 /// Up to kMergeDirect parts one block merges them all; more merge in two
 /// levels of groups of about kMergeGroup parts (Target/SplitKV.h).
 constexpr int64_t kMergeDirect = kSplitKVMergeDirect;
@@ -337,13 +347,16 @@ struct MergeTarget {
 };
 
 /// The parts first, first + stride, ..., first + (count − 1)·stride
-/// (count >= 1) of row `flatRow` merged by one warp:
-///   m = max_s LSE_s (lanes take parts i ≡ lane mod 32, then a warp max)
-///   O = Σ_s w_s·O_s / Σ_s w_s,  w_s = exp(LSE_s − m),  LSE = m + ln Σ_s w_s
+/// (count >= 1) of row `flatRow` merged by one warp, in one pass with a
+/// running maximum (as the online softmax):
+///   m = max_s LSE_s,  O = Σ_s w_s·O_s / Σ_s w_s,  w_s = exp(LSE_s − m),
+///   LSE = m + ln Σ_s w_s
+/// each batch of mergeBatch(Dv) parts loaded together (LSEs and O rows),
+/// the sums so far rescaled by exp(m_old − m_new) when a batch raises the
+/// maximum: one round trip to memory a batch, none for a separate maximum.
 /// A part whose rows saw no key has LSE_s = −inf and weight 0 (its O_s is 0,
-/// never NaN); if no part saw a key, O = 0 and LSE = −inf. The sum loop
-/// takes kMergeBatch parts an iteration (the loads of a batch issued before
-/// its sums; a part past `count` reads the last one with weight 0).
+/// never NaN); if no part saw a key, O = 0 and LSE = −inf. Parts past
+/// `count` in the last batch are not read (weight 0).
 void buildMergeRow(KernelMath &km, const KernelConfig &config,
                    const OutputRows &out, Value lane, Value flatRow,
                    Value first, Value count, Value stride, Value allRows,
@@ -352,6 +365,7 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
   OpBuilder &b = km.b;
   Location loc = km.loc;
   const int64_t Dv = config.headDim, columns = Dv / 32;
+  const int64_t batch = mergeBatch(Dv);
   Type f32 = b.getF32Type();
   Value negInf = km.f32(-std::numeric_limits<double>::infinity());
   Value rowIndex = km.toIndex(flatRow);
@@ -365,59 +379,87 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
   auto lseOf = [&](Value part) {
     return loadPastL1(km, f32, out.partialLse, partRow(part));
   };
-  auto maxLoop = scf::ForOp::create(b, loc, lane, count, km.i32(32),
-                                    ValueRange{negInf});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(maxLoop.getBody());
-    Value m = arith::MaxNumFOp::create(
-        b, loc, maxLoop.getRegionIterArgs()[0],
-        lseOf(partOf(maxLoop.getInductionVar())));
-    scf::YieldOp::create(b, loc, m);
-  }
-  Value maxLse = maxLoop.getResult(0);
-  for (int64_t offset : {16, 8, 4, 2, 1})
-    maxLse = arith::MaxNumFOp::create(b, loc, maxLse,
-                                      km.shuffleXor(maxLse, offset));
-  Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                      maxLse, negInf);
-  Value shift = km.select(noKey, km.f32(0.0), maxLse);
-  SmallVector<Value> inits(columns, km.f32(0.0));
-  inits.push_back(km.f32(0.0));
+  // Carried: the O sums, the weight sum, the running maximum.
+  SmallVector<Value> inits(columns + 1, km.f32(0.0));
+  inits.push_back(negInf);
   auto sumLoop = scf::ForOp::create(b, loc, km.i32(0), count,
-                                    km.i32(kMergeBatch), inits);
+                                    km.i32(batch), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(sumLoop.getBody());
     Value i0 = sumLoop.getInductionVar();
     SmallVector<Value> acc(sumLoop.getRegionIterArgs());
-    Value lastIndex = km.sub(count, km.i32(1));
+    Type vectorType = VectorType::get({columns}, f32);
     SmallVector<Value> valid, lses, values;
-    for (int64_t u = 0; u < kMergeBatch; ++u) {
+    for (int64_t u = 0; u < batch; ++u) {
       Value i = km.add(i0, km.i32(u));
       valid.push_back(km.cmp(P::slt, i, count));
-      Value part = partOf(km.minsi(i, lastIndex));
-      lses.push_back(lseOf(part));
-      Value element = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, partRow(part), km.index(Dv)),
-          km.toIndex(km.mul(lane, km.i32(columns))));
-      values.push_back(loadPastL1(km, VectorType::get({columns}, f32),
-                                  out.partialO, element));
+      auto load = [&] {
+        Value part = partOf(i);
+        Value element = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, partRow(part), km.index(Dv)),
+            km.toIndex(km.mul(lane, km.i32(columns))));
+        return SmallVector<Value>{
+            lseOf(part),
+            loadPastL1(km, vectorType, out.partialO, element)};
+      };
+      if (u == 0) { // i0 < count
+        SmallVector<Value> loaded = load();
+        lses.push_back(loaded[0]);
+        values.push_back(loaded[1]);
+        continue;
+      }
+      // Parts past `count` are not read (a warp-uniform branch). Read as
+      // the last part instead, a short batch's loads all hit one line: 2-6%
+      // slower on the rows of few parts (docs/benchmarks.md, 14th session).
+      auto ifValid = scf::IfOp::create(b, loc, TypeRange{f32, vectorType},
+                                       valid.back(), /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifValid.thenBlock());
+        scf::YieldOp::create(b, loc, load());
+        b.setInsertionPointToStart(ifValid.elseBlock());
+        Value zero = LLVM::ZeroOp::create(b, loc, vectorType);
+        scf::YieldOp::create(b, loc, ValueRange{negInf, zero});
+      }
+      lses.push_back(ifValid.getResult(0));
+      values.push_back(ifValid.getResult(1));
     }
-    for (int64_t u = 0; u < kMergeBatch; ++u) {
-      Value weight = buildExp2(
-          km, arith::MulFOp::create(
-                  b, loc, arith::SubFOp::create(b, loc, lses[u], shift),
-                  km.f32(M_LOG2E)));
-      weight = km.select(valid[u], weight, km.f32(0.0));
+    Value oldMax = acc[columns + 1];
+    Value newMax = oldMax;
+    for (int64_t u = 0; u < batch; ++u)
+      newMax = arith::MaxNumFOp::create(b, loc, newMax,
+                                        km.select(valid[u], lses[u], negInf));
+    // exp(x − shift) with shift = newMax, or 0 while no part saw a key
+    // (then every x is −inf and every weight 0).
+    Value shift = km.select(
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax,
+                              negInf),
+        km.f32(0.0), newMax);
+    auto weightOf = [&](Value x) {
+      return buildExp2(
+          km, arith::MulFOp::create(b, loc,
+                                    arith::SubFOp::create(b, loc, x, shift),
+                                    km.f32(M_LOG2E)));
+    };
+    Value rescale = weightOf(oldMax);
+    for (int64_t c = 0; c <= columns; ++c)
+      acc[c] = arith::MulFOp::create(b, loc, acc[c], rescale);
+    for (int64_t u = 0; u < batch; ++u) {
+      Value weight = km.select(valid[u], weightOf(lses[u]), km.f32(0.0));
       for (int64_t c = 0; c < columns; ++c) {
         Value o = LLVM::ExtractElementOp::create(b, loc, values[u], km.i32(c));
         acc[c] = buildFma(km, weight, o, acc[c]);
       }
       acc[columns] = arith::AddFOp::create(b, loc, acc[columns], weight);
     }
+    acc[columns + 1] = newMax;
     scf::YieldOp::create(b, loc, acc);
   }
+  Value maxLse = sumLoop.getResult(columns + 1);
+  Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                      maxLse, negInf);
   Value total = sumLoop.getResult(columns);
   Value inverse = km.select(noKey, km.f32(0.0),
                             arith::DivFOp::create(b, loc, km.f32(1.0), total));
