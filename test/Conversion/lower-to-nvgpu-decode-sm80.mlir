@@ -21,9 +21,8 @@
 // CHECK: gpu.module @decode_split_module
 // The kernel: 16-byte cp.async copies of K and V rows (zero-filled past the
 // length), ldmatrix + mma.sync per warp (V transposed), the warps combined
-// through shared memory; then the count of finished parts (after a block
-// barrier, thread 0 alone: membar.gl, an atomic add, membar.gl if last) and
-// the last block's merge (a warp per row, reads past L1, one
+// through shared memory; then the count of finished parts (membar.gl, an
+// atomic add) and the last block's merge (a warp per row, reads past L1, one
 // pass with a running maximum carried next to the sums: 16 parts' LSEs and
 // O rows loaded at once at D = 128), which resets the count.
 // CHECK: gpu.func @decode_split(
@@ -34,8 +33,6 @@
 // CHECK: gpu.barrier
 // CHECK: nvvm.memory.barrier <gpu>
 // CHECK: llvm.atomicrmw add
-// CHECK: nvvm.memory.barrier <gpu>
-// CHECK: gpu.barrier
 // CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32) : i32 {
 // CHECK-COUNT-16: llvm.load volatile {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK-NOT: llvm.load volatile

@@ -1187,25 +1187,11 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     }
   });
 
-  // Several parts: the block that finishes last merges them. It resets the
-  // count, so the counters are zero again for the next launch (and every
-  // replay of a captured graph).
-  //
-  // Ordering (PTX memory model), one fence a side, by thread 0 alone:
-  //   writer: every thread stores its partials; bar.sync; thread 0:
-  //           membar.gl (fence.sc.gpu), then the relaxed atom.add.
-  //   merger: thread 0: atom.add (sees count − 1), membar.gl, writes the
-  //           flag; bar.sync; every thread reads the others' partials
-  //           (loads that bypass L1).
-  // bar.sync synchronizes the block's threads (CTA scope), so each
-  // thread's stores precede thread 0's fence in causality order; the fence
-  // and the atomic after it form a release pattern at GPU scope, and the
-  // atomic read by the merger's thread 0 followed by its fence an acquire
-  // pattern; the two atomics are morally strong (same address, both .gpu).
-  // Causality order is transitive, and the merger's bar.sync carries it on
-  // to its other threads: every writer's partial store happens before every
-  // merger load of it. This is the last-block pattern of a grid-wide
-  // barrier; a fence by every thread (as before) orders nothing more.
+  // Several parts: the block that finishes last merges them. Its partials
+  // are ordered before the count (membar.gl, then the atomic), and the
+  // count before its reads of the others' (membar.gl, reads that bypass
+  // L1). It resets the count, so the counters are zero again for the next
+  // launch (and every replay of a captured graph).
   //
   // More than kMergeDirect parts merge in two levels, so that no block
   // reads them all (at B = 1, GQA 8/1, 256 parts of 8 rows are 1 MB of
@@ -1217,6 +1203,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // u·stride the groups (or the parts, one level), u·stride + 1 + g the
   // parts of group g.
   km.ifLanes(km.cmp(P::sge, split.numSplits, km.i32(2)), [&] {
+    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
     gpu::BarrierOp::create(b, loc);
     Value numSplits = split.numSplits;
     Value twoLevel = km.cmp(P::sgt, numSplits, km.i32(kMergeDirect));
@@ -1254,19 +1241,13 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
         twoLevel, km.add(unitCounter, km.add(group, km.i32(1))), unitCounter));
     Value flag = view(b.getI32Type(), 0, 1);
     // Whether this block is the last of `expected` to count on `counter`
-    // (block-uniform, through shared memory). Called after a block barrier
-    // that follows the block's stores to be published; thread 0 fences
-    // before its count (release) and, if last, after it (acquire).
+    // (block-uniform, through shared memory).
     auto lastToCount = [&](Value counter, Value expected) {
       km.ifLanes(km.cmp(P::eq, tid, km.i32(0)), [&] {
-        NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
         Value done = LLVM::AtomicRMWOp::create(
             b, loc, LLVM::AtomicBinOp::add, counter, km.i32(1),
             LLVM::AtomicOrdering::monotonic);
         Value last = km.cmp(P::eq, done, km.sub(expected, km.i32(1)));
-        km.ifLanes(last, [&] {
-          NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-        });
         km.store(arith::ExtUIOp::create(b, loc, b.getI32Type(), last), flag,
                  km.index(0));
       });
@@ -1285,6 +1266,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     Value allRows = km.mul(km.mul(arg["B"], queryHeads), seqQ);
     Value isLast = lastToCount(firstCounter, groupCount);
     km.ifLanes(isLast, [&] {
+      NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
       auto ifTwo = scf::IfOp::create(b, loc, twoLevel, /*withElse=*/true);
       {
         OpBuilder::InsertionGuard inner(b);
@@ -1304,9 +1286,11 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
                         MergeTarget{groupFirst});
         });
         resetCounter(firstCounter);
+        NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
         gpu::BarrierOp::create(b, loc);
         Value isLastGroup = lastToCount(topCounter, numGroups);
         km.ifLanes(isLastGroup, [&] {
+          NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
           forEachRow([&](Value flatRow) {
             buildMergeRow(km, config, outputs, lane, flatRow, km.i32(0),
                           numGroups, groupSize, allRows, MergeTarget{});
