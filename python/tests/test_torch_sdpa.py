@@ -296,3 +296,71 @@ def test_eager_gradients_take_the_autograd_function(monkeypatch, causal):
     assert lib.backward_calls == [((b, hq, n, d), (b, hkv, n, d), causal)]
     traced = sdpa._run(None, True, q, k, v, causal, None, "top_left")
     assert "EagerAttention" not in type(traced.grad_fn).__name__
+
+
+def test_backward_copies_strided_tensors_of_one_shape_in_one_op():
+    """_contiguous_all: the backward's contiguous inputs with one copy per
+    shape (host time): a GPT-2 layer's q, k, v (views of a fused QKV
+    projection), O and dO (B×N×H×D memory) come back equal, contiguous and
+    in ONE new buffer; a Llama layer's (GQA) in two (q, O, dO and k, v);
+    contiguous tensors as they are."""
+    torch = pytest.importorskip("torch")
+    from flash_mlir.torch import _contiguous_all
+    b, n, h, d = 2, 16, 4, 8
+    gen = torch.Generator().manual_seed(7)
+    qkv = torch.randn(b, n, 3 * h * d, generator=gen)
+    q, k, v = (t.view(b, n, h, d).transpose(1, 2) for t in qkv.split(h * d, dim=2))
+    o, do = (torch.randn(b, n, h, d, generator=gen).transpose(1, 2) for _ in range(2))
+    given = (q, k, v, o, do)
+    taken = _contiguous_all(*given)
+    assert all(t.is_contiguous() and torch.equal(t, g) for t, g in zip(taken, given))
+    assert len({t.untyped_storage().data_ptr() for t in taken}) == 1
+    assert {t.untyped_storage().data_ptr() for t in taken}.isdisjoint(
+        {t.untyped_storage().data_ptr() for t in given})
+    kv = torch.randn(b, n, 2 * 2 * d, generator=gen)
+    k2, v2 = (t.view(b, n, 2, d).transpose(1, 2) for t in kv.split(2 * d, dim=2))
+    taken = _contiguous_all(q, k2, v2, o, do)
+    assert all(t.is_contiguous() and torch.equal(t, g)
+               for t, g in zip(taken, (q, k2, v2, o, do)))
+    storages = [t.untyped_storage().data_ptr() for t in taken]
+    assert storages[0] == storages[3] == storages[4] and storages[1] == storages[2]
+    assert storages[0] != storages[1]
+    dense = torch.randn(b, h, n, d, generator=gen)
+    taken = _contiguous_all(dense, k, dense)
+    assert taken[0] is dense and taken[2] is dense and torch.equal(taken[1], k)
+
+
+def test_eager_backward_gets_one_copy_of_a_fused_qkv_layer(monkeypatch):
+    """The eager backward (EagerAttention) hands the library q, k, v, O, dO
+    of a GPT-2-style layer (views of one fused QKV projection, the output
+    gradient of O.transpose(1, 2)) contiguous, from one copy (one buffer),
+    and the gradients equal autograd's through the reference."""
+    torch = pytest.importorskip("torch")
+    import flash_mlir.torch as ft
+    monkeypatch.setattr(ft, "_TORCH_OP_LIBRARY", None)
+
+    class Recording(_CpuLibrary):
+        def attention(self, q, k, v, causal=False, scale=None, return_lse=False, out=None):
+            o, lse = super().attention(q, k, v, causal, scale, True)
+            o = torch.empty_like(q).copy_(o)  # in q's layout, as sm_90a's plans
+            return (o, lse) if return_lse else o
+
+        def attention_backward(self, q, k, v, o, do, lse, *args, **kwargs):
+            self.inputs = (q, k, v, o, do)
+            return super().attention_backward(q, k, v, o, do, lse, *args, **kwargs)
+
+    lib = Recording()
+    ft.register_torch_op(lib)
+    b, n, h, d = 2, 7, 4, 8
+    gen = torch.Generator().manual_seed(9)
+    qkv = torch.randn(b, n, 3 * h * d, dtype=torch.float64, generator=gen).requires_grad_()
+    q, k, v = (t.view(b, n, h, d).transpose(1, 2) for t in qkv.split(h * d, dim=2))
+    o = sdpa._run(lib, True, q, k, v, True, None, "top_left").transpose(1, 2)
+    assert o.is_contiguous()  # O in q's (B×N×H×D) memory: HF's transpose back is free
+    do = torch.randn(b, n, h, d, dtype=torch.float64, generator=gen)
+    (grad,) = torch.autograd.grad(o, qkv, do)
+    assert all(t.is_contiguous() for t in lib.inputs)
+    assert len({t.untyped_storage().data_ptr() for t in lib.inputs}) == 1
+    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    (want,) = torch.autograd.grad(ref.transpose(1, 2), qkv, do)
+    torch.testing.assert_close(grad, want, rtol=1e-5, atol=1e-5)

@@ -39,7 +39,8 @@ the ops dispatch to.
 
 Strided q, k, v (B×N×H×D views, innermost dimension contiguous) reach the
 forward as they are (KernelLibrary.attention: no copy on sm_90a, O in q's
-layout); the backward takes contiguous copies of strided q, k, v, O.
+layout); the backward takes contiguous copies of strided q, k, v, O, dO (one
+op for those of one shape: _contiguous_all).
 
 Also here:
 
@@ -116,6 +117,34 @@ def _in_layout_of(o, q):
     return o if like.stride() == o.stride() else like.copy_(o)
 
 
+def _contiguous_all(*tensors):
+    """The tensors, contiguous, for the backward's kernels (which take
+    contiguous q, k, v, O, dO): a contiguous one as it is; those that need a
+    copy and share a shape, dtype and device copied by ONE torch.stack (one
+    op and one copy kernel instead of one ``contiguous()`` each: the host
+    time of a training step's backward, which is host-bound; a GPT-2 layer's
+    q, k, v (B×N×H×D views of its fused QKV projection), O and dO are five
+    strided tensors of one shape, a Llama layer's q, O, dO and k, v two
+    groups). Same values as ``contiguous()``."""
+    out = list(tensors)
+    groups = {}
+    for i, t in enumerate(tensors):
+        if not t.is_contiguous():
+            groups.setdefault((t.shape, t.dtype, t.device), []).append(i)
+    if not groups:
+        return out
+    import torch
+    for indices in groups.values():
+        if len(indices) == 1:
+            out[indices[0]] = tensors[indices[0]].contiguous()
+            continue
+        for i, part in zip(indices, torch.stack([tensors[i] for i in indices]).unbind(0)):
+            # stack's result is contiguous for these inputs (its memory
+            # format is contiguous for 5-D stacks of B×H×N×D tensors).
+            out[i] = part if part.is_contiguous() else part.contiguous()
+    return out
+
+
 def register_torch_op(library):
     """Registers the ops above over `library` (a flash_mlir.runtime.KernelLibrary)
     and returns ``torch.ops.flash_mlir.attention``."""
@@ -154,10 +183,10 @@ def register_torch_op(library):
                            deterministic: bool = False
                            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         # The backward's kernels take contiguous tensors (copies of strided
-        # ones); the gradients are contiguous.
+        # ones, one op per shape: _contiguous_all); the gradients are contiguous.
+        q, k, v, o, dout = _contiguous_all(q, k, v, o, dout)
         return tuple(_TORCH_OP_LIBRARY.attention_backward(
-            q.contiguous(), k.contiguous(), v.contiguous(), o.contiguous(),
-            dout.contiguous(), lse, causal=causal, scale=_scale(scale),
+            q, k, v, o, dout, lse, causal=causal, scale=_scale(scale),
             deterministic=deterministic))
 
     @attention_backward.register_fake
@@ -316,10 +345,11 @@ def eager_attention_function():
                 return None, None, None, None, None, None
             q, k, v, o, lse = ctx.saved_tensors
             # The backward's kernels take contiguous tensors (copies of
-            # strided ones), as the custom op's backward.
+            # strided ones, one op per shape: _contiguous_all), as the
+            # custom op's backward.
+            q, k, v, o, dout = _contiguous_all(q, k, v, o, dout)
             dq, dk, dv = ctx.library.attention_backward(
-                q.contiguous(), k.contiguous(), v.contiguous(), o.contiguous(),
-                dout.contiguous(), lse, ctx.causal, _scale(ctx.scale),
+                q, k, v, o, dout, lse, ctx.causal, _scale(ctx.scale),
                 torch.are_deterministic_algorithms_enabled())
             return dq, dk, dv, None, None, None
 
@@ -358,7 +388,7 @@ def _top_left_backward(library, dout, q, k, v, o, lse, scale, deterministic):
     import torch
     b, hkv, nk, d = k.shape
     nq = q.shape[2]
-    q, k, v, o, dout = (t.contiguous() for t in (q, k, v, o, dout))
+    q, k, v, o, dout = _contiguous_all(q, k, v, o, dout)
     s = _scale(scale)
     capturing = q.is_cuda and torch.cuda.is_current_stream_capturing()
     if not capturing and float(lse.min()) < TOP_LEFT_MIN_LSE:
