@@ -9,7 +9,6 @@ deterministic one by its variant), and the runtime plans the grids and
 arguments the kernels' contract says (SM80/BackwardKernel.h).
 """
 
-import ctypes
 import json
 import math
 import pathlib

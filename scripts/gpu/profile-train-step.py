@@ -79,7 +79,6 @@ def summarize_profile(prof):
 def dry_run_cpu(torch, ft, fsdpa):
     """A CPU stand-in for the library (forward and backward from torch's SDPA
     math in f32) and the CUDA calls the script makes made harmless."""
-    F = torch.nn.functional
 
     class CpuLibrary:
         all = []
