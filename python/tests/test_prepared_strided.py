@@ -70,8 +70,9 @@ def test_prepared_backward_writes_the_nine_addresses_and_is_looked_up():
 
     lib = object.__new__(KernelLibrary)  # no runtime: only the lookup
     lib._prepared = {}
-    key = KernelLibrary._backward_signature(q, k, v, o, do, lse, True, None, False)
+    tensors = (q, k, v, o, do, lse)
+    key = KernelLibrary._signature("attention_backward", tensors, True, None, False)
     lib._prepared[key] = lambda *tensors: ("prepared", tensors)
     assert lib.attention_backward(q, k, v, o, do, lse, True)[0] == "prepared"
     for other in ((False, None, False), (True, 0.1, False), (True, None, True)):
-        assert KernelLibrary._backward_signature(q, k, v, o, do, lse, *other) != key
+        assert KernelLibrary._signature("attention_backward", tensors, *other) != key

@@ -707,6 +707,7 @@ class KernelLibrary:
         if len(self._prepared) >= 1024:  # calls of many shapes: start over
             self._prepared.clear()
         self._prepared[signature] = prepared
+
     def attention_backward(self, q, k, v, o, do, lse, causal: bool = False,
                            scale: Optional[float] = None, deterministic: bool = False,
                            out=None, bundle: Optional[Bundle] = None):
@@ -729,8 +730,8 @@ class KernelLibrary:
         if out is None and bundle is None:
             # A call like one checked before (every layer of a model after
             # the first): only the gradients' allocation and the launch.
-            signature = self._backward_signature(q, k, v, o, do, lse, causal, scale,
-                                                 deterministic)
+            signature = self._signature("attention_backward", (q, k, v, o, do, lse),
+                                        causal, scale, deterministic)
             if signature is not None and q.is_contiguous() and k.is_contiguous() and \
                     v.is_contiguous() and o.is_contiguous() and do.is_contiguous() and \
                     lse.is_contiguous():
@@ -784,15 +785,6 @@ class KernelLibrary:
             self._remember(signature, _PreparedBackward(
                 bundle, bundle.named_args(tensors, scale), q.device))
         return dq, dk, dv
-
-    @staticmethod
-    def _backward_signature(q, k, v, o, do, lse, causal, scale, deterministic):
-        """What a prepared backward call depends on (see _signature)."""
-        try:
-            return ("attention_backward", (causal, scale, deterministic),
-                    *[(t.shape, t.dtype, t.get_device()) for t in (q, k, v, o, do, lse)])
-        except AttributeError:
-            return None
 
 
 def register_torch_op(library: "KernelLibrary"):
