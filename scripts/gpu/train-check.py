@@ -14,6 +14,14 @@ Two checks of issue #16 in one run, on the same GPU:
    FA2 and cuDNN backends and ours, interleaved rounds, median.
 
   python3 scripts/gpu/train-check.py --bundles DIR [DIR...] --json out.json
+      [--dropin] [--profile DIR]
+
+--dropin also trains with flash_mlir.torch.scaled_dot_product_attention (the
+drop-in: an autograd.Function, no custom op) and reports its step time and
+loss curve next to the custom op's. --profile DIR profiles two more steps of
+each model with torch.profiler (CPU and CUDA) and writes the tables sorted by
+CUDA time and by self CPU time to DIR/<impl>-{cuda,cpu}.txt, plus each
+step's host time (until the optimizer step returns) and wall time.
 
 Needs torch with CUDA and libflash_runtime.so (FLASH_RUNTIME_LIB or build/lib).
 """
@@ -168,6 +176,10 @@ def main():
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--json")
+    p.add_argument("--dropin", action="store_true",
+                   help="also train with flash_mlir.torch.scaled_dot_product_attention")
+    p.add_argument("--profile", metavar="DIR",
+                   help="write torch.profiler tables of two steps per model here")
     args = p.parse_args()
 
     from flash_mlir.runtime import KernelLibrary
@@ -207,9 +219,67 @@ def main():
     for name, ms in timing.items():
         print(f"GPT-2 medium attention fwd+bwd {name:>11}: {ms:8.3f} ms "
               f"(standard / this = {timing['standard'] / ms:.2f}x)")
+    models = {"flash_mlir_op": ours, "sdpa": sdpa}
+    if args.dropin:
+        from flash_mlir.torch import scaled_dot_product_attention
+
+        def dropin(q, k, v):
+            return scaled_dot_product_attention(q, k, v, is_causal=True, library=lib)
+
+        loss_d, t_d = train(dropin, args, batches)
+        m = min(len(loss_d), len(loss_ref))
+        report["loss_flash_mlir_dropin"] = loss_d
+        report["max_abs_loss_diff_dropin"] = max(abs(a - b) for a, b in
+                                                 zip(loss_d[:m], loss_ref[:m]))
+        report["step_ms_median_dropin"] = 1e3 * statistics.median(t_d[5:])
+        print(f"drop-in: max |loss diff| vs sdpa {report['max_abs_loss_diff_dropin']:.4f}, "
+              f"step time median {report['step_ms_median_dropin']:.2f} ms")
+        models["flash_mlir_dropin"] = dropin
+    if args.profile:
+        report["profile"] = profile_steps(models, args, batches)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
+
+
+def profile_steps(models, args, batches):
+    """Two profiled steps per model (after three unprofiled ones): tables in
+    args.profile, host and wall time per step returned."""
+    from torch.profiler import ProfilerActivity, profile
+    os.makedirs(args.profile, exist_ok=True)
+    out = {}
+    for name, attention in models.items():
+        torch.manual_seed(args.seed)
+        model = GPT(args.vocab, args.width, args.heads, args.layers, args.length,
+                    attention).cuda().to(torch.bfloat16)
+        opt = torch.optim.AdamW(model.parameters(), lr=args.lr)
+
+        def step(x, y):
+            t0 = time.perf_counter()
+            logits = model(x)
+            loss = F.cross_entropy(logits.float().view(-1, args.vocab), y.view(-1))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            host = time.perf_counter() - t0
+            torch.cuda.synchronize()
+            return host, time.perf_counter() - t0
+
+        for x, y in batches[:3]:
+            step(x, y)
+        times = [step(x, y) for x, y in batches[3:8]]
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for x, y in batches[8:10]:
+                step(x, y)
+        events = prof.key_averages()
+        for key, sort in (("cuda", "self_cuda_time_total"), ("cpu", "self_cpu_time_total")):
+            with open(os.path.join(args.profile, f"{name}-{key}.txt"), "w") as f:
+                f.write(events.table(sort_by=sort, row_limit=40))
+        out[name] = {"host_ms": [1e3 * h for h, _ in times],
+                     "wall_ms": [1e3 * w for _, w in times]}
+        print(f"profile {name}: host ms {['%.2f' % v for v in out[name]['host_ms']]}, "
+              f"wall ms {['%.2f' % v for v in out[name]['wall_ms']]}")
+    return out
 
 
 class _Union:
