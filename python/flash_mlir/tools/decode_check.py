@@ -20,6 +20,10 @@ Many parts: calls with few work units and long sequences (GQA 8/1, B <= 4),
 whose sequences are cut into more than 32 parts (the kernels' two-level
 merge), next to sequences of one level, one part and none.
 
+Merge peaks: long sequences whose keys are shaped so that the parts' LSEs lie
+far apart (rising along the sequence, a peak at the end, a peak at the
+start): the merge's running maximum changes from batch to batch of parts.
+
 CUDA graphs: a decode step captured once is replayed with new seq_lens,
 block_table and q contents; each replay must equal an eager call bitwise.
 """
@@ -40,12 +44,14 @@ def _dtypes():
     return {"bf16": torch.bfloat16, "f16": torch.float16}
 
 
-def make_paged(batch, hkv, d, page, lengths, dtype, gen=None):
+def make_paged(batch, hkv, d, page, lengths, dtype, gen=None, k_bias=None):
     """A paged cache holding `lengths[b]` random keys per sequence, pages in a
     random order, NaN everywhere no sequence owns (slots past a length, a
     page nobody owns, and a NaN page that block-table entries past
     ceil(len / S) point at); returns (k_cache, v_cache, block_table,
-    seq_lens, k_list, v_list) with the sequences' K/V (Hkv×len×D)."""
+    seq_lens, k_list, v_list) with the sequences' K/V (Hkv×len×D).
+    `k_bias(b, n)`, if given, returns an f32 len×Hkv×D tensor added to
+    sequence b's random keys before they are cast."""
     import torch
     dev = "cuda"
     need = [max(1, math.ceil(n / page)) for n in lengths]
@@ -62,7 +68,10 @@ def make_paged(batch, hkv, d, page, lengths, dtype, gen=None):
         mine = order[used : used + need[b]]
         used += need[b]
         table[b, : need[b]] = mine.to(torch.int32)
-        k = torch.randn(n, hkv, d, generator=gen).to(dev, dtype)
+        k = torch.randn(n, hkv, d, generator=gen)
+        if k_bias is not None:
+            k = k + k_bias(b, n)
+        k = k.to(dev, dtype)
         v = torch.randn(n, hkv, d, generator=gen).to(dev, dtype)
         pad = need[b] * page - n
         nan = torch.full((pad, hkv, d), float("nan"), device=dev, dtype=dtype)
@@ -242,6 +251,95 @@ def check_many_parts(lib, results, seed=4, small=False):
     return failures
 
 
+def merge_peak_cases(small=False):
+    """(op, dtype, D, Hq, Hkv, Nq, causal, pattern, S, lengths), every one with
+    LSE: long sequences of few work units (many parts), whose scores are
+    shaped so that the parts' LSEs differ by far more than rounding:
+    "ramp" rises along the sequence (every batch of parts that the merge
+    loads raises its running maximum), "late" puts the peak in the last 40
+    keys (the maximum arrives in the last batch), "early" in the first 40
+    keys (later parts weigh ~exp(-D^0.5)). A merge of more parts than one
+    batch loads (mergeBatch: 32 at Dv = 64, 16 at 128, 8 at 256) is where the
+    running maximum's rescale matters: 8192 keys are one level of 32 parts,
+    8448 two levels of groups of 16 (GQA 8/1, B = 1, 132 SMs)."""
+    if small:
+        return [("split", "bf16", 128, 8, 1, 1, False, "ramp", 0, [8448]),
+                ("paged", "bf16", 256, 8, 1, 1, False, "ramp", 16, [9000])]
+    cases = []
+    for d in (64, 128, 256):
+        cases += [("split", "bf16", d, 8, 1, 1, False, "ramp", 0, [8192]),
+                  ("split", "bf16", d, 8, 1, 1, False, "ramp", 0, [8448]),
+                  ("split", "bf16", d, 8, 1, 1, False, "ramp", 0, [40000]),
+                  ("paged", "bf16", d, 8, 1, 1, False, "ramp", 16, [30000, 700]),
+                  ("paged", "bf16", d, 8, 1, 4, True, "late", 64, [20000, 9001])]
+    return cases + [("split", "f16", 128, 32, 8, 1, False, "early", 0, [65536]),
+                    ("paged", "f16", 128, 8, 2, 2, True, "ramp", 256, [33000, 5000, 0])]
+
+
+def _score_shape(pattern, n, common):
+    """The bias added to n keys (n×Hkv×D): position weight × the direction
+    `common` (Hkv×D) that every q-head of the group also carries."""
+    import torch
+    t = torch.arange(n, dtype=torch.float32)
+    if pattern == "ramp":
+        w = t / max(n - 1, 1)
+    elif pattern == "late":
+        w = (t >= n - 40).float() * 1.5
+    else:  # early
+        w = (t < 40).float() * 1.5
+    return w[:, None, None] * common[None]
+
+
+def check_merge_peaks(lib, results, seed=5, small=False):
+    """The split-KV merge where the parts' LSEs are far apart and the maximum
+    moves from batch to batch (see merge_peak_cases): a merge that forgets to
+    rescale its sums when a batch raises the maximum, or weighs a part by a
+    stale maximum, is off by far more than the criterion allows here."""
+    import torch
+    gen = torch.Generator().manual_seed(seed)
+    failures = 0
+    for op, dtype, d, hq, hkv, nq, causal, pattern, page, lengths in merge_peak_cases(small):
+        t = _dtypes()[dtype]
+        b = len(lengths)
+        common = torch.randn(b, hkv, d, generator=gen)
+        q = 0.5 * torch.randn(b, hq, nq, d, generator=gen)
+        q = (q + common.repeat_interleave(hq // hkv, 1)[:, :, None, :]).to("cuda", t)
+        scale = 1.0 / math.sqrt(d)
+        out = torch.full_like(q, float("nan"))
+        lse_out = torch.full((b, hq, nq), float("nan"), device="cuda")
+        name = (f"merge peaks {pattern} {op} {dtype} D={d} {hq}/{hkv} Nq={nq} causal={causal}"
+                + (f" S={page}" if op == "paged" else "") + f" lengths={lengths}")
+        try:
+            if op == "paged":
+                kc, vc, table, lens, ks, vs = make_paged(
+                    b, hkv, d, page, lengths, t, gen=gen,
+                    k_bias=lambda i, n: _score_shape(pattern, n, common[i]))
+                lib.paged_attention(q, kc, vc, table, lens, causal=causal, out=out,
+                                    return_lse=True, lse_out=lse_out)
+            else:
+                n = lengths[0]
+                k = torch.randn(b, n, hkv, d, generator=gen)
+                k = k + torch.stack([_score_shape(pattern, n, common[i]) for i in range(b)])
+                k = k.permute(0, 2, 1, 3).contiguous().to("cuda", t)
+                v = torch.randn(b, hkv, n, d, generator=gen).to("cuda", t)
+                ks, vs = list(k), list(v)
+                lib.attention(q, k, v, causal=causal, out=out, return_lse=True, lse_out=lse_out)
+            torch.cuda.synchronize()
+            out32, outlp, lse32 = reference(q, ks, vs, causal, scale)
+            ok, res = judge(out, lse_out, out32, outlp, lse32)
+            finite = torch.isfinite(lse32)
+            res["lse_spread"] = float((lse32[finite].max() - lse32[finite].min()).item()) \
+                if finite.any() else 0.0
+        except Exception as e:
+            ok, res = False, {"error": str(e)[:300]}
+        failures += not ok
+        results.append({"case": name, "ok": ok, **res})
+        print(("PASS " if ok else "FAIL ") + name + " " +
+              " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                       for k, v in res.items()), flush=True)
+    return failures
+
+
 def check_split(lib, quick, results, seed=1, small=False):
     """Few-row flash.attention routed to the split-KV plan (contiguous K/V)."""
     import torch
@@ -263,7 +361,7 @@ def check_split(lib, quick, results, seed=1, small=False):
             bundle = lib._split_kv(dtype, d, causal, lse, 90)
             out = torch.full_like(q, float("nan"))
             lse_out = torch.full((b, hq, nq), float("nan"), device="cuda") if lse else None
-            res = lib.attention(q, k, v, causal=causal, out=out, return_lse=lse, lse_out=lse_out)
+            lib.attention(q, k, v, causal=causal, out=out, return_lse=lse, lse_out=lse_out)
             torch.cuda.synchronize()
             out32, outlp, lse32 = reference(q, list(k), list(v), causal, 1.0 / math.sqrt(d))
             ok, r = judge(out, lse_out, out32, outlp, lse32)
@@ -388,7 +486,7 @@ def main(argv=None):
                     help="two tiny cases per check (for compute-sanitizer)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--plant", default=None, choices=["table-row"])
-    ap.add_argument("--only", default="paged,split,many,graph,capture")
+    ap.add_argument("--only", default="paged,split,many,peaks,graph,capture")
     args = ap.parse_args(argv)
     from flash_mlir.runtime import KernelLibrary
     bundles = planted(args.bundles, args.plant) if args.plant else args.bundles
@@ -401,6 +499,8 @@ def main(argv=None):
         failures += check_split(lib, args.quick, results, small=args.small)
     if "many" in only and not args.plant:
         failures += check_many_parts(lib, results, small=args.small)
+    if "peaks" in only and not args.plant:
+        failures += check_merge_peaks(lib, results, small=args.small)
     if "graph" in only and not args.plant:
         failures += check_graph(lib, results)
     if "capture" in only and not args.plant:
