@@ -349,6 +349,27 @@ private:
       }
     }
   }
+  /// acc (acc.mTiles m-tiles) += A·B with A from [m][k] tile `a` (rows
+  /// 16·mt.., k from column aColumn0, a multiple of 16) and B from [k][n]
+  /// tile `bTile` (n = the accumulator's columns): the gradient products at
+  /// D = 256, whose A operands (Pᵀ, dSᵀ) two warps wrote to shared memory.
+  void gemmSharedByRows(Fragment &acc, const SharedTile &a, int64_t aColumn0,
+                        const SharedTile &bTile, int64_t kLength) {
+    for (int64_t kk = 0; kk < kLength / 16; ++kk) {
+      SmallVector<Pairs> aFrags;
+      for (int64_t mt = 0; mt < acc.mTiles; ++mt)
+        aFrags.push_back(load(a, rowsByBit3, mt * 16, aColumn0 + kk * 16,
+                              /*transpose=*/false));
+      for (int64_t np = 0; np < acc.nTiles / 2; ++np) {
+        Pairs bFrag = load(bTile, rowsByBit3, kk * 16, np * 16,
+                           /*transpose=*/true);
+        for (int64_t mt = 0; mt < acc.mTiles; ++mt)
+          for (int64_t half = 0; half < 2; ++half)
+            mmaSyncInto(km, et, acc, mt, 2 * np + half, aFrags[mt],
+                        ArrayRef<Value>(bFrag).slice(2 * half, 2));
+      }
+    }
+  }
   /// f32 atomic add (relaxed, device scope: red.global.add.f32) of `value`
   /// at element `index` (index) + constantOffset of the f32 array at
   /// `pointer` (the constant in the instruction's immediate offset).
@@ -741,18 +762,38 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   issueVisit(copier, km.i32(0), km.i32(0));
   Value firstGroup = commitCopies(km);
 
-  // The warp's 16 K/V rows (row group) and, where two warps share them
-  // (D = 256), which half of the dK and dV columns it keeps: warps
-  // [0, rowGroups) keep the first half, and write dSᵀ.
+  // The warp's 16 K/V rows (row group). Where two warps share them
+  // (D = 256, split = 2), each computes their Sᵀ and dPᵀ for one half of
+  // the Q tile's queries (warps [0, rowGroups) the first), writes its Pᵀ
+  // and dSᵀ to the shared exchange tile, and after the barrier the block's
+  // warps multiply it in tiles of 32 K/V rows × 64 columns of dK and dV
+  // (gradient group (w mod keyGroups, w / keyGroups)).
   const int64_t split = backwardColumnSplit(config), Dw = D / split,
                 rowGroups = warps / split;
+  const bool exchange = split > 1;
+  const int64_t keyGroups = Bc / 32,
+                gradColumns = exchange ? D * keyGroups / warps : Dw;
   auto rowGroupOf = [&](Value w) {
     return split == 1 ? w : km.andi(w, km.i32(rowGroups - 1));
   };
   auto columnHalfOf = [&](Value w) {
     return km.shru(w, km.i32(llvm::Log2_64(rowGroups)));
   };
-  Fragment dK0(1, Dw / 8, km.f32(0.0)), dV0(1, Dw / 8, km.f32(0.0));
+  auto keyGroupOf = [&](Value w) {
+    return keyGroups == 1 ? km.i32(0) : km.andi(w, km.i32(keyGroups - 1));
+  };
+  auto gradColumnGroupOf = [&](Value w) {
+    return km.shru(w, km.i32(llvm::Log2_64(keyGroups)));
+  };
+  if (exchange) {
+    // Pᵀ and dSᵀ side by side in the dSᵀ tile's rows of 64 (Br = 32).
+    assert(2 * Br <= scoresGradRowLength(config) && gradColumns == 64 &&
+           "the D = 256 exchange takes 32-row Q tiles on 32 K/V rows per 2 "
+           "warps");
+  }
+  const int64_t gradMTiles = exchange ? 2 : 1;
+  Fragment dK0(gradMTiles, gradColumns / 8, km.f32(0.0)),
+      dV0(gradMTiles, gradColumns / 8, km.f32(0.0));
   SmallVector<Value> inits(dK0.regs);
   inits.append(dV0.regs.begin(), dV0.regs.end());
   auto loop = scf::ForOp::create(b, loc, km.i32(0), total, km.i32(1), inits);
@@ -796,18 +837,27 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     // The B operands of dK += dSᵀ·Q_i and dV += Pᵀ·dO_i: the warp's columns
     // (a multiple of 64 from the row start, which keeps the swizzle).
     SharedTile qColumns = qTile, doColumns = doTile;
-    if (split > 1) {
+    // The warp's queries (D = 256: half of the tile's, from row
+    // queryOffset; a multiple of 16 rows keeps the swizzle).
+    SharedTile qRows = qTile, doRows = doTile;
+    const int64_t Bw = exchange ? Br / 2 : Br;
+    Value queryOffset;
+    if (exchange) {
       Value columnBase =
-          km.add(tileOffset, km.mul(columnHalfOf(warp), km.i32(Dw)));
+          km.add(tileOffset, km.mul(gradColumnGroupOf(warp),
+                                    km.i32(gradColumns)));
       qColumns.base = doColumns.base = columnBase;
+      queryOffset = km.mul(columnHalfOf(warp), km.i32(Bw));
+      qRows.base = doRows.base =
+          km.add(tileOffset, km.mul(queryOffset, km.i32(D)));
     }
     SharedTile kWarp{sharedK, kWarpBase, D}, vWarp{sharedV, kWarpBase, D};
     SharedTile kAll{sharedK, km.i32(0), D};
     SharedTile dsAll{sharedDS, km.i32(0), dsRow};
 
-    // Sᵀ = K_j·Q_iᵀ (16 keys × Br queries per warp).
-    Fragment scores(1, Br / 8, km.f32(0.0));
-    gemmRowsByCols(scores, kWarp, qTile, D);
+    // Sᵀ = K_j·Q_iᵀ (16 keys × Bw queries per warp).
+    Fragment scores(1, Bw / 8, km.f32(0.0));
+    gemmRowsByCols(scores, kWarp, qRows, D);
     // Tiles crossing the diagonal, or a ragged K/V tile: mask (uniform).
     {
       SmallVector<Type> types(scores.regs.size(), b.getF32Type());
@@ -816,8 +866,9 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifMasked.thenBlock());
       Fragment masked = scores;
-      buildKeyRowMask(km, masked, coords, keyRowBase, v.qStart, seqQ, seqKV,
-                      config.causal);
+      buildKeyRowMask(km, masked, coords, keyRowBase,
+                      exchange ? km.add(v.qStart, queryOffset) : v.qStart,
+                      seqQ, seqKV, config.causal);
       scf::YieldOp::create(b, loc, masked.regs);
       b.setInsertionPointToStart(ifMasked.elseBlock());
       scf::YieldOp::create(b, loc, scores.regs);
@@ -829,6 +880,8 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     // thread are not live across the dPᵀ product.
     Value column0 =
         km.add(km.mul(stage, km.i32(Br)), km.mul(coords.quadLane, km.i32(2)));
+    if (exchange)
+      column0 = km.add(column0, queryOffset);
     Value columnIndex0 = km.toIndex(column0);
     auto columnValues = [&](Value shared) {
       SmallVector<Value> values;
@@ -844,18 +897,18 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     SmallVector<Value> probPairs = buildPackFragment(km, probs, et);
     // (Without atomics: dV += Pᵀ·dO_i here, the packed Pᵀ dead before dPᵀ
     // is live.)
-    if (config.deterministic)
+    if (config.deterministic && !exchange)
       gemmPackedByRows(dV, probPairs, doColumns, Br);
     // dPᵀ − Δ = V_j·dO_iᵀ accumulated onto −Δ (no Δ live across the
     // product); dSᵀ = Pᵀ∘(dPᵀ − Δ).
-    Fragment probsGrad(1, Br / 8, km.f32(0.0));
+    Fragment probsGrad(1, Bw / 8, km.f32(0.0));
     {
       SmallVector<Value> deltas = columnValues(sharedDelta);
       for (int64_t r = 0; r < probsGrad.layout.rowsPerThread; ++r)
         for (int64_t c = 0; c < probsGrad.layout.columnsPerRow; ++c)
           probsGrad.reg(r, c) = arith::NegFOp::create(b, loc, deltas[c]);
     }
-    gemmRowsByCols(probsGrad, vWarp, doTile, D);
+    gemmRowsByCols(probsGrad, vWarp, doRows, D);
     Fragment scoresGrad = buildScoreGradient(km, probs, probsGrad, {},
                                              /*perColumn=*/true);
     SmallVector<Value> gradPairs = buildPackFragment(km, scoresGrad, et);
@@ -867,8 +920,38 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
       gemmPackedByRows(dV, probPairs, doColumns, Br);
       gemmPackedByRows(dK, gradPairs, qColumns, Br);
     };
-    if (config.deterministic)
+    if (config.deterministic && !exchange)
       gemmPackedByRows(dK, gradPairs, qColumns, Br);
+
+    if (exchange) {
+      // Pᵀ and dSᵀ of the warp's 16 keys × Bw queries to the exchange
+      // tile: dSᵀ in chunks [0, Br/8) of the rows, Pᵀ in [Br/8, Br/4); pair
+      // (row g + 8·half, column tile nt) at chunk c ^ (row & 7) = c ^ g.
+      Value chunk0 = km.shru(queryOffset, km.i32(3));
+      for (auto [pairs, chunkBase] :
+           {std::pair<ArrayRef<Value>, int64_t>{gradPairs, 0},
+            {probPairs, Br / 8}})
+        for (int64_t nt = 0; nt < Bw / 8; ++nt)
+          for (int64_t half = 0; half < 2; ++half) {
+            Value row =
+                km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
+            Value chunk = km.add(chunk0, km.i32(chunkBase + nt));
+            Value element =
+                km.add(km.mul(row, km.i32(dsRow)),
+                       km.add(km.mul(km.xori(coords.group, chunk), km.i32(8)),
+                              km.mul(coords.quadLane, km.i32(2))));
+            memref::StoreOp::create(
+                b, loc, km.pairWord(pairs[nt * 2 + half]), sharedDSWords,
+                ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
+          }
+      gpu::BarrierOp::create(b, loc);
+      // dV += Pᵀ·dO_i, dK += dSᵀ·Q_i over the warp's 32 keys × 64
+      // columns, A by ldmatrix from the exchange tile.
+      SharedTile exchangeRows{
+          sharedDS, km.mul(keyGroupOf(warp), km.i32(32 * dsRow)), dsRow};
+      gemmSharedByRows(dV, exchangeRows, Br, doColumns, Br);
+      gemmSharedByRows(dK, exchangeRows, 0, qColumns, Br);
+    }
 
     if (!config.deterministic) {
       // dSᵀ to shared memory: pair (row g + 8·half, column tile nt) of the
@@ -888,12 +971,11 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
                 ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
           }
       };
-      if (split == 1)
+      if (!exchange) {
         storeScoresGrad();
-      else
-        km.ifLanes(km.cmp(P::ult, warp, km.i32(rowGroups)), storeScoresGrad);
-      gpu::BarrierOp::create(b, loc);
-      gradientProducts();
+        gpu::BarrierOp::create(b, loc);
+        gradientProducts();
+      }
       // dQ_i += dS·K_j: Br/16 m-tiles × D columns over the warps (warp w:
       // m-tile w % (Br/16), a 1/(warps / (Br/16)) share of the columns),
       // 64 columns at a time, added to dQaccum with f32 atomics.
@@ -983,15 +1065,17 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
                                         : d == gpu::Dimension::y ? "%ctaid.y"
                                                                  : "%ctaid.z");
                    });
-  Value keyRowBase = km.add(km.mul(tileAfter, km.i32(Bc)),
-                            km.mul(rowGroupOf(warp), km.i32(16)));
+  Value keyRowBase =
+      km.add(km.mul(tileAfter, km.i32(Bc)),
+             exchange ? km.mul(keyGroupOf(warp), km.i32(32))
+                      : km.mul(rowGroupOf(warp), km.i32(16)));
   Value kvBaseAfter = km.toIndex(km.mul(
       km.mul(km.add(km.mul(batchAfter, kvHeads), headAfter), seqKV),
       km.i32(D)));
-  if (split > 1)
+  if (exchange)
     kvBaseAfter = arith::AddIOp::create(
         b, loc, kvBaseAfter,
-        km.toIndex(km.mul(columnHalfOf(warp), km.i32(Dw))));
+        km.toIndex(km.mul(gradColumnGroupOf(warp), km.i32(gradColumns))));
   buildStoreFragment(km, dK, scale, et, coords, keyRowBase, seqKV, D, globalDK,
                      kvBaseAfter);
   buildStoreFragment(km, dV, Value(), et, coords, keyRowBase, seqKV, D,
