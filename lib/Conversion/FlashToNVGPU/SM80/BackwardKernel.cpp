@@ -84,9 +84,12 @@ static int64_t scoresGradRowLength(const KernelConfig &c) {
 int64_t sm80::backwardMainSharedBytes(const KernelConfig &c) {
   int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
   // K, V; Q and dO double-buffered; dSᵀ; shift and Δ double-buffered (f32).
+  // D = 256 (two warps per 16 K/V rows): Pᵀ in f32 from the warps that
+  // compute it to those that form dSᵀ (block_kv × block_q).
+  int64_t probsBytes = backwardColumnSplit(c) > 1 ? 4 * c.blockKV * c.blockQ : 0;
   return elementBytes * (2 * c.blockKV * c.headDim + 4 * c.blockQ * c.headDim +
                          c.blockKV * scoresGradRowLength(c)) +
-         4 * 4 * c.blockQ;
+         4 * 4 * c.blockQ + probsBytes;
 }
 
 int64_t sm80::backwardDQSharedBytes(const KernelConfig &c) {
@@ -691,6 +694,10 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   Value sharedDSWords = sharedView(smem, offDS, Bc * dsRow / 2, b.getI32Type());
   Value sharedShift = sharedView(smem, offShift, 2 * Br, b.getF32Type());
   Value sharedDelta = sharedView(smem, offDelta, 2 * Br, b.getF32Type());
+  const int64_t offProbs = offDelta + 4 * 2 * Br;
+  Value sharedProbs = backwardColumnSplit(config) > 1
+                          ? sharedView(smem, offProbs, Bc * Br, b.getF32Type())
+                          : Value();
 
   threadCoordinates();
   Value kvTile, kvHead, batch;
@@ -776,9 +783,6 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   auto rowGroupOf = [&](Value w) {
     return split == 1 ? w : km.andi(w, km.i32(rowGroups - 1));
   };
-  auto columnHalfOf = [&](Value w) {
-    return km.shru(w, km.i32(llvm::Log2_64(rowGroups)));
-  };
   auto keyGroupOf = [&](Value w) {
     return keyGroups == 1 ? km.i32(0) : km.andi(w, km.i32(keyGroups - 1));
   };
@@ -837,81 +841,18 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     // The B operands of dK += dSᵀ·Q_i and dV += Pᵀ·dO_i: the warp's columns
     // (a multiple of 64 from the row start, which keeps the swizzle).
     SharedTile qColumns = qTile, doColumns = doTile;
-    // The warp's queries (D = 256: half of the tile's, from row
-    // queryOffset; a multiple of 16 rows keeps the swizzle).
-    SharedTile qRows = qTile, doRows = doTile;
-    const int64_t Bw = exchange ? Br / 2 : Br;
-    Value queryOffset;
     if (exchange) {
       Value columnBase =
           km.add(tileOffset, km.mul(gradColumnGroupOf(warp),
                                     km.i32(gradColumns)));
       qColumns.base = doColumns.base = columnBase;
-      queryOffset = km.mul(columnHalfOf(warp), km.i32(Bw));
-      qRows.base = doRows.base =
-          km.add(tileOffset, km.mul(queryOffset, km.i32(D)));
     }
     SharedTile kWarp{sharedK, kWarpBase, D}, vWarp{sharedV, kWarpBase, D};
     SharedTile kAll{sharedK, km.i32(0), D};
     SharedTile dsAll{sharedDS, km.i32(0), dsRow};
 
-    // Sᵀ = K_j·Q_iᵀ (16 keys × Bw queries per warp).
-    Fragment scores(1, Bw / 8, km.f32(0.0));
-    gemmRowsByCols(scores, kWarp, qRows, D);
-    // Tiles crossing the diagonal, or a ragged K/V tile: mask (uniform).
-    {
-      SmallVector<Type> types(scores.regs.size(), b.getF32Type());
-      auto ifMasked = scf::IfOp::create(
-          b, loc, types, km.cmp(P::slt, v.tile, range.firstUnmasked), true);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(ifMasked.thenBlock());
-      Fragment masked = scores;
-      buildKeyRowMask(km, masked, coords, keyRowBase,
-                      exchange ? km.add(v.qStart, queryOffset) : v.qStart,
-                      seqQ, seqKV, config.causal);
-      scf::YieldOp::create(b, loc, masked.regs);
-      b.setInsertionPointToStart(ifMasked.elseBlock());
-      scf::YieldOp::create(b, loc, scores.regs);
-      scores.regs.assign(ifMasked.getResults().begin(),
-                         ifMasked.getResults().end());
-    }
-    // The columns' shift, then Δ (queries 2t + columnOffset(c) of the
-    // tile), each read from shared memory where it is used: the 16 Δ of a
-    // thread are not live across the dPᵀ product.
-    Value column0 =
-        km.add(km.mul(stage, km.i32(Br)), km.mul(coords.quadLane, km.i32(2)));
-    if (exchange)
-      column0 = km.add(column0, queryOffset);
-    Value columnIndex0 = km.toIndex(column0);
-    auto columnValues = [&](Value shared) {
-      SmallVector<Value> values;
-      for (int64_t c = 0; c < scores.layout.columnsPerRow; ++c) {
-        Value index = arith::AddIOp::create(
-            b, loc, columnIndex0, km.index(scores.layout.columnOffset(c)));
-        values.push_back(memref::LoadOp::create(b, loc, shared, index));
-      }
-      return values;
-    };
-    Fragment probs = buildRecomputedProbs(km, scores, columnValues(sharedShift),
-                                          /*perColumn=*/true, scaleLog2e);
-    SmallVector<Value> probPairs = buildPackFragment(km, probs, et);
-    // (Without atomics: dV += Pᵀ·dO_i here, the packed Pᵀ dead before dPᵀ
-    // is live.)
-    if (config.deterministic && !exchange)
-      gemmPackedByRows(dV, probPairs, doColumns, Br);
-    // dPᵀ − Δ = V_j·dO_iᵀ accumulated onto −Δ (no Δ live across the
-    // product); dSᵀ = Pᵀ∘(dPᵀ − Δ).
-    Fragment probsGrad(1, Bw / 8, km.f32(0.0));
-    {
-      SmallVector<Value> deltas = columnValues(sharedDelta);
-      for (int64_t r = 0; r < probsGrad.layout.rowsPerThread; ++r)
-        for (int64_t c = 0; c < probsGrad.layout.columnsPerRow; ++c)
-          probsGrad.reg(r, c) = arith::NegFOp::create(b, loc, deltas[c]);
-    }
-    gemmRowsByCols(probsGrad, vWarp, doRows, D);
-    Fragment scoresGrad = buildScoreGradient(km, probs, probsGrad, {},
-                                             /*perColumn=*/true);
-    SmallVector<Value> gradPairs = buildPackFragment(km, scoresGrad, et);
+    Fragment probs;
+    SmallVector<Value> probPairs, gradPairs;
     // dV += Pᵀ·dO_i, dK += dSᵀ·Q_i. With atomics they come after the
     // barrier that publishes dSᵀ: ptxas sinks MMAs that feed nothing before
     // a barrier past it, with every B fragment loaded above it held in
@@ -920,30 +861,104 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
       gemmPackedByRows(dV, probPairs, doColumns, Br);
       gemmPackedByRows(dK, gradPairs, qColumns, Br);
     };
-    if (config.deterministic && !exchange)
-      gemmPackedByRows(dK, gradPairs, qColumns, Br);
-
     if (exchange) {
-      // Pᵀ and dSᵀ of the warp's 16 keys × Bw queries to the exchange
-      // tile: dSᵀ in chunks [0, Br/8) of the rows, Pᵀ in [Br/8, Br/4); pair
-      // (row g + 8·half, column tile nt) at chunk c ^ (row & 7) = c ^ g.
-      Value chunk0 = km.shru(queryOffset, km.i32(3));
-      for (auto [pairs, chunkBase] :
-           {std::pair<ArrayRef<Value>, int64_t>{gradPairs, 0},
-            {probPairs, Br / 8}})
-        for (int64_t nt = 0; nt < Bw / 8; ++nt)
+      // D = 256: warps [0, rowGroups) compute Sᵀ and Pᵀ of their row
+      // group's 16 keys × Br queries, warps [rowGroups, warps) dPᵀ − Δ of
+      // the same keys (each product once, 16 × Br per warp: 3 ldmatrix per 4
+      // mma.sync). The first write Pᵀ to the exchange tile (chunks [Br/8,
+      // Br/4) of the rows) and in f32 to the probs tile; after a barrier
+      // the second form dSᵀ = Pᵀ∘(dPᵀ − Δ) and write it (chunks [0, Br/8));
+      // after another every warp multiplies its 32 keys × 64 columns of dV
+      // and dK, A by ldmatrix from the exchange tile.
+      const int64_t nRegs = 4 * (Br / 8);
+      AccumulatorLayout layout = AccumulatorLayout::mmaQuad(1, Br / 8);
+      Value computesScores = km.cmp(P::ult, warp, km.i32(rowGroups));
+      Value column0 = km.add(km.mul(stage, km.i32(Br)),
+                             km.mul(coords.quadLane, km.i32(2)));
+      Value columnIndex0 = km.toIndex(column0);
+      auto columnValues = [&](Value shared) {
+        SmallVector<Value> values;
+        for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+          Value index = arith::AddIOp::create(
+              b, loc, columnIndex0, km.index(layout.columnOffset(c)));
+          values.push_back(memref::LoadOp::create(b, loc, shared, index));
+        }
+        return values;
+      };
+      // Register r of the row group's Pᵀ, lane l: [rowGroup][r][l] (f32).
+      Value probsLane0 = km.toIndex(km.add(
+          km.mul(rowGroupOf(warp), km.i32(nRegs * 32)), lane));
+      auto probsIndex = [&](int64_t r) {
+        return arith::AddIOp::create(b, loc, probsLane0, km.index(r * 32))
+            .getResult();
+      };
+      auto storePairs = [&](ArrayRef<Value> pairs, int64_t chunkBase) {
+        for (int64_t nt = 0; nt < Br / 8; ++nt)
           for (int64_t half = 0; half < 2; ++half) {
             Value row =
                 km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
-            Value chunk = km.add(chunk0, km.i32(chunkBase + nt));
-            Value element =
-                km.add(km.mul(row, km.i32(dsRow)),
-                       km.add(km.mul(km.xori(coords.group, chunk), km.i32(8)),
-                              km.mul(coords.quadLane, km.i32(2))));
+            Value element = km.add(
+                km.mul(row, km.i32(dsRow)),
+                km.add(km.mul(km.xori(coords.group, km.i32(chunkBase + nt)),
+                              km.i32(8)),
+                       km.mul(coords.quadLane, km.i32(2))));
             memref::StoreOp::create(
                 b, loc, km.pairWord(pairs[nt * 2 + half]), sharedDSWords,
                 ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
           }
+      };
+      SmallVector<Type> types(nRegs, b.getF32Type());
+      auto ifRole = scf::IfOp::create(b, loc, types, computesScores, true);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifRole.thenBlock());
+        Fragment scores(1, Br / 8, km.f32(0.0));
+        gemmRowsByCols(scores, kWarp, qTile, D);
+        {
+          auto ifMasked = scf::IfOp::create(
+              b, loc, types, km.cmp(P::slt, v.tile, range.firstUnmasked), true);
+          OpBuilder::InsertionGuard masking(b);
+          b.setInsertionPointToStart(ifMasked.thenBlock());
+          Fragment masked = scores;
+          buildKeyRowMask(km, masked, coords, keyRowBase, v.qStart, seqQ,
+                          seqKV, config.causal);
+          scf::YieldOp::create(b, loc, masked.regs);
+          b.setInsertionPointToStart(ifMasked.elseBlock());
+          scf::YieldOp::create(b, loc, scores.regs);
+          scores.regs.assign(ifMasked.getResults().begin(),
+                             ifMasked.getResults().end());
+        }
+        Fragment p = buildRecomputedProbs(km, scores, columnValues(sharedShift),
+                                          /*perColumn=*/true, scaleLog2e);
+        for (int64_t r = 0; r < nRegs; ++r)
+          memref::StoreOp::create(b, loc, p.regs[r], sharedProbs,
+                                  ValueRange{probsIndex(r)});
+        storePairs(buildPackFragment(km, p, et), Br / 8);
+        scf::YieldOp::create(b, loc, p.regs);
+        b.setInsertionPointToStart(ifRole.elseBlock());
+        Fragment g(1, Br / 8, km.f32(0.0));
+        SmallVector<Value> deltas = columnValues(sharedDelta);
+        for (int64_t r = 0; r < g.layout.rowsPerThread; ++r)
+          for (int64_t c = 0; c < g.layout.columnsPerRow; ++c)
+            g.reg(r, c) = arith::NegFOp::create(b, loc, deltas[c]);
+        gemmRowsByCols(g, vWarp, doTile, D);
+        scf::YieldOp::create(b, loc, g.regs);
+      }
+      gpu::BarrierOp::create(b, loc);
+      {
+        auto ifGrad = scf::IfOp::create(
+            b, loc, TypeRange{}, km.cmp(P::uge, warp, km.i32(rowGroups)),
+            false);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPoint(ifGrad.thenBlock()->getTerminator());
+        Fragment p(1, Br / 8, km.f32(0.0)), g(1, Br / 8, km.f32(0.0));
+        for (int64_t r = 0; r < nRegs; ++r)
+          p.regs[r] = memref::LoadOp::create(b, loc, sharedProbs,
+                                             ValueRange{probsIndex(r)});
+        g.regs.assign(ifRole.getResults().begin(), ifRole.getResults().end());
+        Fragment ds = buildScoreGradient(km, p, g, {}, /*perColumn=*/true);
+        storePairs(buildPackFragment(km, ds, et), 0);
+      }
       gpu::BarrierOp::create(b, loc);
       // dV += Pᵀ·dO_i, dK += dSᵀ·Q_i over the warp's 32 keys × 64
       // columns, A by ldmatrix from the exchange tile.
@@ -951,6 +966,65 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
           sharedDS, km.mul(keyGroupOf(warp), km.i32(32 * dsRow)), dsRow};
       gemmSharedByRows(dV, exchangeRows, Br, doColumns, Br);
       gemmSharedByRows(dK, exchangeRows, 0, qColumns, Br);
+    }
+
+    if (!exchange) {
+      // Sᵀ = K_j·Q_iᵀ (16 keys × Br queries per warp).
+      Fragment scores(1, Br / 8, km.f32(0.0));
+      gemmRowsByCols(scores, kWarp, qTile, D);
+      // Tiles crossing the diagonal, or a ragged K/V tile: mask (uniform).
+      {
+        SmallVector<Type> types(scores.regs.size(), b.getF32Type());
+        auto ifMasked = scf::IfOp::create(
+            b, loc, types, km.cmp(P::slt, v.tile, range.firstUnmasked), true);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifMasked.thenBlock());
+        Fragment masked = scores;
+        buildKeyRowMask(km, masked, coords, keyRowBase, v.qStart, seqQ, seqKV,
+                        config.causal);
+        scf::YieldOp::create(b, loc, masked.regs);
+        b.setInsertionPointToStart(ifMasked.elseBlock());
+        scf::YieldOp::create(b, loc, scores.regs);
+        scores.regs.assign(ifMasked.getResults().begin(),
+                           ifMasked.getResults().end());
+      }
+      // The columns' shift, then Δ (queries 2t + columnOffset(c) of the
+      // tile), each read from shared memory where it is used: the 16 Δ of a
+      // thread are not live across the dPᵀ product.
+      Value column0 =
+          km.add(km.mul(stage, km.i32(Br)), km.mul(coords.quadLane, km.i32(2)));
+      Value columnIndex0 = km.toIndex(column0);
+      auto columnValues = [&](Value shared) {
+        SmallVector<Value> values;
+        for (int64_t c = 0; c < scores.layout.columnsPerRow; ++c) {
+          Value index = arith::AddIOp::create(
+              b, loc, columnIndex0, km.index(scores.layout.columnOffset(c)));
+          values.push_back(memref::LoadOp::create(b, loc, shared, index));
+        }
+        return values;
+      };
+      probs = buildRecomputedProbs(km, scores, columnValues(sharedShift),
+                                            /*perColumn=*/true, scaleLog2e);
+      probPairs = buildPackFragment(km, probs, et);
+      // (Without atomics: dV += Pᵀ·dO_i here, the packed Pᵀ dead before dPᵀ
+      // is live.)
+      if (config.deterministic)
+        gemmPackedByRows(dV, probPairs, doColumns, Br);
+      // dPᵀ − Δ = V_j·dO_iᵀ accumulated onto −Δ (no Δ live across the
+      // product); dSᵀ = Pᵀ∘(dPᵀ − Δ).
+      Fragment probsGrad(1, Br / 8, km.f32(0.0));
+      {
+        SmallVector<Value> deltas = columnValues(sharedDelta);
+        for (int64_t r = 0; r < probsGrad.layout.rowsPerThread; ++r)
+          for (int64_t c = 0; c < probsGrad.layout.columnsPerRow; ++c)
+            probsGrad.reg(r, c) = arith::NegFOp::create(b, loc, deltas[c]);
+      }
+      gemmRowsByCols(probsGrad, vWarp, doTile, D);
+      Fragment scoresGrad = buildScoreGradient(km, probs, probsGrad, {},
+                                               /*perColumn=*/true);
+      gradPairs = buildPackFragment(km, scoresGrad, et);
+      if (config.deterministic)
+        gemmPackedByRows(dK, gradPairs, qColumns, Br);
     }
 
     if (!config.deterministic) {
