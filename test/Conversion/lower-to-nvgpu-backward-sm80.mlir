@@ -167,24 +167,38 @@ func.func @from_flash_tile(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64x
 // -----
 
 // D = 256 (block_kv = 8·warps, Q tiles of 32 rows): two warps share 16 K/V
-// rows and split the Q tile's queries, so that Sᵀ and dPᵀ are computed once:
-// each computes them for its 16 keys × 16 queries (2 mma.sync per k-step,
-// 16 k-steps: 32 per product), writes its Pᵀ and dSᵀ (4 words each) to the
-// exchange tile (the dSᵀ tile's rows of 64 elements: dSᵀ in the first 32,
-// Pᵀ in the other 32), and after the barrier every warp multiplies a tile of
-// 32 keys × 64 columns of dV and dK, A by ldmatrix (not transposed) from the
-// exchange tile (2 m-tiles × 8 n-tiles × 2 k-steps: 32 each), then dQ (32)
-// into the accumulator by atomics. 160 mma.sync in all (224 when both warps
-// of a pair computed Sᵀ and dPᵀ over all 32 queries); shared memory as
-// before (K, V, two stages of Q and dO, the 64×64 exchange tile, shift, Δ).
+// rows and split the products, so that Sᵀ and dPᵀ are computed once: warps
+// [0, 4) compute Sᵀ of their 16 keys × 32 queries (one branch: 16 k-steps ×
+// 4 mma.sync), mask, recompute Pᵀ and write it in f32 to the probs tile
+// (2048 floats: 16 per lane) and as 16-bit pairs to the exchange tile (the
+// dSᵀ tile's rows of 64 elements); warps [4, 8) compute dPᵀ − Δ (the other
+// branch, 64). After a barrier the dPᵀ warps read Pᵀ back, form dSᵀ and
+// write it to the exchange tile; after another every warp multiplies a tile
+// of 32 keys × 64 columns of dV and dK, A by ldmatrix (not transposed) from
+// the exchange tile (2 m-tiles × 8 n-tiles × 2 k-steps: 32 each), then dQ
+// (32) into the accumulator by atomics. A warp runs 160 mma.sync per visit
+// (224 when both warps of a pair computed Sᵀ and dPᵀ); shared memory: K, V,
+// two stages of Q and dO, the exchange tile, shift, Δ and the probs tile.
 // CHECK: module attributes {flash.kernels = [{
-// CHECK-SAME: dynamic_shared_memory = 139776 : i64, grid = ["ceildiv(Nk, 64)", "Hkv", "B"], kernel = "pairs_d256", threads = 256 : i64
+// CHECK-SAME: dynamic_shared_memory = 147968 : i64, grid = ["ceildiv(Nk, 64)", "Hkv", "B"], kernel = "pairs_d256", threads = 256 : i64
 // CHECK-LABEL: gpu.func @pairs_d256(
 // CHECK: scf.for
+// CHECK: scf.if %{{.+}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK-COUNT-64: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
+// CHECK-COUNT-16: memref.store %{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>>
 // CHECK-COUNT-8: memref.store %{{.+}} : memref<2048xi32, #gpu.address_space<workgroup>>
-// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } else {
+// CHECK: arith.negf
+// CHECK-COUNT-64: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi uge
+// CHECK-NEXT: scf.if
+// CHECK-COUNT-16: memref.load %{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: memref.store %{{.+}} : memref<2048xi32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: nvgpu.ldmatrix %{{.+}} {numTiles = 4 : i32, transpose = false} : memref<4096xbf16, #gpu.address_space<workgroup>>
 // CHECK-COUNT-96: nvvm.mma.sync

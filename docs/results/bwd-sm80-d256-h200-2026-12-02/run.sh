@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# hB's GPU run (2026-12-02): the sm_80 backward at D = 256 with Sᵀ/dPᵀ once per
-# pair of warps (branch bwd-sm80-d256): checks, planted bug, sanitizers, bench
-# with main's kernel as the variant "old", SDPA FA2/cuDNN in the same rounds.
+# hB's GPU run (2026-12-02): the sm_80 backward at D = 256 (branch bwd-sm80-d256).
+# Run 1: Sᵀ/dPᵀ once per pair of warps, split by queries (bundles/ = that form),
+# main's kernel as the bench variant "old". Run 2: bundles/ = the role-split
+# form (Sᵀ warps, dPᵀ warps), run 1's form as the variant "pairs", "old" again.
+# Checks, planted bug, sanitizers, bench with SDPA FA2/cuDNN in the same rounds.
 set -u
 here=$(cd "$(dirname "$0")" && pwd); cd "$here"
 O=${OUT:-$here/out}; W=$here/res; mkdir -p "$O" "$W"

@@ -26,12 +26,12 @@
 //             and writes dK·scale and dV once, in the element type.
 //             At D = 256 a warp's 16 rows of dK and dV (256 f32 per thread)
 //             do not fit its registers: two warps share 16 K/V rows
-//             (block_kv = 8·warps, backwardColumnSplit), each keeping half
-//             of the rows' dK and dV columns (128 f32 per thread). Both
-//             compute the rows' Sᵀ and dPᵀ over the whole D (the same
-//             values: 2 of the 5 GEMMs done twice, no exchange between the
-//             warps), the first writes dSᵀ, and each multiplies by its half
-//             of Q_i's and dO_i's columns.
+//             (block_kv = 8·warps, backwardColumnSplit). The first computes
+//             their Sᵀ and Pᵀ, the second dPᵀ − Δ (each product once); Pᵀ
+//             goes to the second in f32 through shared memory, which forms
+//             dSᵀ; Pᵀ and dSᵀ meet in the exchange tile, and after a
+//             barrier each warp multiplies a 32-key × 64-column tile of dV
+//             and dK (128 f32 per thread), A by ldmatrix from that tile.
 // convert     dQ = scale·dQaccum in the element type.
 //
 // Deterministic (`deterministic = true`): the main kernel leaves dQ out and
@@ -678,7 +678,8 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   Value globalDV = buildFlatGlobalMemref(km, dvPtr, b.getI32Type());
 
   // Shared memory: K[Bc][D] | V[Bc][D] | Q[2][Br][D] | dO[2][Br][D] |
-  // dSᵀ[Bc][max(Br, 64)] | shift[2][Br] f32 | Δ[2][Br] f32.
+  // dSᵀ[Bc][max(Br, 64)] | shift[2][Br] f32 | Δ[2][Br] f32 | (D = 256)
+  // Pᵀ[rowGroups][Br/2 registers][32 lanes] f32.
   int64_t eb = et.getIntOrFloatBitWidth() / 8;
   Value smem = dynamicShared();
   int64_t offK = 0, offV = offK + eb * Bc * D, offQ = offV + eb * Bc * D,
@@ -770,11 +771,11 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   Value firstGroup = commitCopies(km);
 
   // The warp's 16 K/V rows (row group). Where two warps share them
-  // (D = 256, split = 2), each computes their Sᵀ and dPᵀ for one half of
-  // the Q tile's queries (warps [0, rowGroups) the first), writes its Pᵀ
-  // and dSᵀ to the shared exchange tile, and after the barrier the block's
-  // warps multiply it in tiles of 32 K/V rows × 64 columns of dK and dV
-  // (gradient group (w mod keyGroups, w / keyGroups)).
+  // (D = 256, split = 2), warp w < rowGroups computes their Sᵀ and Pᵀ and
+  // warp w + rowGroups their dPᵀ − Δ and dSᵀ, through the shared exchange
+  // tile, and after a barrier the block's warps multiply it in tiles of 32
+  // K/V rows × 64 columns of dK and dV (gradient group (w mod keyGroups,
+  // w / keyGroups)).
   const int64_t split = backwardColumnSplit(config), Dw = D / split,
                 rowGroups = warps / split;
   const bool exchange = split > 1;
