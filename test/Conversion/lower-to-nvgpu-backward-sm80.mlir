@@ -163,3 +163,57 @@ func.func @from_flash_tile(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64x
   } {flash.stage = "dq_convert"}
   return %conv, %main#0, %main#1 : tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>
 }
+
+// -----
+
+// D = 256 (block_kv = 8·warps, Q tiles of 32 rows): two warps share 16 K/V
+// rows and split the products, so that Sᵀ and dPᵀ are computed once: warps
+// [0, 4) compute Sᵀ of their 16 keys × 32 queries (one branch: 16 k-steps ×
+// 4 mma.sync), mask, recompute Pᵀ and write it in f32 to the probs tile
+// (2048 floats: 16 per lane) and as 16-bit pairs to the exchange tile (the
+// dSᵀ tile's rows of 64 elements); warps [4, 8) compute dPᵀ − Δ (the other
+// branch, 64). After a barrier the dPᵀ warps read Pᵀ back, form dSᵀ and
+// write it to the exchange tile; after another every warp multiplies a tile
+// of 32 keys × 64 columns of dV and dK, A by ldmatrix (not transposed) from
+// the exchange tile (2 m-tiles × 8 n-tiles × 2 k-steps: 32 each), then dQ
+// (32) into the accumulator by atomics. A warp runs 160 mma.sync per visit
+// (224 when both warps of a pair computed Sᵀ and dPᵀ); shared memory: K, V,
+// two stages of Q and dO, the exchange tile, shift, Δ and the probs tile.
+// CHECK: module attributes {flash.kernels = [{
+// CHECK-SAME: dynamic_shared_memory = 147968 : i64, grid = ["ceildiv(Nk, 64)", "Hkv", "B"], kernel = "pairs_d256", threads = 256 : i64
+// CHECK-LABEL: gpu.func @pairs_d256(
+// CHECK: scf.for
+// CHECK: scf.if %{{.+}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-COUNT-64: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK-COUNT-16: memref.store %{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: memref.store %{{.+}} : memref<2048xi32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } else {
+// CHECK: arith.negf
+// CHECK-COUNT-64: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi uge
+// CHECK-NEXT: scf.if
+// CHECK-COUNT-16: memref.load %{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: memref.store %{{.+}} : memref<2048xi32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: nvgpu.ldmatrix %{{.+}} {numTiles = 4 : i32, transpose = false} : memref<4096xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-96: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: llvm.atomicrmw fadd
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: gpu.return
+func.func @pairs_d256(%q: tensor<1x2x1000x256xbf16>, %k: tensor<1x1x1000x256xbf16>, %v: tensor<1x1x1000x256xbf16>, %o: tensor<1x2x1000x256xbf16>, %do: tensor<1x2x1000x256xbf16>, %lse: tensor<1x2x1000xf32>) -> (tensor<1x2x1000x256xbf16>, tensor<1x1x1000x256xbf16>, tensor<1x1x1000x256xbf16>) {
+  %d0 = tensor.empty() : tensor<1x2x1000xf32>
+  %delta = scf.forall (%b, %h) in (1, 2) shared_outs(%acc = %d0) -> (tensor<1x2x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<1x2x1000x256xbf16>
+  %dk0 = tensor.empty() : tensor<1x1x1000x256xbf16>
+  %dv0 = tensor.empty() : tensor<1x1x1000x256xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (1, 1, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<1x2x1000x256xbf16>, tensor<1x1x1000x256xbf16>, tensor<1x1x1000x256xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 1, q_heads = 2, kv_heads = 1, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 64, stages = 2, warps = 8>>}
+  return %dq, %dk, %dv : tensor<1x2x1000x256xbf16>, tensor<1x1x1000x256xbf16>, tensor<1x1x1000x256xbf16>
+}

@@ -61,19 +61,20 @@
 
 // D = 256: two warps per 16 K/V rows (8 warps, 64 keys a block), Q tiles of
 // 32 rows; shared memory within an A100's 163 KB: K, V, two stages of Q and
-// dO, dSᵀ (rows of 64 elements, half used: the swizzle moves 16-byte chunks
-// among 8), shift and Δ (2·(2·64·256 + 4·32·256 + 64·64) + 16·32 bytes); the
-// deterministic plan's main kernel (4 warps, 32 keys) and its dQ kernel (Q,
-// dO of 64 rows, two stages of K and V of 32 rows).
+// dO, the exchange tile of Pᵀ and dSᵀ (rows of 64 elements), shift and Δ,
+// and Pᵀ in f32 from the Sᵀ warps to the dPᵀ warps (2·(2·64·256 + 4·32·256 +
+// 64·64) + 16·32 + 4·64·32 bytes); the deterministic plan's main kernel (4
+// warps, 32 keys) and its dQ kernel (Q, dO of 64 rows, two stages of K and V
+// of 32 rows).
 // PLAN256: "name": "bwd_bf16_d256_preprocess"
 // PLAN256: "block": [
 // PLAN256-NEXT: 256,
 // PLAN256: "block_kv": 64,
 // PLAN256-NEXT: "block_q": 32,
-// PLAN256: "dynamic_shared_memory": 139776,
+// PLAN256: "dynamic_shared_memory": 147968,
 // PLAN256: "name": "bwd_bf16_d256"{{$}}
 // PLAN256DET: "name": "bwd_f16_d256_causal_det_preprocess"
-// PLAN256DET: "dynamic_shared_memory": 102912,
+// PLAN256DET: "dynamic_shared_memory": 107008,
 // PLAN256DET: "name": "bwd_f16_d256_causal_det"{{$}}
 // PLAN256DET: "dynamic_shared_memory": 131072,
 // PLAN256DET: "name": "bwd_f16_d256_causal_det_dq"

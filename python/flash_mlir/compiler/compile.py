@@ -217,8 +217,8 @@ class BackwardSpec:
     @property
     def block_kv(self) -> int:
         """Keys a main-kernel block owns: 64 per consumer warpgroup on sm_90a,
-        16 per warp on sm_80, 16 per two warps at D=256 (each keeps half of
-        the keys' dK and dV columns; SM80/BackwardKernel.cpp)."""
+        16 per warp on sm_80, 16 per two warps at D=256 (one computes their
+        Sᵀ, the other dPᵀ; SM80/BackwardKernel.cpp)."""
         if self.arch == "sm_90a":
             return 128
         return (8 if self.head_dim == 256 else 16) * self.main_warps
@@ -227,8 +227,8 @@ class BackwardSpec:
     def block_q(self) -> int:
         """Rows of the Q tiles the main kernel visits: 64; 32 at D=256 on
         sm_80, where Q and dO double-buffered beside K and V of 64 keys then
-        take 132 KB of shared memory (64 rows: 197 KB, beyond an A100's
-        163 KB)."""
+        take 131,072 bytes of shared memory (147,968 with the kernel's
+        exchange tiles; 64 rows: 197 KB, beyond an A100's 163 KB)."""
         return 32 if self.arch == "sm_80" and self.head_dim == 256 else 64
 
     @property

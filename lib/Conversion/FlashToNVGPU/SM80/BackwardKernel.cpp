@@ -26,12 +26,12 @@
 //             and writes dK·scale and dV once, in the element type.
 //             At D = 256 a warp's 16 rows of dK and dV (256 f32 per thread)
 //             do not fit its registers: two warps share 16 K/V rows
-//             (block_kv = 8·warps, backwardColumnSplit), each keeping half
-//             of the rows' dK and dV columns (128 f32 per thread). Both
-//             compute the rows' Sᵀ and dPᵀ over the whole D (the same
-//             values: 2 of the 5 GEMMs done twice, no exchange between the
-//             warps), the first writes dSᵀ, and each multiplies by its half
-//             of Q_i's and dO_i's columns.
+//             (block_kv = 8·warps, backwardColumnSplit). The first computes
+//             their Sᵀ and Pᵀ, the second dPᵀ − Δ (each product once); Pᵀ
+//             goes to the second in f32 through shared memory, which forms
+//             dSᵀ; Pᵀ and dSᵀ meet in the exchange tile, and after a
+//             barrier each warp multiplies a 32-key × 64-column tile of dV
+//             and dK (128 f32 per thread), A by ldmatrix from that tile.
 // convert     dQ = scale·dQaccum in the element type.
 //
 // Deterministic (`deterministic = true`): the main kernel leaves dQ out and
@@ -84,9 +84,12 @@ static int64_t scoresGradRowLength(const KernelConfig &c) {
 int64_t sm80::backwardMainSharedBytes(const KernelConfig &c) {
   int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
   // K, V; Q and dO double-buffered; dSᵀ; shift and Δ double-buffered (f32).
+  // D = 256 (two warps per 16 K/V rows): Pᵀ in f32 from the warps that
+  // compute it to those that form dSᵀ (block_kv × block_q).
+  int64_t probsBytes = backwardColumnSplit(c) > 1 ? 4 * c.blockKV * c.blockQ : 0;
   return elementBytes * (2 * c.blockKV * c.headDim + 4 * c.blockQ * c.headDim +
                          c.blockKV * scoresGradRowLength(c)) +
-         4 * 4 * c.blockQ;
+         4 * 4 * c.blockQ + probsBytes;
 }
 
 int64_t sm80::backwardDQSharedBytes(const KernelConfig &c) {
@@ -346,6 +349,27 @@ private:
         for (int64_t half = 0; half < 2; ++half)
           mmaSyncInto(km, et, acc, 0, 2 * np + half, aFrag,
                       ArrayRef<Value>(bFrag).slice(2 * half, 2));
+      }
+    }
+  }
+  /// acc (acc.mTiles m-tiles) += A·B with A from [m][k] tile `a` (rows
+  /// 16·mt.., k from column aColumn0, a multiple of 16) and B from [k][n]
+  /// tile `bTile` (n = the accumulator's columns): the gradient products at
+  /// D = 256, whose A operands (Pᵀ, dSᵀ) two warps wrote to shared memory.
+  void gemmSharedByRows(Fragment &acc, const SharedTile &a, int64_t aColumn0,
+                        const SharedTile &bTile, int64_t kLength) {
+    for (int64_t kk = 0; kk < kLength / 16; ++kk) {
+      SmallVector<Pairs> aFrags;
+      for (int64_t mt = 0; mt < acc.mTiles; ++mt)
+        aFrags.push_back(load(a, rowsByBit3, mt * 16, aColumn0 + kk * 16,
+                              /*transpose=*/false));
+      for (int64_t np = 0; np < acc.nTiles / 2; ++np) {
+        Pairs bFrag = load(bTile, rowsByBit3, kk * 16, np * 16,
+                           /*transpose=*/true);
+        for (int64_t mt = 0; mt < acc.mTiles; ++mt)
+          for (int64_t half = 0; half < 2; ++half)
+            mmaSyncInto(km, et, acc, mt, 2 * np + half, aFrags[mt],
+                        ArrayRef<Value>(bFrag).slice(2 * half, 2));
       }
     }
   }
@@ -654,7 +678,8 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   Value globalDV = buildFlatGlobalMemref(km, dvPtr, b.getI32Type());
 
   // Shared memory: K[Bc][D] | V[Bc][D] | Q[2][Br][D] | dO[2][Br][D] |
-  // dSᵀ[Bc][max(Br, 64)] | shift[2][Br] f32 | Δ[2][Br] f32.
+  // dSᵀ[Bc][max(Br, 64)] | shift[2][Br] f32 | Δ[2][Br] f32 | (D = 256)
+  // Pᵀ[rowGroups][Br/2 registers][32 lanes] f32.
   int64_t eb = et.getIntOrFloatBitWidth() / 8;
   Value smem = dynamicShared();
   int64_t offK = 0, offV = offK + eb * Bc * D, offQ = offV + eb * Bc * D,
@@ -670,6 +695,10 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   Value sharedDSWords = sharedView(smem, offDS, Bc * dsRow / 2, b.getI32Type());
   Value sharedShift = sharedView(smem, offShift, 2 * Br, b.getF32Type());
   Value sharedDelta = sharedView(smem, offDelta, 2 * Br, b.getF32Type());
+  const int64_t offProbs = offDelta + 4 * 2 * Br;
+  Value sharedProbs = backwardColumnSplit(config) > 1
+                          ? sharedView(smem, offProbs, Bc * Br, b.getF32Type())
+                          : Value();
 
   threadCoordinates();
   Value kvTile, kvHead, batch;
@@ -741,18 +770,35 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   issueVisit(copier, km.i32(0), km.i32(0));
   Value firstGroup = commitCopies(km);
 
-  // The warp's 16 K/V rows (row group) and, where two warps share them
-  // (D = 256), which half of the dK and dV columns it keeps: warps
-  // [0, rowGroups) keep the first half, and write dSᵀ.
+  // The warp's 16 K/V rows (row group). Where two warps share them
+  // (D = 256, split = 2), warp w < rowGroups computes their Sᵀ and Pᵀ and
+  // warp w + rowGroups their dPᵀ − Δ and dSᵀ, through the shared exchange
+  // tile, and after a barrier the block's warps multiply it in tiles of 32
+  // K/V rows × 64 columns of dK and dV (gradient group (w mod keyGroups,
+  // w / keyGroups)).
   const int64_t split = backwardColumnSplit(config), Dw = D / split,
                 rowGroups = warps / split;
+  const bool exchange = split > 1;
+  const int64_t keyGroups = Bc / 32,
+                gradColumns = exchange ? D * keyGroups / warps : Dw;
   auto rowGroupOf = [&](Value w) {
     return split == 1 ? w : km.andi(w, km.i32(rowGroups - 1));
   };
-  auto columnHalfOf = [&](Value w) {
-    return km.shru(w, km.i32(llvm::Log2_64(rowGroups)));
+  auto keyGroupOf = [&](Value w) {
+    return keyGroups == 1 ? km.i32(0) : km.andi(w, km.i32(keyGroups - 1));
   };
-  Fragment dK0(1, Dw / 8, km.f32(0.0)), dV0(1, Dw / 8, km.f32(0.0));
+  auto gradColumnGroupOf = [&](Value w) {
+    return km.shru(w, km.i32(llvm::Log2_64(keyGroups)));
+  };
+  if (exchange) {
+    // Pᵀ and dSᵀ side by side in the dSᵀ tile's rows of 64 (Br = 32).
+    assert(2 * Br <= scoresGradRowLength(config) && gradColumns == 64 &&
+           "the D = 256 exchange takes 32-row Q tiles on 32 K/V rows per 2 "
+           "warps");
+  }
+  const int64_t gradMTiles = exchange ? 2 : 1;
+  Fragment dK0(gradMTiles, gradColumns / 8, km.f32(0.0)),
+      dV0(gradMTiles, gradColumns / 8, km.f32(0.0));
   SmallVector<Value> inits(dK0.regs);
   inits.append(dV0.regs.begin(), dV0.regs.end());
   auto loop = scf::ForOp::create(b, loc, km.i32(0), total, km.i32(1), inits);
@@ -796,69 +842,18 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     // The B operands of dK += dSᵀ·Q_i and dV += Pᵀ·dO_i: the warp's columns
     // (a multiple of 64 from the row start, which keeps the swizzle).
     SharedTile qColumns = qTile, doColumns = doTile;
-    if (split > 1) {
+    if (exchange) {
       Value columnBase =
-          km.add(tileOffset, km.mul(columnHalfOf(warp), km.i32(Dw)));
+          km.add(tileOffset, km.mul(gradColumnGroupOf(warp),
+                                    km.i32(gradColumns)));
       qColumns.base = doColumns.base = columnBase;
     }
     SharedTile kWarp{sharedK, kWarpBase, D}, vWarp{sharedV, kWarpBase, D};
     SharedTile kAll{sharedK, km.i32(0), D};
     SharedTile dsAll{sharedDS, km.i32(0), dsRow};
 
-    // Sᵀ = K_j·Q_iᵀ (16 keys × Br queries per warp).
-    Fragment scores(1, Br / 8, km.f32(0.0));
-    gemmRowsByCols(scores, kWarp, qTile, D);
-    // Tiles crossing the diagonal, or a ragged K/V tile: mask (uniform).
-    {
-      SmallVector<Type> types(scores.regs.size(), b.getF32Type());
-      auto ifMasked = scf::IfOp::create(
-          b, loc, types, km.cmp(P::slt, v.tile, range.firstUnmasked), true);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(ifMasked.thenBlock());
-      Fragment masked = scores;
-      buildKeyRowMask(km, masked, coords, keyRowBase, v.qStart, seqQ, seqKV,
-                      config.causal);
-      scf::YieldOp::create(b, loc, masked.regs);
-      b.setInsertionPointToStart(ifMasked.elseBlock());
-      scf::YieldOp::create(b, loc, scores.regs);
-      scores.regs.assign(ifMasked.getResults().begin(),
-                         ifMasked.getResults().end());
-    }
-    // The columns' shift, then Δ (queries 2t + columnOffset(c) of the
-    // tile), each read from shared memory where it is used: the 16 Δ of a
-    // thread are not live across the dPᵀ product.
-    Value column0 =
-        km.add(km.mul(stage, km.i32(Br)), km.mul(coords.quadLane, km.i32(2)));
-    Value columnIndex0 = km.toIndex(column0);
-    auto columnValues = [&](Value shared) {
-      SmallVector<Value> values;
-      for (int64_t c = 0; c < scores.layout.columnsPerRow; ++c) {
-        Value index = arith::AddIOp::create(
-            b, loc, columnIndex0, km.index(scores.layout.columnOffset(c)));
-        values.push_back(memref::LoadOp::create(b, loc, shared, index));
-      }
-      return values;
-    };
-    Fragment probs = buildRecomputedProbs(km, scores, columnValues(sharedShift),
-                                          /*perColumn=*/true, scaleLog2e);
-    SmallVector<Value> probPairs = buildPackFragment(km, probs, et);
-    // (Without atomics: dV += Pᵀ·dO_i here, the packed Pᵀ dead before dPᵀ
-    // is live.)
-    if (config.deterministic)
-      gemmPackedByRows(dV, probPairs, doColumns, Br);
-    // dPᵀ − Δ = V_j·dO_iᵀ accumulated onto −Δ (no Δ live across the
-    // product); dSᵀ = Pᵀ∘(dPᵀ − Δ).
-    Fragment probsGrad(1, Br / 8, km.f32(0.0));
-    {
-      SmallVector<Value> deltas = columnValues(sharedDelta);
-      for (int64_t r = 0; r < probsGrad.layout.rowsPerThread; ++r)
-        for (int64_t c = 0; c < probsGrad.layout.columnsPerRow; ++c)
-          probsGrad.reg(r, c) = arith::NegFOp::create(b, loc, deltas[c]);
-    }
-    gemmRowsByCols(probsGrad, vWarp, doTile, D);
-    Fragment scoresGrad = buildScoreGradient(km, probs, probsGrad, {},
-                                             /*perColumn=*/true);
-    SmallVector<Value> gradPairs = buildPackFragment(km, scoresGrad, et);
+    Fragment probs;
+    SmallVector<Value> probPairs, gradPairs;
     // dV += Pᵀ·dO_i, dK += dSᵀ·Q_i. With atomics they come after the
     // barrier that publishes dSᵀ: ptxas sinks MMAs that feed nothing before
     // a barrier past it, with every B fragment loaded above it held in
@@ -867,8 +862,171 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
       gemmPackedByRows(dV, probPairs, doColumns, Br);
       gemmPackedByRows(dK, gradPairs, qColumns, Br);
     };
-    if (config.deterministic)
-      gemmPackedByRows(dK, gradPairs, qColumns, Br);
+    if (exchange) {
+      // D = 256: warps [0, rowGroups) compute Sᵀ and Pᵀ of their row
+      // group's 16 keys × Br queries, warps [rowGroups, warps) dPᵀ − Δ of
+      // the same keys (each product once, 16 × Br per warp: 3 ldmatrix per 4
+      // mma.sync). The first write Pᵀ to the exchange tile (chunks [Br/8,
+      // Br/4) of the rows) and in f32 to the probs tile; after a barrier
+      // the second form dSᵀ = Pᵀ∘(dPᵀ − Δ) and write it (chunks [0, Br/8));
+      // after another every warp multiplies its 32 keys × 64 columns of dV
+      // and dK, A by ldmatrix from the exchange tile.
+      const int64_t nRegs = 4 * (Br / 8);
+      AccumulatorLayout layout = AccumulatorLayout::mmaQuad(1, Br / 8);
+      Value computesScores = km.cmp(P::ult, warp, km.i32(rowGroups));
+      Value column0 = km.add(km.mul(stage, km.i32(Br)),
+                             km.mul(coords.quadLane, km.i32(2)));
+      Value columnIndex0 = km.toIndex(column0);
+      auto columnValues = [&](Value shared) {
+        SmallVector<Value> values;
+        for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+          Value index = arith::AddIOp::create(
+              b, loc, columnIndex0, km.index(layout.columnOffset(c)));
+          values.push_back(memref::LoadOp::create(b, loc, shared, index));
+        }
+        return values;
+      };
+      // Register r of the row group's Pᵀ, lane l: [rowGroup][r][l] (f32).
+      Value probsLane0 = km.toIndex(km.add(
+          km.mul(rowGroupOf(warp), km.i32(nRegs * 32)), lane));
+      auto probsIndex = [&](int64_t r) {
+        return arith::AddIOp::create(b, loc, probsLane0, km.index(r * 32))
+            .getResult();
+      };
+      auto storePairs = [&](ArrayRef<Value> pairs, int64_t chunkBase) {
+        for (int64_t nt = 0; nt < Br / 8; ++nt)
+          for (int64_t half = 0; half < 2; ++half) {
+            Value row =
+                km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
+            Value element = km.add(
+                km.mul(row, km.i32(dsRow)),
+                km.add(km.mul(km.xori(coords.group, km.i32(chunkBase + nt)),
+                              km.i32(8)),
+                       km.mul(coords.quadLane, km.i32(2))));
+            memref::StoreOp::create(
+                b, loc, km.pairWord(pairs[nt * 2 + half]), sharedDSWords,
+                ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
+          }
+      };
+      SmallVector<Type> types(nRegs, b.getF32Type());
+      auto ifRole = scf::IfOp::create(b, loc, types, computesScores, true);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifRole.thenBlock());
+        Fragment scores(1, Br / 8, km.f32(0.0));
+        gemmRowsByCols(scores, kWarp, qTile, D);
+        {
+          auto ifMasked = scf::IfOp::create(
+              b, loc, types, km.cmp(P::slt, v.tile, range.firstUnmasked), true);
+          OpBuilder::InsertionGuard masking(b);
+          b.setInsertionPointToStart(ifMasked.thenBlock());
+          Fragment masked = scores;
+          buildKeyRowMask(km, masked, coords, keyRowBase, v.qStart, seqQ,
+                          seqKV, config.causal);
+          scf::YieldOp::create(b, loc, masked.regs);
+          b.setInsertionPointToStart(ifMasked.elseBlock());
+          scf::YieldOp::create(b, loc, scores.regs);
+          scores.regs.assign(ifMasked.getResults().begin(),
+                             ifMasked.getResults().end());
+        }
+        Fragment p = buildRecomputedProbs(km, scores, columnValues(sharedShift),
+                                          /*perColumn=*/true, scaleLog2e);
+        for (int64_t r = 0; r < nRegs; ++r)
+          memref::StoreOp::create(b, loc, p.regs[r], sharedProbs,
+                                  ValueRange{probsIndex(r)});
+        storePairs(buildPackFragment(km, p, et), Br / 8);
+        scf::YieldOp::create(b, loc, p.regs);
+        b.setInsertionPointToStart(ifRole.elseBlock());
+        Fragment g(1, Br / 8, km.f32(0.0));
+        SmallVector<Value> deltas = columnValues(sharedDelta);
+        for (int64_t r = 0; r < g.layout.rowsPerThread; ++r)
+          for (int64_t c = 0; c < g.layout.columnsPerRow; ++c)
+            g.reg(r, c) = arith::NegFOp::create(b, loc, deltas[c]);
+        gemmRowsByCols(g, vWarp, doTile, D);
+        scf::YieldOp::create(b, loc, g.regs);
+      }
+      gpu::BarrierOp::create(b, loc);
+      {
+        auto ifGrad = scf::IfOp::create(
+            b, loc, TypeRange{}, km.cmp(P::uge, warp, km.i32(rowGroups)),
+            false);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPoint(ifGrad.thenBlock()->getTerminator());
+        Fragment p(1, Br / 8, km.f32(0.0)), g(1, Br / 8, km.f32(0.0));
+        for (int64_t r = 0; r < nRegs; ++r)
+          p.regs[r] = memref::LoadOp::create(b, loc, sharedProbs,
+                                             ValueRange{probsIndex(r)});
+        g.regs.assign(ifRole.getResults().begin(), ifRole.getResults().end());
+        Fragment ds = buildScoreGradient(km, p, g, {}, /*perColumn=*/true);
+        storePairs(buildPackFragment(km, ds, et), 0);
+      }
+      gpu::BarrierOp::create(b, loc);
+      // dV += Pᵀ·dO_i, dK += dSᵀ·Q_i over the warp's 32 keys × 64
+      // columns, A by ldmatrix from the exchange tile.
+      SharedTile exchangeRows{
+          sharedDS, km.mul(keyGroupOf(warp), km.i32(32 * dsRow)), dsRow};
+      gemmSharedByRows(dV, exchangeRows, Br, doColumns, Br);
+      gemmSharedByRows(dK, exchangeRows, 0, qColumns, Br);
+    }
+
+    if (!exchange) {
+      // Sᵀ = K_j·Q_iᵀ (16 keys × Br queries per warp).
+      Fragment scores(1, Br / 8, km.f32(0.0));
+      gemmRowsByCols(scores, kWarp, qTile, D);
+      // Tiles crossing the diagonal, or a ragged K/V tile: mask (uniform).
+      {
+        SmallVector<Type> types(scores.regs.size(), b.getF32Type());
+        auto ifMasked = scf::IfOp::create(
+            b, loc, types, km.cmp(P::slt, v.tile, range.firstUnmasked), true);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifMasked.thenBlock());
+        Fragment masked = scores;
+        buildKeyRowMask(km, masked, coords, keyRowBase, v.qStart, seqQ, seqKV,
+                        config.causal);
+        scf::YieldOp::create(b, loc, masked.regs);
+        b.setInsertionPointToStart(ifMasked.elseBlock());
+        scf::YieldOp::create(b, loc, scores.regs);
+        scores.regs.assign(ifMasked.getResults().begin(),
+                           ifMasked.getResults().end());
+      }
+      // The columns' shift, then Δ (queries 2t + columnOffset(c) of the
+      // tile), each read from shared memory where it is used: the 16 Δ of a
+      // thread are not live across the dPᵀ product.
+      Value column0 =
+          km.add(km.mul(stage, km.i32(Br)), km.mul(coords.quadLane, km.i32(2)));
+      Value columnIndex0 = km.toIndex(column0);
+      auto columnValues = [&](Value shared) {
+        SmallVector<Value> values;
+        for (int64_t c = 0; c < scores.layout.columnsPerRow; ++c) {
+          Value index = arith::AddIOp::create(
+              b, loc, columnIndex0, km.index(scores.layout.columnOffset(c)));
+          values.push_back(memref::LoadOp::create(b, loc, shared, index));
+        }
+        return values;
+      };
+      probs = buildRecomputedProbs(km, scores, columnValues(sharedShift),
+                                            /*perColumn=*/true, scaleLog2e);
+      probPairs = buildPackFragment(km, probs, et);
+      // (Without atomics: dV += Pᵀ·dO_i here, the packed Pᵀ dead before dPᵀ
+      // is live.)
+      if (config.deterministic)
+        gemmPackedByRows(dV, probPairs, doColumns, Br);
+      // dPᵀ − Δ = V_j·dO_iᵀ accumulated onto −Δ (no Δ live across the
+      // product); dSᵀ = Pᵀ∘(dPᵀ − Δ).
+      Fragment probsGrad(1, Br / 8, km.f32(0.0));
+      {
+        SmallVector<Value> deltas = columnValues(sharedDelta);
+        for (int64_t r = 0; r < probsGrad.layout.rowsPerThread; ++r)
+          for (int64_t c = 0; c < probsGrad.layout.columnsPerRow; ++c)
+            probsGrad.reg(r, c) = arith::NegFOp::create(b, loc, deltas[c]);
+      }
+      gemmRowsByCols(probsGrad, vWarp, doTile, D);
+      Fragment scoresGrad = buildScoreGradient(km, probs, probsGrad, {},
+                                               /*perColumn=*/true);
+      gradPairs = buildPackFragment(km, scoresGrad, et);
+      if (config.deterministic)
+        gemmPackedByRows(dK, gradPairs, qColumns, Br);
+    }
 
     if (!config.deterministic) {
       // dSᵀ to shared memory: pair (row g + 8·half, column tile nt) of the
@@ -888,12 +1046,11 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
                 ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
           }
       };
-      if (split == 1)
+      if (!exchange) {
         storeScoresGrad();
-      else
-        km.ifLanes(km.cmp(P::ult, warp, km.i32(rowGroups)), storeScoresGrad);
-      gpu::BarrierOp::create(b, loc);
-      gradientProducts();
+        gpu::BarrierOp::create(b, loc);
+        gradientProducts();
+      }
       // dQ_i += dS·K_j: Br/16 m-tiles × D columns over the warps (warp w:
       // m-tile w % (Br/16), a 1/(warps / (Br/16)) share of the columns),
       // 64 columns at a time, added to dQaccum with f32 atomics.
@@ -983,15 +1140,17 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
                                         : d == gpu::Dimension::y ? "%ctaid.y"
                                                                  : "%ctaid.z");
                    });
-  Value keyRowBase = km.add(km.mul(tileAfter, km.i32(Bc)),
-                            km.mul(rowGroupOf(warp), km.i32(16)));
+  Value keyRowBase =
+      km.add(km.mul(tileAfter, km.i32(Bc)),
+             exchange ? km.mul(keyGroupOf(warp), km.i32(32))
+                      : km.mul(rowGroupOf(warp), km.i32(16)));
   Value kvBaseAfter = km.toIndex(km.mul(
       km.mul(km.add(km.mul(batchAfter, kvHeads), headAfter), seqKV),
       km.i32(D)));
-  if (split > 1)
+  if (exchange)
     kvBaseAfter = arith::AddIOp::create(
         b, loc, kvBaseAfter,
-        km.toIndex(km.mul(columnHalfOf(warp), km.i32(Dw))));
+        km.toIndex(km.mul(gradColumnGroupOf(warp), km.i32(gradColumns))));
   buildStoreFragment(km, dK, scale, et, coords, keyRowBase, seqKV, D, globalDK,
                      kvBaseAfter);
   buildStoreFragment(km, dV, Value(), et, coords, keyRowBase, seqKV, D,

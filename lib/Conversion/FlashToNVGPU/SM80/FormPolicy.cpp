@@ -106,15 +106,16 @@ mlir::flash::sm80BackwardConfigFromSchedule(KernelConfig c,
                        " warps (4 or 8)");
   // The main kernel keeps a 16-row slice of dK and dV per warp in registers:
   // D/2 + D/2 f32 per thread, 256 at D = 256 (beyond the 255 a thread has).
-  // There two warps share 16 K/V rows, each with half of the columns
-  // (sm80::backwardColumnSplit).
+  // There two warps share 16 K/V rows (sm80::backwardColumnSplit): one
+  // computes their Sᵀ, the other dPᵀ, and each keeps a 32-row × 64-column
+  // tile of dK and dV.
   if (c.headDim == 256) {
     if (c.blockKV != 8 * c.warps)
       return unsupported(
           "D=256 backward block_kv = " + Twine(c.blockKV) + " with " +
           Twine(c.warps) +
           " warps (dK and dV of 16 K/V rows take 256 f32 registers per "
-          "thread: two warps share them, each with half of the columns: "
+          "thread: two warps share them: "
           "block_kv = " +
           Twine(8 * c.warps) + ")");
   } else if (c.blockKV != 16 * c.warps) {

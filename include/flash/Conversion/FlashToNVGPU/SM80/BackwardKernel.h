@@ -50,9 +50,10 @@ constexpr int64_t kDQBlockQ = 64, kDQBlockKV = 64, kDQWarps = 4;
 int64_t backwardDQBlockKV(const KernelConfig &config);
 /// Warps of the main kernel that share one 16-row slice of its K/V tile:
 /// 16·warps / block_kv. 1: each warp owns its 16 rows' dK and dV (D ≤ 128);
-/// 2 (D = 256): each of the two owns half of the columns of their dK and
-/// dV (D/2 + D/2 f32 per thread instead of D + D), and both compute the
-/// rows' Sᵀ and dPᵀ over the whole D.
+/// 2 (D = 256): one of the two computes the rows' Sᵀ, the other their
+/// dPᵀ, Pᵀ and dSᵀ meet in shared memory, and each warp keeps a 32-row ×
+/// 64-column tile of the block's dK and dV (128 f32 per thread instead of
+/// D + D).
 int64_t backwardColumnSplit(const KernelConfig &config);
 
 /// One kernel of the backward plan.
