@@ -3,6 +3,9 @@
 // RUN: flash-opt %s --flash-test-split-kv="batch=1 kv-heads=8 row-tiles=3 keys=131072 block-kv=128 sms=132 max-splits=132" | FileCheck %s --check-prefix=ROWS
 // RUN: flash-opt %s --flash-test-split-kv="batch=1 kv-heads=1 keys=1000 block-kv=16 sms=108 max-splits=5" | FileCheck %s --check-prefix=CAP
 // RUN: flash-opt %s --flash-test-split-kv="batch=8 kv-heads=8 keys=32768 block-kv=64 sms=132 max-splits=256" | FileCheck %s --check-prefix=WAVE
+// RUN: flash-opt %s --flash-test-split-kv="batch=128 kv-heads=1 keys=2048 block-kv=64 sms=132 max-splits=256" | FileCheck %s --check-prefix=WHOLE
+// RUN: flash-opt %s --flash-test-split-kv="batch=124 kv-heads=1 keys=2048 block-kv=64 sms=132 max-splits=256" | FileCheck %s --check-prefix=WHOLE124
+// RUN: flash-opt %s --flash-test-split-kv="batch=123 kv-heads=1 keys=2048 block-kv=64 sms=132 max-splits=256" | FileCheck %s --check-prefix=CUT123
 // RUN: flash-opt %s --flash-test-split-kv="check=true" | FileCheck %s --check-prefix=CHECK-ALL
 
 // splitKVCount (include/flash/Target/SplitKV.h) on integers: the one rule
@@ -10,7 +13,8 @@
 // split-KV form builds on index values, and the IO model uses.
 //   wanted   = floor(2 · SMs / work units)       (work units = B · Hkv · row tiles)
 //   byLength = max(floor(tiles / 4), 1)
-//   parts    = clamp(min(wanted, byLength), 1, max_splits)
+//   parts    = clamp(min(wanted, byLength), 1, max_splits),
+//              1 when 16 · work units >= 15 · SMs (no merge)
 //   splits   = ceil(tiles / ceil(tiles / parts))
 // B = 1 with 8 kv-heads on 132 SMs: wanted = 264 / 8 = 33. An empty
 // sequence has no split; one tile, or two (fewer than 4 per part), one
@@ -36,11 +40,20 @@
 // blocks: a second wave of 56).
 // WAVE: keys=32768 tiles=512 work_units=64 splits=4 tiles_per_split=128
 
+// Work units that fill 15/16 of the SMs or more are not cut (wanted = 2
+// would make two parts and a merge): GQA 8/1 at B = 128 (128 work units on
+// 132 SMs) and at B = 124 (16 · 124 = 1984 >= 15 · 132 = 1980) one part of
+// 32 tiles; B = 123 (1968 < 1980) two parts of 16.
+// WHOLE: keys=2048 tiles=32 work_units=128 splits=1 tiles_per_split=32
+// WHOLE124: keys=2048 tiles=32 work_units=124 splits=1 tiles_per_split=32
+// CUT123: keys=2048 tiles=32 work_units=123 splits=2 tiles_per_split=16
+
 // The workspace's capacity bounds the count: 63 tiles in 5 splits of 13.
 // CAP: keys=1000 tiles=63 work_units=1 splits=5 tiles_per_split=13
 
 // The invariants over a grid of batches, heads, row tiles, lengths, tile
 // widths, SM counts and capacities (0 splits only for an empty sequence,
-// else 1 <= splits <= min(max_splits, max(wanted, 1)), at least 4 tiles a part when
-// cut, every tile in exactly one split in order, no split without a tile).
+// else 1 <= splits <= min(max_splits, max(wanted, 1)), one split when
+// 16 · work units >= 15 · SMs, at least 4 tiles a part when cut, every tile
+// in exactly one split in order, no split without a tile).
 // CHECK-ALL: flash-test-split-kv: 37440 cases hold

@@ -31,7 +31,8 @@
 // CHECK: %[[LEN:.+]] = arith.minsi %[[NONNEG]], %[[C36]] : index
 // splitKVCount (Target/SplitKV.h, the rule the GPU kernels evaluate): from
 // the visible tiles ceil(len / 4), wanted = floor(2 · 108 / (2 · 2 · 1)) = 54
-// parts, byLength = max(tiles / 4, 1).
+// parts, byLength = max(tiles / 4, 1); the one-part clause (16 · 4 work
+// units >= 15 · 108 SMs?) folds away here.
 // CHECK: %[[C54:.+]] = arith.constant 54 : index
 // CHECK: %[[BY0:.+]] = arith.divsi %[[TILES:.+]], %{{.+}} : index
 // CHECK: %[[BY:.+]] = arith.maxsi %[[BY0]], %{{.+}} : index

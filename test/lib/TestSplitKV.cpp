@@ -13,7 +13,8 @@
 // invariant: 0 splits exactly for an empty sequence, else 1 <= splits <=
 // min(max_splits, max(floor(2·SMs / work units), 1)) (one wave); every tile of the visible range
 // in exactly one split, in order; no split without a tile; more than one
-// split only when each has at least kSplitKVMinTilesPerSplit tiles. The
+// split only when each has at least kSplitKVMinTilesPerSplit tiles and the
+// work units fill less than kSplitKVWholeNum / kSplitKVWholeDen of the SMs. The
 // Python tests use the printed form to know how many splits a CPU case
 // exercises.
 //
@@ -73,6 +74,9 @@ struct TestSplitKVPass
       return "splits outside [1, max_splits]";
     if (c.numSplits > wanted)
       return "more splits than one wave of the SMs holds";
+    if (c.numSplits > 1 &&
+        kSplitKVWholeDen * workUnits >= kSplitKVWholeNum * sms)
+      return "a call whose work units fill the SMs cut into parts";
     if (c.numSplits > 1 && c.tilesPerSplit < kSplitKVMinTilesPerSplit)
       return "a split shorter than kSplitKVMinTilesPerSplit tiles";
     IntegerDomain d;

@@ -17,7 +17,9 @@
 //   wanted        = floor(kTargetBlocksPerSM · SMs / workUnits)  parts that fill the GPU
 //                                                                in one wave
 //   byLength      = max(floor(numTiles / kMinTilesPerSplit), 1)  parts that stay long
-//   parts         = clamp(min(wanted, byLength), 1, maxSplits)
+//   parts         = clamp(min(wanted, byLength), 1, maxSplits),
+//                   or 1 when the work units alone fill nearly every SM:
+//                   16 · workUnits >= 15 · SMs                (no merge)
 //   tilesPerSplit = max(ceil(numTiles / parts), 1)
 //   numSplits     = ceil(numTiles / tilesPerSplit)               no empty part
 // Part s (s < numSplits) visits tiles [s·tilesPerSplit, min((s+1)·tilesPerSplit,
@@ -32,6 +34,17 @@
 // parts, 320 blocks for 264 slots). Measured on the H200 (docs/benchmarks.md,
 // eleventh session): B=8 L=32k GQA 32/8 +12% (contiguous) and +20% (paged),
 // GQA 8/1 B=64 L=8k +14% / +19%, B=128 L=2k +8% / +13%.
+//
+// Why one part when the work units nearly fill the SMs: then `wanted` is 2
+// (two blocks an SM over two parts), and the second part's gain (a second
+// block streaming on each SM) is smaller than what the split costs: the
+// partials' writes, the fence and the count, and the merge after the last
+// part. Measured on the H200 (docs/benchmarks.md, fifteenth session): GQA
+// 8/1 B = 128 L = 2k (128 work units on 132 SMs) 38.0 -> 35.9 us contiguous,
+// 39.6 -> 38.3 paged S = 16, with a rule that took one part from 89 work
+// units up. The threshold is 15/16 of the SMs, not lower, because one block
+// an SM keeps only its own stages in flight: far fewer blocks than SMs
+// (89 of 132) would read well below the bandwidth (not measured).
 //
 // The users, all of this one function:
 // - the GPU decode kernel (lib/Conversion/FlashToNVGPU/SM80/DecodeKernel.cpp)
@@ -62,6 +75,11 @@ constexpr int64_t kSplitKVTargetBlocksPerSM = 2;
 /// A part visits at least this many K/V tiles (below that the partials'
 /// writes and the merge cost more than the parallelism brings).
 constexpr int64_t kSplitKVMinTilesPerSplit = 4;
+/// A call of at least kSplitKVWholeNum / kSplitKVWholeDen work units an SM
+/// (one block each already nearly fills the GPU) is not cut: one part, no
+/// merge.
+constexpr int64_t kSplitKVWholeNum = 15;
+constexpr int64_t kSplitKVWholeDen = 16;
 
 /// The kernels' merge (SM80/DecodeKernel.cpp): up to kSplitKVMergeDirect
 /// parts the block that finishes last merges them all; more are merged in
@@ -96,6 +114,12 @@ splitKVCount(Domain &d, typename Domain::Value numTiles,
   V byLength = d.max(d.floorDiv(numTiles, d.constant(kSplitKVMinTilesPerSplit)),
                      one);
   V parts = d.max(d.min(d.min(wanted, byLength), d.constant(maxSplits)), one);
+  // 1 while Den · workUnits < Num · SMs (cut as above), else 0 (one part).
+  V cut = d.min(d.max(d.sub(d.mul(d.constant(kSplitKVWholeNum), numSMs),
+                            d.mul(d.constant(kSplitKVWholeDen), workUnits)),
+                      d.constant(0)),
+                one);
+  parts = d.max(d.mul(parts, cut), one);
   V tilesPerSplit = d.max(ceilDiv(numTiles, parts), one);
   V numSplits = ceilDiv(numTiles, tilesPerSplit);
   return {numSplits, tilesPerSplit};

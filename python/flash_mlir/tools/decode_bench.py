@@ -69,8 +69,9 @@ def main(argv=None):
                     help="another bundle directory whose paged S=16 and split-KV plans are "
                          "timed in the same rounds (an A/B of two builds)")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME=DIR",
-                    help="a bundle directory whose paged plans (S=16 and S=64) are timed in "
-                         "the same rounds as 'paged S=.. [NAME]' (repeatable)")
+                    help="a bundle directory whose paged plans (S=16 and S=64) and split-KV "
+                         "plan are timed in the same rounds as 'paged S=.. [NAME]' and "
+                         "'split_kv [NAME]' (repeatable)")
     args = ap.parse_args(argv)
 
     import torch
@@ -126,6 +127,9 @@ def main(argv=None):
         if base is not None:
             out_b = torch.empty_like(q)
             impls["split_kv [baseline]"] = lambda: base.attention(q, k, v, out=out_b)
+        for vname, vlib in variants:
+            impls[f"split_kv [{vname}]"] = (
+                lambda out=torch.empty_like(q), vlib=vlib: vlib.attention(q, k, v, out=out))
 
         def sdpa(backend):
             def run():
