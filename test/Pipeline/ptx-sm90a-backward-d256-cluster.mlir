@@ -20,6 +20,9 @@
 // PTX-NEXT: .reqnctapercluster 2, 1, 1
 // PTX: barrier.cluster.arrive.release;
 // PTX-NEXT: barrier.cluster.wait.acquire;
+// The wgmma descriptors take the 14-bit address field only (the block's
+// rank in the cluster sits above bit 24 of a shared address).
+// PTX-DAG: bfe.u32 {{%r[0-9]+}}, {{%r[0-9]+}}, 4, 14;
 // PTX-DAG: mapa.shared::cluster.u32
 // PTX-DAG: st.shared::cluster.v2.f32
 // PTX-DAG: mbarrier.arrive.release.cluster.shared::cluster.b64

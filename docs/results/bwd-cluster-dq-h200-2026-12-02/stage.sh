@@ -7,7 +7,8 @@
 #            deleted from the PTX (the partner's part never arrives), cubin
 #            re-assembled with ptxas
 #   bvar:    bench: the cluster form (default), main's kernel (e8651fd,
-#            /work/baseline/sm90a-bwd) as variant `main`, forward bundles
+#            /work/baseline/sm90a-bwd) as variant `main` and, launched in
+#            clusters of two, as variant `clmain`; forward bundles
 set -eu
 WT=/work/wt-layout; S=${S:-/work/main/build/hA-run}
 FO=$WT/build/bin/flash-opt; R=$WT/docs/results/bwd-cluster-dq-h200-2026-12-02
@@ -50,6 +51,16 @@ mkdir -p "$S/bvar"
 for c in 0 1; do cluster "$S/bvar" $c bf16; done
 for j in /work/baseline/sm90a-bwd/flash_bwd_sm_90a_bf16_d256.json /work/baseline/sm90a-bwd/flash_bwd_sm_90a_bf16_d256_causal.json; do
   /usr/bin/python3 $VAR $j "$S/bvar" main > /dev/null; done
+# clmain (timing only): main's kernel as it is, launched in clusters of two
+# (.explicitcluster .reqnctapercluster 2, 1, 1 added to its PTX, cubin
+# re-assembled; the bench's K/V tiles are even in number): what the cluster
+# launch costs by itself
+for j in /work/baseline/sm90a-bwd/flash_bwd_sm_90a_bf16_d256.json /work/baseline/sm90a-bwd/flash_bwd_sm_90a_bf16_d256_causal.json; do
+  n=$(/usr/bin/python3 $VAR $j "$S/bvar" clmain)
+  grep -c '^.minnctapersm 1$' "$S/bvar/$n.ptx"
+  sed -i 's/^.minnctapersm 1$/.minnctapersm 1\n.explicitcluster\n.reqnctapercluster 2, 1, 1/' "$S/bvar/$n.ptx"
+  ptxas -arch=sm_90a -o "$S/bvar/$n.sm_90a.cubin" "$S/bvar/$n.ptx"
+done
 /usr/bin/python3 -m flash_mlir.compile --out "$S/bvar" --arch sm_90a --ops forward --lse yes --dtypes bf16 --head-dims 256 --cubin-archs sm_90a --flash-opt $FO > /dev/null
 rm -f "$S"/*/*.mlir
 du -sh "$S"; ls "$S"/*/

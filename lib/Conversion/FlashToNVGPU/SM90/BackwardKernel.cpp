@@ -253,11 +253,16 @@ private:
   /// visit, summed through distributed shared memory: this warp stores the
   /// partner's slice of the part (slice 1 − rank) into the partner's slice
   /// buffer, waits for the partner's part of its own slice (slice rank) in
-  /// its buffer, adds its own values there and reduces the sum. `signal`
-  /// (i1; null: always): first tell the partner that this buffer's previous
-  /// reductions have read it (not before the first exchange).
-  void exchangeDQ(const Fragment &dq, const DQTarget &target, int64_t part,
-                  Value signal);
+  /// its buffer, adds its own values there and reduces the sum; first it
+  /// tells the partner that this buffer's previous reductions have read it.
+  void exchangeDQ(const Fragment &dq, const DQTarget &target, int64_t part);
+  /// The shared base read afresh (reloadSharedBase), marked as a cluster's
+  /// (SharedBase::rankBits).
+  SharedBase sharedBase() {
+    SharedBase base = reloadSharedBase(km);
+    base.rankBits = clusterDQ;
+    return base;
+  }
   /// This block's rank in the cluster (0, 1: its K/V tile's parity) and
   /// whether the partner block has a K/V tile (not past Nk).
   Value clusterRank() {
@@ -355,7 +360,7 @@ void BackwardKernel::buildProducer() {
       scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(firstThread.thenBlock()->getTerminator());
-  smem = reloadSharedBase(km);
+  smem = sharedBase();
   // K_j and V_j, once.
   Value kvBar = layout.kvFull.address(km, smem, km.i32(0));
   mbarrierExpectTx(km, kvBar, 2 * layout.kvBytes);
@@ -412,7 +417,7 @@ void BackwardKernel::buildProducer() {
 
 void BackwardKernel::buildDQWriter() {
   SharedBase entrySmem = smem;
-  smem = reloadSharedBase(km);
+  smem = sharedBase();
   // The steps in the consumers' order: the group's q-heads, and per head the
   // Q tiles that see K/V tile j.
   Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
@@ -650,10 +655,8 @@ void BackwardKernel::addDQParts(Value step) {
   // A cluster: the Q tiles both blocks visit are the steps they exchange
   // their dQ in (the same (head, Q tile) order in both: per head the
   // tiles from the first either visits, increasing); the others (causal:
-  // the tiles below the partner's first) each adds alone. The first
-  // exchange (at step `firstShared` of head 0) has no previous one to
-  // signal.
-  Value shared, notFirst;
+  // the tiles below the partner's first) each adds alone.
+  Value shared;
   if (clusterDQ) {
     QTileRange partner = buildQTileRange(km, km.xori(kvStart, km.i32(Bc)),
                                          seqQ, seqKV, Bc, Br, config.causal);
@@ -661,9 +664,6 @@ void BackwardKernel::addDQParts(Value step) {
     shared = km.andi(partnerHasTile(),
                      km.andi(km.cmp(P::sge, i, partner.firstTile),
                              km.cmp(P::slt, i, partner.numTiles)));
-    Value firstShared =
-        km.sub(km.maxsi(tiles.firstTile, partner.firstTile), tiles.firstTile);
-    notFirst = km.cmp(P::ne, step, firstShared);
   }
   for (int64_t part = 0; part < split.columns / kDQPartColumns; ++part) {
     wgmmaFence(km);
@@ -677,7 +677,7 @@ void BackwardKernel::addDQParts(Value step) {
     auto ifShared = scf::IfOp::create(b, loc, shared, true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifShared.thenBlock()->getTerminator());
-    exchangeDQ(dq, target, part, part == 0 ? notFirst : Value());
+    exchangeDQ(dq, target, part);
     b.setInsertionPoint(ifShared.elseBlock()->getTerminator());
     addDQ(dq, target, part);
   }
@@ -685,13 +685,14 @@ void BackwardKernel::addDQParts(Value step) {
 }
 
 void BackwardKernel::exchangeDQ(const Fragment &dq, const DQTarget &target,
-                                int64_t part, Value signal) {
+                                int64_t part) {
   using P = arith::CmpIPredicate;
   // Warp k of consumer w pairs with warp k of the partner's consumer w: the
   // same rows and columns of the same Q tile's dQ. Per part (two slices of
   // 32 columns) each sends one slice and adds the other; a buffer is
-  // written by the partner between two exchanges only, so that the steps a
-  // block adds alone keep using it as addDQ does.
+  // written by the partner only between this warp's signal and its wait for
+  // the partner's part, so that the steps a block adds alone (before its
+  // first exchange too) keep using it as addDQ does.
   Value warpIndex = km.add(km.mul(consumer, km.i32(4)), warpInGroup);
   Value buffer = km.add(km.i32(layout.offDQ),
                         km.mul(warpIndex, km.i32(kDQSliceBytes)));
@@ -703,22 +704,16 @@ void BackwardKernel::exchangeDQ(const Fragment &dq, const DQTarget &target,
   Value rank = clusterRank();
   Value partnerRank = km.xori(rank, km.i32(1));
   Value isFirst = km.cmp(P::eq, rank, km.i32(0));
-  {
-    // This buffer's reductions have read it: the partner may write it.
-    OpBuilder::InsertionGuard guard(b);
-    if (signal) {
-      auto ifSignal = scf::IfOp::create(b, loc, signal, false);
-      b.setInsertionPoint(ifSignal.thenBlock()->getTerminator());
-    }
-    tmaWaitStoresRead(km);
-    mbarrierArriveCluster(km, clusterAddress(km, taken, partnerRank));
-  }
+  // This buffer's reductions (of exchanges and of steps added alone) have
+  // read it: the partner may write its part of exchange n.
+  tmaWaitStoresRead(km);
+  mbarrierArriveCluster(km, clusterAddress(km, taken, partnerRank));
   // Exchanges n = 2·(exchanged steps) + part: the partner's buffer is free
-  // once its reductions of exchange n − 1 have read it (phase n − 1 of
-  // dqTaken: parity part ^ 1; the first returns at once), and the
-  // partner's slice of exchange n is in this buffer at phase n of
-  // dqArrived (parity part).
-  mbarrierWaitCluster(km, taken, km.i32(part ^ 1));
+  // for exchange n at phase n of dqTaken, and the partner's slice of
+  // exchange n is in this buffer at phase n of dqArrived (parity part of
+  // both; neither runs two phases ahead: the partner's next signal comes
+  // after this warp's part of exchange n has arrived).
+  mbarrierWaitCluster(km, taken, km.i32(part));
   // In the buffer as addDQ stages a slice (chunk (2t + t' / 2) XOR g).
   Value pairChunk = km.shru(coords.quadLane, km.i32(1));
   Value inChunk = km.mul(km.andi(coords.quadLane, km.i32(1)), km.i32(8));
@@ -865,7 +860,7 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
   // advances) do not change across steps, and LLVM would otherwise keep all
   // of them live across the loop (64-bit each; the consumers spilled).
   SharedBase entrySmem = smem;
-  smem = reloadSharedBase(km);
+  smem = sharedBase();
   auto [stage, use] = layout.full.slotOf(km, ring);
   layout.full.waitComplete(km, smem, {stage, use});
   Value qTile = slotOffset(layout.offQ, stage);
@@ -1010,7 +1005,7 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
 
 void BackwardKernel::drainDQ(Value last) {
   SharedBase entrySmem = smem;
-  smem = reloadSharedBase(km);
+  smem = sharedBase();
   if (columnSplit) {
     addDQParts(last);
     smem = entrySmem;
@@ -1026,7 +1021,7 @@ void BackwardKernel::drainDQ(Value last) {
 
 void BackwardKernel::buildConsumer() {
   setRegisterBudget(km, config.sm90.consumerRegisters, /*increase=*/true);
-  smem = reloadSharedBase(km);
+  smem = sharedBase();
   Value warpgroup = km.shru(tid, km.i32(7));
   consumer = km.sub(warpgroup, km.i32(1));
   warpInGroup = km.shru(km.andi(tid, km.i32(127)), km.i32(5));
@@ -1230,6 +1225,7 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
   auto window = SymbolTable::lookupNearestSymbolFrom<LLVM::GlobalOp>(
       func, b.getStringAttr("flash_smem"));
   smem = alignSharedBase(km, window);
+  smem.rankBits = clusterDQ;
   auto init = scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
   {
     OpBuilder::InsertionGuard guard(b);
