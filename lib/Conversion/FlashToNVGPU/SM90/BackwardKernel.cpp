@@ -38,6 +38,10 @@
 //   reduction; the convert kernel undoes the chunk swizzle;
 // - at the end dV and dK·scale leave as 16-bit tiles through the TMA-store
 //   epilogue, staged over the V and K rows they belong to.
+// The cluster's dQ (D = 256, clusterBlocks = 2): two blocks of neighbouring
+// K/V tiles in a cluster add their dQ of the Q tiles both visit through
+// distributed shared memory, each reducing half of the slices (exchangeDQ;
+// correct, and slower than the one-block form on the H200: docs/gpu.md).
 // Deterministic: every block visits its Q tiles from the last, and the
 // writer adds Q tile i's dQ only after the K/V tiles before its own, which
 // have counted theirs on the tile's semaphore (buildDQWriter).
