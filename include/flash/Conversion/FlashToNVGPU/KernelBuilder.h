@@ -73,6 +73,13 @@ struct SM90Config {
   /// and the warpgroup takes their ping-pong turns without GEMMs (the
   /// `kv-range` option).
   bool warpgroupRanges = false;
+  /// The backward at D = 256: blocks per cluster along the K/V tiles (1 or
+  /// 2; schedule block_kv = 64 · clusterBlocks). With 2, the two blocks of a
+  /// cluster take neighbouring K/V tiles of one (batch, kv-head) and add
+  /// their dQ of a Q tile through distributed shared memory before the
+  /// reductions into the accumulator, each reducing half of the slices
+  /// (SM90/BackwardKernel.cpp, "the cluster's dQ").
+  int64_t clusterBlocks = 1;
 };
 
 /// The split-KV (Flash-Decoding) kernel's own part, for descriptors of kind

@@ -38,6 +38,10 @@
 //   reduction; the convert kernel undoes the chunk swizzle;
 // - at the end dV and dK·scale leave as 16-bit tiles through the TMA-store
 //   epilogue, staged over the V and K rows they belong to.
+// The cluster's dQ (D = 256, clusterBlocks = 2): two blocks of neighbouring
+// K/V tiles in a cluster add their dQ of the Q tiles both visit through
+// distributed shared memory, each reducing half of the slices (exchangeDQ;
+// correct, and slower than the one-block form on the H200: docs/gpu.md).
 // Deterministic: every block visits its Q tiles from the last, and the
 // writer adds Q tile i's dQ only after the K/V tiles before its own, which
 // have counted theirs on the tile's semaphore (buildDQWriter).
@@ -122,6 +126,12 @@ struct BackwardLayout {
   int64_t kvBytes, qBytes, dsBytes, dqBytes, rowBytes;
   int64_t offK, offV, offQ, offDO, offDS, offDQ, offShift, offDelta, total;
   MBarrierRing kvFull, full, empty, dqFull, dqEmpty;
+  /// A cluster of two blocks (clusterBlocks = 2): per consumer warp, its
+  /// slice buffer holds the partner's part of a slice (dqArrived, 32
+  /// arrivals of the partner warp's lanes), and the partner's buffer may
+  /// take this warp's next part (dqTaken, 32 arrivals of the partner's
+  /// lanes once its reductions have read it).
+  MBarrierRing dqArrived, dqTaken;
 
   explicit BackwardLayout(const KernelConfig &c) {
     kvBytes = c.blockKV * c.headDim * 2;
@@ -146,6 +156,10 @@ struct BackwardLayout {
     empty = arena.carveRing(c.stages);
     dqFull = arena.carveRing(1);
     dqEmpty = arena.carveRing(1);
+    if (c.sm90.clusterBlocks == 2) {
+      dqArrived = arena.carveRing(c.sm90.consumers * 4);
+      dqTaken = arena.carveRing(c.sm90.consumers * 4);
+    }
     total = arena.used + 1024; // + slack to align the base
   }
 };
@@ -157,7 +171,8 @@ public:
         et(config.elementType), D(config.headDim), Br(config.blockQ),
         Bc(config.blockKV), S(config.stages), C(config.sm90.consumers),
         split(dqSplit(config)), columnSplit(splitsColumns(config)),
-        ownColumns(columnSplit ? D / C : D) {}
+        ownColumns(columnSplit ? D / C : D),
+        clusterDQ(config.sm90.clusterBlocks == 2) {}
 
   void build(LLVM::LLVMFuncOp func);
 
@@ -238,6 +253,29 @@ private:
   /// in the accumulator's chunk order: dqChunk).
   void addDQ(const Fragment &dq, const DQTarget &target, int64_t part);
   void endDQ(const DQTarget &target);
+  /// A cluster of two blocks: dQ part `part` of a Q tile that both blocks
+  /// visit, summed through distributed shared memory: this warp stores the
+  /// partner's slice of the part (slice 1 − rank) into the partner's slice
+  /// buffer, waits for the partner's part of its own slice (slice rank) in
+  /// its buffer, adds its own values there and reduces the sum; first it
+  /// tells the partner that this buffer's previous reductions have read it.
+  void exchangeDQ(const Fragment &dq, const DQTarget &target, int64_t part);
+  /// The shared base read afresh (reloadSharedBase), marked as a cluster's
+  /// (SharedBase::rankBits).
+  SharedBase sharedBase() {
+    SharedBase base = reloadSharedBase(km);
+    base.rankBits = clusterDQ;
+    return base;
+  }
+  /// This block's rank in the cluster (0, 1: its K/V tile's parity) and
+  /// whether the partner block has a K/V tile (not past Nk).
+  Value clusterRank() {
+    return km.andi(km.shru(kvStart, km.i32(6)), km.i32(1));
+  }
+  Value partnerHasTile() {
+    return km.cmp(arith::CmpIPredicate::slt, km.xori(kvStart, km.i32(Bc)),
+                  seqKV);
+  }
   /// Split columns: dQ of step `step` (its ring position), part by part:
   /// issued, waited for, added.
   void addDQParts(Value step);
@@ -290,6 +328,9 @@ private:
   /// rows and all D columns.
   bool columnSplit;
   int64_t ownColumns;
+  /// Two blocks per cluster add their dQ through distributed shared memory
+  /// (config.sm90.clusterBlocks).
+  bool clusterDQ;
 
   // Kernel-wide values.
   Value tid, seqQ, seqKV, scale, scaleLog2e, queryHeads, kvHeads;
@@ -323,7 +364,7 @@ void BackwardKernel::buildProducer() {
       scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(firstThread.thenBlock()->getTerminator());
-  smem = reloadSharedBase(km);
+  smem = sharedBase();
   // K_j and V_j, once.
   Value kvBar = layout.kvFull.address(km, smem, km.i32(0));
   mbarrierExpectTx(km, kvBar, 2 * layout.kvBytes);
@@ -380,7 +421,7 @@ void BackwardKernel::buildProducer() {
 
 void BackwardKernel::buildDQWriter() {
   SharedBase entrySmem = smem;
-  smem = reloadSharedBase(km);
+  smem = sharedBase();
   // The steps in the consumers' order: the group's q-heads, and per head the
   // Q tiles that see K/V tile j.
   Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
@@ -613,15 +654,137 @@ void BackwardKernel::endDQ(const DQTarget &target) {
 }
 
 void BackwardKernel::addDQParts(Value step) {
+  using P = arith::CmpIPredicate;
   DQTarget target = beginDQ(step);
+  // A cluster: the Q tiles both blocks visit are the steps they exchange
+  // their dQ in (the same (head, Q tile) order in both: per head the
+  // tiles from the first either visits, increasing); the others (causal:
+  // the tiles below the partner's first) each adds alone.
+  Value shared;
+  if (clusterDQ) {
+    QTileRange partner = buildQTileRange(km, km.xori(kvStart, km.i32(Bc)),
+                                         seqQ, seqKV, Bc, Br, config.causal);
+    Value i = km.divu(target.qStart, km.i32(Br));
+    shared = km.andi(partnerHasTile(),
+                     km.andi(km.cmp(P::sge, i, partner.firstTile),
+                             km.cmp(P::slt, i, partner.numTiles)));
+  }
   for (int64_t part = 0; part < split.columns / kDQPartColumns; ++part) {
     wgmmaFence(km);
     Fragment dq = issueDQ(step, Value(), part);
     wgmmaCommit(km);
     wgmmaWait(km, 0);
+    if (!clusterDQ) {
+      addDQ(dq, target, part);
+      continue;
+    }
+    auto ifShared = scf::IfOp::create(b, loc, shared, true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifShared.thenBlock()->getTerminator());
+    exchangeDQ(dq, target, part);
+    b.setInsertionPoint(ifShared.elseBlock()->getTerminator());
     addDQ(dq, target, part);
   }
   endDQ(target);
+}
+
+void BackwardKernel::exchangeDQ(const Fragment &dq, const DQTarget &target,
+                                int64_t part) {
+  using P = arith::CmpIPredicate;
+  // Warp k of consumer w pairs with warp k of the partner's consumer w: the
+  // same rows and columns of the same Q tile's dQ. Per part (two slices of
+  // 32 columns) each sends one slice and adds the other; a buffer is
+  // written by the partner only between this warp's signal and its wait for
+  // the partner's part, so that the steps a block adds alone (before its
+  // first exchange too) keep using it as addDQ does.
+  Value warpIndex = km.add(km.mul(consumer, km.i32(4)), warpInGroup);
+  Value buffer = km.add(km.i32(layout.offDQ),
+                        km.mul(warpIndex, km.i32(kDQSliceBytes)));
+  auto shared32 = [&](Value offset) { return km.add(smem.addr32, offset); };
+  Value arrived = shared32(km.add(km.i32(layout.dqArrived.offset),
+                                  km.mul(warpIndex, km.i32(8))));
+  Value taken = shared32(km.add(km.i32(layout.dqTaken.offset),
+                                km.mul(warpIndex, km.i32(8))));
+  Value rank = clusterRank();
+  Value partnerRank = km.xori(rank, km.i32(1));
+  Value isFirst = km.cmp(P::eq, rank, km.i32(0));
+  // This buffer's reductions (of exchanges and of steps added alone) have
+  // read it: the partner may write its part of exchange n.
+  tmaWaitStoresRead(km);
+  mbarrierArriveCluster(km, clusterAddress(km, taken, partnerRank));
+  // Exchanges n = 2·(exchanged steps) + part: the partner's buffer is free
+  // for exchange n at phase n of dqTaken, and the partner's slice of
+  // exchange n is in this buffer at phase n of dqArrived (parity part of
+  // both; neither runs two phases ahead: the partner's next signal comes
+  // after this warp's part of exchange n has arrived).
+  mbarrierWaitCluster(km, taken, km.i32(part));
+  // In the buffer as addDQ stages a slice (chunk (2t + t' / 2) XOR g).
+  Value pairChunk = km.shru(coords.quadLane, km.i32(1));
+  Value inChunk = km.mul(km.andi(coords.quadLane, km.i32(1)), km.i32(8));
+  int64_t tilesPerSlice = kDQSliceColumns / 8;
+  auto slotOf = [&](int64_t t, int64_t half) {
+    Value row = km.add(coords.group, km.i32(8 * half));
+    Value chunk = km.xori(km.add(pairChunk, km.i32(2 * t)), coords.group);
+    return km.add(km.add(buffer, km.mul(row, km.i32(kDQSliceColumns * 4))),
+                  km.add(km.mul(chunk, km.i32(16)), inChunk));
+  };
+  // Register e of pair (t, half) of the slice this block adds (`own`) or
+  // sends.
+  auto value = [&](bool own, int64_t t, int64_t half, int64_t e) {
+    Value slice0 = dq.regs[t * 4 + 2 * half + e];
+    Value slice1 = dq.regs[(tilesPerSlice + t) * 4 + 2 * half + e];
+    // Rank 0 adds slice 0 and sends slice 1; rank 1 the other way round.
+    return own ? arith::SelectOp::create(b, loc, isFirst, slice0, slice1)
+                     .getResult()
+               : arith::SelectOp::create(b, loc, isFirst, slice1, slice0)
+                     .getResult();
+  };
+  Value remote = clusterAddress(km, shared32(buffer), partnerRank);
+  for (int64_t t = 0; t < tilesPerSlice; ++t)
+    for (int64_t half = 0; half < 2; ++half)
+      storeClusterF32x2(km, km.add(remote, km.sub(slotOf(t, half), buffer)),
+                        value(false, t, half, 0), value(false, t, half, 1));
+  mbarrierArriveCluster(km, clusterAddress(km, arrived, partnerRank));
+  mbarrierWaitCluster(km, arrived, km.i32(part));
+  // The sum in place, then the reductions of its rows before Nq.
+  auto f32x2 = VectorType::get({2}, b.getF32Type());
+  for (int64_t t = 0; t < tilesPerSlice; ++t)
+    for (int64_t half = 0; half < 2; ++half) {
+      Value address = smem.at(km, slotOf(t, half));
+      Value theirs =
+          LLVM::LoadOp::create(b, loc, f32x2, address, /*alignment=*/8);
+      SmallVector<Value> sums;
+      for (int64_t e = 0; e < 2; ++e)
+        sums.push_back(arith::AddFOp::create(
+            b, loc,
+            vector::ExtractOp::create(b, loc, theirs, ArrayRef<int64_t>{e}),
+            value(true, t, half, e)));
+      Value pair = vector::FromElementsOp::create(b, loc, f32x2, sums);
+      LLVM::StoreOp::create(b, loc, pair, address, /*alignment=*/8);
+    }
+  fenceAsyncShared(km);
+  NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
+  Value warpRow = km.mul(warpInGroup, km.i32(16));
+  Value rowValid = km.andi(
+      km.cmp(P::ult, lane, km.i32(16)),
+      km.cmp(P::slt, km.add(warpRow, lane), km.sub(seqQ, target.qStart)));
+  auto ifRow = scf::IfOp::create(b, loc, rowValid, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifRow.thenBlock()->getTerminator());
+  Value rowElement = km.mul(
+      km.add(km.add(km.mul(target.headQ, seqQ), target.qStart),
+             km.add(warpRow, lane)),
+      km.i32(D));
+  Value column = km.add(
+      km.add(km.mul(consumer, km.i32(split.columns)),
+             km.i32(part * kDQPartColumns)),
+      km.mul(rank, km.i32(kDQSliceColumns)));
+  Value global = LLVM::PtrToIntOp::create(
+      b, loc, b.getI64Type(), f32Element(accumPtr, km.add(rowElement, column)));
+  Value source = shared32(
+      km.add(buffer, km.mul(lane, km.i32(kDQSliceColumns * 4))));
+  bulkReduceAddF32(km, global, source, kDQSliceColumns * 4);
+  bulkCommit(km);
 }
 
 void BackwardKernel::stageDQ(const Fragment &dq, Value step) {
@@ -701,7 +864,7 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
   // advances) do not change across steps, and LLVM would otherwise keep all
   // of them live across the loop (64-bit each; the consumers spilled).
   SharedBase entrySmem = smem;
-  smem = reloadSharedBase(km);
+  smem = sharedBase();
   auto [stage, use] = layout.full.slotOf(km, ring);
   layout.full.waitComplete(km, smem, {stage, use});
   Value qTile = slotOffset(layout.offQ, stage);
@@ -846,7 +1009,7 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
 
 void BackwardKernel::drainDQ(Value last) {
   SharedBase entrySmem = smem;
-  smem = reloadSharedBase(km);
+  smem = sharedBase();
   if (columnSplit) {
     addDQParts(last);
     smem = entrySmem;
@@ -862,7 +1025,7 @@ void BackwardKernel::drainDQ(Value last) {
 
 void BackwardKernel::buildConsumer() {
   setRegisterBudget(km, config.sm90.consumerRegisters, /*increase=*/true);
-  smem = reloadSharedBase(km);
+  smem = sharedBase();
   Value warpgroup = km.shru(tid, km.i32(7));
   consumer = km.sub(warpgroup, km.i32(1));
   warpInGroup = km.shru(km.andi(tid, km.i32(127)), km.i32(5));
@@ -1066,6 +1229,7 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
   auto window = SymbolTable::lookupNearestSymbolFrom<LLVM::GlobalOp>(
       func, b.getStringAttr("flash_smem"));
   smem = alignSharedBase(km, window);
+  smem.rankBits = clusterDQ;
   auto init = scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -1088,14 +1252,40 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
       mbarrierInit(km, layout.empty.address(km, smem, km.i32(s)),
                    km.i32(128 * C));
     }
+    // A cluster: per consumer warp, the 32 lanes of the partner's warp
+    // arrive on dqArrived (their part is here) and on dqTaken (its buffer
+    // has been read).
+    for (int64_t w = 0; clusterDQ && w < 4 * C; ++w) {
+      mbarrierInit(km, layout.dqArrived.address(km, smem, km.i32(w)),
+                   km.i32(32));
+      mbarrierInit(km, layout.dqTaken.address(km, smem, km.i32(w)),
+                   km.i32(32));
+    }
     NVVM::FenceMbarrierInitOp::create(b, loc);
     if (!columnSplit)
       layout.dqEmpty.arrive(km, smem, km.i32(0));
   }
-  gpu::BarrierOp::create(b, loc);
-
-  // Warpgroup 0 produces, warpgroups 1..C consume.
-  buildRoles(km, tid, [&] { buildProducer(); }, [&] { buildConsumer(); });
+  if (!clusterDQ) {
+    gpu::BarrierOp::create(b, loc);
+    // Warpgroup 0 produces, warpgroups 1..C consume.
+    buildRoles(km, tid, [&] { buildProducer(); }, [&] { buildConsumer(); });
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+    return;
+  }
+  // A cluster: both blocks' barriers are initialised before either block
+  // arrives on the other's; a block past Nk (the partner of the last K/V
+  // tile when their number is odd) has no work, and its partner adds its
+  // dQ alone (partnerHasTile); neither leaves before the other has stopped
+  // writing its shared memory.
+  clusterSync(km);
+  {
+    auto ifTile = scf::IfOp::create(
+        b, loc, km.cmp(P::slt, kvStart, seqKV), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifTile.thenBlock()->getTerminator());
+    buildRoles(km, tid, [&] { buildProducer(); }, [&] { buildConsumer(); });
+  }
+  clusterSync(km);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 }
 
@@ -1141,8 +1331,13 @@ sm90::backwardLaunches(const KernelConfig &c) {
                    "Nq:i32",       "Nk:i32",       "scale:f32"};
     // One block per K/V tile, heads and batches above (the kernel reads
     // blockIdx in this order; sm_80's causal grid order is its own).
+    // A cluster of two: an even number of blocks along x (the last one past
+    // Nk when the K/V tiles are odd in number).
     launch.grid = {"ceildiv(Nk, " + std::to_string(c.blockKV) + ")", "Hkv",
                    "B"};
+    if (c.sm90.clusterBlocks == 2)
+      launch.grid[0] =
+          "2*ceildiv(Nk, " + std::to_string(2 * c.blockKV) + ")";
     if (c.deterministic)
       launch.args.insert(launch.args.begin() + 9, "dq_semaphore:ptr");
     launch.threads = 128 * (c.sm90.consumers + 1);
@@ -1194,6 +1389,11 @@ static void buildMainKernel(OpBuilder &b, Location loc,
   LLVM::LLVMFuncOp func = declareTensorMapKernel(
       b, loc, config.name, /*numTensorMaps=*/6, params,
       128 * (config.sm90.consumers + 1), /*minBlocksPerSM=*/1);
+  // .reqnctapercluster: the runtime's launch forms the clusters.
+  if (config.sm90.clusterBlocks > 1)
+    func->setAttr("nvvm.cluster_dim",
+                  b.getDenseI32ArrayAttr(
+                      {static_cast<int32_t>(config.sm90.clusterBlocks), 1, 1}));
   OpBuilder::InsertionGuard guard(b);
   BackwardKernel(b, loc, config).build(func);
 }

@@ -125,3 +125,44 @@ void sm90::semaphoreRelease(KernelMath &km, Value counter) {
 void sm90::fenceGpu(KernelMath &km) {
   inlinePtx(km, Type(), ValueRange{}, "fence.acq_rel.gpu;", "~{memory}");
 }
+
+Value sm90::clusterAddress(KernelMath &km, Value shared, Value rank) {
+  return inlinePtx(km, km.b.getI32Type(), ValueRange{shared, rank},
+                   "mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r");
+}
+
+void sm90::storeClusterF32x2(KernelMath &km, Value address, Value x,
+                             Value y) {
+  inlinePtx(km, Type(), ValueRange{address, x, y},
+            "st.shared::cluster.v2.f32 [$0], {$1, $2};", "r,f,f,~{memory}");
+}
+
+void sm90::mbarrierArriveCluster(KernelMath &km, Value address) {
+  inlinePtx(km, Type(), ValueRange{address},
+            "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [$0];",
+            "r,~{memory}");
+}
+
+void sm90::mbarrierWaitCluster(KernelMath &km, Value barrier, Value parity) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&loop.getBefore());
+  Value done = inlinePtx(
+      km, b.getI32Type(), ValueRange{barrier, parity},
+      "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.acquire.cluster."
+      "shared::cta.b64 p, [$1], $2;\n\tselp.u32 $0, 1, 0, p;\n\t}",
+      "=r,r,r,~{memory}");
+  Value waiting = km.cmp(arith::CmpIPredicate::eq, done, km.i32(0));
+  scf::ConditionOp::create(b, loc, waiting, ValueRange{});
+  Block *after = b.createBlock(&loop.getAfter());
+  b.setInsertionPointToEnd(after);
+  scf::YieldOp::create(b, loc, ValueRange{});
+}
+
+void sm90::clusterSync(KernelMath &km) {
+  inlinePtx(km, Type(), ValueRange{},
+            "barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;",
+            "~{memory}");
+}

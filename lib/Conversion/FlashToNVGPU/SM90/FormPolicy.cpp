@@ -266,10 +266,24 @@ mlir::flash::sm90BackwardConfig(KernelConfig c, const TargetModel &target,
   // spills except the deterministic causal plan (4), which the target model
   // therefore does not give it; at D = 128 that split would need 288
   // registers per thread. Neither one consumer nor three were measured.
+  // At D = 256 also block_kv = 128: a cluster of two such blocks of 64 K/V
+  // rows that add their dQ through distributed shared memory before the
+  // reductions (half the f32 bytes reduced into L2 per FLOP); the
+  // deterministic plan orders the reductions by K/V tile and keeps one
+  // block per tile.
+  if (c.headDim == 256 && c.blockKV == 128 && c.deterministic)
+    return unsupported("the deterministic backward with block_kv = 128 at "
+                       "D=256 (a cluster of two blocks; the deterministic "
+                       "plan takes 64)");
+  if (c.headDim == 256 && c.blockKV == 128) {
+    c.blockKV = 64;
+    c.sm90.clusterBlocks = 2;
+  }
   if (c.headDim == 256 && c.blockKV != 64)
     return unsupported("backward block_kv = " + Twine(c.blockKV) +
                        " at D=256 (two consumer warpgroups sharing 64 K/V "
-                       "rows, 128 columns of dK and dV each: 64)");
+                       "rows, 128 columns of dK and dV each: 64, or a "
+                       "cluster of two such blocks: 128)");
   if (c.headDim != 256 && c.blockKV != 128)
     return unsupported("backward block_kv = " + Twine(c.blockKV) +
                        " (two consumer warpgroups of 64 K/V rows: 128)");

@@ -34,6 +34,10 @@ Value sm90::wgmmaDescriptor(KernelMath &km, const SharedBase &smem,
   int64_t fields = (int64_t(1) << 62) | (int64_t(1024 >> 4) << 32) |
                    (int64_t(leadingBytes >> 4) << 16);
   Value address = km.shru(km.add(smem.addr32, byteOffset), km.i32(4));
+  // The 14-bit start address field (a block's rank above bit 24 would land
+  // in the leading byte offset).
+  if (smem.rankBits)
+    address = km.andi(address, km.i32(0x3fff));
   Value wide = arith::ExtUIOp::create(km.b, km.loc, km.b.getI64Type(), address);
   return arith::OrIOp::create(km.b, km.loc, wide, i64(km, fields));
 }

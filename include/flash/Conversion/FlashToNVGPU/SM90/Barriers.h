@@ -77,6 +77,27 @@ void semaphoreRelease(KernelMath &km, Value counter);
 /// (its f32 reductions too) are ordered before its later ones at GPU scope.
 void fenceGpu(KernelMath &km);
 
+/// A cluster's blocks (sm_90a, `.reqnctapercluster`): the shared memory and
+/// mbarriers of another block of the cluster, addressed as 32-bit
+/// shared::cluster addresses (addresses of the own block's window are
+/// 32-bit shared::cta addresses: SharedBase::addr32 + offset).
+/// mapa: the address in block `rank` of the cluster of `shared` (this
+/// block's shared::cta address).
+Value clusterAddress(KernelMath &km, Value shared, Value rank);
+/// st.shared::cluster.v2.f32 of (x, y) at a shared::cluster address.
+void storeClusterF32x2(KernelMath &km, Value address, Value x, Value y);
+/// One arrival, release at cluster scope, on the mbarrier at a
+/// shared::cluster address (another block's barrier: what the calling
+/// thread wrote before it, there or here, is visible to whoever waits).
+void mbarrierArriveCluster(KernelMath &km, Value address);
+/// mbarrier.try_wait.parity.acquire.cluster in a loop, on this block's
+/// barrier at shared::cta address `barrier`: what the arrivals of another
+/// block released is visible after it.
+void mbarrierWaitCluster(KernelMath &km, Value barrier, Value parity);
+/// barrier.cluster.arrive (release) and .wait (acquire): every thread of
+/// every block of the cluster.
+void clusterSync(KernelMath &km);
+
 } // namespace sm90
 } // namespace flash
 } // namespace mlir

@@ -28,6 +28,11 @@ namespace sm90 {
 struct SharedBase {
   Value ptr;
   Value addr32;
+  /// The kernel runs in clusters of more than one block: on sm_90 the
+  /// window's addresses then carry the block's rank in the cluster above
+  /// bit 24 (ptxas: %cluster_ctarank << 24), which wgmma descriptors must
+  /// not take (wgmmaDescriptor keeps bits 4-17).
+  bool rankBits = false;
   /// base + byteOffset (an i8 GEP).
   Value at(KernelMath &km, Value byteOffset) const;
 };
