@@ -73,6 +73,11 @@ struct SM90Config {
   /// and the warpgroup takes their ping-pong turns without GEMMs (the
   /// `kv-range` option).
   bool warpgroupRanges = false;
+  /// The tensor maps are rank 4 over (D, N, H, B) and the kernels address
+  /// boxes at (column, row, head, batch entry), so a tensor's batch has its
+  /// own stride (B×N×H×D views of any B in one launch); otherwise rank 3
+  /// over (D, N, B·H) (the `batch-maps` option of flash-lower-to-nvgpu).
+  bool batchMaps = false;
 };
 
 /// The split-KV (Flash-Decoding) kernel's own part, for descriptors of kind
