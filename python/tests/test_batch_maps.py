@@ -55,9 +55,10 @@ def test_plans_have_rank_4_maps_over_d_n_h_b(compiled):
     assert [a for _, a, _ in backward] == ["q", "k", "v", "dout", "dk", "dv"]
     for _, name, m in forward + backward:
         n, h = (["Nq", "Hq"] if name in ("q", "o", "dout") else ["Nk", "Hkv"])
-        assert m["dims"] == ["D", n, h, "B"], name
+        c = "Dv" if name in ("v", "dv", "o", "dout") else "D"
+        assert m["dims"] == [c, n, h, "B"], name
         # A contiguous tensor's byte strides of N, H and B.
-        assert m["strides"] == [["mul", "D", 2], ["mul", "D", n, 2], ["mul", "D", n, h, 2]]
+        assert m["strides"] == [["mul", c, 2], ["mul", c, n, 2], ["mul", c, n, h, 2]]
         assert len(m["box"]) == 4 and m["box"][2:] == [1, 1]
         assert m["element_strides"] == [1, 1, 1, 1]
     # The kernels address boxes with four coordinates, never three.
