@@ -164,7 +164,12 @@ def main(argv=None):
     report = {"torch": torch.__version__, "transformers": transformers.__version__,
               "device": device if args.dry_run_cpu else torch.cuda.get_device_name(),
               "batch": args.batch, "seq": args.seq, "models": []}
-    fhf.register_hf()
+    # Each implementation names its library: the eager path makes the library
+    # it runs on the registered one (use_library), and a call that passes no
+    # library takes the registered one, so with two libraries in one process
+    # mlir_attention would otherwise run on whichever ran last (it did, on the
+    # H200 on 2026-12-02: docs/results/torch-dropin-5-h200-2026-12-02/README.md).
+    fhf.register_hf(library=None if args.dry_run_cpu else lib)
 
     def op_attention_forward(module, query, key, value, attention_mask, dropout=0.0,
                              scaling=None, is_causal=None, **kwargs):
@@ -220,7 +225,8 @@ def main(argv=None):
 
     def one_eager():
         q, k, v = views()
-        return fsdpa.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return fsdpa.scaled_dot_product_attention(
+            q, k, v, is_causal=True, library=None if args.dry_run_cpu else lib)
 
     def one_op():
         q, k, v = views()
