@@ -154,8 +154,8 @@ TensorSymbols symbolsOf(StringRef tensor) {
 
 /// The tensor map of argument `argName` (a B×H×N×D tensor of 16-bit
 /// elements) from the lowering's `tensor_maps` entry `map`: its dims (D, N,
-/// B*H) named per tensor, the strides of a contiguous tensor, the box and
-/// the swizzle. Null on a malformed entry.
+/// B*H), or (D, N, H, B) for batch maps, named per tensor, the strides of a
+/// contiguous tensor, the box and the swizzle. Null on a malformed entry.
 std::optional<Object> tensorMapJSON(StringRef argName, DictionaryAttr map,
                                     StringRef elementType,
                                     std::string &problem) {
@@ -163,11 +163,13 @@ std::optional<Object> tensorMapJSON(StringRef argName, DictionaryAttr map,
   auto box = map ? map.getAs<ArrayAttr>("box") : ArrayAttr();
   auto dims = map ? map.getAs<ArrayAttr>("dims") : ArrayAttr();
   auto swizzle = map ? map.getAs<StringAttr>("swizzle") : StringAttr();
-  if (!box || box.size() != 3 || !dims || dims.size() != 3 || !swizzle) {
+  if (!box || !dims || !swizzle || dims.size() < 3 || dims.size() > 4 ||
+      box.size() != dims.size()) {
     problem = "has no tensor_maps entry with box, dims and swizzle";
     return std::nullopt;
   }
-  // The lowering writes the dims of a B×H×N×D tensor as (D, N, B*H).
+  // The lowering writes the dims of a B×H×N×D tensor as (D, N, B*H) or
+  // (D, N, H, B).
   TensorSymbols symbols = symbolsOf(argName);
   llvm::StringMap<JValue> rename{{"N", JValue(symbols.rows.str())},
                                 {"H", JValue(symbols.heads.str())},
@@ -186,14 +188,20 @@ std::optional<Object> tensorMapJSON(StringRef argName, DictionaryAttr map,
     }
     dimFormulas.push_back(std::move(*f));
   }
-  // A contiguous tensor's strides of dims 1 and 2, in bytes.
+  // A contiguous tensor's strides of dims 1, 2 (and 3), in bytes.
   Array strides{call({"mul", dimFormulas[0], elementBytes}),
                 call({"mul", dimFormulas[0], dimFormulas[1], elementBytes})};
+  if (dimFormulas.size() == 4)
+    strides.push_back(call({"mul", dimFormulas[0], dimFormulas[1],
+                            dimFormulas[2], elementBytes}));
+  Array elementStrides;
+  for (size_t i = 0; i < dimFormulas.size(); ++i)
+    elementStrides.push_back(1);
   return Object{{"element_type", elementType.str()},
                 {"dims", std::move(dimFormulas)},
                 {"strides", std::move(strides)},
                 {"box", attributeToJSON(box)},
-                {"element_strides", Array{1, 1, 1}},
+                {"element_strides", std::move(elementStrides)},
                 {"swizzle", swizzle.getValue().str()},
                 {"interleave", "none"},
                 {"l2_promotion", "256B"},

@@ -291,6 +291,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   pm.addPass(createFlashSelectKernelForm(form));
   FlashLowerToNVGPUOptions lower;
   lower.arch = options.arch;
+  lower.batchMaps = options.batchMaps;
   pm.addPass(createFlashLowerToNVGPU(lower));
 
   // Upstream NVGPU -> NVVM -> LLVM -> PTX. sm_100a needs PTX ISA 8.6.

@@ -3,7 +3,7 @@
 attention against "sdpa" (GPU machine; never in CI).
 
     python3 scripts/gpu/profile-train-step.py --out DIR [--batch 4] [--seq 512]
-        [--steps 8] [--models gpt2,llama]
+        [--steps 8] [--models gpt2,llama] [--baseline-bundles DIR2]
 
 The models of scripts/gpu/hf-check.py (GPT-2: 4 layers, 12 heads of D=64;
 Llama-style: 4 layers, 8/2 heads of D=128; random init, bf16, the same
@@ -15,7 +15,11 @@ implementations interleaved step by step:
   over the library);
 - "mlir_attention_op": the same, but through the custom ops
   torch.ops.flash_mlir.attention_with_lse / attention_backward (what
-  mlir_attention did before; torch.compile traces these).
+  mlir_attention did before; torch.compile traces these);
+  with --baseline-bundles DIR2 instead "mlir_attention_base": mlir_attention's
+  path on the library of DIR2 (e.g. plans with rank-3 tensor maps, where
+  B×N×H×D views of B > 1 launch once per batch entry and the backward copies
+  q, k, v), so that two libraries are compared in one process.
 Per step: wall time (synchronised) and host time (until the optimizer step
 returns, before the synchronisation). Then one step of each under
 torch.profiler (CPU and CUDA): the tables sorted by self CPU time and by
@@ -136,6 +140,9 @@ def main(argv=None):
     ap.add_argument("--seq", type=int, default=512)
     ap.add_argument("--steps", type=int, default=8)
     ap.add_argument("--models", default="gpt2,llama")
+    ap.add_argument("--baseline-bundles", default=None,
+                    help="a second library: its implementation mlir_attention_base replaces "
+                    "mlir_attention_op")
     ap.add_argument("--dry-run-cpu", action="store_true",
                     help="check the script on a CPU: a stand-in library (torch's SDPA math) "
                     "behind both FlashMLIR paths (the numbers mean nothing)")
@@ -157,7 +164,12 @@ def main(argv=None):
     report = {"torch": torch.__version__, "transformers": transformers.__version__,
               "device": device if args.dry_run_cpu else torch.cuda.get_device_name(),
               "batch": args.batch, "seq": args.seq, "models": []}
-    fhf.register_hf()
+    # Each implementation names its library: the eager path makes the library
+    # it runs on the registered one (use_library), and a call that passes no
+    # library takes the registered one, so with two libraries in one process
+    # mlir_attention would otherwise run on whichever ran last (it did, on the
+    # H200 on 2026-12-02: docs/results/torch-dropin-5-h200-2026-12-02/README.md).
+    fhf.register_hf(library=None if args.dry_run_cpu else lib)
 
     def op_attention_forward(module, query, key, value, attention_mask, dropout=0.0,
                              scaling=None, is_causal=None, **kwargs):
@@ -173,7 +185,29 @@ def main(argv=None):
     transformers.AttentionInterface.register("mlir_attention_op", op_attention_forward)
     from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
     AttentionMaskInterface.register("mlir_attention_op", sdpa_mask)
-    impls = ("sdpa", fhf.NAME, "mlir_attention_op")
+    third = "mlir_attention_op"
+    base_lib = None
+    if args.baseline_bundles:
+        from flash_mlir.runtime import KernelLibrary
+        base_lib = KernelLibrary(args.baseline_bundles)
+        third = "mlir_attention_base"
+        report["baseline_bundles"] = args.baseline_bundles
+
+        def base_attention_forward(module, query, key, value, attention_mask, dropout=0.0,
+                                   scaling=None, is_causal=None, **kwargs):
+            # fhf.attention_forward's call on the baseline library.
+            is_causal = is_causal if is_causal is not None else getattr(module, "is_causal",
+                                                                        True)
+            is_causal = bool(query.shape[2] > 1 and attention_mask is None and is_causal)
+            out = fsdpa.scaled_dot_product_attention(
+                query, key, value, attn_mask=attention_mask, dropout_p=dropout,
+                is_causal=is_causal, scale=scaling, enable_gqa=query.shape[1] != key.shape[1],
+                library=base_lib)
+            return out.transpose(1, 2).contiguous(), None
+
+        transformers.AttentionInterface.register(third, base_attention_forward)
+        AttentionMaskInterface.register(third, sdpa_mask)
+    impls = ("sdpa", fhf.NAME, third)
     activities = [ProfilerActivity.CPU] + ([] if args.dry_run_cpu else [ProfilerActivity.CUDA])
 
     # One attention call (forward + backward) at GPT-2's layer shape on its
@@ -191,13 +225,19 @@ def main(argv=None):
 
     def one_eager():
         q, k, v = views()
-        return fsdpa.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return fsdpa.scaled_dot_product_attention(
+            q, k, v, is_causal=True, library=None if args.dry_run_cpu else lib)
 
     def one_op():
         q, k, v = views()
         return fsdpa._run(None, True, q, k, v, True, None, "top_left")
 
-    calls = {"sdpa": one_sdpa, fhf.NAME: one_eager, "mlir_attention_op": one_op}
+    def one_base():
+        q, k, v = views()
+        return fsdpa.scaled_dot_product_attention(q, k, v, is_causal=True, library=base_lib)
+
+    calls = {"sdpa": one_sdpa, fhf.NAME: one_eager,
+             third: one_base if base_lib is not None else one_op}
     grad = torch.ones(b, h, n, d, device=device, dtype=torch.bfloat16)
     for f in calls.values():
         for _ in range(5):

@@ -282,7 +282,8 @@ def check_no_copy(results, sdpa, sm80_dir):
 def check_prepared_strided(results, sdpa):
     """A strided call like one made before is a prepared call (the library
     remembers it): its O (and LSE) bitwise equal to the first call's, for
-    B×N×H×D views with B = 1 (one launch) and B = 3 (one per entry), through
+    B×N×H×D views with B = 1 (one launch) and B = 3 (one launch with
+    rank-4 maps, compile --batch-maps; one per entry with rank-3 maps), through
     KernelLibrary.attention and the differentiable op's forward."""
     import torch
     from flash_mlir.torch import default_library

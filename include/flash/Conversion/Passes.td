@@ -65,7 +65,12 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
            "Target: sm_80, sm_90a or sm_100a (forward only); it must "
-           "be the arch of the descriptors' schedules">
+           "be the arch of the descriptors' schedules">,
+    Option<"batchMaps", "batch-maps", "bool", /*default=*/"false",
+           "sm_90a forward and backward: rank-4 tensor maps over (D, N, H, "
+           "B), boxes addressed at (column, row, head, batch entry), so that "
+           "a tensor's batch has its own stride (B×N×H×D views of any B in "
+           "one launch); false: rank 3 over (D, N, B·H)">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

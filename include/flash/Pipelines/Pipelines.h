@@ -111,6 +111,12 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
                      "block's K/V tiles, or only those its rows see "
                      "(warpgroup): auto, block or warpgroup"),
       llvm::cl::init(::mlir::flash::KVRangeMode::Auto), FLASH_KV_RANGE_VALUES};
+  PassOptions::Option<bool> batchMaps{
+      *this, "batch-maps",
+      llvm::cl::desc("sm_90a: rank-4 tensor maps over (D, N, H, B), so a "
+                     "tensor's batch has its own stride (B×N×H×D views of "
+                     "any B in one launch)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("If set, write each kernel's bundle (PTX, cubin, JSON) "

@@ -295,7 +295,7 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
         "output_staging",
         b.getStringAttr(c.sm90.outputInRing ? "kv_ring" : "q_buffer")));
     auto map = [&](StringRef tensor, int64_t rows) {
-      return sm90::describeTensorMap(b, tensor, rows);
+      return sm90::describeTensorMap(b, tensor, rows, c.sm90.batchMaps);
     };
     fields.push_back(b.getNamedAttr(
         "tensor_maps",
@@ -505,6 +505,18 @@ struct FlashLowerToNVGPUPass
           kernel, func.getSymName(), *target, forall.getLoc());
       if (failed(config))
         return signalPassFailure();
+      if (batchMaps) {
+        // Rank-4 tensor maps: sm_90a's forward and backward main kernel.
+        if (target->arch != "sm_90a" || config->isDecode()) {
+          forall.emitError()
+              << "not supported yet: batch-maps for " << target->arch
+              << (config->isDecode() ? " split-KV/paged kernels" : " kernels")
+              << " (only sm_90a's forward and backward take rank-4 tensor "
+                 "maps)";
+          return signalPassFailure();
+        }
+        config->sm90.batchMaps = true;
+      }
       ScheduleAttr schedule = kernel.getSchedule();
       b.setInsertionPointToEnd(module.getBody());
       auto gpuModule =

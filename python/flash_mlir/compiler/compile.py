@@ -36,7 +36,7 @@ import re
 import shlex
 import subprocess
 import sys
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, os.pardir))
 DEFAULT_FLASH_OPT = os.path.join(REPO_ROOT, "build", "bin", "flash-opt")
@@ -299,12 +299,14 @@ class BackwardSpec:
 
 def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
                             flash_opt: str = DEFAULT_FLASH_OPT,
-                            cubin_archs: Optional[str] = None) -> str:
+                            cubin_archs: Optional[str] = None,
+                            extra_options: Sequence[str] = ()) -> str:
     """Compiles one backward bundle (its three kernels, one plan) into
     out_dir; returns the path of its JSON. Kernels take B, H, N at run
-    time: one bundle serves every length."""
+    time: one bundle serves every length. extra_options: more
+    --flash-to-ptx options (e.g. batch-maps=true)."""
     os.makedirs(out_dir, exist_ok=True)
-    options = [f"arch={spec.arch}", f"bundle-dir={out_dir}"]
+    options = [f"arch={spec.arch}", f"bundle-dir={out_dir}", *extra_options]
     if cubin_archs:
         options.append(f"cubin-archs={cubin_archs}")
     if spec.variant:
@@ -414,9 +416,11 @@ def seq_ranges(specs: List[KernelSpec]) -> List[Tuple[int, Optional[int]]]:
 
 def compile_bundle(spec: KernelSpec, out_dir: str, flash_opt: str = DEFAULT_FLASH_OPT,
                    cubin_archs: Optional[str] = None,
-                   seq_range: Optional[Tuple[int, Optional[int]]] = None) -> str:
+                   seq_range: Optional[Tuple[int, Optional[int]]] = None,
+                   extra_options: Sequence[str] = ()) -> str:
     """Compiles one kernel into out_dir; returns the path of its JSON.
-    seq_range: the lengths its launch plan is chosen for (default: all)."""
+    seq_range: the lengths its launch plan is chosen for (default: all);
+    extra_options: more --flash-to-ptx options (e.g. batch-maps=true)."""
     os.makedirs(out_dir, exist_ok=True)
     src = os.path.join(out_dir, spec.name + ".mlir")
     with open(src, "w") as f:
@@ -434,6 +438,7 @@ def compile_bundle(spec: KernelSpec, out_dir: str, flash_opt: str = DEFAULT_FLAS
         if value:
             options.append(f"{key}={value}")
     options += _lowering_options(spec)
+    options += extra_options
     cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -484,8 +489,15 @@ def main(argv=None) -> int:
                          "rows; sm_90a takes 12 only), comma-separated; 0 is the default "
                          "plan's (sm_80: 8 with atomics, 4 deterministic), others are "
                          "variants")
+    ap.add_argument("--batch-maps", action="store_true",
+                    help="sm_90a forward and backward: rank-4 tensor maps over (D, N, H, B), "
+                         "so B×N×H×D views of any batch run in one launch (default: rank 3 "
+                         "over (D, N, B·H), the shipped kernels)")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
+    if args.batch_maps and args.arch != "sm_90a":
+        ap.error(f"--batch-maps is for sm_90a (tensor maps), not {args.arch}")
+    extra = ["batch-maps=true"] if args.batch_maps else []
     ops = [o for o in args.ops.split(",") if o]
     if not ops or any(o not in ("forward", "split_kv", "paged", "backward") for o in ops):
         ap.error(f"--ops takes forward, split_kv, paged and backward, got {args.ops!r}")
@@ -516,7 +528,7 @@ def main(argv=None) -> int:
                                                 warps)
                             try:
                                 print(compile_backward_bundle(spec, args.out, args.flash_opt,
-                                                              args.cubin_archs))
+                                                              args.cubin_archs, extra))
                             except NotSupportedYet as e:
                                 print(f"skipped: {spec.name} ({e})")
                                 skipped += 1
@@ -551,7 +563,7 @@ def main(argv=None) -> int:
                                 specs = model_specs(spec, seq_lens, args.flash_opt)
                             for one, seq_range in zip(specs, seq_ranges(specs)):
                                 path = compile_bundle(one, args.out, args.flash_opt,
-                                                      args.cubin_archs, seq_range)
+                                                      args.cubin_archs, seq_range, extra)
                                 print(path)
                                 count += 1
     print(f"{count} bundles in {args.out}" +

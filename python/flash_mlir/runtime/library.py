@@ -75,6 +75,20 @@ class Bundle:
             names = self._strided = frozenset(mapped - pointer)
         return names
 
+    @property
+    def batch_maps(self) -> bool:
+        """Whether the plan's tensor maps are rank 4 over (D, N, H, B)
+        (compiled with --batch-maps): each of B, H, N has its own stride, so
+        B×N×H×D views of any batch are read (and O, dK, dV written) in one
+        launch. Rank-3 maps over (D, N, B·H) need B and H to merge."""
+        value = getattr(self, "_batch_maps", None)
+        if value is None:
+            ranks = [len(arg["tensor_map"]["dims"])
+                     for kernel in self.plan.get("kernels", [])
+                     for arg in kernel.get("args", []) if arg.get("type") == "tensormap"]
+            value = self._batch_maps = bool(ranks) and all(r == 4 for r in ranks)
+        return value
+
     def key(self):
         """The forward's selection key (op, dtype, D, causal, LSE)."""
         return (self.op, self.dtype, self.head_dim, self.causal, self.writes_lse)
@@ -250,17 +264,25 @@ class _PreparedBackward(_PreparedCall):
     shapes, dtypes, devices and options were checked once (contiguous q, k,
     v, o, dout, lse) only allocates dq, dk, dv like q, k, v, writes the nine
     addresses into its described call and launches the plan's kernels (the
-    backward of every layer of a model is such a call after the first)."""
+    backward of every layer of a model is such a call after the first).
+    `strided` (a batch-maps plan's call on strided q, k, v, whose strides
+    the signature holds): dQ contiguous (the convert kernel writes it
+    through addresses), dK, dV like k, v (written through tensor maps)."""
 
-    def __init__(self, bundle: "Bundle", args: "capi.AttentionArgs", device):
+    def __init__(self, bundle: "Bundle", args: "capi.AttentionArgs", device, strided=False):
         super().__init__(bundle, args, ("q", "k", "v", "o", "dout", "lse"), 0, None, False,
                          device)
         words = self._ADDRESS_WORD
         self._grad_words = (words["dq"], words["dk"], words["dv"])
+        self._strided = strided
 
     def __call__(self, q, k, v, o, do, lse):
         args, words, ref = self._call_args()
-        grads = (self._empty_like(q), self._empty_like(k), self._empty_like(v))
+        if self._strided:
+            grads = (self._empty(q.shape, dtype=q.dtype, device=q.device),
+                     self._empty_like(k), self._empty_like(v))
+        else:
+            grads = (self._empty_like(q), self._empty_like(k), self._empty_like(v))
         for word, t in zip(self._input_words, (q, k, v, o, do, lse)):
             words[word] = t.data_ptr()
         for word, t in zip(self._grad_words, grads):
@@ -582,12 +604,16 @@ class KernelLibrary:
             signature = None  # O not allocated as a prepared call allocates it
         lse = _lse_output(bundle, lse_out, q)
         with _invalid_call_as_value_error():
-            if all(_heads_merge(t) for t in (q, k, v, out)):
+            if bundle.batch_maps or all(_heads_merge(t) for t in (q, k, v, out)):
+                # One launch: rank-4 maps take any strides, rank-3 ones
+                # those whose B and H merge.
                 bundle.launch(q, k, v, out, lse, scale)
                 prepared = signature and _PreparedStridedCall(
                     bundle, bundle.args(q, k, v, out, lse, scale), 0,
                     tuple(lse.shape) if lse is not None else None, return_lse, q.device)
             else:
+                # Rank-3 maps (a library compiled without --batch-maps) on
+                # B×N×H×D views with B > 1: one launch per batch entry.
                 for b in range(q.shape[0]):
                     bundle.launch(q[b:b + 1], k[b:b + 1], v[b:b + 1], out[b:b + 1],
                                   None if lse is None else lse[b:b + 1], scale)
@@ -732,12 +758,18 @@ class KernelLibrary:
             # the first): only the gradients' allocation and the launch.
             signature = self._signature("attention_backward", (q, k, v, o, do, lse),
                                         causal, scale, deterministic)
-            if signature is not None and q.is_contiguous() and k.is_contiguous() and \
-                    v.is_contiguous() and o.is_contiguous() and do.is_contiguous() and \
+            if signature is not None and o.is_contiguous() and do.is_contiguous() and \
                     lse.is_contiguous():
-                prepared = self._prepared.get(signature)
-                if prepared is not None:
-                    return prepared(q, k, v, o, do, lse)
+                if q.is_contiguous() and k.is_contiguous() and v.is_contiguous():
+                    prepared = self._prepared.get(signature)
+                    if prepared is not None:
+                        return prepared(q, k, v, o, do, lse)
+                else:  # strided q, k, v (a batch-maps plan), 16-byte aligned
+                    signature = (signature, q.stride(), k.stride(), v.stride())
+                    prepared = self._prepared.get(signature)
+                    if prepared is not None and not (
+                            (q.data_ptr() | k.data_ptr() | v.data_ptr()) & 15):
+                        return prepared(q, k, v, o, do, lse)
         import torch
         named = (("q", q), ("k", k), ("v", v), ("o", o), ("do", do), ("lse", lse))
         for name, t in named:
@@ -745,8 +777,6 @@ class KernelLibrary:
                 raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
             if not t.is_cuda:
                 raise ValueError(f"{name} must be on a CUDA device, got {t.device}")
-            if not t.is_contiguous():
-                raise ValueError(f"{name} must be contiguous (row-major)")
             if t.device != q.device:
                 raise ValueError("q, k, v, o, do and lse must be on the same device")
         for name, t in named[:5]:
@@ -771,10 +801,46 @@ class KernelLibrary:
                              f"{tuple(o.shape)} and {tuple(do.shape)}")
         bundle = bundle or self.find_backward(dtype, d, causal, max(nq, nk),
                                               self._capability(q.device), deterministic)
+        # Strided tensors: q, k, v where the plan reads them only through
+        # tensor maps of rank 4 (--batch-maps: any strides, innermost
+        # contiguous, 16-byte multiples) or of rank 3 with B and H merged;
+        # the rest (o, dO: the preprocess reads them through addresses; LSE)
+        # contiguous.
+        mapped = bundle.strided_tensors
+        strided = False
+        for name, t in named:
+            if t.is_contiguous():
+                continue
+            plan_name = "dout" if name == "do" else name
+            if not (plan_name in mapped and name in ("q", "k", "v") and _map_layout(t)
+                    and (bundle.batch_maps or _heads_merge(t))):
+                raise ValueError(f"{name} must be contiguous (row-major) for plan "
+                                 f"{bundle.name}" + (" (its kernels read it through "
+                                                     "addresses)" if plan_name not in mapped
+                                                     else ""))
+            strided = True
+        if strided and signature is not None and (
+                (q.data_ptr() | k.data_ptr() | v.data_ptr()) & 15):
+            signature = None
         scale = _checked_scale(scale, d)
-        dq, dk, dv = (_output_like(t, like, name, like_name) for t, like, name, like_name in
-                      zip(out if out is not None else (None, None, None), (q, k, v),
-                          ("dq", "dk", "dv"), ("q", "k", "v")))
+        if out is None and strided:
+            # dQ contiguous (the convert kernel writes it through
+            # addresses); dK, dV in k, v's layout where maps write them.
+            dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+            dk, dv = (torch.empty_like(t) if (name in mapped and _map_layout(t))
+                      else torch.empty(t.shape, dtype=t.dtype, device=t.device)
+                      for name, t in (("dk", k), ("dv", v)))
+            if not all(t.is_contiguous() or _map_layout(t) for t in (dk, dv)):
+                dk = torch.empty(k.shape, dtype=k.dtype, device=k.device)
+                dv = torch.empty(v.shape, dtype=v.dtype, device=v.device)
+            if signature is not None and (dk.stride() != torch.empty_like(k).stride() or
+                                          dv.stride() != torch.empty_like(v).stride()):
+                signature = None  # not allocated as the prepared call does
+        else:
+            dq, dk, dv = (_output_like(t, like, name, like_name)
+                          for t, like, name, like_name in
+                          zip(out if out is not None else (None, None, None), (q, k, v),
+                              ("dq", "dk", "dv"), ("q", "k", "v")))
         # Shapes, GQA and the size limit are the plan's constraints, checked
         # by the runtime.
         tensors = {"q": q, "k": k, "v": v, "o": o, "dout": do, "lse": lse,
@@ -783,7 +849,7 @@ class KernelLibrary:
             bundle.launch_named(tensors, scale, q.device)
         if signature is not None and out is None:
             self._remember(signature, _PreparedBackward(
-                bundle, bundle.named_args(tensors, scale), q.device))
+                bundle, bundle.named_args(tensors, scale), q.device, strided))
         return dq, dk, dv
 
 

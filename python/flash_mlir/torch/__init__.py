@@ -145,6 +145,37 @@ def _contiguous_all(*tensors):
     return out
 
 
+def _backward_maps(library, q, causal):
+    """Whether the library's backward plan for q's key (bf16/f16, D, causal,
+    q's device, deterministic or not) has batch maps (Bundle.batch_maps), so
+    that attention_backward takes strided q, k, v as they are. Remembered on
+    the library per key; False where the library has no such plan or the
+    question fails (the caller then copies, as before)."""
+    import torch
+    deterministic = torch.are_deterministic_algorithms_enabled()
+    key = (q.dtype, q.shape[-1], causal, q.device, deterministic)
+    memo = getattr(library, "_backward_maps_memo", None)
+    if memo is None:
+        memo = {}
+        try:
+            library._backward_maps_memo = memo
+        except AttributeError:
+            pass
+    found = memo.get(key)
+    if found is None:
+        found = False
+        try:
+            dtype = {torch.bfloat16: "bf16", torch.float16: "f16"}.get(q.dtype)
+            if dtype is not None and hasattr(library, "find_backward"):
+                bundle = library.find_backward(dtype, q.shape[-1], causal, q.shape[-2],
+                                               library._capability(q.device), deterministic)
+                found = bool(getattr(bundle, "batch_maps", False))
+        except Exception:
+            found = False
+        memo[key] = found
+    return found
+
+
 def register_torch_op(library):
     """Registers the ops above over `library` (a flash_mlir.runtime.KernelLibrary)
     and returns ``torch.ops.flash_mlir.attention``."""
@@ -346,8 +377,13 @@ def eager_attention_function():
             q, k, v, o, lse = ctx.saved_tensors
             # The backward's kernels take contiguous tensors (copies of
             # strided ones, one op per shape: _contiguous_all), as the
-            # custom op's backward.
-            q, k, v, o, dout = _contiguous_all(q, k, v, o, dout)
+            # custom op's backward; a batch-maps plan (sm_90a, rank-4
+            # tensor maps) takes strided q, k, v as they are and writes dK,
+            # dV in k, v's layout, so only O and dO are copied.
+            if _backward_maps(ctx.library, q, ctx.causal):
+                o, dout = _contiguous_all(o, dout)
+            else:
+                q, k, v, o, dout = _contiguous_all(q, k, v, o, dout)
             dq, dk, dv = ctx.library.attention_backward(
                 q, k, v, o, dout, lse, ctx.causal, _scale(ctx.scale),
                 torch.are_deterministic_algorithms_enabled())

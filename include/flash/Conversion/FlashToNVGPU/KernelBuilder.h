@@ -80,6 +80,12 @@ struct SM90Config {
   /// reductions into the accumulator, each reducing half of the slices
   /// (SM90/BackwardKernel.cpp, "the cluster's dQ").
   int64_t clusterBlocks = 1;
+
+  /// The tensor maps are rank 4 over (D, N, H, B) and the kernels address
+  /// boxes at (column, row, head, batch entry), so a tensor's batch has its
+  /// own stride (B×N×H×D views of any B in one launch); otherwise rank 3
+  /// over (D, N, B·H) (the `batch-maps` option of flash-lower-to-nvgpu).
+  bool batchMaps = false;
 };
 
 /// The split-KV (Flash-Decoding) kernel's own part, for descriptors of kind

@@ -337,6 +337,18 @@ private:
   Value tmQ, tmK, tmV, tmDO, tmDK, tmDV, shiftPtr, deltaPtr, accumPtr;
   Value semaphorePtr; ///< deterministic: the dq_semaphore workspace
   Value kvTile, kvStart, headKV, firstHeadQ, groupSize, paddedQ;
+  /// Batch maps (rank 4 over (D, N, H, B)): the batch entry, the kv-head and
+  /// the group's first q-head within it (null otherwise).
+  Value batchEntry, kvHeadInBatch, firstHeadInBatch;
+  /// The TMA head coordinates of K, V, dK, dV and of q-head h of the group
+  /// (Q, dO): batch·H + head, or (head, batch) with batch maps.
+  TmaHead mapKV() {
+    return batchEntry ? TmaHead(kvHeadInBatch, batchEntry) : TmaHead(headKV);
+  }
+  TmaHead mapQ(Value headQ, Value h) {
+    return batchEntry ? TmaHead(km.add(firstHeadInBatch, h), batchEntry)
+                      : TmaHead(headQ);
+  }
   QTileRange tiles;
   SharedBase smem;
   // Consumer-wide values.
@@ -369,9 +381,9 @@ void BackwardKernel::buildProducer() {
   Value kvBar = layout.kvFull.address(km, smem, km.i32(0));
   mbarrierExpectTx(km, kvBar, 2 * layout.kvBytes);
   tmaLoadTile(km, smem, TmaBox{tmK, Bc, D}, kvBar, km.i32(layout.offK), kvStart,
-              headKV);
+              mapKV());
   tmaLoadTile(km, smem, TmaBox{tmV, Bc, D}, kvBar, km.i32(layout.offV), kvStart,
-              headKV);
+              mapKV());
 
   // For each q-head of the group and each Q tile that sees K/V tile j: Q,
   // dO, the shift and Δ into ring slot (position mod stages).
@@ -407,9 +419,9 @@ void BackwardKernel::buildProducer() {
   mbarrierExpectTx(km, fullBar, 2 * layout.qBytes + 2 * layout.rowBytes);
   Value qStart = km.mul(i, km.i32(Br));
   tmaLoadTile(km, smem, TmaBox{tmQ, Br, D}, fullBar,
-              slotOffset(layout.offQ, stage), qStart, headQ);
+              slotOffset(layout.offQ, stage), qStart, mapQ(headQ, h));
   tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, fullBar,
-              slotOffset(layout.offDO, stage), qStart, headQ);
+              slotOffset(layout.offDO, stage), qStart, mapQ(headQ, h));
   // The rows of the padded per-row workspaces (16-byte aligned: the padding
   // is a multiple of Br).
   Value row = km.add(km.mul(headQ, paddedQ), qStart);
@@ -1132,10 +1144,10 @@ void BackwardKernel::storeGradients(const Fragment &dK, const Fragment &dV) {
       b.setInsertionPoint(leader.thenBlock()->getTerminator());
       Value firstColumn = km.mul(consumer, km.i32(ownColumns));
       tmaStoreBoxes(km, smem, tmDV, ownColumns,
-                    [&](int64_t box) { return vBoxes[box]; }, kvStart, headKV,
+                    [&](int64_t box) { return vBoxes[box]; }, kvStart, mapKV(),
                     firstColumn);
       tmaStoreBoxes(km, smem, tmDK, ownColumns,
-                    [&](int64_t box) { return kBoxes[box]; }, kvStart, headKV,
+                    [&](int64_t box) { return kBoxes[box]; }, kvStart, mapKV(),
                     firstColumn);
     }
   } else {
@@ -1165,7 +1177,7 @@ void BackwardKernel::storeOwnRows(const Fragment &dK, const Fragment &dV) {
   writeSwizzledOutput(km, smem, fragmentWords(dV, Value()), vBoxes, km.i32(0),
                       consumer, coords.quadLane);
   storeOutputTma(km, smem, tmDV, D, tid, consumer, storeBarrierId(),
-                 kvStart, headKV, [&](int64_t box) { return vBoxes[box]; });
+                 kvStart, mapKV(), [&](int64_t box) { return vBoxes[box]; });
   // dK·scale over its rows of K, once every consumer's last dQ GEMM has
   // read K.
   namedBarrierSync(km, km.i32(0), consumersBarrierId(), /*threads=*/128 * C);
@@ -1173,7 +1185,7 @@ void BackwardKernel::storeOwnRows(const Fragment &dK, const Fragment &dV) {
   writeSwizzledOutput(km, smem, fragmentWords(dK, scale), kBoxes, km.i32(0),
                       consumer, coords.quadLane);
   storeOutputTma(km, smem, tmDK, D, tid, consumer, storeBarrierId(),
-                 kvStart, headKV, [&](int64_t box) { return kBoxes[box]; });
+                 kvStart, mapKV(), [&](int64_t box) { return kBoxes[box]; });
 }
 
 //===----------------------------------------------------------------------===//
@@ -1220,6 +1232,11 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
   headKV = km.add(km.mul(batch, kvHeads), kvHead);
   groupSize = km.divu(queryHeads, kvHeads);
   firstHeadQ = km.add(km.mul(batch, queryHeads), km.mul(kvHead, groupSize));
+  if (config.sm90.batchMaps) {
+    batchEntry = batch;
+    kvHeadInBatch = kvHead;
+    firstHeadInBatch = km.mul(kvHead, groupSize);
+  }
   paddedQ = km.mul(km.divu(km.add(seqQ, km.i32(sm80::kBackwardRowBlock - 1)),
                            km.i32(sm80::kBackwardRowBlock)),
                    km.i32(sm80::kBackwardRowBlock));
@@ -1365,7 +1382,7 @@ int64_t sm90::backwardSharedBytes(const KernelConfig &config) {
 SmallVector<NamedAttribute>
 sm90::describeBackwardMain(Builder &b, const KernelConfig &c) {
   auto map = [&](StringRef tensor, int64_t boxRows) {
-    return describeTensorMap(b, tensor, boxRows);
+    return describeTensorMap(b, tensor, boxRows, c.sm90.batchMaps);
   };
   SmallVector<NamedAttribute> fields = {b.getNamedAttr(
       "tensor_maps",

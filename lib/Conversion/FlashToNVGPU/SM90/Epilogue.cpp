@@ -41,7 +41,7 @@ void sm90::writeSwizzledOutput(KernelMath &km, const SharedBase &smem,
 void sm90::storeOutputTma(KernelMath &km, const SharedBase &smem,
                           Value tensorMap, int64_t columns, Value tid,
                           Value warpgroup, int64_t firstBarrierId,
-                          Value tileRow0, Value head,
+                          Value tileRow0, TmaHead head,
                           function_ref<Value(int64_t)> boxOffset) {
   using P = arith::CmpIPredicate;
   OpBuilder &b = km.b;

@@ -286,7 +286,7 @@ void ForwardKernel::buildProducer() {
     mbarrierExpectTx(km, barQ, layout.qBytes);
     tmaLoadTile(km, smem, TmaBox{tensorMapQ, Br, D}, barQ,
                 layout.qBufferOffset(km, buffer), tile.at.qStart,
-                tile.at.headQ);
+                tile.at.mapQ(config.sm90.batchMaps));
 
     auto loop =
         scf::ForOp::create(b, loc, km.i32(0), tile.range.numTiles, km.i32(1));
@@ -317,7 +317,7 @@ void ForwardKernel::buildProducer() {
                   RingHalf{layout.vEmpty, layout.vFull, tensorMapV,
                            layout.offV}},
                  Bc, D, layout.kvBytes, stage, reused, previousParity, kvStart,
-                 tile.at.headKV,
+                 tile.at.mapKV(config.sm90.batchMaps),
                  config.sm90.warpgroupRanges
                      ? function_ref<void(const RingHalf &)>(releaseForSkippers)
                      : function_ref<void(const RingHalf &)>());
@@ -715,7 +715,8 @@ void ForwardKernel::publishOutput() {
   // back. The warpgroup's barrier is id 1 + C + consumer (1..C are
   // ping-pong's).
   storeOutputTma(km, smem, tensorMapO, D, tid, consumer,
-                 /*firstBarrierId=*/1 + C, tile.at.qStart, tile.at.headQ,
+                 /*firstBarrierId=*/1 + C, tile.at.qStart,
+                 tile.at.mapQ(config.sm90.batchMaps),
                  [&](int64_t block) { return outputBox(block); });
 }
 

@@ -20,17 +20,22 @@ using namespace mlir::flash;
 using namespace mlir::flash::sm90;
 
 DictionaryAttr sm90::describeTensorMap(Builder &b, StringRef tensor,
-                                       int64_t boxRows) {
+                                       int64_t boxRows, bool batchMaps) {
   return b.getDictionaryAttr(
       {b.getNamedAttr("tensor", b.getStringAttr(tensor)),
-       b.getNamedAttr("dims", b.getStrArrayAttr({"D", "N", "B*H"})),
-       b.getNamedAttr("box", b.getI64ArrayAttr({kAtomColumns, boxRows, 1})),
+       b.getNamedAttr("dims",
+                      batchMaps ? b.getStrArrayAttr({"D", "N", "H", "B"})
+                                : b.getStrArrayAttr({"D", "N", "B*H"})),
+       b.getNamedAttr("box",
+                      batchMaps
+                          ? b.getI64ArrayAttr({kAtomColumns, boxRows, 1, 1})
+                          : b.getI64ArrayAttr({kAtomColumns, boxRows, 1})),
        b.getNamedAttr("swizzle", b.getStringAttr("128B"))});
 }
 
 void sm90::tmaLoadTile(KernelMath &km, const SharedBase &smem,
                        const TmaBox &tile, Value barrier, Value byteOffset,
-                       Value row0, Value head) {
+                       Value row0, TmaHead head) {
   OpBuilder &b = km.b;
   Location loc = km.loc;
   auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
@@ -39,9 +44,12 @@ void sm90::tmaLoadTile(KernelMath &km, const SharedBase &smem,
         b, loc, clusterPtr,
         smem.at(km, km.add(byteOffset,
                            km.i32(block * tile.rows * kSwizzleBytes))));
+    SmallVector<Value, 4> coords{km.i32(block * kAtomColumns), row0,
+                                 head.head};
+    if (head.batch)
+      coords.push_back(head.batch);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, dst, tile.tensorMap,
-        ValueRange{km.i32(block * kAtomColumns), row0, head}, barrier,
+        b, loc, dst, tile.tensorMap, coords, barrier,
         ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
         /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
   }
@@ -51,7 +59,7 @@ void sm90::refillKVSlot(KernelMath &km, const SharedBase &smem,
                         ArrayRef<RingHalf> halves, int64_t rows,
                         int64_t columns, int64_t tileBytes, Value stage,
                         Value reused, Value previousParity, Value row0,
-                        Value head,
+                        TmaHead head,
                         function_ref<void(const RingHalf &)> afterLoad) {
   OpBuilder &b = km.b;
   for (const RingHalf &half : halves) {
@@ -74,7 +82,7 @@ void sm90::refillKVSlot(KernelMath &km, const SharedBase &smem,
 void sm90::tmaStoreBoxes(KernelMath &km, const SharedBase &smem,
                          Value tensorMap, int64_t columns,
                          function_ref<Value(int64_t)> boxOffset, Value row0,
-                         Value head, Value firstColumn) {
+                         TmaHead head, Value firstColumn) {
   OpBuilder &b = km.b;
   Location loc = km.loc;
   for (int64_t block = 0; block < columns / kAtomColumns; ++block) {
@@ -82,8 +90,11 @@ void sm90::tmaStoreBoxes(KernelMath &km, const SharedBase &smem,
     Value column = km.i32(block * kAtomColumns);
     if (firstColumn)
       column = km.add(firstColumn, column);
+    SmallVector<Value, 4> coords{column, row0, head.head};
+    if (head.batch)
+      coords.push_back(head.batch);
     NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-        b, loc, tensorMap, src, ValueRange{column, row0, head}, Value(),
+        b, loc, tensorMap, src, coords, Value(),
         NVVM::TMAStoreMode::TILE, Value());
   }
   NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);

@@ -94,6 +94,9 @@ TileCoords TileScheduler::decode(KernelMath &km, Value tile) const {
   TileCoords coords;
   coords.headQ = headIndex; // TMA coordinate 2
   coords.headKV = km.add(km.mul(batch, kvHeads), kvHead);
+  coords.batch = batch;
+  coords.qHead = qHead;
+  coords.kvHead = kvHead;
   coords.qStart = km.mul(q, km.i32(blockQ));
   return coords;
 }

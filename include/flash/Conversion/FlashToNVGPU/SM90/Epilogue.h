@@ -16,6 +16,7 @@
 #define FLASH_CONVERSION_FLASHTONVGPU_SM90_EPILOGUE_H
 
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/TMA.h"
 
 namespace mlir {
 namespace flash {
@@ -45,7 +46,7 @@ void writeSwizzledOutput(KernelMath &km, const SharedBase &smem,
 /// `head` of `tensorMap` (box b from boxOffset(b)) and commits the group.
 void storeOutputTma(KernelMath &km, const SharedBase &smem, Value tensorMap,
                     int64_t columns, Value tid, Value warpgroup,
-                    int64_t firstBarrierId, Value tileRow0, Value head,
+                    int64_t firstBarrierId, Value tileRow0, TmaHead head,
                     function_ref<Value(int64_t)> boxOffset);
 
 /// The leader waits for its stores to have read shared memory, then runs

@@ -2,10 +2,11 @@
 //
 // Tiles move between global and shared memory as TMA boxes. The tensor maps
 // (built by the runtime, passed as __grid_constant__ CUtensorMap) are rank
-// 3 over (columns, rows, heads) of 16-bit elements with 64-column boxes and
-// 128-byte swizzle, so a box never reads the next head's rows and the TMA
-// unit zero-fills rows past the end of a sequence on loads and clips them
-// on stores. A tile of R rows × C columns is C/64 boxes of R rows × 128
+// 3 over (columns, rows, batch·heads), or with batch maps rank 4 over
+// (columns, rows, heads, batch) (TmaHead), of 16-bit elements with 64-column
+// boxes and 128-byte swizzle, so a box never reads the next head's rows
+// and the TMA unit zero-fills rows past the end of a sequence on loads and
+// clips them on stores. A tile of R rows × C columns is C/64 boxes of R rows × 128
 // bytes, box b at byte b·R·128 of the tile: the layout wgmma descriptors
 // with 128-byte swizzle read.
 //
@@ -48,17 +49,27 @@ LLVM::LLVMFuncOp declareTensorMapKernel(OpBuilder &b, Location loc,
                                         int32_t minBlocksPerSM);
 
 /// The launch contract's entry for the tensor map of `tensor` (a B×H×N×D
-/// tensor): rank 3 over (D, N, B·H), boxes of 64 columns × `boxRows` rows,
-/// 128-byte swizzle; the launch plan (LaunchPlan.cpp) turns it into the
-/// runtime's CUtensorMap description.
-DictionaryAttr describeTensorMap(Builder &b, StringRef tensor,
-                                 int64_t boxRows);
+/// tensor): rank 3 over (D, N, B·H), or with `batchMaps` rank 4 over (D, N,
+/// H, B) (each dimension its own stride, so B×N×H×D views of any batch are
+/// read in one launch), boxes of 64 columns × `boxRows` rows (× 1 head × 1
+/// batch entry), 128-byte swizzle; the launch plan (LaunchPlan.cpp) turns it
+/// into the runtime's CUtensorMap description.
+DictionaryAttr describeTensorMap(Builder &b, StringRef tensor, int64_t boxRows,
+                                 bool batchMaps = false);
+
+/// The head coordinates of a TMA box: `head` = batch·H + h alone (rank-3
+/// maps over (D, N, B·H)), or, with `batch` set, h and the batch entry
+/// (rank-4 maps over (D, N, H, B)).
+struct TmaHead {
+  TmaHead(Value head, Value batch = Value()) : head(head), batch(batch) {}
+  Value head, batch;
+};
 
 /// Loads `tile` at (row0, head) into shared memory at `byteOffset`, one
 /// cp.async.bulk.tensor per box, each completing its bytes on `barrier`
 /// (arm it with mbarrierExpectTx(tile.bytes()) first). Issued by one thread.
 void tmaLoadTile(KernelMath &km, const SharedBase &smem, const TmaBox &tile,
-                 Value barrier, Value byteOffset, Value row0, Value head);
+                 Value barrier, Value byteOffset, Value row0, TmaHead head);
 
 /// One half (K or V) of a K/V ring that a TMA producer refills: its
 /// release ring (`empty`), its fill ring (`full`), its tensor map, and the
@@ -78,7 +89,7 @@ struct RingHalf {
 void refillKVSlot(KernelMath &km, const SharedBase &smem,
                   ArrayRef<RingHalf> halves, int64_t rows, int64_t columns,
                   int64_t tileBytes, Value stage, Value reused,
-                  Value previousParity, Value row0, Value head,
+                  Value previousParity, Value row0, TmaHead head,
                   function_ref<void(const RingHalf &)> afterLoad = {});
 
 /// Stores box b of a tile of `columns` columns, whose shared-memory byte
@@ -89,7 +100,7 @@ void refillKVSlot(KernelMath &km, const SharedBase &smem,
 /// (i32), the tile's columns start there in the tensor (else at 0).
 void tmaStoreBoxes(KernelMath &km, const SharedBase &smem, Value tensorMap,
                    int64_t columns, function_ref<Value(int64_t)> boxOffset,
-                   Value row0, Value head, Value firstColumn = Value());
+                   Value row0, TmaHead head, Value firstColumn = Value());
 
 /// Non-tensor bulk copies (cp.async.bulk): `bytes` contiguous bytes (a
 /// multiple of 16, both addresses 16-byte aligned), no bounds, issued by one

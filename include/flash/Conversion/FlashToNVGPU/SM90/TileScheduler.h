@@ -16,6 +16,7 @@
 #define FLASH_CONVERSION_FLASHTONVGPU_SM90_TILESCHEDULER_H
 
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/TMA.h"
 
 namespace mlir {
 namespace flash {
@@ -23,9 +24,19 @@ namespace sm90 {
 
 /// Where a Q tile is: its first row, the Q/O head index batch·Hq + head
 /// (coordinate 2 of the Q and O tensor maps, and the LSE row block) and the
-/// K/V head index batch·Hkv + head / (Hq / Hkv) (GQA).
+/// K/V head index batch·Hkv + head / (Hq / Hkv) (GQA); also the batch entry
+/// and the heads within it (qHead, kvHead), the coordinates of rank-4 maps.
 struct TileCoords {
   Value qStart, headQ, headKV;
+  Value batch, qHead, kvHead;
+  /// The TMA head coordinates of Q and O, and of K and V: (headQ) or, with
+  /// batch maps, (qHead, batch).
+  TmaHead mapQ(bool batchMaps) const {
+    return batchMaps ? TmaHead(qHead, batch) : TmaHead(headQ);
+  }
+  TmaHead mapKV(bool batchMaps) const {
+    return batchMaps ? TmaHead(kvHead, batch) : TmaHead(headKV);
+  }
 };
 
 struct TileScheduler {

@@ -1,0 +1,206 @@
+"""Batch maps (flash-opt --flash-to-ptx="... batch-maps=true", flash_mlir.compile
+--batch-maps): sm_90a's tensor maps of rank 4 over (D, N, H, B), so that
+B×N×H×D views of any batch run in ONE launch, forward and backward, with the
+maps carrying the views' strides (no copy). No GPU: the plans are compiled by
+flash-opt and planned by libflash_runtime.so through its C ABI (CI runs
+these), and the library's launches are counted through a stand-in bundle
+(CPU torch; skipped without torch).
+"""
+
+import ctypes
+import json
+import pathlib
+
+import pytest
+
+from flash_mlir.compiler import compile as fcompile
+from flash_mlir.runtime import capi
+
+BATCH_MAPS = ["batch-maps=true"]
+FORWARD = fcompile.KernelSpec("bf16", 64, True, True, "sm_90a")
+BACKWARD = fcompile.BackwardSpec("bf16", 64, True, False, "sm_90a", 0)
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    out = tmp_path_factory.mktemp("batch-maps")
+    paths = {"forward": fcompile.compile_bundle(FORWARD, str(out), seq_range=(0, None),
+                                                extra_options=BATCH_MAPS),
+             "backward": fcompile.compile_backward_bundle(BACKWARD, str(out),
+                                                          extra_options=BATCH_MAPS)}
+    c = capi.lib()
+    handle = ctypes.c_void_p()
+    capi.check(c.flash_library_open(str(out).encode(), ctypes.byref(handle)))
+    plans = {}
+    for i in range(c.flash_library_plan_count(handle)):
+        plan = c.flash_library_plan(handle, i)
+        info = capi.PlanInfo()
+        capi.check(c.flash_plan_get_info(plan, ctypes.byref(info)))
+        plans[info.op.decode()] = plan
+    yield out, {k: json.loads(pathlib.Path(p).read_text()) for k, p in paths.items()}, plans
+    c.flash_library_close(handle)
+
+
+def _maps(plan_json):
+    return [(kernel["name"], arg["name"], arg["tensor_map"])
+            for kernel in plan_json["kernels"] for arg in kernel["args"]
+            if arg["type"] == "tensormap"]
+
+
+def test_plans_have_rank_4_maps_over_d_n_h_b(compiled):
+    out, plans, _ = compiled
+    forward = _maps(plans["forward"])
+    backward = _maps(plans["backward"])
+    assert [a for _, a, _ in forward] == ["q", "k", "v", "o"]
+    assert [a for _, a, _ in backward] == ["q", "k", "v", "dout", "dk", "dv"]
+    for _, name, m in forward + backward:
+        n, h = (["Nq", "Hq"] if name in ("q", "o", "dout") else ["Nk", "Hkv"])
+        c = "Dv" if name in ("v", "dv", "o", "dout") else "D"
+        assert m["dims"] == [c, n, h, "B"], name
+        # A contiguous tensor's byte strides of N, H and B.
+        assert m["strides"] == [["mul", c, 2], ["mul", c, n, 2], ["mul", c, n, h, 2]]
+        assert len(m["box"]) == 4 and m["box"][2:] == [1, 1]
+        assert m["element_strides"] == [1, 1, 1, 1]
+    # The kernels address boxes with four coordinates, never three.
+    for key in ("forward", "backward"):
+        ptx = (out / plans[key]["kernels"][0]["files"]["ptx"]).read_text()
+        assert "cp.async.bulk.tensor.4d" in ptx
+        assert "cp.async.bulk.tensor.3d" not in ptx
+
+
+def _bnhd(base, b, h, n, d):
+    """A B×N×H×D buffer viewed as B×H×N×D (transpose(1, 2))."""
+    return capi.tensor(base, "bf16", (b, h, n, d), (n * h * d, d, h * d, 1))
+
+
+def _info(plan, a):
+    info = capi.LaunchInfo()
+    rc = capi.lib().flash_plan_launch_info(plan, 0, ctypes.byref(a), 132, ctypes.byref(info))
+    assert rc == 0, capi.lib().flash_last_error().decode()
+    return [info.args[i] for i in range(info.num_args)]
+
+
+@pytest.mark.parametrize("b", [1, 4])
+def test_bnhd_views_of_any_batch_are_one_launch_with_their_strides(compiled, b):
+    """B×N×H×D views with B = 4 (B and H do not merge) are planned as one
+    launch whose maps carry the views' N, H and B strides; rank-3 plans
+    refuse them (test_launch_plan.py), which is why the library looped."""
+    _, _, plans = compiled
+    hq, hkv, n, d = 8, 2, 100, 64
+    a = capi.AttentionArgs()
+    a.q, a.o = _bnhd(0x100000, b, hq, n, d), _bnhd(0x400000, b, hq, n, d)
+    a.k, a.v = _bnhd(0x200000, b, hkv, n, d), _bnhd(0x300000, b, hkv, n, d)
+    a.lse = capi.tensor(0x500000, "f32", (b, hq, n))
+    a.workspaces[0] = 0xC0C0
+    maps = _info(plans["attention_forward"], a)[:4]
+    for m, h in zip(maps, (hq, hkv, hkv, hq)):
+        assert list(m.map_dims[:4]) == [d, n, h, b]
+        assert list(m.map_strides[:3]) == [h * d * 2, d * 2, n * h * d * 2]  # N, H, B bytes
+    # Contiguous B×H×N×D: the plan's strides.
+    c = capi.AttentionArgs()
+    c.q = capi.tensor(0x100000, "bf16", (b, hq, n, d))
+    c.o = capi.tensor(0x400000, "bf16", (b, hq, n, d))
+    c.k = capi.tensor(0x200000, "bf16", (b, hkv, n, d))
+    c.v = capi.tensor(0x300000, "bf16", (b, hkv, n, d))
+    c.lse = a.lse
+    c.workspaces[0] = 0xC0C0
+    m = _info(plans["attention_forward"], c)[0]
+    assert list(m.map_strides[:3]) == [d * 2, n * d * 2, hq * n * d * 2]
+
+
+def test_backward_takes_strided_q_k_v_and_writes_strided_dk_dv(compiled):
+    _, _, plans = compiled
+    b, hq, hkv, n, d = 4, 8, 2, 100, 64
+    a = capi.AttentionArgs()
+    a.q = _bnhd(0x100000, b, hq, n, d)
+    a.k, a.v = _bnhd(0x200000, b, hkv, n, d), _bnhd(0x300000, b, hkv, n, d)
+    a.dk, a.dv = _bnhd(0x600000, b, hkv, n, d), _bnhd(0x700000, b, hkv, n, d)
+    a.o = capi.tensor(0x400000, "bf16", (b, hq, n, d))
+    a.dout = capi.tensor(0x800000, "bf16", (b, hq, n, d))
+    a.dq = capi.tensor(0x900000, "bf16", (b, hq, n, d))
+    a.lse = capi.tensor(0x500000, "f32", (b, hq, n))
+    plan = plans["attention_backward"]
+    info = capi.LaunchInfo()
+    # The main kernel (launch 1) takes the six maps.
+    assert capi.lib().flash_plan_launch_info(plan, 1, ctypes.byref(a), 132,
+                                              ctypes.byref(info)) == 0, \
+        capi.lib().flash_last_error().decode()
+    maps = [info.args[i] for i in range(6)]
+    for m, h in zip(maps, (hq, hkv, hkv, hq, hkv, hkv)):
+        assert list(m.map_dims[:4]) == [d, n, h, b]
+    for m, h in zip([maps[i] for i in (0, 1, 2, 4, 5)], (hq, hkv, hkv, hkv, hkv)):
+        assert list(m.map_strides[:3]) == [h * d * 2, d * 2, n * h * d * 2]
+    # dO strided: the preprocess reads it through addresses: refused, naming it.
+    a.dout = _bnhd(0x800000, b, hq, n, d)
+    assert capi.lib().flash_plan_launch_info(plan, 0, ctypes.byref(a), 132,
+                                              ctypes.byref(info)) == capi.ERROR_INVALID
+    assert "dout" in capi.lib().flash_last_error().decode()
+
+
+# --- the library's launches (stand-in bundle; CPU torch) ---------------------
+
+
+class _StandIn:
+    """A bundle stand-in: the plan's strided tensors, its maps' rank and a
+    counting launch (the addresses and shapes each launch was given)."""
+    name = "stand-in"
+    writes_lse = True
+    strided_tensors = frozenset({"q", "k", "v", "o"})
+
+    def __init__(self, batch_maps):
+        self.batch_maps = batch_maps
+        self.launches = []
+
+    def launch(self, q, k, v, o, lse, scale):
+        self.launches.append((tuple(q.shape), q.data_ptr(), tuple(o.shape), o.stride()))
+
+    def args(self, *a):
+        return capi.AttentionArgs()
+
+
+@pytest.mark.parametrize("batch_maps, launches", [(True, 1), (False, 4)])
+def test_library_launches_b4_views_once_with_batch_maps(batch_maps, launches):
+    """KernelLibrary.attention on B×N×H×D views, B = 4: ONE launch on the
+    whole views with a batch-maps plan (fails if the per-batch loop comes
+    back for it), B launches with a rank-3 plan; O in q's layout, no copy."""
+    torch = pytest.importorskip("torch")
+    from flash_mlir.runtime.library import KernelLibrary
+    b, n, h, d = 4, 32, 6, 64
+    qkv = torch.zeros(b, n, 3 * h * d, dtype=torch.bfloat16)
+    q, k, v = (t.view(b, n, h, d).transpose(1, 2) for t in qkv.split(h * d, dim=2))
+    lib = object.__new__(KernelLibrary)
+    lib._prepared = {}
+    bundle = _StandIn(batch_maps)
+    o, lse = lib._attention_strided(bundle, q, k, v, 0.125, True, None, None)
+    assert len(bundle.launches) == launches
+    assert o.stride() == torch.empty_like(q).stride() and not o.is_contiguous()
+    if batch_maps:
+        assert bundle.launches[0][:2] == ((b, h, n, d), q.data_ptr())  # the view itself
+    else:
+        assert all(shape[0] == 1 for shape, *_ in bundle.launches)
+
+
+def test_prepared_strided_backward_allocates_dq_contiguous_dk_dv_like_k_v():
+    torch = pytest.importorskip("torch")
+    from flash_mlir.runtime.library import _PreparedBackward
+
+    class _B:
+        _handle = None
+        name = "stand-in"
+    call = _PreparedBackward(_B(), capi.AttentionArgs(), torch.device("cuda", 0), strided=True)
+    call._stream = lambda: 0  # no GPU here
+    seen = []
+    call._launch = lambda handle, ref, stream: seen.append(1) or 0
+    b, n, h, d = 4, 16, 2, 64
+    q, k, v = (torch.zeros(b, n, h, d, dtype=torch.bfloat16).transpose(1, 2) for _ in range(3))
+    o, do = (torch.zeros(b, h, n, d, dtype=torch.bfloat16) for _ in range(2))
+    dq, dk, dv = call(q, k, v, o, do, torch.zeros(b, h, n))
+    assert len(seen) == 1
+    assert dq.is_contiguous()
+    assert dk.stride() == k.stride() and dv.stride() == v.stride()
+
+
+def test_compile_refuses_batch_maps_for_sm80(capsys):
+    with pytest.raises(SystemExit):
+        fcompile.main(["--out", "/nonexistent", "--arch", "sm_80", "--batch-maps"])
+    assert "--batch-maps is for sm_90a" in capsys.readouterr().err
