@@ -9,7 +9,7 @@
 // Standard attention: B·H·2·(4·N·d + 4·N²) = 9126805504 B. Tiled: Q and O once
 // (134217728 B each) plus K and V once per Q tile: ceil(1024/Br) passes.
 
-// SM80: flash-io-report: loc({{.*}}io-report.mlir":[[@LINE+18]]:8)
+// SM80: flash-io-report: loc({{.*}}io-report.mlir":[[@LINE+28]]:8)
 // SM80: problem        B=64 Hq=16 Hkv=16 Nq=1024 Nk=1024 D=64 Dv=64 f16 causal=no lse=no
 // SM80: schedule       sm_80 Br=128 Bc=64 stages=2 warps=4
 // SM80: SRAM/block     Q tile 16384 B + 2 x K/V tile 16384 B = 49152 B (29.4% of 166912 B per block)
@@ -18,7 +18,7 @@
 // SM80: HBM saving     3.78x less traffic than standard
 // SM80: FLOPs          useful 274877906944 (275 GFLOP), executed 274877906944 (275 GFLOP, whole tiles)
 
-// SM90: flash-io-report: loc({{.*}}io-report.mlir":[[@LINE+9]]:8)
+// SM90: flash-io-report: loc({{.*}}io-report.mlir":[[@LINE+19]]:8)
 // SM90: schedule       sm_90a Br=192 Bc=128 stages=2 warps=16
 // SM90: SRAM/block     Q tile 24576 B + 2 x K/V tile 32768 B = 90112 B
 // 1024 rows in tiles of 192 is 6 tiles (the last one short), so K/V is read 6x.

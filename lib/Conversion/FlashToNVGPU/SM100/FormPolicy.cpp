@@ -94,13 +94,14 @@ SM100Roles mlir::flash::sm100Roles(const KernelConfig &c) {
   if (tiles == 1)
     return {1, /*producerWarp=*/4, /*mmaWarp=*/5, 0, 0};
   // Two softmax warpgroups (warps 0-7) and warpgroup 2 of the TMA warp
-  // (8), the MMA warp (9) and two idle ones: 2·128·208 + 128·96 = 65536,
-  // the SM's registers (the schedule's budget, registerBudgetPerThread,
-  // is the softmax's share: one number for the model and the kernel). A softmax thread holds its row of S (Bc f32) and
+  // (8), the MMA warp (9) and two idle ones: 2·128·208 + 128·88 = 64512,
+  // the block's launch share (168 × 384): setmaxnreg.inc takes only what
+  // .dec released. The schedule's budget (registerBudgetPerThread) is the
+  // softmax's share: one number for the model and the kernel. A softmax thread holds its row of S (Bc f32) and
   // of P (Bc/2 pairs), then (P stored first) 64 columns of O in the
   // rescale. The MMA thread keeps the Q descriptors of both tiles (D/16
   // each, 64-bit) across its loop: with 64 or 80 registers ptxas spilled
-  // there at D = 128 (4-20 bytes, 2026-12-02); 96 spills nowhere.
+  // there at D = 128 (20-92 bytes, 2026-12-02); 88 spills nowhere.
   const TargetModel *target = lookupTargetModel(c.arch);
   int64_t softmax = registerBudgetPerThread(
       *target, ScheduleChoice{c.blockQ, c.blockKV, c.stages, c.warps});

@@ -150,14 +150,22 @@ int64_t mlir::flash::registerBudgetPerThread(const TargetModel &target,
   if (target.mmaKind == MmaKind::WarpMma)
     return target.maxRegistersPerThread;
   // Warp-specialised: one producer warpgroup keeps 24 registers (setmaxnreg),
-  // the consumers share the rest of the register file, in steps of 8. The
-  // sm_100a two-tile kernel's TMA and MMA warpgroup keeps more (its MMA
-  // thread holds both tiles' Q descriptors): kTensorMemoryIssuerRegisters.
+  // the consumers share the rest of the register file, in steps of 8.
   int64_t consumers = accumulatorThreads(target, c);
-  int64_t kept = target.mmaKind == MmaKind::TensorMemoryMma && c.blockQ > 128
-                     ? kTensorMemoryIssuerRegisters
-                     : 24;
-  int64_t perConsumer = (target.registersPerSM - 128 * kept) / consumers;
+  if (target.mmaKind == MmaKind::TensorMemoryMma && c.blockQ > 128) {
+    // The sm_100a two-tile kernel's split: setmaxnreg moves registers
+    // within the block's launch share (the cap of its 32·warps threads, a
+    // multiple of 8: 168 × 384), so .inc never waits for registers no .dec
+    // released. The TMA and MMA warpgroup keeps kTensorMemoryIssuerRegisters
+    // (its MMA thread holds both tiles' Q descriptors), the softmax
+    // warpgroups share the rest.
+    int64_t threads = 32 * c.warps;
+    int64_t perThread =
+        std::min<int64_t>(target.registersPerSM / threads / 8 * 8, 248);
+    return (perThread * threads - 128 * kTensorMemoryIssuerRegisters) /
+           consumers / 8 * 8;
+  }
+  int64_t perConsumer = (target.registersPerSM - 128 * 24) / consumers;
   perConsumer = perConsumer / 8 * 8;
   return std::min<int64_t>(perConsumer, 240);
 }

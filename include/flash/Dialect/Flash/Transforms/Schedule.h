@@ -84,8 +84,9 @@ int64_t registerBudgetPerThread(const TargetModel &target,
 
 /// The sm_100a two-tile kernel's setmaxnreg split (SM100/ForwardKernel.cpp):
 /// the warpgroup of the TMA and MMA warps keeps this many registers, the
-/// two softmax warpgroups share the rest (registerBudgetPerThread: 208).
-constexpr int64_t kTensorMemoryIssuerRegisters = 96;
+/// two softmax warpgroups share the rest of the block's launch share
+/// (registerBudgetPerThread: (168·384 − 128·88) / 256 = 208).
+constexpr int64_t kTensorMemoryIssuerRegisters = 88;
 
 /// The tiles and stage counts the model chooses among on `target`.
 struct ScheduleCandidates {
