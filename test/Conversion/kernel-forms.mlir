@@ -34,8 +34,9 @@
 // CHOICE: "form": "#flash.sm90_form<persistent = false, q_buffers = 1,
 // CHOICE-NOT: persistent = true
 
-// sm_100a: the kernel's one form (no form attribute), one 128-row Q tile in
-// six warps at every length.
+// sm_100a: no form attribute; two 128-row Q tiles per block (block_q =
+// 256) in twelve warps at every length (D = 64: O and S of both tiles take
+// 2·(64 + 128) = 384 of 512 tensor-memory columns).
 // SM100: "block_kv_candidates": [
 // SM100-NEXT: 64,
 // SM100-NEXT: 128
@@ -43,7 +44,7 @@
 // SM100: "form": "",
 // SM100-NEXT: "max_seq_len": null,
 // SM100-NEXT: "min_seq_len": 512,
-// SM100-NEXT: "schedule": "#flash.schedule<arch = \"sm_100a\", block_q = 128, block_kv = 128, stages = 3, warps = 6>"
+// SM100-NEXT: "schedule": "#flash.schedule<arch = \"sm_100a\", block_q = 256, block_kv = 128, stages = 3, warps = 12>"
 // NOLENGTHS: error: flash-kernel-forms: lengths must be positive, e.g. lengths=512,1024
 
 func.func @causal64(%q: tensor<1x1x1024x64xbf16>, %k: tensor<1x1x1024x64xbf16>, %v: tensor<1x1x1024x64xbf16>) -> tensor<1x1x1024x64xbf16> {

@@ -47,8 +47,17 @@
 // JSON: "name": "o",
 // JSON-NEXT: "tensor": "o",
 // JSON-NEXT: "type": "ptr"
-// JSON: "schedule": "#flash.schedule<arch = \"sm_100a\", block_q = 128, block_kv = 128, stages = {{[23]}}, warps = 6>",
-// JSON: "tensor_memory_columns": 256,
+// Two 128-row Q tiles per block (D = 64: 2·(64 + 128) = 384 columns,
+// allocated as 512), the setmaxnreg split in PTX and in the plan.
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 208;
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 88;
+// JSON: "q_tiles": 2,
+// JSON: "schedule": "#flash.schedule<arch = \"sm_100a\", block_q = 256, block_kv = 128, stages = {{[23]}}, warps = 12>",
+// JSON-NEXT: "setmaxnreg": [
+// JSON-NEXT: 208,
+// JSON-NEXT: 88
+// JSON: "tensor_memory_columns": 512,
+// JSON-NEXT: "threads": 384,
 // JSON: "sm_100a": {
 // JSON: "spill_loads": 0,
 // JSON: "spill_stores": 0,

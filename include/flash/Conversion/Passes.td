@@ -50,7 +50,10 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
     another.
 
     `arch=sm_100a` (the forward only; no Blackwell GPU has run it): one
-    128-row Q tile per block in six warps. A TMA warp loads Q, K, V as on
+    128-row Q tile per block in six warps, or two (block_q = 256, where
+    their O and S fit tensor memory) in twelve: a softmax warpgroup per
+    tile, registers moved by setmaxnreg, the MMAs of one tile issued while
+    the other tile's softmax runs. A TMA warp loads Q, K, V as on
     sm_90a (the same tensor maps, `q:tensormap`..., and mbarrier ring); an
     MMA warp allocates tensor memory and issues S = Q·Kᵀ (`tcgen05.mma`
     from shared memory) and O += P·V (`tcgen05.mma` with P in tensor

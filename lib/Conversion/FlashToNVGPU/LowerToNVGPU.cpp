@@ -318,6 +318,14 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
                         Twine(c.exp2Split.period))));
     fields.push_back(b.getNamedAttr(
         "tensor_memory_columns", b.getI64IntegerAttr(sm100TensorMemoryColumns(c))));
+    // 128-row Q tiles per block, and with two the setmaxnreg split
+    // (softmax warpgroups, the TMA and MMA warps' warpgroup).
+    SM100Roles roles = sm100Roles(c);
+    fields.push_back(b.getNamedAttr("q_tiles", i64(roles.qTiles)));
+    if (roles.softmaxRegisters)
+      fields.push_back(b.getNamedAttr(
+          "setmaxnreg", b.getI64ArrayAttr({roles.softmaxRegisters,
+                                           roles.otherRegisters})));
     auto map = [&](StringRef tensor, int64_t rows) {
       return sm90::describeTensorMap(b, tensor, rows);
     };

@@ -131,6 +131,15 @@ LogicalResult checkSM100Choices(const FormChoices &choices,
 FailureOr<KernelConfig> sm100ConfigFromSchedule(KernelConfig common,
                                                 const TargetModel &target,
                                                 Location loc);
+/// sm_100a: the forward kernel's roles for a checked `config`
+/// (SM100/ForwardKernel.cpp): 128-row Q tiles per block (block_q / 128),
+/// the first warp of the TMA and of the MMA roles, and with two tiles the
+/// setmaxnreg split: the softmax warpgroups' registers and those of the
+/// warpgroup of the TMA and MMA warps (0, 0: no setmaxnreg).
+struct SM100Roles {
+  int64_t qTiles, producerWarp, mmaWarp, softmaxRegisters, otherRegisters;
+};
+SM100Roles sm100Roles(const KernelConfig &config);
 /// The share of the softmax's exponentials the sm_100a kernel computes with
 /// KernelMath::exp2Polynomial, from the target's FMA and MUFU rates: the
 /// one that balances the two units' time per score.

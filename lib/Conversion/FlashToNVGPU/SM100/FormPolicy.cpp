@@ -1,17 +1,21 @@
 //===- FormPolicy.cpp - the sm_100a forward kernel's form and checks ------===//
 //
-// The sm_100a forward kernel (SM100/ForwardKernel.cpp) has one form for
-// now: one 128-row Q tile per block in six warps (a softmax warpgroup, a
-// TMA warp, an MMA warp), blocks taking tiles head by head, the lazy
-// (conditional) rescale of O in tensor memory, plain stores of O. This file
-// refuses the form options of the other arches and checks the schedule's
-// tiles against the kernel: tensor memory (O, S and P of the tile) within
-// the SM's 512 columns, shared memory within a block's. It also picks the
-// share of P's exponentials computed by a polynomial on the FMA units.
+// The sm_100a forward kernel (SM100/ForwardKernel.cpp) takes its shape from
+// the schedule: one 128-row Q tile per block in six warps (a softmax
+// warpgroup, a TMA warp, an MMA warp) or, where the schedule picked 256
+// rows (two tiles' O and S fit tensor memory: 2·(D + Bc) columns), two
+// tiles in twelve warps (a softmax warpgroup per tile, the TMA and MMA
+// warps in a third, registers moved by setmaxnreg). Blocks take tiles head
+// by head, O is rescaled lazily in tensor memory, O leaves by plain stores.
+// This file refuses the form options of the other arches and checks the
+// schedule's tiles against the kernel: tensor memory within the SM's 512
+// columns, shared memory within a block's. It also picks the share of P's
+// exponentials computed by a polynomial on the FMA units.
 //
 //===----------------------------------------------------------------------===//
 
 #include "flash/Conversion/FlashToNVGPU/KernelForm.h"
+#include "flash/Dialect/Flash/Transforms/Schedule.h"
 
 #include <cmath>
 
@@ -31,8 +35,8 @@ LogicalResult mlir::flash::checkSM100Choices(const FormChoices &choices,
       (choices.rescale != Rescale::Auto && choices.rescale != Rescale::Lazy))
     return mlir::emitError(loc)
            << "not supported yet: form options on " << target.arch
-           << " (its forward kernel has one form: one Q tile per block, "
-              "rescale=lazy)";
+           << " (its forward kernel has no form options: one or two Q "
+              "tiles per block as the schedule says, rescale=lazy)";
   return success();
 }
 
@@ -45,15 +49,29 @@ mlir::flash::sm100ConfigFromSchedule(KernelConfig c, const TargetModel &target,
   };
   if (c.kind != KernelKind::Forward)
     return unsupported("kernel kind " + stringifyKernelKind(c.kind));
-  if (c.blockQ != 128)
+  if (c.blockQ != 128 && c.blockQ != 256)
     return unsupported("block_q = " + Twine(c.blockQ) +
-                       " (the kernel computes one 128-row Q tile per block)");
+                       " (the kernel computes one or two 128-row Q tiles "
+                       "per block)");
   if (c.blockKV != 64 && c.blockKV != 128)
     return unsupported("block_kv = " + Twine(c.blockKV) + " (64 or 128)");
-  if (c.warps != 6)
+  if (c.blockQ == 128 && c.warps != 6)
     return unsupported(Twine(c.warps) +
-                       " warps (the kernel has six: a softmax warpgroup, a "
-                       "TMA warp and an MMA warp)");
+                       " warps with one Q tile (the kernel has six: a "
+                       "softmax warpgroup, a TMA warp and an MMA warp)");
+  if (c.blockQ == 256 && c.warps != 12)
+    return unsupported(Twine(c.warps) +
+                       " warps with two Q tiles (the kernel has twelve: two "
+                       "softmax warpgroups and one of the TMA and MMA warps)");
+  // Two tiles hold O and S each in tensor memory, P written over S: the
+  // rule the schedule follows (tensorMemoryColumnsForBlock).
+  if (c.blockQ == 256 &&
+      2 * (c.headDim + c.blockKV) > target.tensorMemoryColumns)
+    return unsupported("two Q tiles at D = " + Twine(c.headDim) +
+                       ", block_kv = " + Twine(c.blockKV) + " (2·(D + Bc) = " +
+                       Twine(2 * (c.headDim + c.blockKV)) +
+                       " tensor-memory columns, " +
+                       Twine(target.tensorMemoryColumns) + " per SM)");
   if (c.stages < 2)
     return unsupported(Twine(c.stages) + " K/V stage (two or more)");
   c.rescale = KernelConfig::Rescale::Lazy;
@@ -69,6 +87,26 @@ mlir::flash::sm100ConfigFromSchedule(KernelConfig c, const TargetModel &target,
     return unsupported(Twine(c.sharedBytes) + " bytes of shared memory (" +
                        Twine(target.sharedMemPerBlock) + " per block)");
   return c;
+}
+
+SM100Roles mlir::flash::sm100Roles(const KernelConfig &c) {
+  int64_t tiles = c.blockQ / 128;
+  if (tiles == 1)
+    return {1, /*producerWarp=*/4, /*mmaWarp=*/5, 0, 0};
+  // Two softmax warpgroups (warps 0-7) and warpgroup 2 of the TMA warp
+  // (8), the MMA warp (9) and two idle ones: 2·128·208 + 128·88 = 64512,
+  // the block's launch share (168 × 384): setmaxnreg.inc takes only what
+  // .dec released. The schedule's budget (registerBudgetPerThread) is the
+  // softmax's share: one number for the model and the kernel. A softmax thread holds its row of S (Bc f32) and
+  // of P (Bc/2 pairs), then (P stored first) 64 columns of O in the
+  // rescale. The MMA thread keeps the Q descriptors of both tiles (D/16
+  // each, 64-bit) across its loop: with 64 or 80 registers ptxas spilled
+  // there at D = 128 (20-92 bytes, 2026-12-02); 88 spills nowhere.
+  const TargetModel *target = lookupTargetModel(c.arch);
+  int64_t softmax = registerBudgetPerThread(
+      *target, ScheduleChoice{c.blockQ, c.blockKV, c.stages, c.warps});
+  return {2, /*producerWarp=*/8, /*mmaWarp=*/9, softmax,
+          /*other=*/kTensorMemoryIssuerRegisters};
 }
 
 Exp2Split mlir::flash::sm100Exp2Split(const TargetModel &target) {

@@ -1,47 +1,66 @@
 //===- ForwardKernel.cpp - the sm_100a forward attention kernel -----------===//
 //
-// The forward kernel for Blackwell (sm_100a), in its first, simplest form:
-// one Q tile of 128 rows per block, three roles in six warps.
-// - Warp 4 (its first thread) loads Q once and K/V tiles into `stages`
-//   shared-memory slots with TMA, completing on "full" mbarriers
+// The forward kernel for Blackwell (sm_100a): one or two Q tiles of 128
+// rows per block (block_q 128 or 256, the schedule's choice: two where
+// their O and S fit tensor memory, 2·(D + Bc) columns), three roles.
+// - The TMA warp (its first thread) loads the block's Q once and K/V tiles
+//   into `stages` shared-memory slots, completing on "full" mbarriers
 //   (expect_tx), as the sm_90a producer does (SM90/TMA, SM90/Barriers: the
-//   same helpers, tensor maps and swizzled tile layout).
-// - Warp 5 owns tensor memory (allocates it at entry, frees it at exit) and
-//   its first thread issues the MMAs: S = Q·Kᵀ (tcgen05.mma SS, M = 128,
-//   N = Bc, into TMEM) and O += P·V (tcgen05.mma TS: P from TMEM, V from
-//   shared memory, N = D, into TMEM). tcgen05.commit signals each on an
-//   mbarrier: S ready (sFull), O updated (oDone), and the K and V slots
-//   released (kEmpty, vEmpty) once the MMAs that read them completed.
-// - Warps 0-3 (the softmax warpgroup) each own 32 rows; thread t holds row
-//   t of the tile (tcgen05.ld .32x32b, AccumulatorLayout::RowPerThread).
-//   Per K/V tile: load S, release it (sFree), mask and run the online
-//   softmax of KernelBuilder.cpp (the same code as sm_80 and sm_90a, on the
-//   row-per-thread layout: no shuffles; one column of P in
+//   same helpers, tensor maps and swizzled tile layout). The K/V stream is
+//   the block's last tile's range (causal: it sees the most keys).
+// - The MMA warp owns tensor memory (allocates it at entry, frees it at
+//   exit) and its first thread issues the MMAs: S_i = Q_i·Kᵀ (tcgen05.mma
+//   SS, M = 128, N = Bc, into TMEM) and O_i += P_i·V (tcgen05.mma TS: P
+//   from TMEM, V from shared memory, N = D, into TMEM). tcgen05.commit
+//   signals each on an mbarrier: S_i ready (sFull[i]), O_i updated
+//   (oDone[i]), and the K and V slots released (kEmpty, vEmpty) once the
+//   MMAs that read them completed (the last tile's S and P·V).
+// - A softmax warpgroup per tile: warp w reaches TMEM lanes 32·(w mod 4),
+//   thread t holds row t of its tile (tcgen05.ld .32x32b,
+//   AccumulatorLayout::RowPerThread). Per K/V tile: load S, mask and run
+//   the online softmax of KernelBuilder.cpp (the same code as sm_80 and
+//   sm_90a, on the row-per-thread layout: no shuffles; one column of P in
 //   config.exp2Split.period by KernelMath::exp2Polynomial on the FMA units,
 //   the others by ex2.approx on the MUFU), then, once the previous P·V has
 //   completed (oDone), rescale O in TMEM where the row max moved past the
-//   lazy threshold (FA4's conditional rescale: a warp vote skips the
-//   TMEM round trip when no row of the warp needs it), store P as packed
-//   16-bit pairs into TMEM and hand it over (pFull). After the last P·V the
+//   lazy threshold (FA4's conditional rescale: a warp vote skips the TMEM
+//   round trip when no row of the warp needs it), store P as packed 16-bit
+//   pairs into TMEM and hand it over (pFull). After the last P·V the
 //   epilogue (shared) writes O = acc / l and the LSE from the rows.
-// The MMA thread issues S_{j+1} as soon as the softmax has read S_j, so the
-// next Q·Kᵀ overlaps this tile's softmax.
 //
-// TMEM columns (lane = row of the Q tile): O [0, D) | S [D, D + Bc) |
-// P [D + Bc, D + 3·Bc/2), allocated as the next power of two.
+// One tile (six warps: softmax 0-3, TMA 4, MMA 5). TMEM columns (lane =
+// row): O [0, D) | S [D, D + Bc) | P [D + Bc, D + 3·Bc/2), allocated as the
+// next power of two. P has columns of its own so that the MMA thread can
+// issue S_{j+1} as soon as the softmax has read S_j (sFree): the next
+// Q·Kᵀ overlaps this tile's softmax.
 //
-// Not yet here (FA4's fuller structure): two Q tiles per block in
-// ping-pong, a correction warpgroup apart from the softmax, O leaving
+// Two tiles in ping-pong (twelve warps: softmax 0-3 and 4-7, TMA 8, MMA
+// 9, warps 10 and 11 idle; setmaxnreg 208 for the softmax warpgroups, 96
+// for the third). TMEM columns: O_0 | S_0 | O_1 | S_1 (2·(D + Bc)), P_i
+// over the first Bc/2 columns of S_i once the softmax has loaded S_i into
+// registers. The MMA issue order: S_0(0), S_1(0); then per K/V tile j:
+// P_0(j)·V_j, S_0(j+1), P_1(j)·V_j, S_1(j+1): one tile's softmax runs under
+// the other tile's MMAs. No "S free" barrier: S_i(j+1) is issued after
+// P_i(j)·V_j, which reads P_i(j) from S_i's columns, and one thread's
+// tcgen05.mma execute in order (to check on hardware). Causal: tile 0's
+// range ends no later than tile 1's; the K/V stream runs tile 1's, tile 0
+// issues nothing past its own, K is released after S_1(j) and V after
+// P_1(j)·V_j.
+//
+// Not yet here (FA4's fuller structure, docs/gpu.md): a correction
+// warpgroup apart from the softmax (rescale and epilogue), O leaving
 // through TMA stores.
 //
 //===----------------------------------------------------------------------===//
 
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+#include "flash/Conversion/FlashToNVGPU/KernelForm.h"
 #include "flash/Conversion/FlashToNVGPU/SM100/TCGen05.h"
 #include "flash/Conversion/FlashToNVGPU/SM90/Barriers.h"
 #include "flash/Conversion/FlashToNVGPU/SM90/SharedLayout.h"
 #include "flash/Conversion/FlashToNVGPU/SM90/TMA.h"
 #include "flash/Conversion/FlashToNVGPU/SM90/TileScheduler.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/Warpgroups.h"
 #include "flash/Conversion/FlashToNVGPU/SM90/WGMMA.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -61,8 +80,8 @@ using namespace mlir::flash::sm90;
 namespace {
 
 constexpr int64_t kSoftmaxThreads = 128;
-constexpr int64_t kProducerWarp = 4;
-constexpr int64_t kMmaWarp = 5;
+/// Rows of one Q tile: tcgen05.mma's M, one TMEM lane per row.
+constexpr int64_t kTileRows = 128;
 /// Columns of O moved per tcgen05.ld/st in the rescale and the epilogue.
 constexpr int64_t kOutputChunk = 64;
 
@@ -70,13 +89,17 @@ constexpr int64_t kOutputChunk = 64;
 /// memory (byte offsets from the 1024-byte-aligned base):
 ///   Q[Br][D] | K[stages][Bc][D] | V[stages][Bc][D] |
 ///   mbarriers: Q full, K full[stages], V full[stages], K empty[stages],
-///              V empty[stages], S full, S free, P full, O done |
+///              V empty[stages], S full[T], S free (one tile only),
+///              P full[T], O done[T] |
 ///   the TMEM address tcgen05.alloc writes.
+/// (T = tiles; Q's TMA boxes of Br rows: tile i's rows start 128·i rows
+/// into each 64-column block.)
 struct Layout {
   int64_t qBytes, kvBytes, offQ, offK, offV, offTmemSlot, total;
   MBarrierRing qFull, kFull, vFull, kEmpty, vEmpty, sFull, sFree, pFull,
       oDone;
   explicit Layout(const KernelConfig &c) {
+    int64_t tiles = c.blockQ / kTileRows;
     int64_t e = c.elementType.getIntOrFloatBitWidth() / 8;
     qBytes = c.blockQ * c.headDim * e;
     kvBytes = c.blockKV * c.headDim * e;
@@ -89,10 +112,11 @@ struct Layout {
     vFull = arena.carveRing(c.stages);
     kEmpty = arena.carveRing(c.stages);
     vEmpty = arena.carveRing(c.stages);
-    sFull = arena.carveRing(1);
-    sFree = arena.carveRing(1);
-    pFull = arena.carveRing(1);
-    oDone = arena.carveRing(1);
+    sFull = arena.carveRing(tiles);
+    if (tiles == 1)
+      sFree = arena.carveRing(1);
+    pFull = arena.carveRing(tiles);
+    oDone = arena.carveRing(tiles);
     offTmemSlot = arena.carve(8);
     total = arena.used + 1024; // + slack to align the base
   }
@@ -101,21 +125,28 @@ struct Layout {
   }
 };
 
-/// The TMEM columns of the tile's matrices (lane = row).
+/// The TMEM columns of the tiles' matrices (lane = row): tile i's O, S
+/// and P start at output + i·stride, scores + i·stride, probs + i·stride.
 struct TmemColumns {
-  int64_t output, scores, probs, allocated;
+  int64_t output, scores, probs, stride, allocated;
   explicit TmemColumns(const KernelConfig &c)
-      : output(0), scores(c.headDim), probs(c.headDim + c.blockKV),
-        allocated(sm100::allocationColumns(c.headDim + c.blockKV +
-                                           c.blockKV / 2)) {}
+      : output(0), scores(c.headDim),
+        probs(c.blockQ > kTileRows ? c.headDim : c.headDim + c.blockKV),
+        stride(c.headDim + c.blockKV),
+        allocated(c.blockQ > kTileRows
+                      ? sm100::allocationColumns((c.blockQ / kTileRows) *
+                                                 stride)
+                      : sm100::allocationColumns(c.headDim + c.blockKV +
+                                                 c.blockKV / 2)) {}
 };
 
 class ForwardKernel {
 public:
   ForwardKernel(OpBuilder &b, Location loc, const KernelConfig &config)
-      : b(b), loc(loc), km{b, loc}, config(config), layout(config),
-        tmem(config), et(config.elementType), D(config.headDim),
-        Br(config.blockQ), Bc(config.blockKV), S(config.stages) {}
+      : b(b), loc(loc), km{b, loc}, config(config), roles(sm100Roles(config)),
+        layout(config), tmem(config), et(config.elementType),
+        D(config.headDim), Br(config.blockQ), Bc(config.blockKV),
+        S(config.stages), T(roles.qTiles) {}
 
   void build(LLVM::LLVMFuncOp func);
 
@@ -123,87 +154,99 @@ private:
   void buildProducer();
   void buildMmaIssuer();
   void buildSoftmax();
-  /// S = Q·K_jᵀ into TMEM for the tile at ring position j; commits sFull
-  /// and the K slot's release.
-  void issueScores(Value j);
+  /// S_i = Q_i·K_jᵀ into tile i's TMEM for the K/V tile at ring position
+  /// j; commits the K slot's release where `releaseK` (the last MMA that
+  /// reads it), then sFull[i].
+  void issueScores(int64_t tile, Value j, bool releaseK);
+  /// O_i += P_i(j)·V_j once the softmax of tile i has written P_i(j);
+  /// commits the V slot's release where `releaseV`, then oDone[i].
+  void issueOutput(int64_t tile, Value j, bool releaseV);
+  /// The K/V tiles the rows [tileStart, tileStart + 128) visit.
+  KVRange tileRange(Value tileStart) {
+    return buildKVRange(km, tileStart, seqQ, seqKV, kTileRows, Bc,
+                        config.causal);
+  }
+  Value tileStart(Value tile) {
+    return T == 1 ? at.qStart
+                  : km.add(at.qStart, km.mul(tile, km.i32(kTileRows)));
+  }
   /// The softmax loop over K/V tiles [lb, ub): carries (m, l).
   SmallVector<Value> softmaxLoop(Value lb, Value ub, ValueRange state,
                                  bool masked);
   /// O (TMEM) *= α per row, skipped by a warp none of whose rows moved.
   void rescaleOutput(Value alpha);
-  /// Barrier `ring`'s single slot at parity use & 1.
+  /// Barrier `ring`'s slot `slot` at parity use & 1.
+  void waitUse(const MBarrierRing &ring, Value slot, Value use) {
+    ring.waitComplete(km, smem, {slot, use});
+  }
   void waitUse(const MBarrierRing &ring, Value use) {
-    ring.waitComplete(km, smem, {km.i32(0), use});
+    waitUse(ring, km.i32(0), use);
   }
-  Value barrier(const MBarrierRing &ring) {
-    return ring.address(km, smem, km.i32(0));
+  Value barrier(const MBarrierRing &ring, Value slot) {
+    return ring.address(km, smem, slot);
   }
+  Value barrier(const MBarrierRing &ring) { return barrier(ring, km.i32(0)); }
   Value column(int64_t c) { return km.add(tmemBase, km.i32(c)); }
+  /// Column `c` of tile `tile`'s matrices (c: tmem.output/scores/probs).
+  Value column(int64_t c, int64_t tile) {
+    return column(c + tile * tmem.stride);
+  }
+  /// The same for the softmax's tile (a value: the warpgroup's index).
+  Value tileColumn(int64_t c) {
+    return T == 1 ? km.i32(c)
+                  : km.add(km.i32(c), km.mul(softmaxTile, km.i32(tmem.stride)));
+  }
 
   OpBuilder &b;
   Location loc;
   KernelMath km;
   const KernelConfig &config;
+  SM100Roles roles;
   Layout layout;
   TmemColumns tmem;
   Type et;
-  int64_t D, Br, Bc, S;
+  int64_t D, Br, Bc, S, T;
 
   Value tid, warp, seqQ, seqKV, scale, scaleLog2e;
   Value tensorMapQ, tensorMapK, tensorMapV, outPtr, lsePtr;
   SharedBase smem;
   Value tmemBase; ///< i32 TMEM address of the allocation (lane 0, column 0)
   TileCoords at;
-  KVRange range;
+  KVRange range; ///< one tile: the block's range (every role's)
   // Softmax warps.
+  Value softmaxTile; ///< the warpgroup's tile (i32)
   LaneCoords coords;
   Value rowBase, laneBase;
 };
 } // namespace
 
-void ForwardKernel::issueScores(Value j) {
+void ForwardKernel::issueScores(int64_t tile, Value j, bool releaseK) {
   auto [stage, use] = layout.kFull.slotOf(km, j);
   layout.kFull.waitComplete(km, smem, {stage, use});
   sm100::fenceAfterSync(km);
   // Both operands K-major (TMA's 64-column boxes, 128-byte swizzle): Q's
-  // column blocks of Br rows, K's of Bc rows.
-  WgmmaOperand q{sm100::sharedDescriptor(km, smem, km.i32(layout.offQ), 16),
+  // column blocks of Br rows (tile i's rows 128·i rows in), K's of Bc rows.
+  WgmmaOperand q{sm100::sharedDescriptor(
+                     km, smem,
+                     km.i32(layout.offQ + tile * kTileRows * kSwizzleBytes),
+                     16),
                  /*mnMajor=*/false, /*blockRows=*/Br};
   WgmmaOperand k{sm100::sharedDescriptor(
                      km, smem, layout.kvSlotOffset(km, layout.offK, stage), 16),
                  /*mnMajor=*/false, /*blockRows=*/Bc};
   Value no = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
-  sm100::mma(km, et, column(tmem.scores), &q, Value(), k, /*n=*/Bc, /*k=*/D,
-             no);
+  sm100::mma(km, et, column(tmem.scores, tile), &q, Value(), k, /*n=*/Bc,
+             /*k=*/D, no);
   // The slot's release first, so that it has landed by the time anyone
   // waits for the S that follows.
-  sm100::commit(km, layout.kEmpty.address(km, smem, stage));
-  sm100::commit(km, barrier(layout.sFull));
+  if (releaseK)
+    sm100::commit(km, layout.kEmpty.address(km, smem, stage));
+  sm100::commit(km, barrier(layout.sFull, km.i32(tile)));
 }
 
-void ForwardKernel::buildMmaIssuer() {
+void ForwardKernel::issueOutput(int64_t tile, Value j, bool releaseV) {
   using P = arith::CmpIPredicate;
-  Value n = range.numTiles;
-  auto hasTiles = scf::IfOp::create(b, loc, km.cmp(P::sgt, n, km.i32(0)),
-                                    false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(hasTiles.thenBlock()->getTerminator());
-  waitUse(layout.qFull, km.i32(0));
-  issueScores(km.i32(0));
-  auto loop = scf::ForOp::create(b, loc, km.i32(0), n, km.i32(1));
-  b.setInsertionPoint(loop.getBody()->getTerminator());
-  Value j = loop.getInductionVar();
-  Value next = km.add(j, km.i32(1));
-  // S_{j+1} once the softmax has read S_j (its TMEM columns are reused).
-  auto ifNext = scf::IfOp::create(b, loc, km.cmp(P::slt, next, n), false);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
-    waitUse(layout.sFree, j);
-    issueScores(next);
-  }
-  // O += P_j·V_j once the softmax has written P_j (and rescaled O).
-  waitUse(layout.pFull, j);
+  waitUse(layout.pFull, km.i32(tile), j);
   auto [stage, use] = layout.vFull.slotOf(km, j);
   layout.vFull.waitComplete(km, smem, {stage, use});
   sm100::fenceAfterSync(km);
@@ -213,23 +256,87 @@ void ForwardKernel::buildMmaIssuer() {
                      km, smem, layout.kvSlotOffset(km, layout.offV, stage),
                      /*leadingBytes=*/Bc * kSwizzleBytes),
                  /*mnMajor=*/true, /*blockRows=*/0};
-  sm100::mma(km, et, column(tmem.output), /*aShared=*/nullptr,
-             column(tmem.probs), v, /*n=*/D, /*k=*/Bc,
+  sm100::mma(km, et, column(tmem.output, tile), /*aShared=*/nullptr,
+             column(tmem.probs, tile), v, /*n=*/D, /*k=*/Bc,
              km.cmp(P::sgt, j, km.i32(0)));
-  sm100::commit(km, layout.vEmpty.address(km, smem, stage));
-  sm100::commit(km, barrier(layout.oDone));
+  if (releaseV)
+    sm100::commit(km, layout.vEmpty.address(km, smem, stage));
+  sm100::commit(km, barrier(layout.oDone, km.i32(tile)));
+}
+
+void ForwardKernel::buildMmaIssuer() {
+  using P = arith::CmpIPredicate;
+  // Tiles visited per Q tile; the last tile's range is the K/V stream (the
+  // ranges grow with the rows: VisibleKV.h).
+  SmallVector<Value> n;
+  if (T == 1)
+    n.push_back(range.numTiles);
+  else
+    for (int64_t i = 0; i < T; ++i)
+      n.push_back(tileRange(tileStart(km.i32(i))).numTiles);
+  Value stream = n.back();
+  auto hasTiles = scf::IfOp::create(b, loc, km.cmp(P::sgt, stream, km.i32(0)),
+                                    false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(hasTiles.thenBlock()->getTerminator());
+  // Tile i < T − 1 issues only within its own range (causal: shorter).
+  auto forTile = [&](int64_t i, Value j, function_ref<void()> body) {
+    if (i == T - 1) {
+      body();
+      return;
+    }
+    auto inRange = scf::IfOp::create(b, loc, km.cmp(P::slt, j, n[i]), false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(inRange.thenBlock()->getTerminator());
+    body();
+  };
+  waitUse(layout.qFull, km.i32(0));
+  for (int64_t i = 0; i < T; ++i)
+    forTile(i, km.i32(0), [&] { issueScores(i, km.i32(0), i == T - 1); });
+  auto loop = scf::ForOp::create(b, loc, km.i32(0), stream, km.i32(1));
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value j = loop.getInductionVar();
+  Value next = km.add(j, km.i32(1));
+  if (T == 1) {
+    // S_{j+1} once the softmax has read S_j (its TMEM columns are reused),
+    // then O += P_j·V_j once the softmax has written P_j (and rescaled O).
+    auto ifNext =
+        scf::IfOp::create(b, loc, km.cmp(P::slt, next, stream), false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
+      waitUse(layout.sFree, j);
+      issueScores(0, next, /*releaseK=*/true);
+    }
+    issueOutput(0, j, /*releaseV=*/true);
+  } else {
+    // Per tile: P_i(j)·V_j, then S_i(j+1) into the columns P_i(j) occupied
+    // (one thread's MMAs execute in order: P_i(j) has been read).
+    for (int64_t i = 0; i < T; ++i)
+      forTile(i, j, [&] {
+        issueOutput(i, j, /*releaseV=*/i == T - 1);
+        auto ifNext =
+            scf::IfOp::create(b, loc, km.cmp(P::slt, next, n[i]), false);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
+        issueScores(i, next, /*releaseK=*/i == T - 1);
+      });
+  }
   b.setInsertionPointAfter(loop);
   // Every MMA (and so every commit's arrival) completes before this thread
-  // reaches the block's final barrier.
-  waitUse(layout.oDone, km.sub(n, km.i32(1)));
+  // reaches the block's final barrier: the last commit is the last tile's.
+  waitUse(layout.oDone, km.i32(T - 1), km.sub(stream, km.i32(1)));
 }
 
 void ForwardKernel::buildProducer() {
   using P = arith::CmpIPredicate;
+  Value numTiles =
+      T == 1 ? range.numTiles
+             : tileRange(tileStart(km.i32(T - 1))).numTiles;
   // A Q tile that sees no key (causal, Nq > Nk) loads nothing: no load may
   // be in flight when the block exits.
   auto hasTiles = scf::IfOp::create(
-      b, loc, km.cmp(P::sgt, range.numTiles, km.i32(0)), false);
+      b, loc, km.cmp(P::sgt, numTiles, km.i32(0)), false);
   OpBuilder::InsertionGuard outer(b);
   b.setInsertionPoint(hasTiles.thenBlock()->getTerminator());
   // Q full: the producer's one arrival with Q's bytes.
@@ -237,7 +344,7 @@ void ForwardKernel::buildProducer() {
   mbarrierExpectTx(km, barQ, layout.qBytes);
   tmaLoadTile(km, smem, TmaBox{tensorMapQ, Br, D}, barQ, km.i32(layout.offQ),
               at.qStart, at.headQ);
-  auto loop = scf::ForOp::create(b, loc, km.i32(0), range.numTiles, km.i32(1));
+  auto loop = scf::ForOp::create(b, loc, km.i32(0), numTiles, km.i32(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(loop.getBody()->getTerminator());
   Value j = loop.getInductionVar();
@@ -263,7 +370,7 @@ void ForwardKernel::rescaleOutput(Value alpha) {
   b.setInsertionPoint(ifMoved.thenBlock()->getTerminator());
   for (int64_t c0 = 0; c0 < D; c0 += kOutputChunk) {
     Value addr =
-        sm100::address(km, tmemBase, laneBase, km.i32(tmem.output + c0));
+        sm100::address(km, tmemBase, laneBase, tileColumn(tmem.output + c0));
     Fragment chunk(AccumulatorLayout::rowPerThread(1, kOutputChunk), Value());
     chunk.regs = sm100::loadRow(km, addr, kOutputChunk);
     sm100::waitLoads(km);
@@ -284,9 +391,10 @@ SmallVector<Value> ForwardKernel::softmaxLoop(Value lb, Value ub,
   Value j = loop.getInductionVar();
   SmallVector<Value> runningMax = {loop.getRegionIterArgs()[0]};
   SmallVector<Value> runningSum = {loop.getRegionIterArgs()[1]};
-  // S_j: load this thread's row, then hand the columns back to the MMA
-  // thread (S_{j+1} may overwrite them).
-  waitUse(layout.sFull, j);
+  // S_j: load this thread's row; with one tile, hand the columns back to
+  // the MMA thread (S_{j+1} may overwrite them). With two, P_j goes over
+  // S_j's columns and S_{j+1} waits for P_j·V_j.
+  waitUse(layout.sFull, softmaxTile, j);
   sm100::fenceAfterSync(km);
   Fragment scores(AccumulatorLayout::rowPerThread(1, Bc), Value());
   scores.regs.clear();
@@ -296,12 +404,14 @@ SmallVector<Value> ForwardKernel::softmaxLoop(Value lb, Value ub,
         scores.regs,
         sm100::loadRow(km,
                        sm100::address(km, tmemBase, laneBase,
-                                      km.i32(tmem.scores + c0)),
+                                      tileColumn(tmem.scores + c0)),
                        columns));
   }
   sm100::waitLoads(km);
-  sm100::fenceBeforeSync(km);
-  layout.sFree.arrive(km, smem, km.i32(0));
+  if (T == 1) {
+    sm100::fenceBeforeSync(km);
+    layout.sFree.arrive(km, smem, km.i32(0));
+  }
   if (masked)
     buildFragmentMask(km, scores, coords, km.mul(j, km.i32(Bc)), seqQ, seqKV,
                       rowBase, config.causal);
@@ -311,23 +421,33 @@ SmallVector<Value> ForwardKernel::softmaxLoop(Value lb, Value ub,
   SmallVector<Value> words;
   for (Value pair : step.probs)
     words.push_back(km.pairWord(pair));
-  // O and P are free once P_{j-1}·V_{j-1} has completed: rescale O by this
-  // tile's α (tile 0 has no O yet: its P·V overwrites), then P_j.
+  // P_j's columns: with two tiles, S_j's, which P_{j-1}·V_{j-1} (issued
+  // before S_j, in order) has finished reading: P_j goes out at once and
+  // its registers are free for the rescale. With one tile, P's own
+  // columns, free once P_{j-1}·V_{j-1} has completed.
+  auto storeProbs = [&] {
+    sm100::storeRow(
+        km, sm100::address(km, tmemBase, laneBase, tileColumn(tmem.probs)),
+        words);
+  };
+  if (T > 1)
+    storeProbs();
+  // O is free once P_{j-1}·V_{j-1} has completed: rescale it by this
+  // tile's α (tile 0 has no O yet: its P·V overwrites).
   auto ifPrevious =
       scf::IfOp::create(b, loc, km.cmp(P::sgt, j, km.i32(0)), false);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
-    waitUse(layout.oDone, km.sub(j, km.i32(1)));
+    waitUse(layout.oDone, softmaxTile, km.sub(j, km.i32(1)));
     sm100::fenceAfterSync(km);
     rescaleOutput(step.rescale[0]);
   }
-  sm100::storeRow(km,
-                  sm100::address(km, tmemBase, laneBase, km.i32(tmem.probs)),
-                  words);
+  if (T == 1)
+    storeProbs();
   sm100::waitStores(km);
   sm100::fenceBeforeSync(km);
-  layout.pFull.arrive(km, smem, km.i32(0));
+  layout.pFull.arrive(km, smem, softmaxTile);
   scf::YieldOp::create(b, loc, ValueRange{step.newMax[0], step.newSum[0]});
   return SmallVector<Value>(loop.getResults());
 }
@@ -336,9 +456,18 @@ void ForwardKernel::buildSoftmax() {
   using P = arith::CmpIPredicate;
   Value lane = km.andi(tid, km.i32(31));
   coords = {lane, Value()};
-  // Warp w reaches TMEM lanes 32w..32w+31: rows 32w.. of the tile.
-  laneBase = km.mul(warp, km.i32(32));
-  rowBase = km.add(at.qStart, laneBase);
+  // Warp w reaches TMEM lanes 32·(w mod 4)..+31: rows 32·(w mod 4).. of
+  // its warpgroup's tile.
+  if (T == 1) {
+    softmaxTile = km.i32(0);
+    laneBase = km.mul(warp, km.i32(32));
+    rowBase = km.add(at.qStart, laneBase);
+  } else {
+    softmaxTile = km.shru(warp, km.i32(2));
+    laneBase = km.mul(km.andi(warp, km.i32(3)), km.i32(32));
+    rowBase = km.add(tileStart(softmaxTile), laneBase);
+    range = tileRange(tileStart(softmaxTile));
+  }
   Value negInf = km.f32(-std::numeric_limits<double>::infinity());
   SmallVector<Value> state = {negInf, km.f32(0.0)};
   state = softmaxLoop(km.i32(0), range.numUnmasked, state, /*masked=*/false);
@@ -349,7 +478,7 @@ void ForwardKernel::buildSoftmax() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifTiles.thenBlock()->getTerminator());
-    waitUse(layout.oDone, km.sub(range.numTiles, km.i32(1)));
+    waitUse(layout.oDone, softmaxTile, km.sub(range.numTiles, km.i32(1)));
     sm100::fenceAfterSync(km);
   }
   // Epilogue (shared with sm_80 and sm_90a): O = acc / l straight from the
@@ -366,7 +495,8 @@ void ForwardKernel::buildSoftmax() {
   for (int64_t c0 = 0; c0 < D; c0 += kOutputChunk) {
     Fragment chunk(AccumulatorLayout::rowPerThread(1, kOutputChunk), Value());
     chunk.regs = sm100::loadRow(
-        km, sm100::address(km, tmemBase, laneBase, km.i32(tmem.output + c0)),
+        km,
+        sm100::address(km, tmemBase, laneBase, tileColumn(tmem.output + c0)),
         kOutputChunk);
     sm100::waitLoads(km);
     for (Value &x : chunk.regs)
@@ -409,7 +539,8 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
 
   // Thread 0 initialises the mbarriers. Arrivals per phase: the producer's
   // expect_tx (Q, K, V full); one tcgen05.commit of the MMA thread (K, V
-  // empty, S full, O done); every softmax thread (S free, P full).
+  // empty, S full and O done per tile); every thread of a softmax
+  // warpgroup (S free with one tile, P full per tile).
   auto init = scf::IfOp::create(b, loc, km.cmp(P::eq, tid, km.i32(0)), false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -420,10 +551,15 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
       for (const MBarrierRing &ring :
            {layout.kFull, layout.vFull, layout.kEmpty, layout.vEmpty})
         mbarrierInit(km, ring.address(km, smem, km.i32(s)), one);
-    mbarrierInit(km, barrier(layout.sFull), one);
-    mbarrierInit(km, barrier(layout.oDone), one);
-    mbarrierInit(km, barrier(layout.sFree), km.i32(kSoftmaxThreads));
-    mbarrierInit(km, barrier(layout.pFull), km.i32(kSoftmaxThreads));
+    for (int64_t i = 0; i < T; ++i)
+      mbarrierInit(km, barrier(layout.sFull, km.i32(i)), one);
+    for (int64_t i = 0; i < T; ++i)
+      mbarrierInit(km, barrier(layout.oDone, km.i32(i)), one);
+    if (T == 1)
+      mbarrierInit(km, barrier(layout.sFree), km.i32(kSoftmaxThreads));
+    for (int64_t i = 0; i < T; ++i)
+      mbarrierInit(km, barrier(layout.pFull, km.i32(i)),
+                   km.i32(kSoftmaxThreads));
     NVVM::FenceMbarrierInitOp::create(b, loc);
   }
   // The MMA warp allocates the block's tensor memory (a warp-wide op) and
@@ -431,7 +567,7 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
   // condition guards both, and nothing returns in between (the static
   // check, sm100::checkTensorMemory, holds the lowering to that).
   Value slot = smem.at(km, km.i32(layout.offTmemSlot));
-  Value isMmaWarp = km.cmp(P::eq, warp, km.i32(kMmaWarp));
+  Value isMmaWarp = km.cmp(P::eq, warp, km.i32(roles.mmaWarp));
   auto alloc = scf::IfOp::create(b, loc, isMmaWarp, false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -444,22 +580,29 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
   tmemBase = LLVM::LoadOp::create(b, loc, b.getI32Type(), slot);
 
   at = scheduler.decode(km, blockTile(km, scheduler));
-  range = buildKVRange(km, at.qStart, seqQ, seqKV, Br, Bc, config.causal);
+  // One tile: every role's range; two: each role takes the ranges it
+  // needs (after setmaxnreg).
+  if (T == 1)
+    range = buildKVRange(km, at.qStart, seqQ, seqKV, Br, Bc, config.causal);
 
   auto softmaxRole = scf::IfOp::create(
-      b, loc, km.cmp(P::slt, tid, km.i32(kSoftmaxThreads)), true);
+      b, loc, km.cmp(P::slt, tid, km.i32(kSoftmaxThreads * T)), true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(softmaxRole.thenBlock()->getTerminator());
+    if (roles.softmaxRegisters)
+      setRegisterBudget(km, roles.softmaxRegisters, /*increase=*/true);
     buildSoftmax();
     b.setInsertionPoint(softmaxRole.elseBlock()->getTerminator());
+    if (roles.otherRegisters)
+      setRegisterBudget(km, roles.otherRegisters, /*increase=*/false);
     auto producer = scf::IfOp::create(
-        b, loc, km.cmp(P::eq, tid, km.i32(32 * kProducerWarp)), false);
+        b, loc, km.cmp(P::eq, tid, km.i32(32 * roles.producerWarp)), false);
     b.setInsertionPoint(producer.thenBlock()->getTerminator());
     buildProducer();
     b.setInsertionPointAfter(producer);
     auto issuer = scf::IfOp::create(
-        b, loc, km.cmp(P::eq, tid, km.i32(32 * kMmaWarp)), false);
+        b, loc, km.cmp(P::eq, tid, km.i32(32 * roles.mmaWarp)), false);
     b.setInsertionPoint(issuer.thenBlock()->getTerminator());
     buildMmaIssuer();
   }

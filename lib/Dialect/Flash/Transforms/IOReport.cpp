@@ -74,6 +74,8 @@ static void printReport(raw_ostream &os, AttentionOp op,
   const TargetModel *target = lookupTargetModel(schedule.getArch());
   ScheduleChoice choice{schedule.getBlockQ(), schedule.getBlockKv(),
                         schedule.getStages(), schedule.getWarps()};
+  if (target)
+    choice.tileRows = qTileRows(*target, choice.blockQ);
   IOModel m = computeIOModel(s, choice);
   Type elementType = op.getQuery().getType().getElementType();
 
@@ -100,6 +102,12 @@ static void printReport(raw_ostream &os, AttentionOp op,
     os << "  registers      ~" << estimateRegistersPerThread(*target, s, choice)
        << " per accumulator thread (budget "
        << registerBudgetPerThread(*target, choice) << ")\n";
+  if (target && target->tensorMemoryColumns)
+    os << "  TMEM/block     " << choice.blockQ / choice.tileRows << " x "
+       << choice.tileRows << "-row Q tile, "
+       << tensorMemoryColumnsForBlock(choice.blockQ, choice.blockKV,
+                                      s.valueDim)
+       << " of " << target->tensorMemoryColumns << " columns\n";
   double kvReads = s.seqKV ? double(m.tiledBytesKV) /
                                  double(s.batch * s.queryHeads * s.seqKV *
                                         (s.headDim + s.valueDim) *

@@ -136,9 +136,12 @@ int64_t mlir::flash::estimateRegistersPerThread(const TargetModel &target,
   // Addresses, loop state, m and l, fragments of K/V in flight.
   constexpr int64_t kOverhead = 32;
   // sm_100a (SM100/ForwardKernel.cpp): O and S live in tensor memory; a
-  // softmax thread holds its row of S (Bc f32) and of P (Bc/2 pairs).
+  // softmax thread holds its row of S (Bc f32) and of P (Bc/2 pairs). With
+  // two tiles P goes out before the rescale and S's registers turn into
+  // P's as the pairs are computed: the row of S is the peak.
   if (target.mmaKind == MmaKind::TensorMemoryMma)
-    return c.blockKV + c.blockKV / 2 + kOverhead;
+    return c.blockQ > 128 ? c.blockKV + kOverhead
+                          : c.blockKV + c.blockKV / 2 + kOverhead;
   return acc + scores + probs + queryFragments + kOverhead;
 }
 
@@ -149,9 +152,36 @@ int64_t mlir::flash::registerBudgetPerThread(const TargetModel &target,
   // Warp-specialised: one producer warpgroup keeps 24 registers (setmaxnreg),
   // the consumers share the rest of the register file, in steps of 8.
   int64_t consumers = accumulatorThreads(target, c);
+  if (target.mmaKind == MmaKind::TensorMemoryMma && c.blockQ > 128) {
+    // The sm_100a two-tile kernel's split: setmaxnreg moves registers
+    // within the block's launch share (the cap of its 32·warps threads, a
+    // multiple of 8: 168 × 384), so .inc never waits for registers no .dec
+    // released. The TMA and MMA warpgroup keeps kTensorMemoryIssuerRegisters
+    // (its MMA thread holds both tiles' Q descriptors), the softmax
+    // warpgroups share the rest.
+    int64_t threads = 32 * c.warps;
+    int64_t perThread =
+        std::min<int64_t>(target.registersPerSM / threads / 8 * 8, 248);
+    return (perThread * threads - 128 * kTensorMemoryIssuerRegisters) /
+           consumers / 8 * 8;
+  }
   int64_t perConsumer = (target.registersPerSM - 128 * 24) / consumers;
   perConsumer = perConsumer / 8 * 8;
   return std::min<int64_t>(perConsumer, 240);
+}
+
+int64_t mlir::flash::qTileRows(const TargetModel &target, int64_t blockQ) {
+  if (target.mmaKind == MmaKind::TensorMemoryMma)
+    return std::min<int64_t>(blockQ, 128);
+  return blockQ;
+}
+
+int64_t mlir::flash::tensorMemoryColumnsForBlock(int64_t blockQ,
+                                                 int64_t blockKV,
+                                                 int64_t valueDim) {
+  int64_t needed = blockQ > 128 ? (blockQ / 128) * (valueDim + blockKV)
+                                : valueDim + blockKV + blockKV / 2;
+  return std::max<int64_t>(32, int64_t(llvm::PowerOf2Ceil(needed)));
 }
 
 ScheduleCandidates mlir::flash::scheduleCandidates(const TargetModel &target) {
@@ -180,8 +210,9 @@ ScheduleCandidates mlir::flash::scheduleCandidates(const TargetModel &target) {
     break;
   case MmaKind::TensorMemoryMma:
     // tcgen05 m128: the sm_100a kernel computes one 128-row Q tile per block
-    // (two in ping-pong, FA4's 256, are not built yet).
-    blockQs = {128};
+    // or two (256 rows, where their O and S fit tensor memory:
+    // tensorMemoryColumnsForBlock).
+    blockQs = {128, 256};
     blockKVs = {64, 128};
     maxStages = 3;
     minStages = 2;
@@ -199,9 +230,10 @@ int64_t mlir::flash::warpsForQTile(const TargetModel &target,
   case MmaKind::WarpgroupMma:
     return 4 * (blockQ / 64 + 1); // consumers + one producer
   case MmaKind::TensorMemoryMma:
-    // A softmax warpgroup per 128 rows, a TMA warp and an MMA warp
-    // (SM100/ForwardKernel.cpp).
-    return 4 * (blockQ / 128) + 2;
+    // A softmax warpgroup per 128-row tile, a TMA warp and an MMA warp
+    // (SM100/ForwardKernel.cpp); with two tiles the TMA and MMA warps sit
+    // in a warpgroup of their own (setmaxnreg acts on whole warpgroups).
+    return blockQ <= 128 ? 6 : 4 * (blockQ / 128) + 4;
   }
   return 4;
 }
@@ -235,18 +267,18 @@ mlir::flash::chooseSchedule(const TargetModel &target,
   for (int64_t blockQ : blockQs) {
     SmallVector<int64_t> warpCounts = {warpsForQTile(target, blockQ)};
     for (int64_t blockKV : blockKVs) {
-      // Tensor memory holds O (Dv columns), S (Bc) and P (Bc/2: 16-bit
-      // pairs) per 128 rows, allocated as a power of two.
+      // Tensor memory holds O, S and P of each 128-row tile: one tile
+      // where two do not fit (the sm_100a kernel's rule, 2·(Dv + Bc) within
+      // the model's columns; tensorMemoryColumnsForBlock).
       if (target.tensorMemoryColumns &&
-          (blockQ / 128) *
-                  int64_t(llvm::PowerOf2Ceil(shape.valueDim + blockKV +
-                                             blockKV / 2)) >
+          tensorMemoryColumnsForBlock(blockQ, blockKV, shape.valueDim) >
               target.tensorMemoryColumns)
         continue;
       for (int64_t warps : warpCounts) {
         if (target.mmaKind == MmaKind::WarpMma && blockQ % (16 * warps) != 0)
           continue;
-        ScheduleChoice choice{blockQ, blockKV, 0, warps};
+        ScheduleChoice choice{blockQ, blockKV, 0, warps,
+                              qTileRows(target, blockQ)};
         if (estimateRegistersPerThread(target, shape, choice) >
             registerBudgetPerThread(target, choice))
           continue;
@@ -317,15 +349,27 @@ IOModel mlir::flash::computeIOModel(const AttentionShape &shape,
 
   // K/V rows each Q tile reads: everything up to the last key its last row
   // sees (the same bound flash-tile puts on its K/V loop).
-  int64_t kvRows = 0, kvTiles = 0;
+  // A block of several tiles (tileRows < blockQ) reads its last tile's
+  // range and computes each tile's own: the FLOPs are counted per tile
+  // (kvTiles in units of tileRows × Bc).
+  int64_t tileRows = s.tileRows > 0 ? s.tileRows : s.blockQ;
+  int64_t kvRows = 0, kvTiles = 0, blockKVTiles = 0;
   for (int64_t t = 0; t < m.numQueryTiles; ++t) {
     VisibleKVTiles<int64_t> visible =
         visibleKVTiles(t * s.blockQ, shape.seqQ, shape.seqKV, s.blockQ,
                        s.blockKV, shape.causal);
     kvRows += visible.kvEnd;
-    kvTiles += visible.numTiles;
+    blockKVTiles += visible.numTiles;
+    if (tileRows == s.blockQ) {
+      kvTiles += visible.numTiles;
+      continue;
+    }
+    for (int64_t r = 0; r < s.blockQ; r += tileRows)
+      kvTiles += visibleKVTiles(t * s.blockQ + r, shape.seqQ, shape.seqKV,
+                                tileRows, s.blockKV, shape.causal)
+                     .numTiles;
   }
-  m.visitedKVTiles = heads * kvTiles;
+  m.visitedKVTiles = heads * blockKVTiles;
   m.tiledBytesQ = heads * shape.seqQ * shape.headDim * e;
   m.tiledBytesKV = heads * kvRows * (shape.headDim + shape.valueDim) * e;
   m.tiledBytesO = heads * shape.seqQ * shape.valueDim * e;
@@ -345,7 +389,7 @@ IOModel mlir::flash::computeIOModel(const AttentionShape &shape,
 
   m.usefulFlops =
       countVisiblePairs(shape) * 2 * (shape.headDim + shape.valueDim);
-  m.executedFlops = heads * kvTiles * s.blockQ * s.blockKV * 2 *
+  m.executedFlops = heads * kvTiles * tileRows * s.blockKV * 2 *
                     (shape.headDim + shape.valueDim);
   m.sharedBytes = sharedMemoryBytes(shape, s.blockQ, s.blockKV, s.stages);
   return m;

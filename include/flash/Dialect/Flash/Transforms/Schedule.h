@@ -48,7 +48,26 @@ AttentionShape getAttentionShape(RankedTensorType query, RankedTensorType key,
 
 struct ScheduleChoice {
   int64_t blockQ, blockKV, stages, warps;
+  /// Rows of the Q tiles a block computes each over its own K/V range (0:
+  /// the block's blockQ rows as one tile). sm_100a's two-tile blocks
+  /// (qTileRows) read K/V as the block's last tile and compute each tile's
+  /// range apart: the IO model counts their FLOPs per tile.
+  int64_t tileRows = 0;
 };
+
+/// The rows of one Q tile of a block of `blockQ` rows on `target`: 128 on
+/// tensor-memory targets (tcgen05 M = 128, one tensor-memory lane per
+/// row: a block of 256 rows holds two tiles), blockQ elsewhere.
+int64_t qTileRows(const TargetModel &target, int64_t blockQ);
+
+/// Tensor-memory columns (32-bit, 128 lanes) the sm_100a forward kernel
+/// allocates for a block of `blockQ` rows (SM100/ForwardKernel.cpp): one
+/// 128-row tile holds O (Dv columns), S (Bc) and P (Bc/2: 16-bit pairs)
+/// apart, so that S(j+1) can be computed while P(j) waits; two tiles
+/// (blockQ = 256) hold O and S each, P written over the first Bc/2 columns
+/// of its S: 2·(Dv + Bc). Rounded up to a power of two (tcgen05.alloc).
+int64_t tensorMemoryColumnsForBlock(int64_t blockQ, int64_t blockKV,
+                                    int64_t valueDim);
 
 /// Shared memory one thread block holds: the Q tile plus `stages` K and V
 /// tiles.
@@ -62,6 +81,12 @@ int64_t estimateRegistersPerThread(const TargetModel &target,
                                    const ScheduleChoice &choice);
 int64_t registerBudgetPerThread(const TargetModel &target,
                                 const ScheduleChoice &choice);
+
+/// The sm_100a two-tile kernel's setmaxnreg split (SM100/ForwardKernel.cpp):
+/// the warpgroup of the TMA and MMA warps keeps this many registers, the
+/// two softmax warpgroups share the rest of the block's launch share
+/// (registerBudgetPerThread: (168·384 − 128·88) / 256 = 208).
+constexpr int64_t kTensorMemoryIssuerRegisters = 88;
 
 /// The tiles and stage counts the model chooses among on `target`.
 struct ScheduleCandidates {
