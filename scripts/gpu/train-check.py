@@ -90,19 +90,27 @@ def train(attention, args, batches):
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr)
     losses, times = [], []
     for step, (x, y) in enumerate(batches):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        logits = model(x)
-        loss = F.cross_entropy(logits.float().view(-1, args.vocab), y.view(-1))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        torch.cuda.synchronize()
-        times.append(time.perf_counter() - t0)
+        loss, _, wall = train_step(model, opt, x, y, args.vocab)
+        times.append(wall)
         losses.append(loss.item())
         if not math.isfinite(losses[-1]):
             break
     return losses, times
+
+
+def train_step(model, opt, x, y, vocab):
+    """One AdamW step from a synchronised start: (loss, host seconds until
+    the optimizer step returns, wall seconds until the GPU is done)."""
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    logits = model(x)
+    loss = F.cross_entropy(logits.float().view(-1, vocab), y.view(-1))
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    host = time.perf_counter() - t0
+    torch.cuda.synchronize()
+    return loss, host, time.perf_counter() - t0
 
 
 def synthetic_batches(args):
@@ -255,15 +263,7 @@ def profile_steps(models, args, batches):
         opt = torch.optim.AdamW(model.parameters(), lr=args.lr)
 
         def step(x, y):
-            t0 = time.perf_counter()
-            logits = model(x)
-            loss = F.cross_entropy(logits.float().view(-1, args.vocab), y.view(-1))
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            host = time.perf_counter() - t0
-            torch.cuda.synchronize()
-            return host, time.perf_counter() - t0
+            return train_step(model, opt, x, y, args.vocab)[1:]
 
         for x, y in batches[:3]:
             step(x, y)

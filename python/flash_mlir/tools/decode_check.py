@@ -160,6 +160,15 @@ def lengths_for(page, nq, rng, small=False):
             rng.randint(2, 700)] + long
 
 
+def _record(results, name, ok, res, **extra):
+    """Appends a case's result and prints its PASS/FAIL line; returns 1 if it failed."""
+    results.append({"case": name, **extra, "ok": ok, **res})
+    print(("PASS " if ok else "FAIL ") + name + " " +
+          " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                   for k, v in res.items()), flush=True)
+    return 0 if ok else 1
+
+
 def check_paged(lib, quick, results, seed=0, small=False):
     import random
     import torch
@@ -183,11 +192,7 @@ def check_paged(lib, quick, results, seed=0, small=False):
             ok, res = judge(out, lse_out, out32, outlp, lse32)
         except Exception as e:  # a failure to run is a failed case
             ok, res = False, {"error": str(e)[:300]}
-        failures += not ok
-        results.append({"case": name, "lengths": lengths, "ok": ok, **res})
-        print(("PASS " if ok else "FAIL ") + name + " " +
-              " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                       for k, v in res.items()), flush=True)
+        failures += _record(results, name, ok, res, lengths=lengths)
     return failures
 
 
@@ -243,11 +248,7 @@ def check_many_parts(lib, results, seed=4, small=False):
             ok, res = judge(out, lse_out, out32, outlp, lse32)
         except Exception as e:
             ok, res = False, {"error": str(e)[:300]}
-        failures += not ok
-        results.append({"case": name, "ok": ok, **res})
-        print(("PASS " if ok else "FAIL ") + name + " " +
-              " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                       for k, v in res.items()), flush=True)
+        failures += _record(results, name, ok, res)
     return failures
 
 
@@ -332,11 +333,7 @@ def check_merge_peaks(lib, results, seed=5, small=False):
                 if finite.any() else 0.0
         except Exception as e:
             ok, res = False, {"error": str(e)[:300]}
-        failures += not ok
-        results.append({"case": name, "ok": ok, **res})
-        print(("PASS " if ok else "FAIL ") + name + " " +
-              " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                       for k, v in res.items()), flush=True)
+        failures += _record(results, name, ok, res)
     return failures
 
 
@@ -369,11 +366,7 @@ def check_split(lib, quick, results, seed=1, small=False):
             ok = ok and bundle is not None
         except Exception as e:
             ok, r = False, {"error": str(e)[:300]}
-        failures += not ok
-        results.append({"case": name, "ok": ok, **r})
-        print(("PASS " if ok else "FAIL ") + name + " " +
-              " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()),
-              flush=True)
+        failures += _record(results, name, ok, r)
     return failures
 
 
