@@ -13,6 +13,10 @@
 // RUN: FileCheck %s --check-prefix=PLAN < %t/cl_bf16_d256_causal.json
 // RUN: cat %t/*.json | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/*.json | grep -c '"spill_stores": 0' | FileCheck %s --check-prefix=COUNT
+// RUN: not flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/bm batch-maps=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BATCHMAPS
+
+// Rank-4 tensor maps were not run on a GPU with the cluster's exchange:
+// BATCHMAPS: error: not supported yet: batch-maps with the sm_90a backward in a cluster of two blocks (block_kv = 128 at D=256)
 
 // PTX: .target sm_90a
 // PTX: .entry cl_bf16_d256_causal(

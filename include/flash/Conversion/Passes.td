@@ -73,7 +73,8 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "sm_90a forward and backward: rank-4 tensor maps over (D, N, H, "
            "B), boxes addressed at (column, row, head, batch entry), so that "
            "a tensor's batch has its own stride (B×N×H×D views of any B in "
-           "one launch); false: rank 3 over (D, N, B·H)">
+           "one launch; not with the D=256 backward's cluster form); false: "
+           "rank 3 over (D, N, B·H)">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

@@ -523,6 +523,14 @@ struct FlashLowerToNVGPUPass
                  "maps)";
           return signalPassFailure();
         }
+        // Not run on a GPU together: the cluster's dQ exchange was checked
+        // with rank-3 maps only (docs/benchmarks.md, fifteenth session).
+        if (config->sm90.clusterBlocks > 1) {
+          forall.emitError()
+              << "not supported yet: batch-maps with the sm_90a backward in "
+                 "a cluster of two blocks (block_kv = 128 at D=256)";
+          return signalPassFailure();
+        }
         config->sm90.batchMaps = true;
       }
       ScheduleAttr schedule = kernel.getSchedule();
