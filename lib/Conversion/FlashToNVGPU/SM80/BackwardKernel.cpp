@@ -862,6 +862,24 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
       gemmPackedByRows(dV, probPairs, doColumns, Br);
       gemmPackedByRows(dK, gradPairs, qColumns, Br);
     };
+    // Packed pairs of the warp's rows to the dSᵀ tile: pair (row g + 8·half,
+    // column tile nt) goes to chunk (chunkBase + nt) ^ g of its row (by the
+    // first warp of the rows where two share them); chunkBase Br/8 is the
+    // exchange tile's Pᵀ half at D = 256.
+    auto storePairs = [&](ArrayRef<Value> pairs, int64_t chunkBase) {
+      for (int64_t nt = 0; nt < Br / 8; ++nt)
+        for (int64_t half = 0; half < 2; ++half) {
+          Value row = km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
+          Value element = km.add(
+              km.mul(row, km.i32(dsRow)),
+              km.add(km.mul(km.xori(coords.group, km.i32(chunkBase + nt)),
+                            km.i32(8)),
+                     km.mul(coords.quadLane, km.i32(2))));
+          memref::StoreOp::create(
+              b, loc, km.pairWord(pairs[nt * 2 + half]), sharedDSWords,
+              ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
+        }
+    };
     if (exchange) {
       // D = 256: warps [0, rowGroups) compute Sᵀ and Pᵀ of their row
       // group's 16 keys × Br queries, warps [rowGroups, warps) dPᵀ − Δ of
@@ -892,21 +910,6 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
       auto probsIndex = [&](int64_t r) {
         return arith::AddIOp::create(b, loc, probsLane0, km.index(r * 32))
             .getResult();
-      };
-      auto storePairs = [&](ArrayRef<Value> pairs, int64_t chunkBase) {
-        for (int64_t nt = 0; nt < Br / 8; ++nt)
-          for (int64_t half = 0; half < 2; ++half) {
-            Value row =
-                km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
-            Value element = km.add(
-                km.mul(row, km.i32(dsRow)),
-                km.add(km.mul(km.xori(coords.group, km.i32(chunkBase + nt)),
-                              km.i32(8)),
-                       km.mul(coords.quadLane, km.i32(2))));
-            memref::StoreOp::create(
-                b, loc, km.pairWord(pairs[nt * 2 + half]), sharedDSWords,
-                ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
-          }
       };
       SmallVector<Type> types(nRegs, b.getF32Type());
       auto ifRole = scf::IfOp::create(b, loc, types, computesScores, true);
@@ -1029,25 +1032,9 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     }
 
     if (!config.deterministic) {
-      // dSᵀ to shared memory: pair (row g + 8·half, column tile nt) of the
-      // warp's rows goes to chunk nt ^ (row & 7) = nt ^ g of its row (by
-      // the first warp of the rows where two share them).
-      auto storeScoresGrad = [&] {
-        for (int64_t nt = 0; nt < Br / 8; ++nt)
-          for (int64_t half = 0; half < 2; ++half) {
-            Value row =
-                km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
-            Value element = km.add(
-                km.mul(row, km.i32(dsRow)),
-                km.add(km.mul(km.xori(coords.group, km.i32(nt)), km.i32(8)),
-                       km.mul(coords.quadLane, km.i32(2))));
-            memref::StoreOp::create(
-                b, loc, km.pairWord(gradPairs[nt * 2 + half]), sharedDSWords,
-                ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
-          }
-      };
+      // dSᵀ to shared memory (storePairs), chunk nt ^ (row & 7) = nt ^ g.
       if (!exchange) {
-        storeScoresGrad();
+        storePairs(gradPairs, 0);
         gpu::BarrierOp::create(b, loc);
         gradientProducts();
       }
