@@ -103,8 +103,9 @@ func.func @bwd(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x1x1000x128xbf16>, %v:
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c256_i32
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <{{zero|one}}>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
-// This step's dSᵀ to shared memory; the slot's release once dK has read Q.
-// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// This step's dSᵀ to shared memory (4 stmatrix .x4 per thread); the slot's
+// release once dK has read Q.
+// CHECK-COUNT-4: nvvm.stmatrix {{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.mbarrier.arrive

@@ -799,6 +799,38 @@ void BackwardKernel::exchangeDQ(const Fragment &dq, const DQTarget &target,
   bulkCommit(km);
 }
 
+/// `words` (fragmentWords' order: column tile nt, then the 8-row half) of a
+/// warp whose 16 rows start at `warpRow` within the boxes `boxes` (128B
+/// swizzle, as writeSwizzledOutput places them), with one stmatrix .x4 per
+/// two column tiles: matrix i of the four is (column tile 2k + i / 2, half
+/// i % 2), each thread's word of it the i-th source; lane l gives the
+/// address of row l % 8 of matrix l / 8 (its 16 bytes are one chunk).
+static void writeSwizzledMatrices(KernelMath &km, const SharedBase &smem,
+                                  ArrayRef<OutputWord> words,
+                                  ArrayRef<Value> boxes, Value warpRow,
+                                  Value lane) {
+  Value matrix = km.shru(lane, km.i32(3));
+  Value rowInMatrix = km.andi(lane, km.i32(7));
+  Value local = km.add(
+      warpRow,
+      km.add(km.mul(km.andi(matrix, km.i32(1)), km.i32(8)), rowInMatrix));
+  Value tileStep = km.shru(matrix, km.i32(1));
+  for (size_t first = 0; first + 4 <= words.size(); first += 4) {
+    int64_t tile = words[first].columnTile;
+    Value chunk = km.xori(km.add(km.i32(tile % 8), tileStep), rowInMatrix);
+    Value offset = km.add(
+        boxes[tile / 8], km.add(km.mul(local, km.i32(kSwizzleBytes)),
+                                km.mul(chunk, km.i32(16))));
+    SmallVector<Value> sources;
+    for (size_t i = 0; i < 4; ++i)
+      sources.push_back(words[first + i].word);
+    NVVM::StMatrixOp::create(
+        km.b, km.loc, smem.at(km, offset), sources, NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(km.b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+  }
+}
+
 void BackwardKernel::stageDQ(const Fragment &dq, Value step) {
   auto f32x2 = VectorType::get({2}, b.getF32Type());
   // The writer has read the previous tile: phase `step` of dqEmpty (its
@@ -971,8 +1003,11 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
                                               ownRows)));
     SmallVector<OutputWord> words = fragmentWords(gradient, Value());
     if (!columnSplit) {
-      writeSwizzledOutput(km, smem, words, boxes, km.i32(0), consumer,
-                          coords.quadLane);
+      // stmatrix: 4 stores per thread for 64 × 64 (experiment, branch
+      // bwd-sm90-d128-stmatrix; 16 scalar stores on main).
+      writeSwizzledMatrices(
+          km, smem, words, boxes, km.mul(warpInGroup, km.i32(16)),
+          km.add(km.mul(coords.group, km.i32(4)), coords.quadLane));
     } else {
       // Every consumer holds all of dSᵀ: consumer w writes the w-th of C
       // slices of its columns (queries).
