@@ -1002,12 +1002,16 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
       boxes.push_back(km.add(dsBuffer, km.add(km.i32(box * Bc * kSwizzleBytes),
                                               ownRows)));
     SmallVector<OutputWord> words = fragmentWords(gradient, Value());
-    if (!columnSplit) {
+    if (!columnSplit && D == 128) {
       // stmatrix: 4 stores per thread for 64 × 64 (experiment, branch
-      // bwd-sm90-d128-stmatrix; 16 scalar stores on main).
+      // bwd-sm90-d128-stmatrix, D = 128 only: at D = 64 with 128-row Q
+      // tiles it spills 4 registers; 16 scalar stores on main).
       writeSwizzledMatrices(
           km, smem, words, boxes, km.mul(warpInGroup, km.i32(16)),
           km.add(km.mul(coords.group, km.i32(4)), coords.quadLane));
+    } else if (!columnSplit) {
+      writeSwizzledOutput(km, smem, words, boxes, km.i32(0), consumer,
+                          coords.quadLane);
     } else {
       // Every consumer holds all of dSᵀ: consumer w writes the w-th of C
       // slices of its columns (queries).
