@@ -8,6 +8,9 @@
 //             workspaces padded to whole blocks of 128 rows (padding rows:
 //             Δ = 0, shift = +inf, so that they contribute nothing); zeroes
 //             the f32 dQ accumulator (fragment order, BackwardKernel.h).
+//             O and dO are read with the strides the plan passes (elements
+//             of B, H, N: `o_stride0..2`, `dout_stride0..2`), so strided
+//             views (B×N×H×D transposed) need no copy.
 // main        one block per (K/V tile j, kv-head, batch). Warp w owns K/V
 //             rows [16w, 16w + 16) of the tile; K_j and V_j stay in shared
 //             memory, and the block loops over the group's q-heads and, per
@@ -32,7 +35,8 @@
 //             dSᵀ; Pᵀ and dSᵀ meet in the exchange tile, and after a
 //             barrier each warp multiplies a 32-key × 64-column tile of dV
 //             and dK (128 f32 per thread), A by ldmatrix from that tile.
-// convert     dQ = scale·dQaccum in the element type.
+// convert     dQ = scale·dQaccum in the element type, written with dQ's
+//             strides (`dq_stride0..2`: dQ in q's layout).
 //
 // Deterministic (`deterministic = true`): the main kernel leaves dQ out and
 // a dQ kernel replaces convert: one block per Q tile looping over the K/V
@@ -137,7 +141,11 @@ SmallVector<BackwardLaunch> sm80::backwardLaunches(const KernelConfig &c) {
                      0};
   if (!c.deterministic)
     pre.args.push_back("dq_accum:ptr");
-  pre.args.append({"B:i32", "Hq:i32", "Nq:i32"});
+  // O and dO are read with their own strides (elements, of dimensions B, H
+  // and N; the innermost is contiguous): strided views need no copy.
+  pre.args.append({"B:i32", "Hq:i32", "Nq:i32", "o_stride0:i32",
+                   "o_stride1:i32", "o_stride2:i32", "dout_stride0:i32",
+                   "dout_stride1:i32", "dout_stride2:i32"});
   out.push_back(pre);
 
   BackwardLaunch main{Role::Main,
@@ -178,7 +186,8 @@ SmallVector<BackwardLaunch> sm80::backwardLaunches(const KernelConfig &c) {
     out.push_back({Role::Convert,
                    c.name + "_convert",
                    {"dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32",
-                    "scale:f32"},
+                    "scale:f32", "dq_stride0:i32", "dq_stride1:i32",
+                    "dq_stride2:i32"},
                    {rowBlocks, "Hq", "B"},
                    128,
                    0});
@@ -465,6 +474,8 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
   Value accumPtr = config.deterministic ? Value() : args[a++];
   Value semaphorePtr = semaphoresPerRowBlock ? args[a++] : Value();
   Value queryHeads = args[a + 1], seqQ = args[a + 2];
+  Value oStrides[3] = {args[a + 3], args[a + 4], args[a + 5]};
+  Value doStrides[3] = {args[a + 6], args[a + 7], args[a + 8]};
 
   Value globalO = buildFlatGlobalMemref(km, oPtr, et);
   Value globalDO = buildFlatGlobalMemref(km, doPtr, et);
@@ -480,6 +491,11 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
   Value head = blockId(gpu::Dimension::y);
   Value batch = blockId(gpu::Dimension::z);
   Value bh = km.add(km.mul(batch, queryHeads), head);
+  // Element offsets of this (batch, head)'s rows in O and dO (i32: the
+  // runtime checks that a strided tensor's elements are addressable so).
+  Value oBase = km.add(km.mul(batch, oStrides[0]), km.mul(head, oStrides[1]));
+  Value doBase =
+      km.add(km.mul(batch, doStrides[0]), km.mul(head, doStrides[1]));
   Value padded = paddedRows(seqQ);
   Value lastRow = km.sub(seqQ, km.i32(1));
   Value posInf = km.f32(std::numeric_limits<double>::infinity());
@@ -494,17 +510,19 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
     Value valid = km.cmp(P::slt, row, seqQ);
     // Rows past Nq read the last row (in bounds) and are discarded.
     Value readRow = km.minsi(row, lastRow);
-    Value rowElement = km.mul(km.add(km.mul(bh, seqQ), readRow), km.i32(D));
-    Value element = km.toIndex(km.add(rowElement, km.mul(rc.chunk, km.i32(8))));
-    auto loadChunk = [&](Value memref) -> Value {
+    Value column = km.mul(rc.chunk, km.i32(8));
+    auto loadChunk = [&](Value memref, Value base, Value rowStride) -> Value {
+      Value element = km.toIndex(
+          km.add(km.add(base, km.mul(readRow, rowStride)), column));
       Value v = vector::LoadOp::create(b, loc, VectorType::get({8}, et),
                                        memref, ValueRange{element},
                                        /*nontemporal=*/false, alignment);
       return arith::ExtFOp::create(b, loc, f32x8, v);
     };
     // Δ = rowsum(dO∘O): 8 products per thread, then over the row's threads.
-    Value products = arith::MulFOp::create(b, loc, loadChunk(globalO),
-                                           loadChunk(globalDO));
+    Value products = arith::MulFOp::create(
+        b, loc, loadChunk(globalO, oBase, oStrides[2]),
+        loadChunk(globalDO, doBase, doStrides[2]));
     Value sum = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
                                             products);
     for (int64_t offset = 1; offset < D / 8; offset *= 2)
@@ -572,6 +590,8 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
   Value globalAccum = buildFlatGlobalMemref(km, args[0], b.getF32Type());
   Value globalDQ = buildFlatGlobalMemref(km, args[1], et);
   Value queryHeads = args[3], seqQ = args[4], scale = args[5];
+  // dQ is written with its own strides (elements, of B, H and N).
+  Value dqStrides[3] = {args[6], args[7], args[8]};
 
   threadCoordinates();
   RowChunks rc = rowChunks();
@@ -579,6 +599,8 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
   Value head = blockId(gpu::Dimension::y);
   Value batch = blockId(gpu::Dimension::z);
   Value bh = km.add(km.mul(batch, queryHeads), head);
+  Value dqBase =
+      km.add(km.mul(batch, dqStrides[0]), km.mul(head, dqStrides[1]));
   auto f32x4 = VectorType::get({4}, b.getF32Type());
   auto f32x8 = VectorType::get({8}, b.getF32Type());
   auto alignment = b.getI64IntegerAttr(16);
@@ -588,7 +610,7 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
     Value row = km.add(km.mul(rowBlock, km.i32(kBackwardRowBlock)),
                        km.add(rc.rowInPass, km.i32(p * rc.rowsPerPass)));
     km.ifLanes(km.cmp(P::slt, row, seqQ), [&] {
-      Value element = km.add(km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D)),
+      Value element = km.add(km.add(dqBase, km.mul(row, dqStrides[2])),
                              km.mul(rc.chunk, km.i32(8)));
       Value all;
       if (swizzledAccumulator) {
