@@ -926,8 +926,12 @@ class KernelLibrary:
             signature = None
         scale = _checked_scale(scale, d)
         if out is None:
+            # In the caller's q, k, v layout (given: before any copy), where
+            # the plan can write it so (sm_80's convert writes dQ in the
+            # layout of q even where it copies q for its main kernel).
             (dq, dk, dv), like = zip(*(_gradient(bundle, name, t)
-                                       for name, t in (("dq", q), ("dk", k), ("dv", v))))
+                                       for name, t in (("dq", given[0]), ("dk", given[1]),
+                                                       ("dv", given[2]))))
         else:
             like = (False, False, False)
             dq, dk, dv = (_output_like(t, like_t, name, like_name)
