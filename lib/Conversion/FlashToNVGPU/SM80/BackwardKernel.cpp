@@ -13,7 +13,8 @@
 //             memory, and the block loops over the group's q-heads and, per
 //             head, over the Q tiles (of block_q rows) that see K/V tile j
 //             (VisibleKV.h's visibleQTiles), Q_i, dO_i, shift_i and Δ_i
-//             double-buffered by cp.async. It computes the transposed
+//             double-buffered by cp.async (one stage at D = 256 with 64-row
+//             Q tiles: visit i + 1's load during dQ_i). It computes the transposed
 //             scores, so that Pᵀ and dSᵀ come out in the C layout that is
 //             the A operand of the next MMA (as P is for P·V in the forward):
 //               Sᵀ  = K_j·Q_iᵀ            [mask]
