@@ -298,13 +298,15 @@ def test_backward_selection_prefers_sm90a_on_hopper(bundles, sm90_bundles, tmp_p
 def test_d256_plan_shares_16_keys_between_two_warps(bundles):
     # sm_80 at D=256 (SM80/BackwardKernel.cpp): two warps per 16 K/V rows,
     # one computing their Sᵀ, the other dPᵀ (Pᵀ passed in f32 through an
-    # 8 KB tile); 8 warps own 64 keys, Q tiles of 32 rows; shared memory
-    # within an A100's 163 KB.
+    # 16 KB tile); 8 warps own 64 keys, Q tiles of 64 rows with one stage of
+    # Q and dO (the target model's choice); shared memory within an A100's
+    # 163 KB.
     plan = bundles[1]["flash_bwd_sm_80_bf16_d256_causal"]
     main = plan["kernels"][1]
     assert main["block"][0] == 256
-    assert (main["description"]["block_kv"], main["description"]["block_q"]) == (64, 32)
-    assert main["description"]["dynamic_shared_memory"] == 147968 <= 163 * 1024
+    assert (main["description"]["block_kv"], main["description"]["block_q"],
+            main["description"]["stages"]) == (64, 64, 1)
+    assert main["description"]["dynamic_shared_memory"] == 164352 <= 163 * 1024
     lib = KernelLibrary(str(bundles[0]))
     chosen = lib.find_backward("bf16", 256, True, 4096, compute_capability=80)
     assert chosen.name == "flash_bwd_sm_80_bf16_d256_causal"
