@@ -225,7 +225,6 @@ class _BackwardStandIn:
     and a launch that records the tensors it was given."""
     name = "stand-in-backward"
     batch_maps = True
-    _handle = None  # a prepared call is made (never launched here)
 
     def __init__(self, strided, mapped=frozenset({"q", "k", "v", "dout", "dk", "dv"}),
                  pointer=frozenset({"o", "dout", "dq"})):
@@ -269,7 +268,12 @@ def test_backward_copies_only_what_the_plan_cannot_take(monkeypatch, strided, co
     bundle = _BackwardStandIn(strided)
     lib, (q, k, v, o, do, lse) = _backward_call(bundle)
     monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))  # CPU stands in
+    prepared = []  # the prepared call is recorded, not built (it would ask for a CUDA device)
+    monkeypatch.setattr(L, "_PreparedBackward",
+                        lambda bundle, args, device, like: prepared.append(tuple(like)))
     dq, dk, dv = L.KernelLibrary.attention_backward(lib, q, k, v, o, do, lse)
+    # A call with copies is not prepared; one that took everything as it is is.
+    assert prepared == ([] if copied else [tuple(name in like for name in ("dq", "dk", "dv"))])
     given = {"q": q, "k": k, "v": v, "o": o, "dout": do}
     for name, t in given.items():
         launched = bundle.launched[name]
