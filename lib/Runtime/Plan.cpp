@@ -88,6 +88,10 @@ int enumOf(const std::string &value,
 }
 } // namespace
 
+std::string flash::runtime::strideSymbol(const std::string &tensor, int dim) {
+  return tensor + "_stride" + std::to_string(dim);
+}
+
 int flash::runtime::computeCapabilityOf(const std::string &arch) {
   if (arch.rfind("sm_", 0) != 0)
     return 0;
@@ -442,14 +446,28 @@ bool Plan::read(const std::string &jsonPath, std::string &error) {
       }
     }
   }
-  // A tensor only tensor maps reach may be strided: the maps carry strides.
+  // A tensor only tensor maps and pointers with strides reach may be
+  // strided: the maps or the kernels' stride arguments carry its strides.
   for (TensorSpec &t : tensors) {
-    bool mapped = false, pointer = false;
-    for (const KernelSpec &k : kernels)
-      for (const ArgSpec &a : k.args)
-        if (a.tensor == t.name)
-          (a.kind == FLASH_ARG_TENSOR_MAP ? mapped : pointer) = true;
-    t.stridedOk = mapped && !pointer;
+    bool reached = false, fixed = false;
+    for (const KernelSpec &k : kernels) {
+      bool takesStrides = !t.shape.empty();
+      for (size_t d = 0; d + 1 < t.shape.size(); ++d) {
+        std::string symbol = strideSymbol(t.name, int(d));
+        takesStrides &= std::any_of(k.args.begin(), k.args.end(), [&](const ArgSpec &a) {
+          return a.kind == FLASH_ARG_I32 && mentions(a.value, symbol);
+        });
+      }
+      for (const ArgSpec &a : k.args) {
+        if (a.tensor != t.name)
+          continue;
+        reached = true;
+        if (a.kind == FLASH_ARG_PTR) {
+          (takesStrides ? t.stridedPointer : fixed) = true;
+        }
+      }
+    }
+    t.stridedOk = reached && !fixed;
   }
   return error.empty();
 }
@@ -640,6 +658,46 @@ bool Plan::planLaunch(int index, const flash_attention_args &args, int smCount,
                   stridesText(*t);
           return false;
         }
+    }
+    if (!contiguous && spec.stridedPointer) {
+      // A kernel adds i32 element offsets of its strides to its address,
+      // with 16-byte accesses.
+      uint64_t last = 0;
+      for (int d = 0; d < t->rank; ++d) {
+        if (t->shape[d] == 0)
+          break;
+        last += uint64_t(t->shape[d] - 1) * uint64_t(t->strides[d]);
+        if (d + 1 < t->rank && t->shape[d] != 1 &&
+            t->strides[d] * elementBytes(t->dtype) % 16 != 0) {
+          error = "tensor '" + spec.name + "' (strides " + stridesText(*t) +
+                  "): a stride of " +
+                  std::to_string(t->strides[d] * elementBytes(t->dtype)) +
+                  " bytes is not a multiple of 16; pass it contiguous";
+          return false;
+        }
+      }
+      if (last >= (uint64_t(1) << 31)) {
+        error = "not supported yet: tensor '" + spec.name + "' (shape " +
+                shapeText(*t) + ", strides " + stridesText(*t) +
+                ") spans 2^31 elements or more (plan " + name +
+                " addresses it in i32 element offsets); pass it contiguous";
+        return false;
+      }
+      if (t->data % 16 != 0) {
+        error = "tensor '" + spec.name + "' (strides " + stridesText(*t) +
+                "): its address is not 16-byte aligned; pass it contiguous";
+        return false;
+      }
+    }
+    // Its strides in elements (`o_stride2`, ...), for kernels that take
+    // them; a dimension of size 1 the row-major stride.
+    {
+      int64_t rowMajor = 1;
+      for (int d = t->rank - 1; d >= 0; --d) {
+        env[strideSymbol(spec.name, d)] =
+            double(t->shape[d] == 1 ? rowMajor : t->strides[d]);
+        rowMajor *= t->shape[d];
+      }
     }
     for (int d = t->rank - 1; d >= 0; --d) {
       int64_t size = t->shape[d];

@@ -39,10 +39,17 @@ struct TensorSpec {
   std::vector<Json> shape; ///< symbols or numbers, outermost first
   int dtype = FLASH_DTYPE_NONE;
   bool output = false, required = true;
-  /// Every kernel argument that reads or writes it is a tensor map (set by
-  /// Plan::read): a call may pass it strided (its innermost dimension
-  /// contiguous), the maps then carry its strides.
+  /// Every kernel argument that reads or writes it is a tensor map or a
+  /// pointer whose kernel also takes the tensor's strides (i32 arguments of
+  /// the symbols `<name>_stride<d>` for every dimension but the innermost)
+  /// (set by Plan::read): a call may pass it strided (its innermost
+  /// dimension contiguous), the maps or the stride arguments then carry its
+  /// strides.
   bool stridedOk = false;
+  /// Some kernel addresses it through a pointer and its strides (i32 element
+  /// offsets): a strided call must be 16-byte aligned with strides of
+  /// 16-byte multiples and address fewer than 2^31 elements.
+  bool stridedPointer = false;
 };
 
 struct TensorMapSpec {
@@ -125,6 +132,10 @@ struct Plan {
                   flash_launch_info &out, std::string &error,
                   std::vector<uint64_t> *workspaceBytes = nullptr) const;
 };
+
+/// The symbol of a call's stride of dimension `dim` of tensor `tensor`, in
+/// elements: "o_stride2" (a dimension of size 1 has the row-major stride).
+std::string strideSymbol(const std::string &tensor, int dim);
 
 /// "sm_90a" -> 90; 0 if not of that form.
 int computeCapabilityOf(const std::string &arch);

@@ -91,10 +91,19 @@ def test_grids_arguments_and_workspaces(bundles):
     assert [i.block[0] for i in infos] == [128, 256, 128]
     assert infos[1].shared_bytes == 2 * (2 * 128 * d + 4 * 64 * d + 128 * 64) + 4 * 4 * 64
     names = [[x.name.decode() for x in i.args[:i.num_args]] for i in infos]
-    assert names[0] == ["o", "dout", "lse", "lse_log2", "delta", "dq_accum", "B", "Hq", "Nq"]
+    assert names[0] == ["o", "dout", "lse", "lse_log2", "delta", "dq_accum", "B", "Hq", "Nq",
+                        "o_stride0", "o_stride1", "o_stride2",
+                        "dout_stride0", "dout_stride1", "dout_stride2"]
     assert names[1] == ["q", "k", "v", "dout", "lse_log2", "delta", "dq_accum", "dk", "dv",
                         "B", "Hq", "Hkv", "Nq", "Nk", "scale"]
-    assert names[2] == ["dq_accum", "dq", "B", "Hq", "Nq", "scale"]
+    assert names[2] == ["dq_accum", "dq", "B", "Hq", "Nq", "scale",
+                        "dq_stride0", "dq_stride1", "dq_stride2"]
+    # Contiguous tensors: their row-major strides in elements.
+    pre = {x.name.decode(): x.int_value for x in infos[0].args[:infos[0].num_args]}
+    assert [pre[f"o_stride{i}"] for i in range(3)] == [hq * nq * d, nq * d, d]
+    assert [pre[f"dout_stride{i}"] for i in range(3)] == [hq * nq * d, nq * d, d]
+    conv = {x.name.decode(): x.int_value for x in infos[2].args[:infos[2].num_args]}
+    assert [conv[f"dq_stride{i}"] for i in range(3)] == [hq * nq * d, nq * d, d]
     main = {x.name.decode(): x for x in infos[1].args[:infos[1].num_args]}
     assert main["dk"].pointer == 0x300000 and main["q"].pointer == 0x10000
     assert main["Nk"].int_value == nk and main["Hkv"].int_value == hkv
@@ -146,6 +155,50 @@ def test_calls_the_plan_does_not_take_are_refused(bundles):
         plan.launch_info(a, 132, 1)
 
 
+def bnhd(base, b, h, n, d, dtype="bf16"):
+    """A B×N×H×D buffer viewed as B×H×N×D (transpose(1, 2))."""
+    return capi.tensor(base, dtype, (b, h, n, d), (n * h * d, d, h * d, 1))
+
+
+def test_strided_o_and_dq_through_the_stride_arguments(bundles):
+    """The preprocess reads O and dO, the convert writes dQ, with the strides
+    the plan passes them (o_stride0..2, ...): O and dQ, which no other kernel
+    addresses, may be strided on sm_80; dO, which the main kernel reads from
+    the shapes, and q, k, v, dK, dV must be contiguous."""
+    lib = KernelLibrary(str(bundles[0]))
+    plan = lib.find("bf16", 128, True, False, 1000, op="attention_backward")
+    assert plan.strided_tensors == {"o", "dq"}
+    assert plan.pointer_strided_tensors == {"o", "dq"}
+    b, hq, hkv, n, d = 4, 8, 2, 300, 128
+    a = call(b, hq, hkv, n, n, d)
+    a.o, a.dq = bnhd(0x10000, b, hq, n, d), bnhd(0x40000, b, hq, n, d)
+    infos = [plan.launch_info(a, 132, k) for k in range(3)]
+    pre = {x.name.decode(): x.int_value for x in infos[0].args[:infos[0].num_args]}
+    assert [pre[f"o_stride{i}"] for i in range(3)] == [n * hq * d, d, hq * d]
+    assert [pre[f"dout_stride{i}"] for i in range(3)] == [hq * n * d, n * d, d]
+    conv = {x.name.decode(): x.int_value for x in infos[2].args[:infos[2].num_args]}
+    assert [conv[f"dq_stride{i}"] for i in range(3)] == [n * hq * d, d, hq * d]
+    a.dout = bnhd(0x30000, b, hq, n, d)
+    with pytest.raises(capi.FlashRuntimeError, match="'dout' must be contiguous"):
+        plan.launch_info(a, 132, 0)
+    # A stride that is not a multiple of 16 bytes, a misaligned address, a
+    # view spanning 2^31 elements (the kernels' i32 offsets): refused.
+    a = call(b, hq, hkv, n, n, d)
+    a.o = capi.tensor(0x10000, "bf16", (b, hq, n, d), (hq * n * 132, n * 132, 132, 1))
+    with pytest.raises(capi.FlashRuntimeError, match="not a multiple of 16"):
+        plan.launch_info(a, 132, 0)
+    a.o = bnhd(0x10008, b, hq, n, d)
+    with pytest.raises(capi.FlashRuntimeError, match="not 16-byte aligned"):
+        plan.launch_info(a, 132, 0)
+    a.o = capi.tensor(0x10000, "bf16", (b, hq, n, d), (2 ** 30, d, hq * d, 1))
+    with pytest.raises(capi.FlashRuntimeError, match="not supported yet: tensor 'o'.*2\\^31"):
+        plan.launch_info(a, 132, 0)
+    # The deterministic plan's dQ kernel addresses dQ from the shapes.
+    det = lib.find("bf16", 128, True, False, 1000, op="attention_backward",
+                   variant="deterministic")
+    assert det.strided_tensors == {"o"}
+
+
 # The sm_90a backward (SM90/BackwardKernel.h): the same plan format, the
 # shared preprocess and convert around a main kernel that takes tensor maps.
 SM90_SPECS = [fcompile.BackwardSpec("bf16", 128, True, arch="sm_90a"),
@@ -188,7 +241,11 @@ def test_sm90a_plans_hold_the_shared_kernels_around_a_tensor_map_main(sm90_bundl
         assert [a["name"] for a in main["args"] if a["type"] != "tensormap"] == [
             "lse_log2", "delta", "dq_accum", *semaphore, "B", "Hq", "Hkv", "Nq", "Nk", "scale"]
         assert [a["name"] for a in kernels[0]["args"]] == [
-            "o", "dout", "lse", "lse_log2", "delta", "dq_accum", *semaphore, "B", "Hq", "Nq"]
+            "o", "dout", "lse", "lse_log2", "delta", "dq_accum", *semaphore, "B", "Hq", "Nq",
+            "o_stride0", "o_stride1", "o_stride2", "dout_stride0", "dout_stride1",
+            "dout_stride2"]
+        assert [a["value"] for a in kernels[2]["args"] if "stride" in a["name"]] == [
+            "dq_stride0", "dq_stride1", "dq_stride2"]
         assert [w["name"] for w in plan["workspaces"]] == [
             "lse_log2", "delta", "dq_accum", *semaphore]
         if deterministic:
@@ -241,13 +298,15 @@ def test_backward_selection_prefers_sm90a_on_hopper(bundles, sm90_bundles, tmp_p
 def test_d256_plan_shares_16_keys_between_two_warps(bundles):
     # sm_80 at D=256 (SM80/BackwardKernel.cpp): two warps per 16 K/V rows,
     # one computing their Sᵀ, the other dPᵀ (Pᵀ passed in f32 through an
-    # 8 KB tile); 8 warps own 64 keys, Q tiles of 32 rows; shared memory
-    # within an A100's 163 KB.
+    # 16 KB tile); 8 warps own 64 keys, Q tiles of 64 rows with one stage of
+    # Q and dO (the target model's choice); shared memory within an A100's
+    # 163 KB.
     plan = bundles[1]["flash_bwd_sm_80_bf16_d256_causal"]
     main = plan["kernels"][1]
     assert main["block"][0] == 256
-    assert (main["description"]["block_kv"], main["description"]["block_q"]) == (64, 32)
-    assert main["description"]["dynamic_shared_memory"] == 147968 <= 163 * 1024
+    assert (main["description"]["block_kv"], main["description"]["block_q"],
+            main["description"]["stages"]) == (64, 64, 1)
+    assert main["description"]["dynamic_shared_memory"] == 164352 <= 163 * 1024
     lib = KernelLibrary(str(bundles[0]))
     chosen = lib.find_backward("bf16", 256, True, 4096, compute_capability=80)
     assert chosen.name == "flash_bwd_sm_80_bf16_d256_causal"

@@ -130,11 +130,24 @@ def test_backward_takes_strided_q_k_v_and_writes_strided_dk_dv(compiled):
         assert list(m.map_dims[:4]) == [d, n, h, b]
     for m, h in zip([maps[i] for i in (0, 1, 2, 4, 5)], (hq, hkv, hkv, hkv, hkv)):
         assert list(m.map_strides[:3]) == [h * d * 2, d * 2, n * h * d * 2]
-    # dO strided: the preprocess reads it through addresses: refused, naming it.
-    a.dout = _bnhd(0x800000, b, hq, n, d)
-    assert capi.lib().flash_plan_launch_info(plan, 0, ctypes.byref(a), 132,
-                                              ctypes.byref(info)) == capi.ERROR_INVALID
-    assert "dout" in capi.lib().flash_last_error().decode()
+    # O and dO strided too: the preprocess takes their strides (elements of
+    # B, H, N), the main kernel's dO map carries them; dQ strided: the
+    # convert writes it with its strides. Every kernel of the plan, one launch.
+    a.o, a.dout = _bnhd(0x400000, b, hq, n, d), _bnhd(0x800000, b, hq, n, d)
+    a.dq = _bnhd(0x900000, b, hq, n, d)
+    infos = []
+    for kernel in range(3):
+        info = capi.LaunchInfo()
+        assert capi.lib().flash_plan_launch_info(plan, kernel, ctypes.byref(a), 132,
+                                                  ctypes.byref(info)) == 0, \
+            capi.lib().flash_last_error().decode()
+        infos.append({info.args[i].name.decode(): info.args[i] for i in range(info.num_args)})
+    bnhd_strides = [n * hq * d, d, hq * d]
+    assert [infos[0][f"o_stride{i}"].int_value for i in range(3)] == bnhd_strides
+    assert [infos[0][f"dout_stride{i}"].int_value for i in range(3)] == bnhd_strides
+    assert [infos[2][f"dq_stride{i}"].int_value for i in range(3)] == bnhd_strides
+    assert infos[0]["o"].pointer == 0x400000 and infos[2]["dq"].pointer == 0x900000
+    assert list(infos[1]["dout"].map_strides[:3]) == [hq * d * 2, d * 2, n * hq * d * 2]
 
 
 # --- the library's launches (stand-in bundle; CPU torch) ---------------------
@@ -146,6 +159,8 @@ class _StandIn:
     name = "stand-in"
     writes_lse = True
     strided_tensors = frozenset({"q", "k", "v", "o"})
+    mapped_tensors = strided_tensors
+    pointer_strided_tensors = frozenset()
 
     def __init__(self, batch_maps):
         self.batch_maps = batch_maps
@@ -180,24 +195,99 @@ def test_library_launches_b4_views_once_with_batch_maps(batch_maps, launches):
         assert all(shape[0] == 1 for shape, *_ in bundle.launches)
 
 
-def test_prepared_strided_backward_allocates_dq_contiguous_dk_dv_like_k_v():
+@pytest.mark.parametrize("like", [(True, True, True), (False, True, True)])
+def test_prepared_strided_backward_allocates_gradients_as_the_first_call(like):
+    """A prepared backward allocates each gradient as the call it was
+    prepared from did: like q, k, v (empty_like) where the plan writes it
+    with its strides, else contiguous (e.g. a plan whose dQ kernel
+    addresses dQ from the shapes)."""
     torch = pytest.importorskip("torch")
     from flash_mlir.runtime.library import _PreparedBackward
 
     class _B:
         _handle = None
         name = "stand-in"
-    call = _PreparedBackward(_B(), capi.AttentionArgs(), torch.device("cuda", 0), strided=True)
+    call = _PreparedBackward(_B(), capi.AttentionArgs(), torch.device("cuda", 0), like)
     call._stream = lambda: 0  # no GPU here
     seen = []
     call._launch = lambda handle, ref, stream: seen.append(1) or 0
     b, n, h, d = 4, 16, 2, 64
-    q, k, v = (torch.zeros(b, n, h, d, dtype=torch.bfloat16).transpose(1, 2) for _ in range(3))
-    o, do = (torch.zeros(b, h, n, d, dtype=torch.bfloat16) for _ in range(2))
+    q, k, v, o, do = (torch.zeros(b, n, h, d, dtype=torch.bfloat16).transpose(1, 2)
+                      for _ in range(5))
     dq, dk, dv = call(q, k, v, o, do, torch.zeros(b, h, n))
     assert len(seen) == 1
-    assert dq.is_contiguous()
+    assert (dq.stride() == q.stride()) == like[0] and dq.is_contiguous() != like[0]
     assert dk.stride() == k.stride() and dv.stride() == v.stride()
+
+
+class _BackwardStandIn:
+    """A backward bundle stand-in: which tensors its kernels take strided,
+    and a launch that records the tensors it was given."""
+    name = "stand-in-backward"
+    batch_maps = True
+
+    def __init__(self, strided, mapped=frozenset({"q", "k", "v", "dout", "dk", "dv"}),
+                 pointer=frozenset({"o", "dout", "dq"})):
+        self.strided_tensors = frozenset(strided)
+        self.mapped_tensors = frozenset(mapped) & self.strided_tensors
+        self.pointer_strided_tensors = frozenset(pointer) & self.strided_tensors
+        self.launched = None
+
+    def launch_named(self, tensors, scale, device):
+        self.launched = dict(tensors)
+
+    def named_args(self, tensors, scale):
+        return capi.AttentionArgs()
+
+
+def _backward_call(bundle, b=4, n=32, hq=4, hkv=2, d=64):
+    """KernelLibrary.attention_backward on B×N×H×D views (CPU tensors standing
+    in: the stand-in bundle launches nothing)."""
+    torch = pytest.importorskip("torch")
+    from flash_mlir.runtime.library import KernelLibrary
+    lib = object.__new__(KernelLibrary)
+    lib._prepared = {}
+    lib.find_backward = lambda *a, **kw: bundle
+    lib._capability = lambda device: 90
+    lib._remember = lambda signature, prepared: None
+    q, o, do = (torch.zeros(b, n, hq, d, dtype=torch.bfloat16).transpose(1, 2)
+                for _ in range(3))
+    k, v = (torch.zeros(b, n, hkv, d, dtype=torch.bfloat16).transpose(1, 2) for _ in range(2))
+    return lib, (q, k, v, o, do, torch.zeros(b, hq, n))
+
+
+@pytest.mark.parametrize("strided, copied, like", [
+    # sm_90a with batch maps: nothing copied, every gradient in its input's layout.
+    ({"q", "k", "v", "o", "dout", "dq", "dk", "dv"}, set(), ("dq", "dk", "dv")),
+    # sm_80: only O (the preprocess) and dQ (the convert) carry strides.
+    ({"o", "dq"}, {"q", "k", "v", "dout"}, ("dq",)),
+])
+def test_backward_copies_only_what_the_plan_cannot_take(monkeypatch, strided, copied, like):
+    torch = pytest.importorskip("torch")
+    from flash_mlir.runtime import library as L
+    bundle = _BackwardStandIn(strided)
+    lib, (q, k, v, o, do, lse) = _backward_call(bundle)
+    monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))  # CPU stands in
+    prepared = []  # the prepared call is recorded, not built (it would ask for a CUDA device)
+    monkeypatch.setattr(L, "_PreparedBackward",
+                        lambda bundle, args, device, like: prepared.append(tuple(like)))
+    dq, dk, dv = L.KernelLibrary.attention_backward(lib, q, k, v, o, do, lse)
+    # A call with copies is not prepared; one that took everything as it is is.
+    assert prepared == ([] if copied else [tuple(name in like for name in ("dq", "dk", "dv"))])
+    given = {"q": q, "k": k, "v": v, "o": o, "dout": do}
+    for name, t in given.items():
+        launched = bundle.launched[name]
+        assert (launched is t) == (name not in copied), name
+        if name in copied:
+            assert launched.is_contiguous()
+    for name, g, t in (("dq", dq, q), ("dk", dk, k), ("dv", dv, v)):
+        assert (g.stride() == t.stride()) == (name in like), name
+        assert bundle.launched[name] is g
+    # The copies of one shape in one op (one buffer): q with dO, k with v.
+    storage = {name: bundle.launched[name].untyped_storage().data_ptr() for name in copied}
+    if copied:
+        assert storage["q"] == storage["dout"] and storage["k"] == storage["v"]
+        assert storage["q"] != storage["k"]
 
 
 def test_compile_refuses_batch_maps_for_sm80(capsys):

@@ -330,11 +330,13 @@ def test_backward_copies_strided_tensors_of_one_shape_in_one_op():
     assert taken[0] is dense and taken[2] is dense and torch.equal(taken[1], k)
 
 
-def test_eager_backward_gets_one_copy_of_a_fused_qkv_layer(monkeypatch):
+def test_eager_backward_hands_the_library_the_tensors_as_they_are(monkeypatch):
     """The eager backward (EagerAttention) hands the library q, k, v, O, dO
     of a GPT-2-style layer (views of one fused QKV projection, the output
-    gradient of O.transpose(1, 2)) contiguous, from one copy (one buffer),
-    and the gradients equal autograd's through the reference."""
+    gradient of O.transpose(1, 2)) as they are: KernelLibrary.attention_backward
+    copies only what its plan cannot take (one op per shape,
+    test_batch_maps.py); the gradients equal autograd's through the
+    reference. Fails if the eager backward copies."""
     torch = pytest.importorskip("torch")
     import flash_mlir.torch as ft
     monkeypatch.setattr(ft, "_TORCH_OP_LIBRARY", None)
@@ -359,63 +361,11 @@ def test_eager_backward_gets_one_copy_of_a_fused_qkv_layer(monkeypatch):
     assert o.is_contiguous()  # O in q's (B×N×H×D) memory: HF's transpose back is free
     do = torch.randn(b, n, h, d, dtype=torch.float64, generator=gen)
     (grad,) = torch.autograd.grad(o, qkv, do)
-    assert all(t.is_contiguous() for t in lib.inputs)
-    assert len({t.untyped_storage().data_ptr() for t in lib.inputs}) == 1
-    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
-    (want,) = torch.autograd.grad(ref.transpose(1, 2), qkv, do)
-    torch.testing.assert_close(grad, want, rtol=1e-5, atol=1e-5)
-
-
-def test_eager_backward_with_batch_maps_takes_the_views_as_they_are(monkeypatch):
-    """With a backward plan of rank-4 tensor maps (Bundle.batch_maps), the
-    eager backward hands the library q, k, v of a fused QKV layer as they
-    are (the B×N×H×D views, B = 3: no copy) and only O, dO contiguous (one
-    buffer: the preprocess reads them through addresses); the gradients
-    equal autograd's through the reference. Fails if q, k, v are copied."""
-    torch = pytest.importorskip("torch")
-    import flash_mlir.torch as ft
-    monkeypatch.setattr(ft, "_TORCH_OP_LIBRARY", None)
-
-    class MapsBundle:
-        batch_maps = True
-
-    class Recording(_CpuLibrary):
-        def attention(self, q, k, v, causal=False, scale=None, return_lse=False, out=None):
-            o, lse = super().attention(q.double(), k.double(), v.double(), causal, scale,
-                                       True)  # bf16 in, the oracle in float64
-            o = torch.empty_like(q).copy_(o)  # in q's layout, as sm_90a's plans
-            return (o, lse) if return_lse else o
-
-        def find_backward(self, dtype, head_dim, causal, seq_len=None, compute_capability=0,
-                          deterministic=False):
-            self.asked = (dtype, head_dim, causal)
-            return MapsBundle()
-
-        def _capability(self, device):
-            return 90
-
-        def attention_backward(self, q, k, v, o, do, lse, *args, **kwargs):
-            self.inputs = (q, k, v, o, do)
-            grads = super().attention_backward(*(t.double() for t in (q, k, v, o, do)), lse,
-                                               *args, **kwargs)
-            return tuple(g.to(q.dtype) for g in grads)
-
-    lib = Recording()
-    ft.register_torch_op(lib)
-    b, n, h, d = 3, 7, 4, 8
-    gen = torch.Generator().manual_seed(10)
-    qkv = torch.randn(b, n, 3 * h * d, generator=gen).to(torch.bfloat16).requires_grad_()
-    q, k, v = (t.view(b, n, h, d).transpose(1, 2) for t in qkv.split(h * d, dim=2))
-    o = sdpa._run(lib, True, q, k, v, True, None, "top_left").transpose(1, 2)
-    do = torch.randn(b, n, h, d, generator=gen).to(torch.bfloat16)
-    (grad,) = torch.autograd.grad(o, qkv, do)
-    assert lib.asked == ("bf16", d, True)
     given_q, given_k, given_v, given_o, given_do = lib.inputs
     for given, view in ((given_q, q), (given_k, k), (given_v, v)):
         assert given.data_ptr() == view.data_ptr() and given.stride() == view.stride()
-    assert given_o.is_contiguous() and given_do.is_contiguous()
-    assert given_o.untyped_storage().data_ptr() == given_do.untyped_storage().data_ptr()
-    ref = torch.nn.functional.scaled_dot_product_attention(
-        *(t.double() for t in (q, k, v)), is_causal=True)
-    (want,) = torch.autograd.grad(ref.transpose(1, 2), qkv, do.double())
-    torch.testing.assert_close(grad.double(), want.double(), rtol=2e-2, atol=2e-2)
+    assert given_o.transpose(1, 2).is_contiguous()  # O as the forward wrote it
+    assert given_do.data_ptr() == do.data_ptr() and given_do.transpose(1, 2).is_contiguous()
+    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    (want,) = torch.autograd.grad(ref.transpose(1, 2), qkv, do)
+    torch.testing.assert_close(grad, want, rtol=1e-5, atol=1e-5)

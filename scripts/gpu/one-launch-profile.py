@@ -13,6 +13,13 @@ forward kernel launch and no copy kernel. For (b) the kernels are recorded
 as they are (the backward plan's three kernels, and whatever copies remain).
 With DIR a library compiled with --batch-maps (rank-4 tensor maps) the
 forward is one launch; with rank-3 maps it is one launch per batch entry.
+
+The "-leaves" cases take q, k, v as separate B×N×H×D leaves (no fused QKV
+buffer, whose split's backward is a copy in any attention) and the output
+gradient as the B×N×H×D view of O: they pass only if forward + backward is
+one forward launch, the backward plan's three kernels and no copy kernel at
+all (the backward reads O, dO with their strides and writes dQ, dK, dV in
+q, k, v's layout).
 """
 import argparse
 import json
@@ -51,17 +58,29 @@ def main(argv=None):
     ft.use_library(lib)
     sdpa = ft.scaled_dot_product_attention
     results = []
-    for name, (b, n, hq, hkv, d) in (("gpt2", (4, 512, 12, 12, 64)),
-                                     ("llama", (4, 512, 8, 2, 128))):
+    cases = []
+    for name, shape in (("gpt2", (4, 512, 12, 12, 64)), ("llama", (4, 512, 8, 2, 128))):
+        cases += [(name, shape, False), (name + "-leaves", shape, True)]
+    for name, (b, n, hq, hkv, d), separate in cases:
         gen = torch.Generator(device="cuda").manual_seed(7)
-        width = (hq + 2 * hkv) * d
-        qkv = torch.randn(b, n, width, device="cuda", dtype=torch.bfloat16, generator=gen)
-        qkv.requires_grad_(True)
+        if separate:
+            leaves = [torch.randn(b, n, h, d, device="cuda", dtype=torch.bfloat16,
+                                  generator=gen).requires_grad_(True) for h in (hq, hkv, hkv)]
 
-        def views(t):
-            q, k, v = t.split([hq * d, hkv * d, hkv * d], dim=2)
-            return (q.view(b, n, hq, d).transpose(1, 2), k.view(b, n, hkv, d).transpose(1, 2),
-                    v.view(b, n, hkv, d).transpose(1, 2))
+            def views(_):
+                return tuple(t.transpose(1, 2) for t in leaves)
+            qkv = None
+        else:
+            width = (hq + 2 * hkv) * d
+            qkv = torch.randn(b, n, width, device="cuda", dtype=torch.bfloat16, generator=gen)
+            qkv.requires_grad_(True)
+            leaves = [qkv]
+
+            def views(t):
+                q, k, v = t.split([hq * d, hkv * d, hkv * d], dim=2)
+                return (q.view(b, n, hq, d).transpose(1, 2),
+                        k.view(b, n, hkv, d).transpose(1, 2),
+                        v.view(b, n, hkv, d).transpose(1, 2))
 
         def forward():
             with torch.no_grad():
@@ -74,7 +93,8 @@ def main(argv=None):
             q, k, v = views(qkv)
             o = sdpa(q, k, v, is_causal=True, enable_gqa=hq != hkv)
             o.transpose(1, 2).reshape(b, n, hq * d).backward(grad)
-            qkv.grad = None
+            for t in leaves:
+                t.grad = None
 
         r = {"model": name, "shape": [b, n, hq, hkv, d], "label": args.label}
         try:
@@ -92,6 +112,9 @@ def main(argv=None):
                 "out_bnhd": bool(forward().transpose(1, 2).is_contiguous()),
             })
             r["pass"] = r["forward_flash_launches"] == 1 and not copies and r["out_bnhd"]
+            if separate:
+                r["pass"] = (r["pass"] and r["fwd_bwd_copy_launches"] == 0
+                             and r["fwd_bwd_flash_launches"] == 4)
         except Exception as e:  # recorded, not raised
             r.update({"pass": False, "error": f"{type(e).__name__}: {str(e)[:400]}"})
         results.append(r)

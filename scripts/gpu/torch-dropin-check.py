@@ -33,7 +33,8 @@ bundles). Each check is recorded, pass or fail, with its numbers:
   (the first forward + backward capture of a process fails whichever
   attention it holds; its outcome is recorded with each case, not counted).
 - torch.compile(fullgraph=True): forward and backward of a function around
-  the drop-in against eager.
+  the drop-in against eager; and of one on B×N×H×D leaves (GQA), its
+  gradients against the f32 reference with the criterion.
 Exit status 0 only if every check passed.
 """
 import argparse
@@ -557,6 +558,39 @@ def check_compile(results, sdpa):
         r["grad_max"] = float(ge.float().abs().max())
         r["pass"] = abs(float(loss_c) - float(loss_e)) <= 1e-2 * abs(float(loss_e)) and \
             r["grad_max_diff"] <= 1e-2 * r["grad_max"] + 1e-3
+    except Exception as e:
+        r.update({"pass": False, "error": f"{type(e).__name__}: {str(e)[:600]}"})
+    results.append(r)
+    # B×N×H×D leaves (dense views: the custom op's gradients are in their
+    # layout, as its fake says), GQA, against eager and the f32 reference.
+    r = {"check": "torch.compile(fullgraph=True): B×N×H×D leaves, gradients vs eager and f32"}
+    try:
+        def g(q, k, v):
+            o = sdpa(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True,
+                     enable_gqa=True)
+            return o.transpose(1, 2)
+
+        gen = torch.Generator(device="cuda").manual_seed(37)
+        shape = (2, 8, 2, 300, 300)
+        (_, _, _), leaves = make(shape, 64, torch.bfloat16, "bnhd", gen, True)
+        do = torch.randn(2, 300, 8, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
+        compiled = torch.compile(g, fullgraph=True)
+        grads_c = torch.autograd.grad(compiled(*leaves), leaves, do)
+        grads_e = torch.autograd.grad(g(*leaves), leaves, do)
+        refs = {}
+        for name, dt in (("f32", torch.float32), ("same", torch.bfloat16)):
+            ls = [t.detach().to(dt).requires_grad_() for t in leaves]
+            ro = reference(*(t.transpose(1, 2) for t in ls), True, "top_left", 0.125, dt)
+            refs[name] = torch.autograd.grad(ro, ls, do.transpose(1, 2).to(dt))
+        ok, numbers = True, {}
+        for name, gc, ge, g32, gs in zip(("dq", "dk", "dv"), grads_c, grads_e, refs["f32"],
+                                         refs["same"]):
+            p, numbers[name] = criterion(gc, g32, gs)
+            numbers[name]["max_diff_vs_eager"] = float((gc.float() - ge.float()).abs().max())
+            ok &= p  # (dQ's reductions are unordered: not bitwise eager's)
+        r["grad_strides"] = [list(t.stride()) for t in grads_c]
+        r["leaf_strides"] = [list(t.stride()) for t in leaves]
+        r["pass"], r["numbers"] = ok, numbers
     except Exception as e:
         r.update({"pass": False, "error": f"{type(e).__name__}: {str(e)[:600]}"})
     results.append(r)

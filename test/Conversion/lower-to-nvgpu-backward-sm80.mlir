@@ -18,9 +18,9 @@
 // CHECK-SAME: arch = "sm_80"
 // CHECK-SAME: deterministic = false
 // CHECK-SAME: kernel = "gqa_causal"
-// CHECK-SAME: launches = [{args = ["o:ptr", "dout:ptr", "lse:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "B:i32", "Hq:i32", "Nq:i32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "gqa_causal_preprocess", threads = 128 : i64}
+// CHECK-SAME: launches = [{args = ["o:ptr", "dout:ptr", "lse:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "B:i32", "Hq:i32", "Nq:i32", "o_stride0:i32", "o_stride1:i32", "o_stride2:i32", "dout_stride0:i32", "dout_stride1:i32", "dout_stride2:i32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "gqa_causal_preprocess", threads = 128 : i64}
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "dout:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "dk:ptr", "dv:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"], dynamic_shared_memory = 58368 : i64, grid = ["Hkv", "ceildiv(Nk, 64)", "B"], kernel = "gqa_causal", threads = 128 : i64}
-// CHECK-SAME: {args = ["dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32", "scale:f32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "gqa_causal_convert", threads = 128 : i64}]
+// CHECK-SAME: {args = ["dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32", "scale:f32", "dq_stride0:i32", "dq_stride1:i32", "dq_stride2:i32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "gqa_causal_convert", threads = 128 : i64}]
 // CHECK-SAME: op = "attention_backward"
 // CHECK-SAME: workspaces = [{bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "lse_log2"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "delta"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*64*4", name = "dq_accum"}]
 // CHECK-NOT: func.func @gqa_causal
@@ -28,8 +28,17 @@
 
 // 1. preprocess: Δ = rowsum(dO∘O) from 16-byte loads, reduced over the
 // row's 8 lanes; shift = LSE·log2(e), +inf where LSE = -inf or past Nq;
-// the dQ accumulator zeroed.
+// the dQ accumulator zeroed. O and dO are read with the strides the plan
+// passes (elements of B, H, N): batch·stride0 + head·stride1 + row·stride2.
 // CHECK-LABEL: gpu.func @gqa_causal_preprocess(
+// CHECK-SAME: %[[OB:arg9]]: i32, %[[OH:arg10]]: i32, %[[ON:arg11]]: i32, %[[DB:arg12]]: i32, %[[DH:arg13]]: i32, %[[DN:arg14]]: i32)
+// CHECK-DAG: arith.muli %{{.+}}, %[[OB]] : i32
+// CHECK-DAG: arith.muli %{{.+}}, %[[OH]] : i32
+// CHECK-DAG: arith.muli %{{.+}}, %[[DB]] : i32
+// CHECK-DAG: arith.muli %{{.+}}, %[[DH]] : i32
+// CHECK-DAG: arith.muli %{{.+}}, %[[DN]] : i32
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<1099511627776xbf16, 1>, vector<8xbf16>
+// CHECK: arith.muli %{{.+}}, %[[ON]] : i32
 // CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<1099511627776xbf16, 1>, vector<8xbf16>
 // CHECK: arith.mulf {{.*}} : vector<8xf32>
 // CHECK: vector.reduction <add>
@@ -82,8 +91,13 @@
 // CHECK: gpu.return
 
 // 3. convert: dQ = scale·dQaccum in bf16, rows below Nq, the two 4-float
-// halves of a row's 8 columns from fragment order interleaved.
+// halves of a row's 8 columns from fragment order interleaved; dQ written
+// with its strides (dq_stride0..2).
 // CHECK-LABEL: gpu.func @gqa_causal_convert(
+// CHECK-SAME: %[[QB:arg6]]: i32, %[[QH:arg7]]: i32, %[[QN:arg8]]: i32)
+// CHECK-DAG: arith.muli %{{.+}}, %[[QB]] : i32
+// CHECK-DAG: arith.muli %{{.+}}, %[[QH]] : i32
+// CHECK: arith.muli %{{.+}}, %[[QN]] : i32
 // CHECK: vector.load {{.*}} : memref<1099511627776xf32, 1>, vector<4xf32>
 // CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 4, 1, 5, 2, 6, 3, 7] : vector<4xf32>, vector<4xf32>
 // CHECK: arith.truncf {{.*}} : vector<8xf32> to vector<8xbf16>

@@ -29,11 +29,11 @@ func.func @bwd_det(%q: tensor<1x4x1000x128xbf16>, %k: tensor<1x2x777x128xbf16>, 
 // preprocess and the main kernel, the convert unchanged.
 // CHECK: module attributes {flash.kernels = [{arch = "sm_90a"
 // CHECK-SAME: deterministic = true
-// CHECK-SAME: launches = [{args = ["o:ptr", "dout:ptr", "lse:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "dq_semaphore:ptr", "B:i32", "Hq:i32", "Nq:i32"]
+// CHECK-SAME: launches = [{args = ["o:ptr", "dout:ptr", "lse:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "dq_semaphore:ptr", "B:i32", "Hq:i32", "Nq:i32", "o_stride0:i32", "o_stride1:i32", "o_stride2:i32", "dout_stride0:i32", "dout_stride1:i32", "dout_stride2:i32"]
 // CHECK-SAME: kernel = "bwd_det_preprocess"
 // CHECK-SAME: {args = ["q:tensormap", "k:tensormap", "v:tensormap", "dout:tensormap", "dk:tensormap", "dv:tensormap", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "dq_semaphore:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"]
 // CHECK-SAME: grid = ["ceildiv(Nk, 128)", "Hkv", "B"], kernel = "bwd_det"
-// CHECK-SAME: {args = ["dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32", "scale:f32"]
+// CHECK-SAME: {args = ["dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32", "scale:f32", "dq_stride0:i32", "dq_stride1:i32", "dq_stride2:i32"]
 // CHECK-SAME: kernel = "bwd_det_convert"
 // CHECK-SAME: workspaces = [{bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "lse_log2"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "delta"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*128*4", name = "dq_accum"}, {bytes = "B*Hq*ceildiv(Nq, 128)*2*4", name = "dq_semaphore"}]
 // Preprocess: the f32 accumulator zeroed, then threads 0 and 1 zero the row

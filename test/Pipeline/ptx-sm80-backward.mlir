@@ -4,11 +4,12 @@
 // configuration the bundles ship (bf16/f16 × D 64/128/256 × causal or not ×
 // the plan with atomics on 8 warps, block_q 128 at D = 64 and 64 at D = 128, or
 // the deterministic one on 4 warps; at D = 256 two warps per 16 K/V rows,
-// block_kv = 8·warps, and block_q 32), assembled by ptxas -v for sm_80 and for
-// sm_90 (the cubin an H100/H200 runs) with no spill stores, spill loads or
-// stack frame in any kernel; and the atomic plan on 4 warps (a variant,
-// compile --backward-warps 4) for sm_80 (its sm_90 cubin at D = 128 spills
-// 28 bytes: not shipped).
+// block_kv = 8·warps, and block_q 64 with one stage (the deterministic plan:
+// 32 with two)), assembled by ptxas -v for sm_80 and for sm_90 (the cubin an
+// H100/H200 runs) with no spill stores, spill loads or stack frame in any
+// kernel; and, for sm_80, the atomic plan on 4 warps (a variant, compile
+// --backward-warps 4; its sm_90 cubin at D = 128 spills 28 bytes: not
+// shipped) and the D = 256 atomic plan's earlier 32×64 tiles with two stages.
 
 // RUN: rm -rf %t && split-file %s %t
 // RUN: flash-opt %t/shipped.mlir --flash-to-ptx="arch=sm_80 bundle-dir=%t/shipped cubin-archs=sm_80,sm_90" -o /dev/null
@@ -17,6 +18,7 @@
 // RUN: FileCheck %s --check-prefix=PLAN < %t/shipped/bwd_bf16_d128_causal.json
 // RUN: FileCheck %s --check-prefix=PLAN256 < %t/shipped/bwd_bf16_d256.json
 // RUN: FileCheck %s --check-prefix=PLAN256DET < %t/shipped/bwd_f16_d256_causal_det.json
+// RUN: FileCheck %s --check-prefix=PLAN256-BQ32 < %t/variant/bwd_bf16_d256_bq32.json
 // RUN: cat %t/shipped/*.json %t/variant/*.json | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/shipped/*.json | grep -c '"spill_stores": 0' | FileCheck %s --check-prefix=COUNT
 // RUN: cat %t/variant/*.json | grep -c '"spill_stores": 0' | FileCheck %s --check-prefix=COUNT-VARIANT
@@ -60,19 +62,28 @@
 // PLAN-NEXT: "Hq",
 
 // D = 256: two warps per 16 K/V rows (8 warps, 64 keys a block), Q tiles of
-// 32 rows; shared memory within an A100's 163 KB: K, V, two stages of Q and
-// dO, the exchange tile of Pᵀ and dSᵀ (rows of 64 elements), shift and Δ,
-// and Pᵀ in f32 from the Sᵀ warps to the dPᵀ warps (2·(2·64·256 + 4·32·256 +
-// 64·64) + 16·32 + 4·64·32 bytes); the deterministic plan's main kernel (4
-// warps, 32 keys) and its dQ kernel (Q, dO of 64 rows, two stages of K and V
-// of 32 rows).
+// 64 rows with one stage; shared memory within an A100's 163 KB (166,912
+// bytes): K, V, one stage of Q and dO, the exchange tile of Pᵀ and dSᵀ (rows
+// of 128 elements), shift and Δ, and Pᵀ in f32 from the Sᵀ warps to the dPᵀ
+// warps (2·(2·64·256 + 2·64·256 + 64·128) + 8·64 + 4·64·64 = 164,352
+// bytes). The variant with Q tiles of 32 rows and two stages (the form
+// before): 2·(2·64·256 + 4·32·256 + 64·64) + 16·32 + 4·64·32 = 147,968. The
+// deterministic plan's main kernel (4 warps, 32 keys, 32-row Q tiles, two
+// stages) and its dQ kernel (Q, dO of 64 rows, two stages of K and V of 32
+// rows).
 // PLAN256: "name": "bwd_bf16_d256_preprocess"
 // PLAN256: "block": [
 // PLAN256-NEXT: 256,
 // PLAN256: "block_kv": 64,
-// PLAN256-NEXT: "block_q": 32,
-// PLAN256: "dynamic_shared_memory": 147968,
+// PLAN256-NEXT: "block_q": 64,
+// PLAN256: "stages": 1,
+// PLAN256: "dynamic_shared_memory": 164352,
 // PLAN256: "name": "bwd_bf16_d256"{{$}}
+// PLAN256-BQ32: "block_kv": 64,
+// PLAN256-BQ32-NEXT: "block_q": 32,
+// PLAN256-BQ32: "stages": 2,
+// PLAN256-BQ32: "dynamic_shared_memory": 147968,
+// PLAN256-BQ32: "name": "bwd_bf16_d256_bq32"{{$}}
 // PLAN256DET: "name": "bwd_f16_d256_causal_det_preprocess"
 // PLAN256DET: "dynamic_shared_memory": 107008,
 // PLAN256DET: "name": "bwd_f16_d256_causal_det"{{$}}
@@ -84,7 +95,7 @@
 // NOSPILL-NOT: "stack_frame": {{[1-9]}}
 // 24 bundles × 3 kernels × 2 cubins.
 // COUNT: 144
-// COUNT-VARIANT: 3
+// COUNT-VARIANT: 6
 
 //--- shipped.mlir
 func.func @bwd_bf16_d64(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>, %o: tensor<2x8x1000x64xbf16>, %do: tensor<2x8x1000x64xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
@@ -287,7 +298,7 @@ func.func @bwd_bf16_d256(%q: tensor<2x8x1000x256xbf16>, %k: tensor<2x2x1000x256x
   %dk0 = tensor.empty() : tensor<2x2x1000x256xbf16>
   %dv0 = tensor.empty() : tensor<2x2x1000x256xbf16>
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>) {
-  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 64, stages = 2, warps = 8>>}
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 1, warps = 8>>}
   return %dq, %dk, %dv : tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>
 }
 
@@ -311,7 +322,7 @@ func.func @bwd_bf16_d256_causal(%q: tensor<2x8x1000x256xbf16>, %k: tensor<2x2x10
   %dk0 = tensor.empty() : tensor<2x2x1000x256xbf16>
   %dv0 = tensor.empty() : tensor<2x2x1000x256xbf16>
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>) {
-  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = true, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 64, stages = 2, warps = 8>>}
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = true, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 1, warps = 8>>}
   return %dq, %dk, %dv : tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>
 }
 
@@ -335,7 +346,7 @@ func.func @bwd_f16_d256(%q: tensor<2x8x1000x256xf16>, %k: tensor<2x2x1000x256xf1
   %dk0 = tensor.empty() : tensor<2x2x1000x256xf16>
   %dv0 = tensor.empty() : tensor<2x2x1000x256xf16>
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>) {
-  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 64, stages = 2, warps = 8>>}
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 1, warps = 8>>}
   return %dq, %dk, %dv : tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>
 }
 
@@ -359,7 +370,7 @@ func.func @bwd_f16_d256_causal(%q: tensor<2x8x1000x256xf16>, %k: tensor<2x2x1000
   %dk0 = tensor.empty() : tensor<2x2x1000x256xf16>
   %dv0 = tensor.empty() : tensor<2x2x1000x256xf16>
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>) {
-  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = true, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 64, stages = 2, warps = 8>>}
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = f16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = true, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 1, warps = 8>>}
   return %dq, %dk, %dv : tensor<2x8x1000x256xf16>, tensor<2x2x1000x256xf16>, tensor<2x2x1000x256xf16>
 }
 
@@ -386,4 +397,16 @@ func.func @bwd_bf16_d128_causal_w4(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2
   %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>) {
   } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 128, value_dim = 128, causal = true, lse = false, scale = 1.250000e-01 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 64, stages = 2, warps = 4>>}
   return %dq, %dk, %dv : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16>
+}
+
+func.func @bwd_bf16_d256_bq32(%q: tensor<2x8x1000x256xbf16>, %k: tensor<2x2x1000x256xbf16>, %v: tensor<2x2x1000x256xbf16>, %o: tensor<2x8x1000x256xbf16>, %do: tensor<2x8x1000x256xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>) {
+  %d0 = tensor.empty() : tensor<2x8x1000xf32>
+  %delta = scf.forall (%b, %h) in (2, 8) shared_outs(%acc = %d0) -> (tensor<2x8x1000xf32>) {
+  } {flash.stage = "preprocess"}
+  %dq0 = tensor.empty() : tensor<2x8x1000x256xbf16>
+  %dk0 = tensor.empty() : tensor<2x2x1000x256xbf16>
+  %dv0 = tensor.empty() : tensor<2x2x1000x256xbf16>
+  %dq, %dk, %dv = scf.forall (%b, %h, %j) in (2, 2, 16) shared_outs(%a = %dq0, %c = %dk0, %e = %dv0) -> (tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>) {
+  } {flash.kernel = #flash.kernel<kind = backward, element_type = bf16, batch = 2, q_heads = 8, kv_heads = 2, seq_q = 1000, seq_kv = 1000, head_dim = 256, value_dim = 256, causal = false, lse = false, scale = 6.250000e-02 : f32, schedule = #flash.schedule<arch = "sm_80", block_q = 32, block_kv = 64, stages = 2, warps = 8>>}
+  return %dq, %dk, %dv : tensor<2x8x1000x256xbf16>, tensor<2x2x1000x256xbf16>, tensor<2x2x1000x256xbf16>
 }

@@ -225,10 +225,13 @@ class BackwardSpec:
 
     @property
     def block_q(self) -> int:
-        """Rows of the Q tiles the main kernel visits: 64; 32 at D=256 on
-        sm_80, where Q and dO double-buffered beside K and V of 64 keys then
-        take 131,072 bytes of shared memory (147,968 with the kernel's
-        exchange tiles; 64 rows: 197 KB, beyond an A100's 163 KB)."""
+        """Rows of the Q tiles the main kernel visits where the warps are
+        asked for (the deterministic plan, --backward-warps) or flash-tile
+        does not take the op: 64; 32 at D=256 on sm_80, where Q and dO
+        double-buffered beside K and V of 64 keys then take 131,072 bytes of
+        shared memory (147,968 with the kernel's exchange tiles; 64 rows:
+        197 KB, beyond an A100's 163 KB). The target model's own choice for
+        the atomic plan at D=256 is 64 rows with one stage."""
         return 32 if self.arch == "sm_80" and self.head_dim == 256 else 64
 
     @property
@@ -320,8 +323,10 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
     # the op yet gets the backward's L1 written here (64-row Q tiles).
     warps = spec.warps or (spec.default_warps
                            if spec.deterministic and spec.arch == "sm_80" else 0)
-    overrides = ([f"warps={warps}", f"block-kv={spec.block_kv}", f"block-q={spec.block_q}"]
-                 if warps else [])
+    # (Two stages with the tiles asked for: the model's own stages belong to
+    # its tiles, one at D = 256's 64×64 on sm_80.)
+    overrides = ([f"warps={warps}", f"block-kv={spec.block_kv}", f"block-q={spec.block_q}",
+                  "stages=2"] if warps else [])
     attempts = [(spec.op_source(), options + overrides), (spec.source(), options)]
     src = os.path.join(out_dir, spec.name + ".mlir")
     for attempt, (text, pipeline_options) in enumerate(attempts):

@@ -61,18 +61,53 @@ class Bundle:
 
     @property
     def strided_tensors(self) -> frozenset:
-        """Names of the plan's tensors that only tensor maps read or write: a
-        call may pass them strided (innermost dimension contiguous), the
-        runtime's maps carry the strides. Tensors a kernel addresses itself
-        (every sm_80 kernel's) must be contiguous."""
+        """Names of the plan's tensors that only tensor maps and pointers
+        with strides read or write: a call may pass them strided (innermost
+        dimension contiguous), the runtime's maps or the kernels' stride
+        arguments (`o_stride0..2`: the backward's preprocess and convert)
+        carry the strides. Tensors a kernel addresses from the shapes (the
+        sm_80 forward's and main kernels') must be contiguous. The runtime's
+        rule (TensorSpec::stridedOk)."""
         names = getattr(self, "_strided", None)
         if names is None:
-            mapped, pointer = set(), set()
+            ranks = {t["name"]: len(t["shape"]) for t in self.plan.get("tensors", [])}
+            reached, fixed = set(), set()
             for kernel in self.plan.get("kernels", []):
+                values = {arg.get("value") for arg in kernel.get("args", [])
+                          if arg.get("type") == "i32"}
                 for arg in kernel.get("args", []):
-                    if arg.get("tensor"):
-                        (mapped if arg.get("type") == "tensormap" else pointer).add(arg["tensor"])
-            names = self._strided = frozenset(mapped - pointer)
+                    name = arg.get("tensor")
+                    if not name:
+                        continue
+                    reached.add(name)
+                    if arg.get("type") == "ptr" and not all(
+                            f"{name}_stride{d}" in values for d in range(ranks.get(name, 1) - 1)):
+                        fixed.add(name)
+            names = self._strided = frozenset(reached - fixed)
+        return names
+
+    @property
+    def mapped_tensors(self) -> frozenset:
+        """Names of the plan's tensors some tensor map reads or writes."""
+        names = getattr(self, "_mapped", None)
+        if names is None:
+            names = self._mapped = frozenset(
+                arg["tensor"] for kernel in self.plan.get("kernels", [])
+                for arg in kernel.get("args", []) if arg.get("type") == "tensormap")
+        return names
+
+    @property
+    def pointer_strided_tensors(self) -> frozenset:
+        """Of strided_tensors, those a kernel addresses through a pointer
+        and its strides (i32 element offsets, 16-byte accesses): a strided
+        call must be 16-byte aligned with 16-byte stride multiples and span
+        fewer than 2^31 elements (the runtime checks it)."""
+        names = getattr(self, "_pointer_strided", None)
+        if names is None:
+            names = self._pointer_strided = frozenset(
+                arg["tensor"] for kernel in self.plan.get("kernels", [])
+                for arg in kernel.get("args", [])
+                if arg.get("type") == "ptr" and arg.get("tensor") in self.strided_tensors)
         return names
 
     @property
@@ -265,24 +300,27 @@ class _PreparedBackward(_PreparedCall):
     v, o, dout, lse) only allocates dq, dk, dv like q, k, v, writes the nine
     addresses into its described call and launches the plan's kernels (the
     backward of every layer of a model is such a call after the first).
-    `strided` (a batch-maps plan's call on strided q, k, v, whose strides
-    the signature holds): dQ contiguous (the convert kernel writes it
-    through addresses), dK, dV like k, v (written through tensor maps)."""
+    A call on strided tensors the plan took as they are (the signature
+    holds their strides): `like` says per gradient whether it is allocated
+    like q, k, v (empty_like: the plan writes it with its strides) or
+    contiguous."""
 
-    def __init__(self, bundle: "Bundle", args: "capi.AttentionArgs", device, strided=False):
+    def __init__(self, bundle: "Bundle", args: "capi.AttentionArgs", device,
+                 like=(True, True, True)):
         super().__init__(bundle, args, ("q", "k", "v", "o", "dout", "lse"), 0, None, False,
                          device)
         words = self._ADDRESS_WORD
         self._grad_words = (words["dq"], words["dk"], words["dv"])
-        self._strided = strided
+        self._like = tuple(like)
 
     def __call__(self, q, k, v, o, do, lse):
         args, words, ref = self._call_args()
-        if self._strided:
-            grads = (self._empty(q.shape, dtype=q.dtype, device=q.device),
-                     self._empty_like(k), self._empty_like(v))
-        else:
+        if self._like == (True, True, True):
             grads = (self._empty_like(q), self._empty_like(k), self._empty_like(v))
+        else:
+            grads = tuple(self._empty_like(t) if keep else
+                          self._empty(t.shape, dtype=t.dtype, device=t.device)
+                          for t, keep in zip((q, k, v), self._like))
         for word, t in zip(self._input_words, (q, k, v, o, do, lse)):
             words[word] = t.data_ptr()
         for word, t in zip(self._grad_words, grads):
@@ -349,6 +387,65 @@ def _map_layout(t) -> bool:
         return False
     size = t.element_size()
     return all(t.shape[i] == 1 or (t.stride(i) * size) % 16 == 0 for i in range(t.dim() - 1))
+
+
+def _contiguous_all(*tensors):
+    """The tensors, contiguous (copies for the backward's kernels of strided
+    tensors its plan cannot take): a contiguous one as it is; those that need a
+    copy and share a shape, dtype and device copied by ONE torch.stack (one
+    op and one copy kernel instead of one ``contiguous()`` each: the host
+    time of a training step's backward, which is host-bound; a GPT-2 layer's
+    q, k, v (B×N×H×D views of its fused QKV projection), O and dO are five
+    strided tensors of one shape, a Llama layer's q, O, dO and k, v two
+    groups). Same values as ``contiguous()``."""
+    out = list(tensors)
+    groups = {}
+    for i, t in enumerate(tensors):
+        if not t.is_contiguous():
+            groups.setdefault((t.shape, t.dtype, t.device), []).append(i)
+    if not groups:
+        return out
+    import torch
+    for indices in groups.values():
+        if len(indices) == 1:
+            out[indices[0]] = tensors[indices[0]].contiguous()
+            continue
+        for i, part in zip(indices, torch.stack([tensors[i] for i in indices]).unbind(0)):
+            # stack's result is contiguous for these inputs (its memory
+            # format is contiguous for 5-D stacks of B×H×N×D tensors).
+            out[i] = part if part.is_contiguous() else part.contiguous()
+    return out
+
+
+def _takes_strided(bundle: Bundle, name: str, t) -> bool:
+    """Whether `bundle`'s plan takes tensor `name` (`t`) as it is: contiguous,
+    or strided where only tensor maps (rank 4, or rank 3 with B and H
+    merged) and pointers with strides (i32 element offsets: fewer than 2^31
+    elements spanned) reach it, 16-byte aligned."""
+    if t.is_contiguous():
+        return True
+    if name not in bundle.strided_tensors or not _map_layout(t):
+        return False
+    if name in bundle.pointer_strided_tensors and _span(t) >= 2 ** 31:
+        return False
+    return bundle.batch_maps or _heads_merge(t) or name not in bundle.mapped_tensors
+
+
+def _span(t) -> int:
+    """Elements from t's first to its last (the kernels' i32 offsets)."""
+    return 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride())) if t.numel() else 0
+
+
+def _gradient(bundle: Bundle, name: str, like):
+    """Gradient `name` (dq, dk, dv) of `like` (q, k, v) and whether it is
+    empty_like(like): in like's layout where the plan writes it with its
+    strides and that layout suits it (dQ: the convert kernel; dK, dV: maps),
+    else contiguous."""
+    import torch
+    t = torch.empty_like(like)
+    if t.is_contiguous() or _takes_strided(bundle, name, t):
+        return t, True
+    return torch.empty(like.shape, dtype=like.dtype, device=like.device), False
 
 
 def _heads_merge(t) -> bool:
@@ -758,17 +855,19 @@ class KernelLibrary:
             # the first): only the gradients' allocation and the launch.
             signature = self._signature("attention_backward", (q, k, v, o, do, lse),
                                         causal, scale, deterministic)
-            if signature is not None and o.is_contiguous() and do.is_contiguous() and \
-                    lse.is_contiguous():
-                if q.is_contiguous() and k.is_contiguous() and v.is_contiguous():
+            if signature is not None and lse.is_contiguous():
+                if (q.is_contiguous() and k.is_contiguous() and v.is_contiguous()
+                        and o.is_contiguous() and do.is_contiguous()):
                     prepared = self._prepared.get(signature)
                     if prepared is not None:
                         return prepared(q, k, v, o, do, lse)
-                else:  # strided q, k, v (a batch-maps plan), 16-byte aligned
-                    signature = (signature, q.stride(), k.stride(), v.stride())
+                else:  # strided tensors the plan took as they are, 16-byte aligned
+                    signature = (signature, q.stride(), k.stride(), v.stride(), o.stride(),
+                                 do.stride())
                     prepared = self._prepared.get(signature)
                     if prepared is not None and not (
-                            (q.data_ptr() | k.data_ptr() | v.data_ptr()) & 15):
+                            (q.data_ptr() | k.data_ptr() | v.data_ptr() | o.data_ptr()
+                             | do.data_ptr()) & 15):
                         return prepared(q, k, v, o, do, lse)
         import torch
         named = (("q", q), ("k", k), ("v", v), ("o", o), ("do", do), ("lse", lse))
@@ -801,46 +900,43 @@ class KernelLibrary:
                              f"{tuple(o.shape)} and {tuple(do.shape)}")
         bundle = bundle or self.find_backward(dtype, d, causal, max(nq, nk),
                                               self._capability(q.device), deterministic)
-        # Strided tensors: q, k, v where the plan reads them only through
-        # tensor maps of rank 4 (--batch-maps: any strides, innermost
-        # contiguous, 16-byte multiples) or of rank 3 with B and H merged;
-        # the rest (o, dO: the preprocess reads them through addresses; LSE)
-        # contiguous.
-        mapped = bundle.strided_tensors
-        strided = False
-        for name, t in named:
-            if t.is_contiguous():
-                continue
-            plan_name = "dout" if name == "do" else name
-            if not (plan_name in mapped and name in ("q", "k", "v") and _map_layout(t)
-                    and (bundle.batch_maps or _heads_merge(t))):
-                raise ValueError(f"{name} must be contiguous (row-major) for plan "
-                                 f"{bundle.name}" + (" (its kernels read it through "
-                                                     "addresses)" if plan_name not in mapped
-                                                     else ""))
-            strided = True
+        # Strided tensors are taken as they are where the plan's kernels
+        # read them through tensor maps (rank 4 with --batch-maps: any
+        # strides, innermost contiguous, 16-byte multiples; rank 3: B and H
+        # merged) or through pointers and their strides (O and dO: the
+        # preprocess); others (the sm_80 main kernel's q, k, v, dO; LSE) are
+        # copied contiguous. The gradients are written in q, k, v's layout
+        # (empty_like) where the plan writes them so (dQ: the convert
+        # kernel's strides; dK, dV: maps), else contiguous.
+        given = (q, k, v, o, do, lse)
+        taken = [_takes_strided(bundle, plan_name, t) for plan_name, t in
+                 (("q", q), ("k", k), ("v", v), ("o", o), ("dout", do))] + [False]
+        if not all(taken[:5]) or not lse.is_contiguous():
+            copies = _contiguous_all(*(t for t, keep in zip(given, taken) if not keep))
+            copies.reverse()
+            q, k, v, o, do, lse = (t if keep else copies.pop()
+                                   for t, keep in zip(given, taken))
+        copied = any(a is not b for a, b in zip(given, (q, k, v, o, do, lse)))
+        strided = not all(t.is_contiguous() for t in (q, k, v, o, do))
+        if copied:
+            signature = None  # copies: not a call to prepare
         if strided and signature is not None and (
-                (q.data_ptr() | k.data_ptr() | v.data_ptr()) & 15):
+                (q.data_ptr() | k.data_ptr() | v.data_ptr() | o.data_ptr() | do.data_ptr())
+                & 15):
             signature = None
         scale = _checked_scale(scale, d)
-        if out is None and strided:
-            # dQ contiguous (the convert kernel writes it through
-            # addresses); dK, dV in k, v's layout where maps write them.
-            dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
-            dk, dv = (torch.empty_like(t) if (name in mapped and _map_layout(t))
-                      else torch.empty(t.shape, dtype=t.dtype, device=t.device)
-                      for name, t in (("dk", k), ("dv", v)))
-            if not all(t.is_contiguous() or _map_layout(t) for t in (dk, dv)):
-                dk = torch.empty(k.shape, dtype=k.dtype, device=k.device)
-                dv = torch.empty(v.shape, dtype=v.dtype, device=v.device)
-            if signature is not None and (dk.stride() != torch.empty_like(k).stride() or
-                                          dv.stride() != torch.empty_like(v).stride()):
-                signature = None  # not allocated as the prepared call does
+        if out is None:
+            # In the caller's q, k, v layout (given: before any copy), where
+            # the plan can write it so (sm_80's convert writes dQ in the
+            # layout of q even where it copies q for its main kernel).
+            (dq, dk, dv), like = zip(*(_gradient(bundle, name, t)
+                                       for name, t in (("dq", given[0]), ("dk", given[1]),
+                                                       ("dv", given[2]))))
         else:
-            dq, dk, dv = (_output_like(t, like, name, like_name)
-                          for t, like, name, like_name in
-                          zip(out if out is not None else (None, None, None), (q, k, v),
-                              ("dq", "dk", "dv"), ("q", "k", "v")))
+            like = (False, False, False)
+            dq, dk, dv = (_output_like(t, like_t, name, like_name)
+                          for t, like_t, name, like_name in
+                          zip(out, (q, k, v), ("dq", "dk", "dv"), ("q", "k", "v")))
         # Shapes, GQA and the size limit are the plan's constraints, checked
         # by the runtime.
         tensors = {"q": q, "k": k, "v": v, "o": o, "dout": do, "lse": lse,
@@ -849,7 +945,7 @@ class KernelLibrary:
             bundle.launch_named(tensors, scale, q.device)
         if signature is not None and out is None:
             self._remember(signature, _PreparedBackward(
-                bundle, bundle.named_args(tensors, scale), q.device, strided))
+                bundle, bundle.named_args(tensors, scale), q.device, like))
         return dq, dk, dv
 
 

@@ -39,8 +39,11 @@ the ops dispatch to.
 
 Strided q, k, v (B×N×H×D views, innermost dimension contiguous) reach the
 forward as they are (KernelLibrary.attention: no copy on sm_90a, O in q's
-layout); the backward takes contiguous copies of strided q, k, v, O, dO (one
-op for those of one shape: _contiguous_all).
+layout); the backward (KernelLibrary.attention_backward) takes strided q, k,
+v, O, dO as they are where the plan's kernels carry their strides (sm_90a
+with batch maps: all five) and copies the rest (one op for those of one
+shape: _contiguous_all); the custom op's gradients are in q, k, v's layout
+(empty_like), as its fake says.
 
 Also here:
 
@@ -117,63 +120,9 @@ def _in_layout_of(o, q):
     return o if like.stride() == o.stride() else like.copy_(o)
 
 
-def _contiguous_all(*tensors):
-    """The tensors, contiguous, for the backward's kernels (which take
-    contiguous q, k, v, O, dO): a contiguous one as it is; those that need a
-    copy and share a shape, dtype and device copied by ONE torch.stack (one
-    op and one copy kernel instead of one ``contiguous()`` each: the host
-    time of a training step's backward, which is host-bound; a GPT-2 layer's
-    q, k, v (B×N×H×D views of its fused QKV projection), O and dO are five
-    strided tensors of one shape, a Llama layer's q, O, dO and k, v two
-    groups). Same values as ``contiguous()``."""
-    out = list(tensors)
-    groups = {}
-    for i, t in enumerate(tensors):
-        if not t.is_contiguous():
-            groups.setdefault((t.shape, t.dtype, t.device), []).append(i)
-    if not groups:
-        return out
-    import torch
-    for indices in groups.values():
-        if len(indices) == 1:
-            out[indices[0]] = tensors[indices[0]].contiguous()
-            continue
-        for i, part in zip(indices, torch.stack([tensors[i] for i in indices]).unbind(0)):
-            # stack's result is contiguous for these inputs (its memory
-            # format is contiguous for 5-D stacks of B×H×N×D tensors).
-            out[i] = part if part.is_contiguous() else part.contiguous()
-    return out
-
-
-def _backward_maps(library, q, causal):
-    """Whether the library's backward plan for q's key (bf16/f16, D, causal,
-    q's device, deterministic or not) has batch maps (Bundle.batch_maps), so
-    that attention_backward takes strided q, k, v as they are. Remembered on
-    the library per key; False where the library has no such plan or the
-    question fails (the caller then copies, as before)."""
-    import torch
-    deterministic = torch.are_deterministic_algorithms_enabled()
-    key = (q.dtype, q.shape[-1], causal, q.device, deterministic)
-    memo = getattr(library, "_backward_maps_memo", None)
-    if memo is None:
-        memo = {}
-        try:
-            library._backward_maps_memo = memo
-        except AttributeError:
-            pass
-    found = memo.get(key)
-    if found is None:
-        found = False
-        try:
-            dtype = {torch.bfloat16: "bf16", torch.float16: "f16"}.get(q.dtype)
-            if dtype is not None and hasattr(library, "find_backward"):
-                bundle = library.find_backward(dtype, q.shape[-1], causal, q.shape[-2],
-                                               library._capability(q.device), deterministic)
-                found = bool(getattr(bundle, "batch_maps", False))
-        except Exception:
-            found = False
-        memo[key] = found
-    return found
+# The backward's copies of strided tensors a plan cannot take (one op per
+# shape): KernelLibrary.attention_backward makes them; kept here for callers.
+from flash_mlir.runtime.library import _contiguous_all  # noqa: E402,F401
 
 
 def register_torch_op(library):
@@ -213,16 +162,18 @@ def register_torch_op(library):
                            causal: bool = False, scale: float = 0.0,
                            deterministic: bool = False
                            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        # The backward's kernels take contiguous tensors (copies of strided
-        # ones, one op per shape: _contiguous_all); the gradients are contiguous.
-        q, k, v, o, dout = _contiguous_all(q, k, v, o, dout)
-        return tuple(_TORCH_OP_LIBRARY.attention_backward(
+        # The library takes strided tensors as they are where the plan's
+        # kernels carry their strides and copies the rest (one op per shape);
+        # the gradients are in q, k, v's layout, as the fake says (the
+        # plan's where it writes them so, else copied into it).
+        dq, dk, dv = _TORCH_OP_LIBRARY.attention_backward(
             q, k, v, o, dout, lse, causal=causal, scale=_scale(scale),
-            deterministic=deterministic))
+            deterministic=deterministic)
+        return _in_layout_of(dq, q), _in_layout_of(dk, k), _in_layout_of(dv, v)
 
     @attention_backward.register_fake
     def _(dout, q, k, v, o, lse, causal=False, scale=0.0, deterministic=False):
-        return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)
+        return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
     def setup_context(ctx, inputs, output):
         q, k, v, causal, scale = inputs
@@ -375,15 +326,11 @@ def eager_attention_function():
             if dout is None:
                 return None, None, None, None, None, None
             q, k, v, o, lse = ctx.saved_tensors
-            # The backward's kernels take contiguous tensors (copies of
-            # strided ones, one op per shape: _contiguous_all), as the
-            # custom op's backward; a batch-maps plan (sm_90a, rank-4
-            # tensor maps) takes strided q, k, v as they are and writes dK,
-            # dV in k, v's layout, so only O and dO are copied.
-            if _backward_maps(ctx.library, q, ctx.causal):
-                o, dout = _contiguous_all(o, dout)
-            else:
-                q, k, v, o, dout = _contiguous_all(q, k, v, o, dout)
+            # The library takes strided tensors as they are where the plan's
+            # kernels carry their strides (sm_90a's maps, the preprocess's
+            # and convert's stride arguments) and copies the rest, one op
+            # per shape; gradients in q, k, v's layout where the plan
+            # writes them so, else contiguous (autograd accepts either).
             dq, dk, dv = ctx.library.attention_backward(
                 q, k, v, o, dout, lse, ctx.causal, _scale(ctx.scale),
                 torch.are_deterministic_algorithms_enabled())

@@ -8,12 +8,16 @@
 //             workspaces padded to whole blocks of 128 rows (padding rows:
 //             Δ = 0, shift = +inf, so that they contribute nothing); zeroes
 //             the f32 dQ accumulator (fragment order, BackwardKernel.h).
+//             O and dO are read with the strides the plan passes (elements
+//             of B, H, N: `o_stride0..2`, `dout_stride0..2`), so strided
+//             views (B×N×H×D transposed) need no copy.
 // main        one block per (K/V tile j, kv-head, batch). Warp w owns K/V
 //             rows [16w, 16w + 16) of the tile; K_j and V_j stay in shared
 //             memory, and the block loops over the group's q-heads and, per
 //             head, over the Q tiles (of block_q rows) that see K/V tile j
 //             (VisibleKV.h's visibleQTiles), Q_i, dO_i, shift_i and Δ_i
-//             double-buffered by cp.async. It computes the transposed
+//             double-buffered by cp.async (one stage at D = 256 with 64-row
+//             Q tiles: visit i + 1's load during dQ_i). It computes the transposed
 //             scores, so that Pᵀ and dSᵀ come out in the C layout that is
 //             the A operand of the next MMA (as P is for P·V in the forward):
 //               Sᵀ  = K_j·Q_iᵀ            [mask]
@@ -32,7 +36,8 @@
 //             dSᵀ; Pᵀ and dSᵀ meet in the exchange tile, and after a
 //             barrier each warp multiplies a 32-key × 64-column tile of dV
 //             and dK (128 f32 per thread), A by ldmatrix from that tile.
-// convert     dQ = scale·dQaccum in the element type.
+// convert     dQ = scale·dQaccum in the element type, written with dQ's
+//             strides (`dq_stride0..2`: dQ in q's layout).
 //
 // Deterministic (`deterministic = true`): the main kernel leaves dQ out and
 // a dQ kernel replaces convert: one block per Q tile looping over the K/V
@@ -76,20 +81,25 @@ using namespace mlir::flash::sm80;
 
 /// Elements per row of the main kernel's dSᵀ tile: block_q, at least 64
 /// (8 chunks of 16 bytes, which the swizzle c ^ (r & 7) moves chunks
-/// among; Q tiles of 32 rows leave half of each row unused).
+/// among; Q tiles of 32 rows leave half of each row unused). D = 256 (the
+/// exchange tile): dSᵀ and Pᵀ side by side, 2·block_q (Q tiles of 32 rows:
+/// 64, the same row).
 static int64_t scoresGradRowLength(const KernelConfig &c) {
-  return std::max<int64_t>(c.blockQ, 64);
+  int64_t used = backwardColumnSplit(c) > 1 ? 2 * c.blockQ : c.blockQ;
+  return std::max<int64_t>(used, 64);
 }
 
 int64_t sm80::backwardMainSharedBytes(const KernelConfig &c) {
   int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
-  // K, V; Q and dO double-buffered; dSᵀ; shift and Δ double-buffered (f32).
+  // K, V; Q and dO, `stages` of them (2: double-buffered; 1: the D = 256
+  // form with 64-row Q tiles); dSᵀ; shift and Δ per stage (f32).
   // D = 256 (two warps per 16 K/V rows): Pᵀ in f32 from the warps that
   // compute it to those that form dSᵀ (block_kv × block_q).
   int64_t probsBytes = backwardColumnSplit(c) > 1 ? 4 * c.blockKV * c.blockQ : 0;
-  return elementBytes * (2 * c.blockKV * c.headDim + 4 * c.blockQ * c.headDim +
+  return elementBytes * (2 * c.blockKV * c.headDim +
+                         2 * c.stages * c.blockQ * c.headDim +
                          c.blockKV * scoresGradRowLength(c)) +
-         4 * 4 * c.blockQ + probsBytes;
+         4 * 2 * c.stages * c.blockQ + probsBytes;
 }
 
 int64_t sm80::backwardDQSharedBytes(const KernelConfig &c) {
@@ -137,7 +147,11 @@ SmallVector<BackwardLaunch> sm80::backwardLaunches(const KernelConfig &c) {
                      0};
   if (!c.deterministic)
     pre.args.push_back("dq_accum:ptr");
-  pre.args.append({"B:i32", "Hq:i32", "Nq:i32"});
+  // O and dO are read with their own strides (elements, of dimensions B, H
+  // and N; the innermost is contiguous): strided views need no copy.
+  pre.args.append({"B:i32", "Hq:i32", "Nq:i32", "o_stride0:i32",
+                   "o_stride1:i32", "o_stride2:i32", "dout_stride0:i32",
+                   "dout_stride1:i32", "dout_stride2:i32"});
   out.push_back(pre);
 
   BackwardLaunch main{Role::Main,
@@ -178,7 +192,8 @@ SmallVector<BackwardLaunch> sm80::backwardLaunches(const KernelConfig &c) {
     out.push_back({Role::Convert,
                    c.name + "_convert",
                    {"dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32",
-                    "scale:f32"},
+                    "scale:f32", "dq_stride0:i32", "dq_stride1:i32",
+                    "dq_stride2:i32"},
                    {rowBlocks, "Hq", "B"},
                    128,
                    0});
@@ -465,6 +480,8 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
   Value accumPtr = config.deterministic ? Value() : args[a++];
   Value semaphorePtr = semaphoresPerRowBlock ? args[a++] : Value();
   Value queryHeads = args[a + 1], seqQ = args[a + 2];
+  Value oStrides[3] = {args[a + 3], args[a + 4], args[a + 5]};
+  Value doStrides[3] = {args[a + 6], args[a + 7], args[a + 8]};
 
   Value globalO = buildFlatGlobalMemref(km, oPtr, et);
   Value globalDO = buildFlatGlobalMemref(km, doPtr, et);
@@ -480,6 +497,11 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
   Value head = blockId(gpu::Dimension::y);
   Value batch = blockId(gpu::Dimension::z);
   Value bh = km.add(km.mul(batch, queryHeads), head);
+  // Element offsets of this (batch, head)'s rows in O and dO (i32: the
+  // runtime checks that a strided tensor's elements are addressable so).
+  Value oBase = km.add(km.mul(batch, oStrides[0]), km.mul(head, oStrides[1]));
+  Value doBase =
+      km.add(km.mul(batch, doStrides[0]), km.mul(head, doStrides[1]));
   Value padded = paddedRows(seqQ);
   Value lastRow = km.sub(seqQ, km.i32(1));
   Value posInf = km.f32(std::numeric_limits<double>::infinity());
@@ -494,17 +516,19 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
     Value valid = km.cmp(P::slt, row, seqQ);
     // Rows past Nq read the last row (in bounds) and are discarded.
     Value readRow = km.minsi(row, lastRow);
-    Value rowElement = km.mul(km.add(km.mul(bh, seqQ), readRow), km.i32(D));
-    Value element = km.toIndex(km.add(rowElement, km.mul(rc.chunk, km.i32(8))));
-    auto loadChunk = [&](Value memref) -> Value {
+    Value column = km.mul(rc.chunk, km.i32(8));
+    auto loadChunk = [&](Value memref, Value base, Value rowStride) -> Value {
+      Value element = km.toIndex(
+          km.add(km.add(base, km.mul(readRow, rowStride)), column));
       Value v = vector::LoadOp::create(b, loc, VectorType::get({8}, et),
                                        memref, ValueRange{element},
                                        /*nontemporal=*/false, alignment);
       return arith::ExtFOp::create(b, loc, f32x8, v);
     };
     // Δ = rowsum(dO∘O): 8 products per thread, then over the row's threads.
-    Value products = arith::MulFOp::create(b, loc, loadChunk(globalO),
-                                           loadChunk(globalDO));
+    Value products = arith::MulFOp::create(
+        b, loc, loadChunk(globalO, oBase, oStrides[2]),
+        loadChunk(globalDO, doBase, doStrides[2]));
     Value sum = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
                                             products);
     for (int64_t offset = 1; offset < D / 8; offset *= 2)
@@ -572,6 +596,8 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
   Value globalAccum = buildFlatGlobalMemref(km, args[0], b.getF32Type());
   Value globalDQ = buildFlatGlobalMemref(km, args[1], et);
   Value queryHeads = args[3], seqQ = args[4], scale = args[5];
+  // dQ is written with its own strides (elements, of B, H and N).
+  Value dqStrides[3] = {args[6], args[7], args[8]};
 
   threadCoordinates();
   RowChunks rc = rowChunks();
@@ -579,6 +605,8 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
   Value head = blockId(gpu::Dimension::y);
   Value batch = blockId(gpu::Dimension::z);
   Value bh = km.add(km.mul(batch, queryHeads), head);
+  Value dqBase =
+      km.add(km.mul(batch, dqStrides[0]), km.mul(head, dqStrides[1]));
   auto f32x4 = VectorType::get({4}, b.getF32Type());
   auto f32x8 = VectorType::get({8}, b.getF32Type());
   auto alignment = b.getI64IntegerAttr(16);
@@ -588,7 +616,7 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
     Value row = km.add(km.mul(rowBlock, km.i32(kBackwardRowBlock)),
                        km.add(rc.rowInPass, km.i32(p * rc.rowsPerPass)));
     km.ifLanes(km.cmp(P::slt, row, seqQ), [&] {
-      Value element = km.add(km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D)),
+      Value element = km.add(km.add(dqBase, km.mul(row, dqStrides[2])),
                              km.mul(rc.chunk, km.i32(8)));
       Value all;
       if (swizzledAccumulator) {
@@ -677,25 +705,29 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   Value globalDK = buildFlatGlobalMemref(km, dkPtr, b.getI32Type());
   Value globalDV = buildFlatGlobalMemref(km, dvPtr, b.getI32Type());
 
-  // Shared memory: K[Bc][D] | V[Bc][D] | Q[2][Br][D] | dO[2][Br][D] |
-  // dSᵀ[Bc][max(Br, 64)] | shift[2][Br] f32 | Δ[2][Br] f32 | (D = 256)
-  // Pᵀ[rowGroups][Br/2 registers][32 lanes] f32.
+  // Shared memory: K[Bc][D] | V[Bc][D] | Q[S][Br][D] | dO[S][Br][D] |
+  // dSᵀ[Bc][dsRow] | shift[S][Br] f32 | Δ[S][Br] f32 | (D = 256)
+  // Pᵀ[rowGroups][Br/2 registers][32 lanes] f32; S = stages (2, or 1 for
+  // the D = 256 form with 64-row Q tiles, which loads visit t + 1 once
+  // visit t's products have read Q_i and dO_i, during its dQ).
+  const int64_t S = config.stages;
+  assert((S == 2 || S == 1) && "the sm_80 backward has one or two stages");
   int64_t eb = et.getIntOrFloatBitWidth() / 8;
   Value smem = dynamicShared();
   int64_t offK = 0, offV = offK + eb * Bc * D, offQ = offV + eb * Bc * D,
-          offDO = offQ + eb * 2 * Br * D, offDS = offDO + eb * 2 * Br * D,
+          offDO = offQ + eb * S * Br * D, offDS = offDO + eb * S * Br * D,
           offShift = offDS + eb * Bc * scoresGradRowLength(config),
-          offDelta = offShift + 4 * 2 * Br;
+          offDelta = offShift + 4 * S * Br;
   Value sharedK = sharedView(smem, offK, Bc * D, et);
   Value sharedV = sharedView(smem, offV, Bc * D, et);
-  Value sharedQ = sharedView(smem, offQ, 2 * Br * D, et);
-  Value sharedDO = sharedView(smem, offDO, 2 * Br * D, et);
+  Value sharedQ = sharedView(smem, offQ, S * Br * D, et);
+  Value sharedDO = sharedView(smem, offDO, S * Br * D, et);
   const int64_t dsRow = scoresGradRowLength(config);
   Value sharedDS = sharedView(smem, offDS, Bc * dsRow, et);
   Value sharedDSWords = sharedView(smem, offDS, Bc * dsRow / 2, b.getI32Type());
-  Value sharedShift = sharedView(smem, offShift, 2 * Br, b.getF32Type());
-  Value sharedDelta = sharedView(smem, offDelta, 2 * Br, b.getF32Type());
-  const int64_t offProbs = offDelta + 4 * 2 * Br;
+  Value sharedShift = sharedView(smem, offShift, S * Br, b.getF32Type());
+  Value sharedDelta = sharedView(smem, offDelta, S * Br, b.getF32Type());
+  const int64_t offProbs = offDelta + 4 * S * Br;
   Value sharedProbs = backwardColumnSplit(config) > 1
                           ? sharedView(smem, offProbs, Bc * Br, b.getF32Type())
                           : Value();
@@ -779,6 +811,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   const int64_t split = backwardColumnSplit(config), Dw = D / split,
                 rowGroups = warps / split;
   const bool exchange = split > 1;
+  assert((S == 2 || exchange) && "one stage only in the D = 256 form");
   const int64_t keyGroups = Bc / 32,
                 gradColumns = exchange ? D * keyGroups / warps : Dw;
   auto rowGroupOf = [&](Value w) {
@@ -791,10 +824,9 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     return km.shru(w, km.i32(llvm::Log2_64(keyGroups)));
   };
   if (exchange) {
-    // Pᵀ and dSᵀ side by side in the dSᵀ tile's rows of 64 (Br = 32).
+    // Pᵀ and dSᵀ side by side in the dSᵀ tile's rows of 2·Br (at least 64).
     assert(2 * Br <= scoresGradRowLength(config) && gradColumns == 64 &&
-           "the D = 256 exchange takes 32-row Q tiles on 32 K/V rows per 2 "
-           "warps");
+           "the D = 256 exchange takes 32 K/V rows × 64 columns per warp");
   }
   const int64_t gradMTiles = exchange ? 2 : 1;
   Fragment dK0(gradMTiles, gradColumns / 8, km.f32(0.0)),
@@ -821,20 +853,26 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     Value keyRowBase = km.add(kvStart, warpRows);
     TileCopier copier = makeTileCopier(km, tid, D, threads);
 
-    Value stage = km.andi(t, km.i32(1));
+    Value stage = S == 2 ? km.andi(t, km.i32(1)) : km.i32(0);
     // Visit t has landed; the barrier also retires every read of the other
     // stage and of dSᵀ by the previous visit.
     waitCopies(km, firstGroup, 0);
     gpu::BarrierOp::create(b, loc);
     Value next = km.add(t, km.i32(1));
-    auto ifNext = scf::IfOp::create(b, loc, km.cmp(P::slt, next, total),
-                                    /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
-      issueVisit(copier, next, km.sub(km.i32(1), stage));
-    }
-    commitCopies(km);
+    // Visit t + 1 into the free stage (one stage: into this visit's, once
+    // its products have read Q_i, dO_i, the shift and Δ; below).
+    auto issueNext = [&] {
+      auto ifNext = scf::IfOp::create(b, loc, km.cmp(P::slt, next, total),
+                                      /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
+        issueVisit(copier, next, S == 2 ? km.sub(km.i32(1), stage) : stage);
+      }
+      commitCopies(km);
+    };
+    if (S == 2)
+      issueNext();
 
     Visit v = visitOf(t);
     Value tileOffset = km.mul(stage, km.i32(Br * D));
@@ -970,6 +1008,13 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
           sharedDS, km.mul(keyGroupOf(warp), km.i32(32 * dsRow)), dsRow};
       gemmSharedByRows(dV, exchangeRows, Br, doColumns, Br);
       gemmSharedByRows(dK, exchangeRows, 0, qColumns, Br);
+      if (S == 1) {
+        // One stage: every read of Q_i, dO_i, the shift and Δ is done after
+        // this barrier; visit t + 1 loads during dQ_i += dS·K_j (which
+        // reads only the exchange tile and K_j).
+        gpu::BarrierOp::create(b, loc);
+        issueNext();
+      }
     }
 
     if (!exchange) {

@@ -98,9 +98,12 @@ mlir::flash::sm80BackwardConfigFromSchedule(KernelConfig c,
   };
   if (c.writesLse)
     return unsupported("a backward kernel that writes LSE");
-  if (c.stages != 2)
+  // Q and dO double-buffered; at D = 256 also one stage (Q tiles of 64
+  // rows: the next visit's Q and dO load during this one's dQ).
+  if (c.stages != 2 && !(c.stages == 1 && c.headDim == 256))
     return unsupported(Twine(c.stages) +
-                       " stages in the backward (it double-buffers Q and dO)");
+                       " stages in the backward (it double-buffers Q and dO; "
+                       "one stage at D = 256)");
   if (c.warps != 4 && c.warps != 8)
     return unsupported("a backward kernel of " + Twine(c.warps) +
                        " warps (4 or 8)");
@@ -127,12 +130,13 @@ mlir::flash::sm80BackwardConfigFromSchedule(KernelConfig c,
   // The main kernel visits Q tiles of block_q rows: Sᵀ and dPᵀ of a warp's
   // 16 keys take block_q f32 registers per thread beside its columns of dK
   // and dV (D, or D/2 where two warps share the keys). At D = 256 Q tiles
-  // of 32 rows keep Q and dO double-buffered within an A100's 163 KB.
+  // of 32 rows keep Q and dO double-buffered within an A100's 163 KB, and
+  // Q tiles of 64 rows fit there with one stage.
   if (c.blockQ != 64 && c.blockQ != 128 &&
       !(c.blockQ == 32 && c.headDim == 256))
     return unsupported("backward block_q = " + Twine(c.blockQ) +
                        " (the kernel visits Q tiles of 64 or 128 rows; 32 "
-                       "at D = 256)");
+                       "or 64 at D = 256)");
   int64_t columns = c.headDim / sm80::backwardColumnSplit(c);
   if (columns + c.blockQ > 192)
     return unsupported("backward block_q = " + Twine(c.blockQ) + " at D = " +

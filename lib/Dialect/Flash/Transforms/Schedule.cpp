@@ -447,14 +447,14 @@ mlir::flash::backwardScheduleCandidates(const TargetModel &target,
   switch (target.mmaKind) {
   case MmaKind::WarpMma:
     // FlashAttention-2's backward tiles on 8 warps (64 or 128 per side). The
-    // sm_80 kernel (SM80/BackwardKernel.cpp) always double-buffers Q and dO;
-    // where 64-row Q tiles then overflow shared memory (D = 256) it visits
-    // Q tiles of 32 rows (FlashAttention-2's A100 build keeps 64 and drops
-    // to one stage instead).
+    // sm_80 kernel (SM80/BackwardKernel.cpp) double-buffers Q and dO where
+    // that fits; where 64-row Q tiles with two stages overflow an A100's
+    // shared memory (D = 256) it takes them with one stage (as
+    // FlashAttention-2's A100 build does), or Q tiles of 32 rows with two.
     c.blockQs = {32, 64, 128};
     c.blockKVs = {64, 128};
     c.maxStages = 2;
-    c.minStages = 2;
+    c.minStages = 1;
     break;
   case MmaKind::WarpgroupMma:
     // The tiles of the sm_90a backward kernel (SM90/BackwardKernel.cpp), the
@@ -515,8 +515,9 @@ mlir::flash::chooseBackwardSchedule(const TargetModel &target,
   // fit checks keep what FlashAttention-2 chose by hand on sm_80: 128×128 at
   // D = 64, 64×128 at D = 128 (128×128's dK, dV, S and dP overflow the
   // registers); at D = 256 64-row Q tiles with two stages overflow an
-  // A100's shared memory and 32×64 is what fits (the sm_80 kernel's two
-  // warps per 16 keys: block_kv = 8 · warps). On sm_90a the candidates
+  // A100's shared memory, and 64×64 with one stage (FlashAttention-2's A100
+  // choice; the sm_80 kernel's two warps per 16 keys: block_kv = 8 · warps)
+  // beats 32×64 with two. On sm_90a the candidates
   // are the kernel's tiles: 128×128 where it fits the registers (D = 64;
   // not for the deterministic plan), else 64×128, and 64×64 (its warpgroups
   // sharing the K/V rows) only where no 64×128 fits: at D = 256, whose dK
