@@ -21,7 +21,7 @@
 // CHECK: "form": "#flash.sm90_form<{{.*}}tile_order = head, tile_group_bytes = 0,
 // CHECK-NEXT: "max_seq_len": 2047,
 // CHECK-NEXT: "min_seq_len": 512,
-// CHECK-NEXT: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 128, block_kv = 128, stages = 2, warps = 12>"
+// CHECK-NEXT: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 128, block_kv = 128, stages = 2, warps = 16>"
 // CHECK: "form": "#flash.sm90_form<{{.*}}tile_order = head, tile_group_bytes = 0,
 // CHECK-NEXT: "max_seq_len": 4095,
 // CHECK-NEXT: "min_seq_len": 2048,
@@ -44,7 +44,7 @@
 // SM100: "form": "",
 // SM100-NEXT: "max_seq_len": null,
 // SM100-NEXT: "min_seq_len": 512,
-// SM100-NEXT: "schedule": "#flash.schedule<arch = \"sm_100a\", block_q = 256, block_kv = 128, stages = 3, warps = 12>"
+// SM100-NEXT: "schedule": "#flash.schedule<arch = \"sm_100a\", block_q = 256, block_kv = 128, stages = 3, warps = 16>"
 // NOLENGTHS: error: flash-kernel-forms: lengths must be positive, e.g. lengths=512,1024
 
 func.func @causal64(%q: tensor<1x1x1024x64xbf16>, %k: tensor<1x1x1024x64xbf16>, %v: tensor<1x1x1024x64xbf16>) -> tensor<1x1x1024x64xbf16> {

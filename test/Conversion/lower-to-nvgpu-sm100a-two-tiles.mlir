@@ -129,7 +129,7 @@
 // ORDER: nvvm.tcgen05.dealloc %{{.+}}, %{{.+}} : !llvm.ptr<6>, i32
 
 func.func @two_tiles(%q: tensor<2x8x1000x128xbf16>, %k: tensor<2x2x1000x128xbf16>, %v: tensor<2x2x1000x128xbf16>) -> (tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>) {
-  %o, %l = flash.attention %q, %k, %v {causal, schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 2, warps = 12>}
+  %o, %l = flash.attention %q, %k, %v {causal, schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 2, warps = 16>}
       : tensor<2x8x1000x128xbf16>, tensor<2x2x1000x128xbf16>, tensor<2x2x1000x128xbf16> -> tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>
   return %o, %l : tensor<2x8x1000x128xbf16>, tensor<2x8x1000xf32>
 }
