@@ -21,7 +21,7 @@
 // CHECK: "form": "#flash.sm90_form<{{.*}}tile_order = head, tile_group_bytes = 0,
 // CHECK-NEXT: "max_seq_len": 2047,
 // CHECK-NEXT: "min_seq_len": 512,
-// CHECK-NEXT: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 128, block_kv = 128, stages = 2, warps = 16>"
+// CHECK-NEXT: "schedule": "#flash.schedule<arch = \"sm_90a\", block_q = 128, block_kv = 128, stages = 2, warps = 12>"
 // CHECK: "form": "#flash.sm90_form<{{.*}}tile_order = head, tile_group_bytes = 0,
 // CHECK-NEXT: "max_seq_len": 4095,
 // CHECK-NEXT: "min_seq_len": 2048,

@@ -65,8 +65,10 @@
 // the warpgroup's named barrier, one TMA store per 64 columns by thread 0,
 // and its wait for the stores' reads before the block's end.
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c128_i32
+// CHECK-NEXT: %[[THREADS:.+]] = arith.constant 128 : i32
+// CHECK-NEXT: %[[ONE:.+]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[ID:.+]] = arith.addi %{{.+}}, %[[ONE]] : i32
+// CHECK-NEXT: nvvm.barrier id = %[[ID]] number_of_threads = %[[THREADS]]
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %arg3, %{{.+}}, box[%c0_i32{{.*}}, %{{.+}}, %{{.+}}]
 // CHECK-NEXT: arith.constant 16384 : i32
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %arg3, %{{.+}}, box[%c64_i32{{.*}}, %{{.+}}, %{{.+}}]
