@@ -97,16 +97,17 @@ SM100Roles mlir::flash::sm100Roles(const KernelConfig &c) {
     return {1, /*producerWarp=*/4, /*mmaWarp=*/5, 0, 0};
   // Two softmax warpgroups (warps 0-7), the correction warpgroup (8-11),
   // warpgroup 3 of the TMA warp (12), the MMA warp (13) and two idle ones:
-  // 2·128·192 + 128·72 + 128·56 = 65536, the block's launch share (128 ×
+  // 2·128·184 + 128·88 + 128·56 = 65536, the block's launch share (128 ×
   // 512): setmaxnreg.inc takes only what .dec released. The schedule's
   // budget (registerBudgetPerThread) is the softmax's share: one number for
   // the model and the kernel. A softmax thread holds its row of S (Bc f32)
   // and of P (Bc/2 pairs); the correction thread a chunk of 32 columns of
-  // O (the rescale, the epilogue). The MMA thread rebuilds the Q
-  // descriptors inside its loop (reloadSharedBase) rather than keeping
-  // both tiles' across it. ptxas -v (2026-12-02): 80/48 spilled 8-28 bytes
-  // in the non-causal bundles (values live into the correction role and
-  // the MMA loop); 72/56 (kept) spills nowhere.
+  // O (the rescale, the epilogue). The MMA thread rebuilds its descriptors
+  // inside its loop (reloadSharedBase) rather than keeping both tiles' Q
+  // descriptors across it, and every role re-reads the entry values after
+  // its setmaxnreg. ptxas -v (2026-12-02): 192/80/48 spilled 8-28 bytes in
+  // the non-causal bundles, 192/72/56 16-28 (the correction), 184/88/56
+  // none (docs/results/sm100a-static-2026-12-02/correction/).
   const TargetModel *target = lookupTargetModel(c.arch);
   int64_t softmax = registerBudgetPerThread(
       *target, ScheduleChoice{c.blockQ, c.blockKV, c.stages, c.warps});

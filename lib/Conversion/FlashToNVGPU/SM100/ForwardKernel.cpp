@@ -43,9 +43,10 @@
 // setmaxnreg acts on whole warpgroups).
 //
 // Two tiles in ping-pong (sixteen warps: softmax 0-3 and 4-7, correction
-// 8-11, TMA 12, MMA 13, warps 14 and 15 idle; setmaxnreg 192 for the
-// softmax warpgroups, 72 for the correction, 56 for the fourth: 2·128·192
-// + 128·72 + 128·56 = 128·512, the launch share). TMEM columns: O_0 | S_0
+// 8-11, TMA 12, MMA 13, warps 14 and 15 idle; setmaxnreg 184 for the
+// softmax warpgroups, 88 for the correction, 56 for the fourth: 2·128·184
+// + 128·88 + 128·56 = 128·512, the launch share; every role re-reads the
+// shared base, the TMEM address and the tile after it: reloadEntryValues). TMEM columns: O_0 | S_0
 // | O_1 | S_1 (2·(D + Bc)), P_i over the first Bc/2 columns of S_i once the
 // softmax has loaded S_i into registers. The MMA issue order: S_0(0),
 // S_1(0); then per K/V tile j: P_0(j)·V_j, S_0(j+1), P_1(j)·V_j, S_1(j+1):
@@ -97,7 +98,7 @@ constexpr int64_t kSoftmaxThreads = 128;
 /// Rows of one Q tile: tcgen05.mma's M, one TMEM lane per row.
 constexpr int64_t kTileRows = 128;
 /// Columns of O moved per tcgen05.ld/st in the rescale and the epilogue
-/// (the correction warpgroup's, at 80 registers: kCorrectionChunk).
+/// (the correction warpgroup's, at 88 registers: kCorrectionChunk).
 constexpr int64_t kOutputChunk = 64;
 constexpr int64_t kCorrectionChunk = 32;
 
