@@ -44,7 +44,7 @@
 // SM100: "form": "",
 // SM100-NEXT: "max_seq_len": null,
 // SM100-NEXT: "min_seq_len": 512,
-// SM100-NEXT: "schedule": "#flash.schedule<arch = \"sm_100a\", block_q = 256, block_kv = 128, stages = 3, warps = 12>"
+// SM100-NEXT: "schedule": "#flash.schedule<arch = \"sm_100a\", block_q = 256, block_kv = 128, stages = 3, warps = 16>"
 // NOLENGTHS: error: flash-kernel-forms: lengths must be positive, e.g. lengths=512,1024
 
 func.func @causal64(%q: tensor<1x1x1024x64xbf16>, %k: tensor<1x1x1024x64xbf16>, %v: tensor<1x1x1024x64xbf16>) -> tensor<1x1x1024x64xbf16> {

@@ -8,19 +8,22 @@
 // warps. A TMA warp loads Q, K, V (the sm_90a tensor maps and mbarrier
 // ring); an MMA warp owns tensor memory and issues S = Q·Kᵀ and O += P·V
 // as tcgen05.mma into it, signalled by tcgen05.commit; the softmax
-// warpgroup reads rows of S with tcgen05.ld, writes P back with tcgen05.st
-// and rescales O in tensor memory only where a row max moved.
+// warpgroup reads rows of S with tcgen05.ld, writes P back with tcgen05.st,
+// rescales O in tensor memory only where a row max moved (no correction
+// warpgroup with one tile) and writes O through shared memory and TMA
+// stores.
 
-// The launch contract: Q, K, V as tensor maps, O as a pointer (plain
-// stores from the rows); 192 threads; the TMEM allocation (O 128 + S 128 +
-// P 64 columns, rounded up to a power of two).
-// CHECK: module attributes {flash.kernels = [{arch = "sm_100a", args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:ptr", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"]
+// The launch contract: Q, K, V and O as tensor maps (O's boxes: 64 columns
+// × 128 rows, the TMA-store epilogue); 192 threads; the TMEM allocation (O
+// 128 + S 128 + P 64 columns, rounded up to a power of two).
+// CHECK: module attributes {flash.kernels = [{arch = "sm_100a", args = ["q:tensormap", "k:tensormap", "v:tensormap", "o:tensormap", "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"]
+// CHECK-SAME: correction_warpgroup = false
 // CHECK-SAME: exp2_polynomial = "1/5"
 // CHECK-SAME: rescale = "lazy"
-// CHECK-SAME: tensor_maps = [{box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "q"}, {box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "k"}, {box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "v"}]
+// CHECK-SAME: tensor_maps = [{box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "q"}, {box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "k"}, {box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "v"}, {box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "o"}]
 // CHECK-SAME: tensor_memory_columns = 512 : i64
 // CHECK-SAME: threads = 192 : i64
-// CHECK: llvm.func @gqa_bf16(%{{.+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<16 x i64>, nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: f32)
+// CHECK: llvm.func @gqa_bf16(%{{.+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<16 x i64>, nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: f32)
 // CHECK-SAME: nvvm.kernel, nvvm.maxntid = array<i32: 192, 1, 1>, nvvm.minctasm = 1 : i32
 
 // The barrier protocol: thread 0 initialises Q full, K/V full and empty per
@@ -57,6 +60,20 @@
 // CHECK: nvvm.tcgen05.st %{{.+}}, %{{.+}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<64xi32>
 // CHECK: nvvm.tcgen05.st %{{.+}}, %{{.+}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<64xi32>
 // CHECK: nvvm.tcgen05.wait <store>
+// The epilogue (shared with sm_90a: Epilogue.h, row-per-thread words): O's
+// pairs into Q's swizzled boxes in shared memory, the async-proxy fence,
+// the warpgroup's named barrier, one TMA store per 64 columns by thread 0,
+// and its wait for the stores' reads before the block's end.
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: %[[THREADS:.+]] = arith.constant 128 : i32
+// CHECK-NEXT: %[[ONE:.+]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[ID:.+]] = arith.addi %{{.+}}, %[[ONE]] : i32
+// CHECK-NEXT: nvvm.barrier id = %[[ID]] number_of_threads = %[[THREADS]]
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %arg3, %{{.+}}, box[%c0_i32{{.*}}, %{{.+}}, %{{.+}}]
+// CHECK-NEXT: arith.constant 16384 : i32
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %arg3, %{{.+}}, box[%c64_i32{{.*}}, %{{.+}}, %{{.+}}]
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
 
 // The exponentials of the softmax (the model's split, sm100Exp2Split: one
 // column in five on the FMA units): α and columns 1-4 of every five by

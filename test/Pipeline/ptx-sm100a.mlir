@@ -18,7 +18,8 @@
 // PTX-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-DAG: tcgen05.mma.cta_group::1.kind::f16
 // PTX-DAG: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
-// PTX-DAG: tcgen05.ld.sync.aligned.32x32b.x128.b32
+// PTX-DAG: tcgen05.ld.sync.aligned.32x32b.x64.b32
+// PTX-DAG: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // PTX-DAG: tcgen05.st.sync.aligned.32x32b.x64.b32
 // PTX-DAG: tcgen05.wait::ld.sync.aligned
 // PTX-DAG: tcgen05.wait::st.sync.aligned
@@ -46,18 +47,32 @@
 // JSON-NEXT: "tensor_map": {
 // JSON: "name": "o",
 // JSON-NEXT: "tensor": "o",
-// JSON-NEXT: "type": "ptr"
+// JSON-NEXT: "tensor_map": {
+// JSON: "box": [
+// JSON-NEXT: 64,
+// JSON-NEXT: 128,
+// JSON-NEXT: 1
+// JSON: "type": "tensormap"
 // Two 128-row Q tiles per block (D = 64: 2·(64 + 128) = 384 columns,
-// allocated as 512), the setmaxnreg split in PTX and in the plan.
-// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 208;
+// allocated as 512) with the correction warpgroup, the setmaxnreg split
+// (softmax, correction, TMA/MMA) in PTX and in the plan, O by TMA stores.
+// PTX-DAG: .maxntid 512, 1, 1
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 184;
 // PTX-DAG: setmaxnreg.dec.sync.aligned.u32 88;
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 56;
+// PTX-DAG: fence.proxy.async.shared::cta;
+// PTX-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
+// PTX-DAG: cp.async.bulk.commit_group;
+// PTX-DAG: cp.async.bulk.wait_group.read 0;
+// JSON: "correction_warpgroup": true,
 // JSON: "q_tiles": 2,
-// JSON: "schedule": "#flash.schedule<arch = \"sm_100a\", block_q = 256, block_kv = 128, stages = {{[23]}}, warps = 12>",
+// JSON: "schedule": "#flash.schedule<arch = \"sm_100a\", block_q = 256, block_kv = 128, stages = {{[23]}}, warps = 16>",
 // JSON-NEXT: "setmaxnreg": [
-// JSON-NEXT: 208,
-// JSON-NEXT: 88
+// JSON-NEXT: 184,
+// JSON-NEXT: 88,
+// JSON-NEXT: 56
 // JSON: "tensor_memory_columns": 512,
-// JSON-NEXT: "threads": 384,
+// JSON-NEXT: "threads": 512,
 // JSON: "sm_100a": {
 // JSON: "spill_loads": 0,
 // JSON: "spill_stores": 0,

@@ -28,11 +28,11 @@
 // SM90: FLOPs          useful 274877906944 (275 GFLOP), executed 309237645312 (309 GFLOP, whole tiles)
 // sm_100a: two 128-row Q tiles per block (Br = 256), K/V read once per
 // block (4x), the FLOPs of each tile's own range; the register line is the
-// kernel's setmaxnreg split (208 per softmax thread).
+// kernel's setmaxnreg split (184 per softmax thread).
 // SM100: flash-io-report: loc({{.*}}io-report.mlir":[[@LINE+8]]:8)
-// SM100: schedule       sm_100a Br=256 Bc=128 stages=3 warps=12
+// SM100: schedule       sm_100a Br=256 Bc=128 stages=3 warps=16
 // SM100: SRAM/block     Q tile 32768 B + 3 x K/V tile 32768 B = 131072 B
-// SM100: registers      ~160 per accumulator thread (budget 208)
+// SM100: registers      ~160 per accumulator thread (budget 184)
 // SM100: TMEM/block     2 x 128-row Q tile, 512 of 512 columns
 // SM100: HBM tiled      Q 134217728 + K/V 1073741824 + O 134217728 + LSE 0 = 1342177280 B (1.34 GB; K/V read 4.00x per q-head)
 // SM100: FLOPs          useful 274877906944 (275 GFLOP), executed 274877906944 (275 GFLOP, whole tiles)
@@ -53,7 +53,7 @@ func.func @gpt2_medium(%q: tensor<64x16x1024x64xf16>, %k: tensor<64x16x1024x64xf
 // 1000 = 2536 per head; its 128-row tiles each execute their own range,
 // 1 + 2 + … + 8 = 36 K/V tiles of 128 per head (as one-tile blocks would).
 // SM100: flash-io-report
-// SM100: schedule       sm_100a Br=256 Bc=128 stages=3 warps=12
+// SM100: schedule       sm_100a Br=256 Bc=128 stages=3 warps=16
 // SM100: HBM tiled      Q 1024000 + K/V 5193728 + O 1024000 + LSE 32000 = 7273728 B
 // SM100: FLOPs          useful 1025024000 (1.03 GFLOP), executed 1207959552 (1.21 GFLOP, whole tiles)
 func.func @causal_gqa_lse(%q: tensor<1x8x1000x64xbf16>, %k: tensor<1x2x1000x64xbf16>, %v: tensor<1x2x1000x64xbf16>) -> (tensor<1x8x1000x64xbf16>, tensor<1x8x1000xf32>) {

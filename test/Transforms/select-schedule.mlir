@@ -12,7 +12,7 @@
 // on sm_90a the Q tile is a multiple of 64 rows per consumer warpgroup plus
 // one producer warpgroup, and D=256 takes the widest K/V tile (80) that fits
 // two stages; on sm_100a a block holds two 128-row Q tiles (block_q = 256,
-// twelve warps) where O and S of both, 2·(Dv + Bc), fit 512 TMEM columns
+// sixteen warps) where O and S of both, 2·(Dv + Bc), fit 512 TMEM columns
 // (D = 64 and 128, Bc = 128: K/V read once per 256 rows), else one in six
 // warps with O, S and P (Dv + Bc + Bc/2, rounded up to a power of two):
 // D = 256 (2·(256 + 64) = 640 columns).
@@ -22,7 +22,7 @@
 // SM90-LABEL: func.func @d64
 // SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 192, block_kv = 128, stages = 2, warps = 16>
 // SM100-LABEL: func.func @d64
-// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 3, warps = 12>
+// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 3, warps = 16>
 // OVERRIDE-LABEL: func.func @d64
 // OVERRIDE: schedule = #flash.schedule<arch = "sm_80", block_q = 7, block_kv = 13, stages = 2, warps = 4>
 func.func @d64(%q: tensor<4x16x4096x64xbf16>, %k: tensor<4x16x4096x64xbf16>, %v: tensor<4x16x4096x64xbf16>) -> tensor<4x16x4096x64xbf16> {
@@ -35,7 +35,7 @@ func.func @d64(%q: tensor<4x16x4096x64xbf16>, %k: tensor<4x16x4096x64xbf16>, %v:
 // SM90-LABEL: func.func @d128_causal
 // SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>
 // SM100-LABEL: func.func @d128_causal
-// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 2, warps = 12>
+// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 2, warps = 16>
 func.func @d128_causal(%q: tensor<2x16x8192x128xbf16>, %k: tensor<2x16x8192x128xbf16>, %v: tensor<2x16x8192x128xbf16>) -> tensor<2x16x8192x128xbf16> {
   %o = flash.attention %q, %k, %v {causal} : tensor<2x16x8192x128xbf16>, tensor<2x16x8192x128xbf16>, tensor<2x16x8192x128xbf16> -> tensor<2x16x8192x128xbf16>
   return %o : tensor<2x16x8192x128xbf16>
@@ -71,7 +71,7 @@ func.func @d256_short(%q: tensor<32x8x512x256xbf16>, %k: tensor<32x8x512x256xbf1
 // SM90-LABEL: func.func @d128
 // SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 192, block_kv = 80, stages = 2, warps = 16>
 // SM100-LABEL: func.func @d128
-// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 2, warps = 12>
+// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 2, warps = 16>
 func.func @d128(%q: tensor<2x16x8192x128xbf16>, %k: tensor<2x16x8192x128xbf16>, %v: tensor<2x16x8192x128xbf16>) -> tensor<2x16x8192x128xbf16> {
   %o = flash.attention %q, %k, %v : tensor<2x16x8192x128xbf16>, tensor<2x16x8192x128xbf16>, tensor<2x16x8192x128xbf16> -> tensor<2x16x8192x128xbf16>
   return %o : tensor<2x16x8192x128xbf16>
@@ -87,7 +87,7 @@ func.func @d128(%q: tensor<2x16x8192x128xbf16>, %k: tensor<2x16x8192x128xbf16>, 
 // SM90-LABEL: func.func @d64_causal_short
 // SM90: schedule = #flash.schedule<arch = "sm_90a", block_q = 128, block_kv = 128, stages = 2, warps = 12>
 // SM100-LABEL: func.func @d64_causal_short
-// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 3, warps = 12>
+// SM100: schedule = #flash.schedule<arch = "sm_100a", block_q = 256, block_kv = 128, stages = 3, warps = 16>
 func.func @d64_causal_short(%q: tensor<4x16x512x64xbf16>, %k: tensor<4x16x512x64xbf16>, %v: tensor<4x16x512x64xbf16>) -> tensor<4x16x512x64xbf16> {
   %o = flash.attention %q, %k, %v {causal} : tensor<4x16x512x64xbf16>, tensor<4x16x512x64xbf16>, tensor<4x16x512x64xbf16> -> tensor<4x16x512x64xbf16>
   return %o : tensor<4x16x512x64xbf16>

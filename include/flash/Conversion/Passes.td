@@ -51,18 +51,21 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
 
     `arch=sm_100a` (the forward only; no Blackwell GPU has run it): one
     128-row Q tile per block in six warps, or two (block_q = 256, where
-    their O and S fit tensor memory) in twelve: a softmax warpgroup per
-    tile, registers moved by setmaxnreg, the MMAs of one tile issued while
-    the other tile's softmax runs. A TMA warp loads Q, K, V as on
+    their O and S fit tensor memory) in sixteen: a softmax warpgroup per
+    tile, a correction warpgroup (O's rescale and the epilogue), registers
+    moved by setmaxnreg, the MMAs of one tile issued while the other
+    tile's softmax runs. A TMA warp loads Q, K, V as on
     sm_90a (the same tensor maps, `q:tensormap`..., and mbarrier ring); an
     MMA warp allocates tensor memory and issues S = Q·Kᵀ (`tcgen05.mma`
     from shared memory) and O += P·V (`tcgen05.mma` with P in tensor
     memory), both accumulating in tensor memory and signalled by
     `tcgen05.commit` on mbarriers; a softmax warpgroup reads each row of S
     with `tcgen05.ld` (a thread holds a row), runs the same mask and online
-    softmax, rescales O in tensor memory only where a row max moved past the
-    lazy threshold, and writes P back with `tcgen05.st`. O leaves by plain
-    stores (`o:ptr`). Every tcgen05.alloc is checked to have its dealloc on
+    softmax and writes P back with `tcgen05.st`; O in tensor memory is
+    rescaled only where a row max moved past the lazy threshold (by the
+    correction warpgroup with two tiles). O leaves through shared memory
+    and TMA stores (`o:tensormap`, sm_90a's epilogue helpers). Every
+    tcgen05.alloc is checked to have its dealloc on
     every path and the columns to fit the SM's 512.
   }];
   let options = [

@@ -303,11 +303,12 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
                         map("v", c.blockKV), map("o", 64)})));
     llvm::append_range(fields, sm90::describeWarpgroups(b, c));
   } else if (c.arch == "sm_100a") {
-    // Q, K and V travel as CUtensorMaps as on sm_90a (the same maps); O
-    // leaves by plain stores from the rows, so it is a pointer.
+    // Q, K, V and O travel as CUtensorMaps as on sm_90a (the same maps;
+    // O's boxes are a 128-row tile's: the TMA-store epilogue).
     fields.push_back(b.getNamedAttr(
         "args", b.getStrArrayAttr({"q:tensormap", "k:tensormap",
-                                   "v:tensormap", "o:ptr", "lse:ptr", "B:i32",
+                                   "v:tensormap", "o:tensormap", "lse:ptr",
+                                   "B:i32",
                                    "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32",
                                    "scale:f32"})));
     fields.push_back(b.getNamedAttr("rescale", b.getStringAttr("lazy")));
@@ -318,20 +319,24 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
                         Twine(c.exp2Split.period))));
     fields.push_back(b.getNamedAttr(
         "tensor_memory_columns", b.getI64IntegerAttr(sm100TensorMemoryColumns(c))));
-    // 128-row Q tiles per block, and with two the setmaxnreg split
-    // (softmax warpgroups, the TMA and MMA warps' warpgroup).
+    // 128-row Q tiles per block, and with two the correction warpgroup and
+    // the setmaxnreg split (softmax warpgroups, the correction warpgroup,
+    // the TMA and MMA warps' warpgroup).
     SM100Roles roles = sm100Roles(c);
     fields.push_back(b.getNamedAttr("q_tiles", i64(roles.qTiles)));
+    fields.push_back(b.getNamedAttr(
+        "correction_warpgroup", b.getBoolAttr(roles.hasCorrection())));
     if (roles.softmaxRegisters)
       fields.push_back(b.getNamedAttr(
           "setmaxnreg", b.getI64ArrayAttr({roles.softmaxRegisters,
+                                           roles.correctionRegisters,
                                            roles.otherRegisters})));
     auto map = [&](StringRef tensor, int64_t rows) {
       return sm90::describeTensorMap(b, tensor, rows);
     };
     fields.push_back(b.getNamedAttr(
         "tensor_maps", b.getArrayAttr({map("q", c.blockQ), map("k", c.blockKV),
-                                       map("v", c.blockKV)})));
+                                       map("v", c.blockKV), map("o", 128)})));
   } else {
     fields.push_back(b.getNamedAttr(
         "args", b.getStrArrayAttr({"q:ptr", "k:ptr", "v:ptr", "o:ptr",

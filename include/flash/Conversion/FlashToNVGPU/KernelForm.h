@@ -138,6 +138,10 @@ FailureOr<KernelConfig> sm100ConfigFromSchedule(KernelConfig common,
 /// warpgroup of the TMA and MMA warps (0, 0: no setmaxnreg).
 struct SM100Roles {
   int64_t qTiles, producerWarp, mmaWarp, softmaxRegisters, otherRegisters;
+  /// The correction warpgroup's first warp (two tiles: 8; one tile: none,
+  /// -1) and its registers.
+  int64_t correctionWarp = -1, correctionRegisters = 0;
+  bool hasCorrection() const { return correctionWarp >= 0; }
 };
 SM100Roles sm100Roles(const KernelConfig &config);
 /// The share of the softmax's exponentials the sm_100a kernel computes with

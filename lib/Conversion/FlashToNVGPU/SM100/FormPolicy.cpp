@@ -4,9 +4,10 @@
 // the schedule: one 128-row Q tile per block in six warps (a softmax
 // warpgroup, a TMA warp, an MMA warp) or, where the schedule picked 256
 // rows (two tiles' O and S fit tensor memory: 2·(D + Bc) columns), two
-// tiles in twelve warps (a softmax warpgroup per tile, the TMA and MMA
-// warps in a third, registers moved by setmaxnreg). Blocks take tiles head
-// by head, O is rescaled lazily in tensor memory, O leaves by plain stores.
+// tiles in sixteen warps (a softmax warpgroup per tile, a correction
+// warpgroup, the TMA and MMA warps in a fourth, registers moved by
+// setmaxnreg). Blocks take tiles head by head, O is rescaled lazily in
+// tensor memory, O leaves through shared memory and TMA stores.
 // This file refuses the form options of the other arches and checks the
 // schedule's tiles against the kernel: tensor memory within the SM's 512
 // columns, shared memory within a block's. It also picks the share of P's
@@ -59,10 +60,11 @@ mlir::flash::sm100ConfigFromSchedule(KernelConfig c, const TargetModel &target,
     return unsupported(Twine(c.warps) +
                        " warps with one Q tile (the kernel has six: a "
                        "softmax warpgroup, a TMA warp and an MMA warp)");
-  if (c.blockQ == 256 && c.warps != 12)
+  if (c.blockQ == 256 && c.warps != 16)
     return unsupported(Twine(c.warps) +
-                       " warps with two Q tiles (the kernel has twelve: two "
-                       "softmax warpgroups and one of the TMA and MMA warps)");
+                       " warps with two Q tiles (the kernel has sixteen: two "
+                       "softmax warpgroups, a correction warpgroup and one "
+                       "of the TMA and MMA warps)");
   // Two tiles hold O and S each in tensor memory, P written over S: the
   // rule the schedule follows (tensorMemoryColumnsForBlock).
   if (c.blockQ == 256 &&
@@ -93,20 +95,27 @@ SM100Roles mlir::flash::sm100Roles(const KernelConfig &c) {
   int64_t tiles = c.blockQ / 128;
   if (tiles == 1)
     return {1, /*producerWarp=*/4, /*mmaWarp=*/5, 0, 0};
-  // Two softmax warpgroups (warps 0-7) and warpgroup 2 of the TMA warp
-  // (8), the MMA warp (9) and two idle ones: 2·128·208 + 128·88 = 64512,
-  // the block's launch share (168 × 384): setmaxnreg.inc takes only what
-  // .dec released. The schedule's budget (registerBudgetPerThread) is the
-  // softmax's share: one number for the model and the kernel. A softmax thread holds its row of S (Bc f32) and
-  // of P (Bc/2 pairs), then (P stored first) 64 columns of O in the
-  // rescale. The MMA thread keeps the Q descriptors of both tiles (D/16
-  // each, 64-bit) across its loop: with 64 or 80 registers ptxas spilled
-  // there at D = 128 (20-92 bytes, 2026-12-02); 88 spills nowhere.
+  // Two softmax warpgroups (warps 0-7), the correction warpgroup (8-11),
+  // warpgroup 3 of the TMA warp (12), the MMA warp (13) and two idle ones:
+  // 2·128·184 + 128·88 + 128·56 = 65536, the block's launch share (128 ×
+  // 512): setmaxnreg.inc takes only what .dec released. The schedule's
+  // budget (registerBudgetPerThread) is the softmax's share: one number for
+  // the model and the kernel. A softmax thread holds its row of S (Bc f32)
+  // and of P (Bc/2 pairs); the correction thread a chunk of 32 columns of
+  // O (the rescale, the epilogue). The MMA thread rebuilds its descriptors
+  // inside its loop (reloadSharedBase) rather than keeping both tiles' Q
+  // descriptors across it, and every role re-reads the entry values after
+  // its setmaxnreg. ptxas -v (2026-12-02): 192/80/48 spilled 8-28 bytes in
+  // the non-causal bundles, 192/72/56 16-28 (the correction), 184/88/56
+  // none (docs/results/sm100a-static-2026-12-02/correction/).
   const TargetModel *target = lookupTargetModel(c.arch);
   int64_t softmax = registerBudgetPerThread(
       *target, ScheduleChoice{c.blockQ, c.blockKV, c.stages, c.warps});
-  return {2, /*producerWarp=*/8, /*mmaWarp=*/9, softmax,
-          /*other=*/kTensorMemoryIssuerRegisters};
+  SM100Roles roles{2, /*producerWarp=*/12, /*mmaWarp=*/13, softmax,
+                   /*other=*/kTensorMemoryIssuerRegisters};
+  roles.correctionWarp = 8;
+  roles.correctionRegisters = kCorrectionRegisters;
+  return roles;
 }
 
 Exp2Split mlir::flash::sm100Exp2Split(const TargetModel &target) {

@@ -21,35 +21,48 @@
 //   the online softmax of KernelBuilder.cpp (the same code as sm_80 and
 //   sm_90a, on the row-per-thread layout: no shuffles; one column of P in
 //   config.exp2Split.period by KernelMath::exp2Polynomial on the FMA units,
-//   the others by ex2.approx on the MUFU), then, once the previous P·V has
-//   completed (oDone), rescale O in TMEM where the row max moved past the
-//   lazy threshold (FA4's conditional rescale: a warp vote skips the TMEM
-//   round trip when no row of the warp needs it), store P as packed 16-bit
-//   pairs into TMEM and hand it over (pFull). After the last P·V the
-//   epilogue (shared) writes O = acc / l and the LSE from the rows.
+//   the others by ex2.approx on the MUFU). With one tile it also rescales
+//   O: once the previous P·V has completed (oDone), O in TMEM is rescaled
+//   where the row max moved past the lazy threshold (FA4's conditional
+//   rescale: a warp vote skips the TMEM round trip when no row of the warp
+//   needs it), P is stored as packed 16-bit pairs into TMEM and handed over
+//   (pFull). With two tiles a correction warpgroup does the rescale (below).
+// - The epilogue (shared: buildEpilogue, and sm_90a's TMA-store helpers of
+//   Epilogue.h with the row-per-thread layout) writes O = acc / l from the
+//   rows of TMEM as 16-bit pairs into 128B-swizzled boxes over the tile's
+//   rows of Q in shared memory, and one thread stores them with TMA (the
+//   plan's O map, boxes of 64 columns × 128 rows); the LSE goes straight to
+//   global memory.
 //
 // One tile (six warps: softmax 0-3, TMA 4, MMA 5). TMEM columns (lane =
 // row): O [0, D) | S [D, D + Bc) | P [D + Bc, D + 3·Bc/2), allocated as the
 // next power of two. P has columns of its own so that the MMA thread can
 // issue S_{j+1} as soon as the softmax has read S_j (sFree): the next
-// Q·Kᵀ overlaps this tile's softmax.
+// Q·Kᵀ overlaps this tile's softmax. The softmax warpgroup rescales O and
+// writes the epilogue itself (a correction warpgroup would take 12 warps:
+// setmaxnreg acts on whole warpgroups).
 //
-// Two tiles in ping-pong (twelve warps: softmax 0-3 and 4-7, TMA 8, MMA
-// 9, warps 10 and 11 idle; setmaxnreg 208 for the softmax warpgroups, 96
-// for the third). TMEM columns: O_0 | S_0 | O_1 | S_1 (2·(D + Bc)), P_i
-// over the first Bc/2 columns of S_i once the softmax has loaded S_i into
-// registers. The MMA issue order: S_0(0), S_1(0); then per K/V tile j:
-// P_0(j)·V_j, S_0(j+1), P_1(j)·V_j, S_1(j+1): one tile's softmax runs under
-// the other tile's MMAs. No "S free" barrier: S_i(j+1) is issued after
-// P_i(j)·V_j, which reads P_i(j) from S_i's columns, and one thread's
-// tcgen05.mma execute in order (to check on hardware). Causal: tile 0's
-// range ends no later than tile 1's; the K/V stream runs tile 1's, tile 0
-// issues nothing past its own, K is released after S_1(j) and V after
-// P_1(j)·V_j.
-//
-// Not yet here (FA4's fuller structure, docs/gpu.md): a correction
-// warpgroup apart from the softmax (rescale and epilogue), O leaving
-// through TMA stores.
+// Two tiles in ping-pong (sixteen warps: softmax 0-3 and 4-7, correction
+// 8-11, TMA 12, MMA 13, warps 14 and 15 idle; setmaxnreg 184 for the
+// softmax warpgroups, 88 for the correction, 56 for the fourth: 2·128·184
+// + 128·88 + 128·56 = 128·512, the launch share; every role re-reads the
+// shared base, the TMEM address and the tile after it: reloadEntryValues). TMEM columns: O_0 | S_0
+// | O_1 | S_1 (2·(D + Bc)), P_i over the first Bc/2 columns of S_i once the
+// softmax has loaded S_i into registers. The MMA issue order: S_0(0),
+// S_1(0); then per K/V tile j: P_0(j)·V_j, S_0(j+1), P_1(j)·V_j, S_1(j+1):
+// one tile's softmax runs under the other tile's MMAs. No "S free"
+// barrier: S_i(j+1) is issued after P_i(j)·V_j, which reads P_i(j) from
+// S_i's columns, and one thread's tcgen05.mma execute in order (to check
+// on hardware). Causal: tile 0's range ends no later than tile 1's; the
+// K/V stream runs tile 1's, tile 0 issues nothing past its own, K is
+// released after S_1(j) and V after P_1(j)·V_j.
+// The softmax of tile i only turns S into P: it writes α_i(j) (j ≥ 1) to
+// shared memory (two buffers, j & 1) and, with its last tile, the row's
+// (m, l), and arrives on alphaFull[i]. The correction warpgroup (thread t
+// holds row t of both tiles) waits alphaFull[i] and oDone[i] (P_i(j−1)·V
+// completed), rescales O_i under the warp vote, and arrives on oReady[i],
+// which the MMA thread waits before P_i(j)·V_j; after the loop it writes
+// both tiles' O (the epilogue above).
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +70,7 @@
 #include "flash/Conversion/FlashToNVGPU/KernelForm.h"
 #include "flash/Conversion/FlashToNVGPU/SM100/TCGen05.h"
 #include "flash/Conversion/FlashToNVGPU/SM90/Barriers.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/Epilogue.h"
 #include "flash/Conversion/FlashToNVGPU/SM90/SharedLayout.h"
 #include "flash/Conversion/FlashToNVGPU/SM90/TMA.h"
 #include "flash/Conversion/FlashToNVGPU/SM90/TileScheduler.h"
@@ -71,6 +85,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -82,22 +97,29 @@ namespace {
 constexpr int64_t kSoftmaxThreads = 128;
 /// Rows of one Q tile: tcgen05.mma's M, one TMEM lane per row.
 constexpr int64_t kTileRows = 128;
-/// Columns of O moved per tcgen05.ld/st in the rescale and the epilogue.
+/// Columns of O moved per tcgen05.ld/st in the rescale and the epilogue
+/// (the correction warpgroup's, at 88 registers: kCorrectionChunk).
 constexpr int64_t kOutputChunk = 64;
+constexpr int64_t kCorrectionChunk = 32;
 
 /// Where the tiles, the mbarriers and the TMEM address live in shared
 /// memory (byte offsets from the 1024-byte-aligned base):
 ///   Q[Br][D] | K[stages][Bc][D] | V[stages][Bc][D] |
 ///   mbarriers: Q full, K full[stages], V full[stages], K empty[stages],
 ///              V empty[stages], S full[T], S free (one tile only),
-///              P full[T], O done[T] |
+///              P full[T], O done[T], and with two tiles α full[T],
+///              O ready[T] |
+///   with two tiles: α[T][2][128] f32 | (m, l)[T][2][128] f32 |
 ///   the TMEM address tcgen05.alloc writes.
+/// O leaves through Q's space: tile i's O is staged over Q_i's rows (the
+/// same 128B-swizzled boxes of 64 columns) once its MMAs have completed.
 /// (T = tiles; Q's TMA boxes of Br rows: tile i's rows start 128·i rows
 /// into each 64-column block.)
 struct Layout {
-  int64_t qBytes, kvBytes, offQ, offK, offV, offTmemSlot, total;
+  int64_t qBytes, kvBytes, offQ, offK, offV, offAlpha = 0, offStats = 0,
+      offTmemSlot, total;
   MBarrierRing qFull, kFull, vFull, kEmpty, vEmpty, sFull, sFree, pFull,
-      oDone;
+      oDone, alphaFull, oReady;
   explicit Layout(const KernelConfig &c) {
     int64_t tiles = c.blockQ / kTileRows;
     int64_t e = c.elementType.getIntOrFloatBitWidth() / 8;
@@ -117,6 +139,14 @@ struct Layout {
       sFree = arena.carveRing(1);
     pFull = arena.carveRing(tiles);
     oDone = arena.carveRing(tiles);
+    if (tiles > 1) {
+      // The correction warpgroup's hand-over: α_i(j) per row in two
+      // buffers (j & 1), the final (m, l) per row, per tile.
+      alphaFull = arena.carveRing(tiles);
+      oReady = arena.carveRing(tiles);
+      offAlpha = arena.carve(tiles * 2 * kTileRows * 4);
+      offStats = arena.carve(tiles * 2 * kTileRows * 4);
+    }
     offTmemSlot = arena.carve(8);
     total = arena.used + 1024; // + slack to align the base
   }
@@ -154,6 +184,15 @@ private:
   void buildProducer();
   void buildMmaIssuer();
   void buildSoftmax();
+  /// The correction warpgroup (two tiles): rescales O_i by α_i(j) where the
+  /// warp vote says so, then normalises and stores both tiles' O.
+  void buildCorrection();
+  /// O_i = acc / l from TMEM (0 where !hasTiles) as 16-bit pairs staged over
+  /// Q_i's rows (swizzled boxes) and stored by TMA; the LSE straight to
+  /// global memory. Called by 128 threads that hold rows (thread t row t of
+  /// the tile), one group on named barrier 1.
+  void storeOutputTile(int64_t tile, Value outputColumn, Value maxRow,
+                       Value sumRow, Value hasTiles);
   /// S_i = Q_i·K_jᵀ into tile i's TMEM for the K/V tile at ring position
   /// j; commits the K slot's release where `releaseK` (the last MMA that
   /// reads it), then sFull[i].
@@ -174,7 +213,7 @@ private:
   SmallVector<Value> softmaxLoop(Value lb, Value ub, ValueRange state,
                                  bool masked);
   /// O (TMEM) *= α per row, skipped by a warp none of whose rows moved.
-  void rescaleOutput(Value alpha);
+  void rescaleOutput(Value alpha, Value outputColumn);
   /// Barrier `ring`'s slot `slot` at parity use & 1.
   void waitUse(const MBarrierRing &ring, Value slot, Value use) {
     ring.waitComplete(km, smem, {slot, use});
@@ -187,6 +226,20 @@ private:
   }
   Value barrier(const MBarrierRing &ring) { return barrier(ring, km.i32(0)); }
   Value column(int64_t c) { return km.add(tmemBase, km.i32(c)); }
+  /// After a setmaxnreg.dec: the shared base and the TMEM address read
+  /// afresh, so that they are not live across it (ptxas spilled entry
+  /// values there at 88 registers).
+  void reloadEntryValues() {
+    smem = reloadSharedBase(km);
+    tmemBase = LLVM::LoadOp::create(b, loc, b.getI32Type(),
+                                    smem.at(km, km.i32(layout.offTmemSlot)));
+    at = decodeTile();
+  }
+  /// The block's tile from the block index and the sizes.
+  std::function<TileCoords()> decodeTile;
+  int64_t outputChunk() const {
+    return roles.hasCorrection() ? kCorrectionChunk : kOutputChunk;
+  }
   /// Column `c` of tile `tile`'s matrices (c: tmem.output/scores/probs).
   Value column(int64_t c, int64_t tile) {
     return column(c + tile * tmem.stride);
@@ -208,7 +261,7 @@ private:
   int64_t D, Br, Bc, S, T;
 
   Value tid, warp, seqQ, seqKV, scale, scaleLog2e;
-  Value tensorMapQ, tensorMapK, tensorMapV, outPtr, lsePtr;
+  Value tensorMapQ, tensorMapK, tensorMapV, tensorMapO, lsePtr;
   SharedBase smem;
   Value tmemBase; ///< i32 TMEM address of the allocation (lane 0, column 0)
   TileCoords at;
@@ -247,6 +300,15 @@ void ForwardKernel::issueScores(int64_t tile, Value j, bool releaseK) {
 void ForwardKernel::issueOutput(int64_t tile, Value j, bool releaseV) {
   using P = arith::CmpIPredicate;
   waitUse(layout.pFull, km.i32(tile), j);
+  if (roles.hasCorrection()) {
+    // O_i rescaled by α_i(j) (or left: the vote) once P_i(j-1)·V_{j-1}
+    // completed: O_i(j) may accumulate.
+    auto ifRescaled =
+        scf::IfOp::create(b, loc, km.cmp(P::sgt, j, km.i32(0)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifRescaled.thenBlock()->getTerminator());
+    waitUse(layout.oReady, km.i32(tile), km.sub(j, km.i32(1)));
+  }
   auto [stage, use] = layout.vFull.slotOf(km, j);
   layout.vFull.waitComplete(km, smem, {stage, use});
   sm100::fenceAfterSync(km);
@@ -295,6 +357,11 @@ void ForwardKernel::buildMmaIssuer() {
     forTile(i, km.i32(0), [&] { issueScores(i, km.i32(0), i == T - 1); });
   auto loop = scf::ForOp::create(b, loc, km.i32(0), stream, km.i32(1));
   b.setInsertionPoint(loop.getBody()->getTerminator());
+  // The shared base read afresh per K/V tile: the descriptors and barrier
+  // addresses are rebuilt in the loop rather than held across it (at 88
+  // registers and below ptxas spilled the MMA thread's Q descriptors).
+  SharedBase entrySmem = smem;
+  smem = reloadSharedBase(km);
   Value j = loop.getInductionVar();
   Value next = km.add(j, km.i32(1));
   if (T == 1) {
@@ -322,6 +389,7 @@ void ForwardKernel::buildMmaIssuer() {
         issueScores(i, next, /*releaseK=*/i == T - 1);
       });
   }
+  smem = entrySmem;
   b.setInsertionPointAfter(loop);
   // Every MMA (and so every commit's arrival) completes before this thread
   // reaches the block's final barrier: the last commit is the last tile's.
@@ -360,7 +428,7 @@ void ForwardKernel::buildProducer() {
                at.headKV);
 }
 
-void ForwardKernel::rescaleOutput(Value alpha) {
+void ForwardKernel::rescaleOutput(Value alpha, Value outputColumn) {
   // A warp-uniform branch (tcgen05.ld/st are warp-collective): with lazy
   // rescaling most tiles leave every row's max, so α = 1 for all rows.
   Value moved = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
@@ -368,11 +436,11 @@ void ForwardKernel::rescaleOutput(Value alpha) {
   auto ifMoved = scf::IfOp::create(b, loc, km.warpAny(moved), false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifMoved.thenBlock()->getTerminator());
-  for (int64_t c0 = 0; c0 < D; c0 += kOutputChunk) {
-    Value addr =
-        sm100::address(km, tmemBase, laneBase, tileColumn(tmem.output + c0));
-    Fragment chunk(AccumulatorLayout::rowPerThread(1, kOutputChunk), Value());
-    chunk.regs = sm100::loadRow(km, addr, kOutputChunk);
+  for (int64_t c0 = 0; c0 < D; c0 += outputChunk()) {
+    Value addr = sm100::address(km, tmemBase, laneBase,
+                                km.add(outputColumn, km.i32(c0)));
+    Fragment chunk(AccumulatorLayout::rowPerThread(1, outputChunk()), Value());
+    chunk.regs = sm100::loadRow(km, addr, outputChunk());
     sm100::waitLoads(km);
     buildRescale(km, chunk, {alpha});
     SmallVector<Value> words;
@@ -398,8 +466,13 @@ SmallVector<Value> ForwardKernel::softmaxLoop(Value lb, Value ub,
   sm100::fenceAfterSync(km);
   Fragment scores(AccumulatorLayout::rowPerThread(1, Bc), Value());
   scores.regs.clear();
-  for (int64_t c0 = 0; c0 < Bc; c0 += sm100::kMaxColumnsPerAccess) {
-    int64_t columns = std::min(Bc - c0, sm100::kMaxColumnsPerAccess);
+  // ptxas compiles a tcgen05.ld within the kernel's launch cap (65536 /
+  // threads: 128 registers at 512 threads), whatever setmaxnreg allows
+  // after it: an x128 load asks for about 146 (C7602), so with two tiles S
+  // comes in loads of kOutputChunk columns.
+  int64_t scoreChunk = T > 1 ? kOutputChunk : sm100::kMaxColumnsPerAccess;
+  for (int64_t c0 = 0; c0 < Bc; c0 += scoreChunk) {
+    int64_t columns = std::min(Bc - c0, scoreChunk);
     llvm::append_range(
         scores.regs,
         sm100::loadRow(km,
@@ -422,29 +495,69 @@ SmallVector<Value> ForwardKernel::softmaxLoop(Value lb, Value ub,
   for (Value pair : step.probs)
     words.push_back(km.pairWord(pair));
   // P_j's columns: with two tiles, S_j's, which P_{j-1}·V_{j-1} (issued
-  // before S_j, in order) has finished reading: P_j goes out at once and
-  // its registers are free for the rescale. With one tile, P's own
-  // columns, free once P_{j-1}·V_{j-1} has completed.
+  // before S_j, in order) has finished reading: P_j goes out at once. With
+  // one tile, P's own columns, free once P_{j-1}·V_{j-1} has completed.
   auto storeProbs = [&] {
     sm100::storeRow(
         km, sm100::address(km, tmemBase, laneBase, tileColumn(tmem.probs)),
         words);
   };
-  if (T > 1)
+  if (roles.hasCorrection()) {
+    // Two tiles: the correction warpgroup rescales O. α_i(j) (j ≥ 1) goes
+    // to shared memory in buffer j & 1, and with the last tile's the row's
+    // (m, l); one arrival on α full per phase: phase j − 1 for j ≥ 1, phase
+    // 0 alone when the range has one tile. Two buffers suffice: α(j + 2) is
+    // written after sFull_i(j + 2), which the MMA thread issued after O
+    // ready_i(j + 1), which the correction gave after reading α(j + 1) and
+    // so α(j).
+    Value row = km.andi(tid, km.i32(kTileRows - 1));
+    Value isLast = km.cmp(P::eq, j, km.sub(range.numTiles, km.i32(1)));
+    Value rescaled = km.cmp(P::sge, j, km.i32(1));
+    auto ifHandOver = scf::IfOp::create(
+        b, loc, arith::OrIOp::create(b, loc, rescaled, isLast), false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifHandOver.thenBlock()->getTerminator());
+      Value alphaAt = km.add(
+          km.i32(layout.offAlpha),
+          km.mul(km.add(km.mul(softmaxTile, km.i32(2 * kTileRows)),
+                        km.add(km.mul(km.andi(j, km.i32(1)),
+                                      km.i32(kTileRows)),
+                               row)),
+                 km.i32(4)));
+      km.ifLanes(rescaled, [&] {
+        LLVM::StoreOp::create(b, loc, step.rescale[0], smem.at(km, alphaAt),
+                              /*alignment=*/4);
+      });
+      km.ifLanes(isLast, [&] {
+        Value statsAt = km.add(
+            km.i32(layout.offStats),
+            km.mul(km.add(km.mul(softmaxTile, km.i32(2 * kTileRows)), row),
+                   km.i32(4)));
+        LLVM::StoreOp::create(b, loc, step.newMax[0], smem.at(km, statsAt),
+                              /*alignment=*/4);
+        LLVM::StoreOp::create(b, loc, step.newSum[0],
+                              smem.at(km, km.add(statsAt,
+                                                 km.i32(kTileRows * 4))),
+                              /*alignment=*/4);
+      });
+      layout.alphaFull.arrive(km, smem, softmaxTile);
+    }
     storeProbs();
-  // O is free once P_{j-1}·V_{j-1} has completed: rescale it by this
-  // tile's α (tile 0 has no O yet: its P·V overwrites).
-  auto ifPrevious =
-      scf::IfOp::create(b, loc, km.cmp(P::sgt, j, km.i32(0)), false);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
-    waitUse(layout.oDone, softmaxTile, km.sub(j, km.i32(1)));
-    sm100::fenceAfterSync(km);
-    rescaleOutput(step.rescale[0]);
+  } else {
+    // One tile: O is free once P_{j-1}·V_{j-1} has completed: rescale it by
+    // this tile's α (tile 0 has no O yet: its P·V overwrites), then P.
+    auto ifPrevious =
+        scf::IfOp::create(b, loc, km.cmp(P::sgt, j, km.i32(0)), false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
+      waitUse(layout.oDone, softmaxTile, km.sub(j, km.i32(1)));
+      sm100::fenceAfterSync(km);
+      rescaleOutput(step.rescale[0], km.i32(tmem.output));
+    }
+    storeProbs();
   }
-  if (T == 1)
-    storeProbs();
   sm100::waitStores(km);
   sm100::fenceBeforeSync(km);
   layout.pFull.arrive(km, smem, softmaxTile);
@@ -473,6 +586,8 @@ void ForwardKernel::buildSoftmax() {
   state = softmaxLoop(km.i32(0), range.numUnmasked, state, /*masked=*/false);
   state = softmaxLoop(km.maxsi(range.numUnmasked, km.i32(0)), range.numTiles,
                       state, /*masked=*/true);
+  if (roles.hasCorrection())
+    return; // the correction warpgroup writes O
   Value hasTiles = km.cmp(P::sgt, range.numTiles, km.i32(0));
   auto ifTiles = scf::IfOp::create(b, loc, hasTiles, false);
   {
@@ -481,31 +596,151 @@ void ForwardKernel::buildSoftmax() {
     waitUse(layout.oDone, softmaxTile, km.sub(range.numTiles, km.i32(1)));
     sm100::fenceAfterSync(km);
   }
-  // Epilogue (shared with sm_80 and sm_90a): O = acc / l straight from the
-  // rows to global memory, a chunk of columns at a time; the LSE once. A
-  // tile without K/V has no O in TMEM: its rows are 0 (l = 0).
+  storeOutputTile(0, km.i32(tmem.output), state[0], state[1], hasTiles);
+  waitOutputRead(km, tid, [] {});
+}
+
+void ForwardKernel::storeOutputTile(int64_t tile, Value outputColumn,
+                                    Value maxRow, Value sumRow,
+                                    Value hasTiles) {
+  // Epilogue math (shared with sm_80 and sm_90a: buildEpilogue): O = acc /
+  // l as 16-bit pairs, a chunk of 64 columns at a time from TMEM; the LSE
+  // once, straight to global memory. A tile without K/V has no O in TMEM:
+  // its rows are 0 (l = 0). The pairs go to shared memory over Q_i's rows
+  // (its 64-column boxes of 128B-swizzled rows, as TMA loaded Q: this
+  // tile's MMAs have all completed, the last oDone said so) and leave by
+  // TMA stores of the plan's O map (boxes of 64 columns × 128 rows; rows
+  // past Nq are clipped by the map), as sm_90a's epilogue does (Epilogue.h,
+  // here with the row-per-thread layout).
   Value headIndex = km.toIndex(at.headQ);
   Value lseBase = arith::MulIOp::create(b, loc, headIndex, km.toIndex(seqQ));
-  Value outBase = arith::MulIOp::create(b, loc, lseBase, km.index(D));
-  Value outMemref = buildFlatGlobalMemref(km, outPtr, b.getI32Type());
   Value lseMemref = config.writesLse
                         ? buildFlatGlobalMemref(km, lsePtr, b.getF32Type())
                         : Value();
+  Value firstRow = tileStart(km.i32(tile));
+  Value rowBaseOf = km.add(firstRow, laneBase);
+  auto box = [&](int64_t block) {
+    return km.i32(layout.offQ + block * Br * kSwizzleBytes +
+                  tile * kTileRows * kSwizzleBytes);
+  };
   Value zero = km.f32(0.0);
-  for (int64_t c0 = 0; c0 < D; c0 += kOutputChunk) {
-    Fragment chunk(AccumulatorLayout::rowPerThread(1, kOutputChunk), Value());
+  for (int64_t c0 = 0; c0 < D; c0 += outputChunk()) {
+    Fragment chunk(AccumulatorLayout::rowPerThread(1, outputChunk()), Value());
     chunk.regs = sm100::loadRow(
         km,
-        sm100::address(km, tmemBase, laneBase, tileColumn(tmem.output + c0)),
-        kOutputChunk);
+        sm100::address(km, tmemBase, laneBase,
+                       km.add(outputColumn, km.i32(c0))),
+        outputChunk());
     sm100::waitLoads(km);
     for (Value &x : chunk.regs)
       x = km.select(hasTiles, x, zero);
-    buildEpilogue(km, config, chunk, state[0], state[1], coords, rowBase, seqQ,
-                  scale, outMemref,
-                  arith::AddIOp::create(b, loc, outBase, km.index(c0)),
-                  c0 == 0 ? lseMemref : Value(), lseBase);
+    SmallVector<OutputWord> words;
+    buildEpilogue(km, config, chunk, maxRow, sumRow, coords, rowBaseOf, seqQ,
+                  scale, Value(), Value(), c0 == 0 ? lseMemref : Value(),
+                  lseBase, [&](Value row, int64_t cp, Value word) {
+                    // The pair's place in the 64-column box.
+                    words.push_back(
+                        {row, cp + (c0 % kAtomColumns) / 2, word});
+                  });
+    writeSwizzledOutput(km, smem, chunk.layout, words,
+                        {box(c0 / kAtomColumns)}, firstRow, Value());
   }
+  storeOutputTma(km, smem, tensorMapO, D, tid, km.i32(0),
+                 /*firstBarrierId=*/1, [&] { return firstRow; }, at.headQ,
+                 box);
+}
+
+void ForwardKernel::buildCorrection() {
+  using P = arith::CmpIPredicate;
+  // Warp 8 + w reaches TMEM lanes 32·w: thread t of the warpgroup holds row
+  // t of either tile, as the softmax thread t of that tile does.
+  Value lane = km.andi(tid, km.i32(31));
+  coords = {lane, Value()};
+  laneBase = km.mul(km.andi(warp, km.i32(3)), km.i32(32));
+  Value row = km.andi(tid, km.i32(kTileRows - 1));
+  SmallVector<Value> n;
+  for (int64_t i = 0; i < T; ++i)
+    n.push_back(tileRange(tileStart(km.i32(i))).numTiles);
+  Value stream = n.back();
+  auto forTile = [&](int64_t i, Value j, function_ref<void()> body) {
+    if (i == T - 1) {
+      body();
+      return;
+    }
+    auto inRange = scf::IfOp::create(b, loc, km.cmp(P::slt, j, n[i]), false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(inRange.thenBlock()->getTerminator());
+    body();
+  };
+  // Per K/V tile j ≥ 1 and tile i: α_i(j) from the softmax, O_i free
+  // (P_i(j−1)·V_{j−1} completed), the rescale where a row of the warp
+  // moved, then O ready_i for P_i(j)·V_j.
+  {
+    auto loop = scf::ForOp::create(b, loc, km.i32(1), stream, km.i32(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    SharedBase entrySmem = smem;
+    smem = reloadSharedBase(km);
+    Value j = loop.getInductionVar();
+    Value previous = km.sub(j, km.i32(1));
+    for (int64_t i = 0; i < T; ++i)
+      forTile(i, j, [&] {
+        waitUse(layout.alphaFull, km.i32(i), previous);
+        waitUse(layout.oDone, km.i32(i), previous);
+        sm100::fenceAfterSync(km);
+        Value alphaAt = km.add(
+            km.i32(layout.offAlpha + i * 2 * kTileRows * 4),
+            km.mul(km.add(km.mul(km.andi(j, km.i32(1)), km.i32(kTileRows)),
+                          row),
+                   km.i32(4)));
+        Value alpha = LLVM::LoadOp::create(b, loc, b.getF32Type(),
+                                           smem.at(km, alphaAt), 4);
+        rescaleOutput(alpha, km.i32(tmem.output + i * tmem.stride));
+        sm100::waitStores(km);
+        sm100::fenceBeforeSync(km);
+        layout.oReady.arrive(km, smem, km.i32(i));
+      });
+    smem = entrySmem;
+  }
+  // The epilogues, tile by tile (tile 0's after the loop: under causal
+  // masking it ends a K/V tile before tile 1). Q's space takes O: Q's load,
+  // if one was issued, has landed.
+  auto ifLoaded = scf::IfOp::create(b, loc, km.cmp(P::sgt, stream, km.i32(0)),
+                                    false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifLoaded.thenBlock()->getTerminator());
+    waitUse(layout.qFull, km.i32(0));
+  }
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  for (int64_t i = 0; i < T; ++i) {
+    Value hasTiles = km.cmp(P::sgt, n[i], km.i32(0));
+    // (m, l) came with the last α phase (n − 2), waited in the loop, or
+    // alone in phase 0 when the range has one tile; O_i is final after the
+    // last oDone.
+    auto ifTiles = scf::IfOp::create(b, loc, hasTiles, false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifTiles.thenBlock()->getTerminator());
+      km.ifLanes(km.cmp(P::eq, n[i], km.i32(1)),
+                 [&] { waitUse(layout.alphaFull, km.i32(i), km.i32(0)); });
+      waitUse(layout.oDone, km.i32(i), km.sub(n[i], km.i32(1)));
+      sm100::fenceAfterSync(km);
+    }
+    Value statsAt =
+        km.add(km.i32(layout.offStats + i * 2 * kTileRows * 4),
+               km.mul(row, km.i32(4)));
+    Value m = LLVM::LoadOp::create(b, loc, b.getF32Type(),
+                                   smem.at(km, statsAt), 4);
+    Value l = LLVM::LoadOp::create(
+        b, loc, b.getF32Type(),
+        smem.at(km, km.add(statsAt, km.i32(kTileRows * 4))), 4);
+    storeOutputTile(i, km.i32(tmem.output + i * tmem.stride),
+                    km.select(hasTiles, m, negInf),
+                    km.select(hasTiles, l, km.f32(0.0)), hasTiles);
+  }
+  // Shared memory stays until the stores have read it.
+  waitOutputRead(km, tid, [] {});
 }
 
 void ForwardKernel::build(LLVM::LLVMFuncOp func) {
@@ -515,7 +750,7 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
   tensorMapQ = entry->getArgument(0);
   tensorMapK = entry->getArgument(1);
   tensorMapV = entry->getArgument(2);
-  outPtr = entry->getArgument(3);
+  tensorMapO = entry->getArgument(3);
   lsePtr = entry->getArgument(4);
   Value batchSize = entry->getArgument(5);
   Value queryHeads = entry->getArgument(6);
@@ -528,11 +763,14 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
       b, loc, b.getI32Type(),
       gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   warp = km.shru(tid, km.i32(5));
-  Value numQTiles = km.divu(km.add(seqQ, km.i32(Br - 1)), km.i32(Br));
-  TileScheduler scheduler = makeTileScheduler(
-      km, numQTiles, queryHeads, kvHeads, batchSize, Br, config.causal,
-      /*tileGroupBytes=*/0, /*kvRowBytes=*/0, SM90Config::kMinGroupedQTiles,
-      seqKV);
+  decodeTile = [this, queryHeads, kvHeads, batchSize] {
+    Value numQTiles = km.divu(km.add(seqQ, km.i32(Br - 1)), km.i32(Br));
+    TileScheduler scheduler = makeTileScheduler(
+        km, numQTiles, queryHeads, kvHeads, batchSize, Br, config.causal,
+        /*tileGroupBytes=*/0, /*kvRowBytes=*/0,
+        SM90Config::kMinGroupedQTiles, seqKV);
+    return scheduler.decode(km, blockTile(km, scheduler));
+  };
   auto window = SymbolTable::lookupNearestSymbolFrom<LLVM::GlobalOp>(
       func, b.getStringAttr("flash_smem"));
   smem = alignSharedBase(km, window);
@@ -560,6 +798,16 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
     for (int64_t i = 0; i < T; ++i)
       mbarrierInit(km, barrier(layout.pFull, km.i32(i)),
                    km.i32(kSoftmaxThreads));
+    if (roles.hasCorrection()) {
+      // α full: the tile's 128 softmax threads; O ready: the correction
+      // warpgroup's 128.
+      for (int64_t i = 0; i < T; ++i)
+        mbarrierInit(km, barrier(layout.alphaFull, km.i32(i)),
+                     km.i32(kSoftmaxThreads));
+      for (int64_t i = 0; i < T; ++i)
+        mbarrierInit(km, barrier(layout.oReady, km.i32(i)),
+                     km.i32(kSoftmaxThreads));
+    }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   }
   // The MMA warp allocates the block's tensor memory (a warp-wide op) and
@@ -579,7 +827,7 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
   sm100::fenceAfterSync(km);
   tmemBase = LLVM::LoadOp::create(b, loc, b.getI32Type(), slot);
 
-  at = scheduler.decode(km, blockTile(km, scheduler));
+  at = decodeTile();
   // One tile: every role's range; two: each role takes the ranges it
   // needs (after setmaxnreg).
   if (T == 1)
@@ -592,10 +840,31 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
     b.setInsertionPoint(softmaxRole.thenBlock()->getTerminator());
     if (roles.softmaxRegisters)
       setRegisterBudget(km, roles.softmaxRegisters, /*increase=*/true);
+    SharedBase entrySmem = smem;
+    Value entryTmem = tmemBase;
+    TileCoords entryTile = at;
+    if (roles.hasCorrection())
+      reloadEntryValues();
     buildSoftmax();
+    smem = entrySmem;
+    tmemBase = entryTmem;
+    at = entryTile;
     b.setInsertionPoint(softmaxRole.elseBlock()->getTerminator());
+    if (roles.hasCorrection()) {
+      // Warps 8-11: the correction warpgroup; 12-15: TMA, MMA, two idle.
+      auto correction = scf::IfOp::create(
+          b, loc,
+          km.cmp(P::slt, tid, km.i32(32 * (roles.correctionWarp + 4))), true);
+      b.setInsertionPoint(correction.thenBlock()->getTerminator());
+      setRegisterBudget(km, roles.correctionRegisters, /*increase=*/false);
+      reloadEntryValues();
+      buildCorrection();
+      b.setInsertionPoint(correction.elseBlock()->getTerminator());
+    }
     if (roles.otherRegisters)
       setRegisterBudget(km, roles.otherRegisters, /*increase=*/false);
+    if (roles.hasCorrection())
+      reloadEntryValues();
     auto producer = scf::IfOp::create(
         b, loc, km.cmp(P::eq, tid, km.i32(32 * roles.producerWarp)), false);
     b.setInsertionPoint(producer.thenBlock()->getTerminator());
@@ -605,6 +874,9 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
         b, loc, km.cmp(P::eq, tid, km.i32(32 * roles.mmaWarp)), false);
     b.setInsertionPoint(issuer.thenBlock()->getTerminator());
     buildMmaIssuer();
+    smem = entrySmem;
+    tmemBase = entryTmem;
+    at = entryTile;
   }
   sm100::fenceBeforeSync(km);
   gpu::BarrierOp::create(b, loc);
@@ -613,7 +885,14 @@ void ForwardKernel::build(LLVM::LLVMFuncOp func) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(dealloc.thenBlock()->getTerminator());
     sm100::fenceAfterSync(km);
-    sm100::deallocate(km, tmemBase, tmem.allocated);
+    // (With roles that reload it, the address read afresh: nothing holds it
+    // across the roles.)
+    sm100::deallocate(km,
+                      roles.hasCorrection()
+                          ? LLVM::LoadOp::create(b, loc, b.getI32Type(), slot)
+                                .getResult()
+                          : tmemBase,
+                      tmem.allocated);
   }
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 }
@@ -630,11 +909,10 @@ LogicalResult mlir::flash::buildSM100Kernel(OpBuilder &b, Location loc,
                                             const KernelConfig &config) {
   auto global = LLVM::LLVMPointerType::get(b.getContext(), 1);
   Type i32 = b.getI32Type();
-  // (tmQ, tmK, tmV;) O, LSE, B, Hq, Hkv, Nq, Nk, scale
-  SmallVector<Type> params = {global, global, i32, i32,
-                              i32,    i32,    i32, b.getF32Type()};
+  // (tmQ, tmK, tmV, tmO;) LSE, B, Hq, Hkv, Nq, Nk, scale
+  SmallVector<Type> params = {global, i32, i32, i32, i32, i32, b.getF32Type()};
   LLVM::LLVMFuncOp func = declareTensorMapKernel(
-      b, loc, config.name, /*numTensorMaps=*/3, params, config.threads(),
+      b, loc, config.name, /*numTensorMaps=*/4, params, config.threads(),
       config.blocksPerSM);
   {
     OpBuilder::InsertionGuard guard(b);

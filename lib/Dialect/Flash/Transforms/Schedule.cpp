@@ -155,15 +155,16 @@ int64_t mlir::flash::registerBudgetPerThread(const TargetModel &target,
   if (target.mmaKind == MmaKind::TensorMemoryMma && c.blockQ > 128) {
     // The sm_100a two-tile kernel's split: setmaxnreg moves registers
     // within the block's launch share (the cap of its 32·warps threads, a
-    // multiple of 8: 168 × 384), so .inc never waits for registers no .dec
-    // released. The TMA and MMA warpgroup keeps kTensorMemoryIssuerRegisters
-    // (its MMA thread holds both tiles' Q descriptors), the softmax
-    // warpgroups share the rest.
+    // multiple of 8: 128 × 512), so .inc never waits for registers no .dec
+    // released. The correction warpgroup keeps kCorrectionRegisters, the
+    // TMA and MMA warpgroup kTensorMemoryIssuerRegisters, the softmax
+    // warpgroups (128 threads per tile) share the rest.
     int64_t threads = 32 * c.warps;
     int64_t perThread =
         std::min<int64_t>(target.registersPerSM / threads / 8 * 8, 248);
-    return (perThread * threads - 128 * kTensorMemoryIssuerRegisters) /
-           consumers / 8 * 8;
+    return (perThread * threads -
+            128 * (kCorrectionRegisters + kTensorMemoryIssuerRegisters)) /
+           (128 * (c.blockQ / 128)) / 8 * 8;
   }
   int64_t perConsumer = (target.registersPerSM - 128 * 24) / consumers;
   perConsumer = perConsumer / 8 * 8;
@@ -231,9 +232,10 @@ int64_t mlir::flash::warpsForQTile(const TargetModel &target,
     return 4 * (blockQ / 64 + 1); // consumers + one producer
   case MmaKind::TensorMemoryMma:
     // A softmax warpgroup per 128-row tile, a TMA warp and an MMA warp
-    // (SM100/ForwardKernel.cpp); with two tiles the TMA and MMA warps sit
-    // in a warpgroup of their own (setmaxnreg acts on whole warpgroups).
-    return blockQ <= 128 ? 6 : 4 * (blockQ / 128) + 4;
+    // (SM100/ForwardKernel.cpp); with two tiles a correction warpgroup
+    // (O's rescale and the epilogue) and the TMA and MMA warps in a
+    // warpgroup of their own (setmaxnreg acts on whole warpgroups).
+    return blockQ <= 128 ? 6 : 4 * (blockQ / 128) + 8;
   }
   return 4;
 }

@@ -39,6 +39,15 @@ struct OutputWord {
 void writeSwizzledOutput(KernelMath &km, const SharedBase &smem,
                          ArrayRef<OutputWord> words, ArrayRef<Value> boxes,
                          Value tileRow0, Value warpgroup, Value quadLane);
+/// The same for the words of any accumulator layout, the box's rows starting
+/// at `firstRow` (its rows: 64 for a wgmma warpgroup, 128 for a tcgen05
+/// tile). An MmaQuad word (column tile nt) is lane quadLane's pair of the
+/// 16-byte chunk nt; a RowPerThread word (the row's column pair cp, after
+/// tcgen05.ld a thread holds a row) is pair cp % 4 of chunk cp / 4.
+void writeSwizzledOutput(KernelMath &km, const SharedBase &smem,
+                         const AccumulatorLayout &layout,
+                         ArrayRef<OutputWord> words, ArrayRef<Value> boxes,
+                         Value firstRow, Value quadLane);
 
 /// Publishes the boxes: fence.proxy.async, named barrier warpgroup +
 /// firstBarrierId for the warpgroup's 128 threads, then its leader (tid %
@@ -48,6 +57,12 @@ void storeOutputTma(KernelMath &km, const SharedBase &smem, Value tensorMap,
                     int64_t columns, Value tid, Value warpgroup,
                     int64_t firstBarrierId, Value tileRow0, TmaHead head,
                     function_ref<Value(int64_t)> boxOffset);
+/// The same for a group of 128 threads on named barrier `barrierId` whose
+/// box rows start at `rows()` (built in the leader's branch).
+void storeOutputTma(KernelMath &km, const SharedBase &smem, Value tensorMap,
+                    int64_t columns, Value tid, Value barrierIndex,
+                    int64_t firstBarrierId, function_ref<Value()> rows,
+                    TmaHead head, function_ref<Value(int64_t)> boxOffset);
 
 /// The leader waits for its stores to have read shared memory, then runs
 /// `release` (its arrival on the barrier that hands the space back).

@@ -82,11 +82,13 @@ int64_t estimateRegistersPerThread(const TargetModel &target,
 int64_t registerBudgetPerThread(const TargetModel &target,
                                 const ScheduleChoice &choice);
 
-/// The sm_100a two-tile kernel's setmaxnreg split (SM100/ForwardKernel.cpp):
-/// the warpgroup of the TMA and MMA warps keeps this many registers, the
-/// two softmax warpgroups share the rest of the block's launch share
-/// (registerBudgetPerThread: (168·384 − 128·88) / 256 = 208).
-constexpr int64_t kTensorMemoryIssuerRegisters = 88;
+/// The sm_100a two-tile kernel's setmaxnreg split (SM100/ForwardKernel.cpp,
+/// sixteen warps): the correction warpgroup keeps kCorrectionRegisters, the
+/// warpgroup of the TMA and MMA warps kTensorMemoryIssuerRegisters, the two
+/// softmax warpgroups share the rest of the block's launch share
+/// (registerBudgetPerThread: (128·512 − 128·(88 + 56)) / 256 = 184).
+constexpr int64_t kCorrectionRegisters = 88;
+constexpr int64_t kTensorMemoryIssuerRegisters = 56;
 
 /// The tiles and stage counts the model chooses among on `target`.
 struct ScheduleCandidates {
