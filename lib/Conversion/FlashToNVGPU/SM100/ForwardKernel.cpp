@@ -209,6 +209,29 @@ private:
     return T == 1 ? at.qStart
                   : km.add(at.qStart, km.mul(tile, km.i32(kTileRows)));
   }
+  /// Each tile's number of K/V tiles (causal: grows with the rows, so the
+  /// last tile's is the stream's).
+  SmallVector<Value> tileCounts() {
+    SmallVector<Value> n;
+    for (int64_t i = 0; i < T; ++i)
+      n.push_back(tileRange(tileStart(km.i32(i))).numTiles);
+    return n;
+  }
+  /// `body` for tile i at K/V tile j: the last tile always, an earlier one
+  /// only within its own (causal: shorter) range `counts[i]`.
+  void underTileRange(ArrayRef<Value> counts, int64_t i, Value j,
+                      function_ref<void()> body) {
+    if (i == T - 1) {
+      body();
+      return;
+    }
+    auto inRange =
+        scf::IfOp::create(
+        b, loc, km.cmp(arith::CmpIPredicate::slt, j, counts[i]), false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(inRange.thenBlock()->getTerminator());
+    body();
+  }
   /// The softmax loop over K/V tiles [lb, ub): carries (m, l).
   SmallVector<Value> softmaxLoop(Value lb, Value ub, ValueRange state,
                                  bool masked);
@@ -330,12 +353,8 @@ void ForwardKernel::buildMmaIssuer() {
   using P = arith::CmpIPredicate;
   // Tiles visited per Q tile; the last tile's range is the K/V stream (the
   // ranges grow with the rows: VisibleKV.h).
-  SmallVector<Value> n;
-  if (T == 1)
-    n.push_back(range.numTiles);
-  else
-    for (int64_t i = 0; i < T; ++i)
-      n.push_back(tileRange(tileStart(km.i32(i))).numTiles);
+  SmallVector<Value> n =
+      T == 1 ? SmallVector<Value>{range.numTiles} : tileCounts();
   Value stream = n.back();
   auto hasTiles = scf::IfOp::create(b, loc, km.cmp(P::sgt, stream, km.i32(0)),
                                     false);
@@ -343,14 +362,7 @@ void ForwardKernel::buildMmaIssuer() {
   b.setInsertionPoint(hasTiles.thenBlock()->getTerminator());
   // Tile i < T − 1 issues only within its own range (causal: shorter).
   auto forTile = [&](int64_t i, Value j, function_ref<void()> body) {
-    if (i == T - 1) {
-      body();
-      return;
-    }
-    auto inRange = scf::IfOp::create(b, loc, km.cmp(P::slt, j, n[i]), false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(inRange.thenBlock()->getTerminator());
-    body();
+    underTileRange(n, i, j, body);
   };
   waitUse(layout.qFull, km.i32(0));
   for (int64_t i = 0; i < T; ++i)
@@ -658,19 +670,10 @@ void ForwardKernel::buildCorrection() {
   coords = {lane, Value()};
   laneBase = km.mul(km.andi(warp, km.i32(3)), km.i32(32));
   Value row = km.andi(tid, km.i32(kTileRows - 1));
-  SmallVector<Value> n;
-  for (int64_t i = 0; i < T; ++i)
-    n.push_back(tileRange(tileStart(km.i32(i))).numTiles);
+  SmallVector<Value> n = tileCounts();
   Value stream = n.back();
   auto forTile = [&](int64_t i, Value j, function_ref<void()> body) {
-    if (i == T - 1) {
-      body();
-      return;
-    }
-    auto inRange = scf::IfOp::create(b, loc, km.cmp(P::slt, j, n[i]), false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(inRange.thenBlock()->getTerminator());
-    body();
+    underTileRange(n, i, j, body);
   };
   // Per K/V tile j ≥ 1 and tile i: α_i(j) from the softmax, O_i free
   // (P_i(j−1)·V_{j−1} completed), the rescale where a row of the warp
