@@ -428,12 +428,14 @@ def compile_backward_budgets(spec: BackwardSpec, budgets: Sequence[int], out_dir
     seen = backward_model_schedule(spec, flash_opt)
     if seen is None:
         return []
-    most = plan_shared_memory(os.path.join(out_dir, spec.name + ".json"))
+    most = None
     for budget in sorted(budgets):
         one = dataclasses.replace(spec, shared_memory=budget)
         schedule = backward_model_schedule(one, flash_opt)
         if schedule is None or schedule == seen:
             continue
+        if most is None:
+            most = plan_shared_memory(os.path.join(out_dir, spec.name + ".json"))
         try:
             path = compile_backward_bundle(one, out_dir, flash_opt, cubin_archs, extra_options)
         except NotSupportedYet:
