@@ -54,7 +54,7 @@ typedef enum {
 
 int flash_abi_version(void);         /* FLASH_RUNTIME_ABI_VERSION */
 int flash_plan_format_version(void); /* FLASH_LAUNCH_PLAN_VERSION */
-const char *flash_version(void);     /* "flash_runtime 1 (launch plan 1)" */
+const char *flash_version(void);     /* "flash_runtime 4 (launch plan 1)" */
 /* Why the last failing call of this thread failed ("" if none did). */
 const char *flash_last_error(void);
 
