@@ -278,6 +278,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   schedule.stages = options.stages;
   schedule.splitKV = options.splitKV;
   schedule.maxSplits = options.maxSplits;
+  schedule.sharedMemoryPerBlock = options.sharedMemoryPerBlock;
   pm.addPass(createFlashSelectSchedule(schedule));
   pm.addPass(createFlashTile());
   FlashSelectKernelFormOptions form;
@@ -288,10 +289,12 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   form.tileOrder = options.tileOrder;
   form.storeWait = options.storeWait;
   form.kvRange = options.kvRange;
+  form.sharedMemoryPerBlock = options.sharedMemoryPerBlock;
   pm.addPass(createFlashSelectKernelForm(form));
   FlashLowerToNVGPUOptions lower;
   lower.arch = options.arch;
   lower.batchMaps = options.batchMaps;
+  lower.sharedMemoryPerBlock = options.sharedMemoryPerBlock;
   pm.addPass(createFlashLowerToNVGPU(lower));
 
   // Upstream NVGPU -> NVVM -> LLVM -> PTX. sm_100a needs PTX ISA 8.6.

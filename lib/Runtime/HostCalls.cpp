@@ -90,24 +90,31 @@ bool toTensor(const char *name, const flash_memref_4d *memref, int dtype,
   return true;
 }
 
-/// The current context's compute capability; 0 (any) without a driver or a
-/// current context (flash_plan_launch then adopts the tensors' device).
-int currentComputeCapability() {
+/// The current context's compute capability and the shared memory one of
+/// its blocks may opt in to; 0 and 0 (any) without a driver or a current
+/// context (flash_plan_launch then adopts the tensors' device).
+void currentDeviceKey(int &computeCapability, int &sharedMemoryPerBlock) {
+  computeCapability = sharedMemoryPerBlock = 0;
   std::string error;
   const Driver *cu = Driver::get(error);
   if (!cu)
-    return 0;
+    return;
   CUcontext context = nullptr;
   CUdevice device;
   if (cu->cuCtxGetCurrent(&context) != CUDA_SUCCESS || !context ||
       cu->cuCtxGetDevice(&device) != CUDA_SUCCESS)
-    return 0;
-  int major = 0, minor = 0;
+    return;
+  int major = 0, minor = 0, shared = 0;
   cu->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
                            device);
   cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                            device);
-  return major * 10 + minor;
+  if (cu->cuDeviceGetAttribute(
+          &shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+          device) != CUDA_SUCCESS)
+    shared = 0;
+  computeCapability = major * 10 + minor;
+  sharedMemoryPerBlock = shared;
 }
 } // namespace
 
@@ -148,7 +155,7 @@ int flash_attention_memref(const flash_memref_4d *q, const flash_memref_4d *k,
   args.scale = scale;
 
   flash_key key = {};
-  key.compute_capability = currentComputeCapability();
+  currentDeviceKey(key.compute_capability, key.shared_memory_per_block);
   key.dtype = dtype;
   key.head_dim = int(q->sizes[3]);
   key.value_dim = int(v->sizes[3]);

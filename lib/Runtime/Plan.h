@@ -15,6 +15,8 @@
 
 #include <cuda.h>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -123,6 +125,14 @@ struct Plan {
   /// Whether a device of compute capability `cc` can run every kernel, and
   /// whether it does so from cubins (not PTX compiled by the driver).
   bool runsOn(int cc, bool *fromCubin = nullptr) const;
+  /// The most dynamic shared memory any of its kernels takes (what a block
+  /// of the device must be able to opt in to).
+  unsigned maxSharedBytes() const {
+    unsigned most = 0;
+    for (const KernelSpec &k : kernels)
+      most = std::max(most, k.sharedBytes);
+    return most;
+  }
   /// Plans kernel `index` for `args` (smCount <= 0: `smCountOfDevice` is
   /// asked, when the grid needs it).
   /// With `workspaceBytes`, also the size of each of the plan's workspaces

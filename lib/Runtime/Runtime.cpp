@@ -475,7 +475,7 @@ extern "C" {
 int flash_abi_version(void) { return FLASH_RUNTIME_ABI_VERSION; }
 int flash_plan_format_version(void) { return FLASH_LAUNCH_PLAN_VERSION; }
 const char *flash_version(void) {
-  return "flash_runtime 3 (launch plan 1)";
+  return "flash_runtime 4 (launch plan 1)";
 }
 const char *flash_last_error(void) { return lastError.c_str(); }
 
@@ -543,6 +543,23 @@ int flash_library_select(const flash_library *library, const flash_key *key,
         (key->compute_capability <= 0 || plan.runsOn(key->compute_capability)))
       candidates.push_back(p.get());
   }
+  // Plans whose kernels take more shared memory than a block of the device
+  // may opt in to cannot launch there; they are dropped (and named if
+  // nothing else is left).
+  std::string tooLarge;
+  if (key->shared_memory_per_block > 0)
+    candidates.erase(
+        std::remove_if(candidates.begin(), candidates.end(),
+                       [&](const flash_plan *p) {
+                         if (p->plan.maxSharedBytes() <=
+                             unsigned(key->shared_memory_per_block))
+                           return false;
+                         tooLarge += (tooLarge.empty() ? "" : ", ") + p->plan.name +
+                                     " (" + std::to_string(p->plan.maxSharedBytes()) +
+                                     " bytes)";
+                         return true;
+                       }),
+        candidates.end());
   // The variant asked for; by default the model's form, or where a key has
   // only variants, the first of them by name.
   std::string form = variant;
@@ -590,22 +607,41 @@ int flash_library_select(const flash_library *library, const flash_key *key,
                 (key->compute_capability > 0
                      ? " on compute capability " + std::to_string(key->compute_capability)
                      : "") +
+                (tooLarge.empty()
+                     ? std::string()
+                     : "; too large for the device's " +
+                           std::to_string(key->shared_memory_per_block) +
+                           " bytes of shared memory per block: " + tooLarge) +
                 " in " + library->dir + "; compiled: " + have);
   }
+  // Plans of one range that differ in their shared memory (compiled for
+  // devices with more or less of it): the one that takes the most that the
+  // device has, or without the device's figure, the least (it runs wherever
+  // the others do); then the first by name.
+  auto preferred = [&](const flash_plan *p, const flash_plan *than) {
+    unsigned a = p->plan.maxSharedBytes(), b = than->plan.maxSharedBytes();
+    if (a != b)
+      return key->shared_memory_per_block > 0 ? a > b : a < b;
+    return p->plan.name < than->plan.name;
+  };
   // The range that holds the length; between or past ranges, the one that
   // starts last at or below it; below every range, the first.
   const flash_plan *pick = nullptr;
   for (const flash_plan *p : candidates)
     if (p->plan.seqMin <= length && (p->plan.seqMax < 0 || length <= p->plan.seqMax) &&
-        (!pick || p->plan.seqMin > pick->plan.seqMin))
+        (!pick || p->plan.seqMin > pick->plan.seqMin ||
+         (p->plan.seqMin == pick->plan.seqMin && preferred(p, pick))))
       pick = p;
   if (!pick)
     for (const flash_plan *p : candidates)
-      if (p->plan.seqMin <= length && (!pick || p->plan.seqMin > pick->plan.seqMin))
+      if (p->plan.seqMin <= length &&
+          (!pick || p->plan.seqMin > pick->plan.seqMin ||
+           (p->plan.seqMin == pick->plan.seqMin && preferred(p, pick))))
         pick = p;
   if (!pick)
     for (const flash_plan *p : candidates)
-      if (!pick || p->plan.seqMin < pick->plan.seqMin)
+      if (!pick || p->plan.seqMin < pick->plan.seqMin ||
+          (p->plan.seqMin == pick->plan.seqMin && preferred(p, pick)))
         pick = p;
   *out = pick;
   return 0;

@@ -104,6 +104,19 @@ const TargetModel *mlir::flash::lookupTargetModel(llvm::StringRef arch) {
   return nullptr;
 }
 
+std::optional<TargetModel>
+mlir::flash::lookupTargetModel(llvm::StringRef arch,
+                               int64_t sharedMemPerBlock) {
+  const TargetModel *model = lookupTargetModel(arch);
+  if (!model || sharedMemPerBlock < 0 ||
+      sharedMemPerBlock > kMaxSharedMemPerBlockOptIn)
+    return std::nullopt;
+  TargetModel copy = *model;
+  if (sharedMemPerBlock > 0)
+    copy.sharedMemPerBlock = sharedMemPerBlock;
+  return copy;
+}
+
 llvm::ArrayRef<llvm::StringRef> mlir::flash::knownArchs() {
   static const llvm::StringRef names[] = {"sm_80", "sm_90a", "sm_100a"};
   return names;

@@ -11,6 +11,7 @@ arguments the kernels' contract says (SM80/BackwardKernel.h).
 
 import json
 import math
+import os
 import pathlib
 
 import pytest
@@ -313,6 +314,44 @@ def test_d256_plan_shares_16_keys_between_two_warps(bundles):
     b, hq, hkv, nq, nk = 2, 8, 2, 1000, 777
     infos = [chosen.launch_info(call(b, hq, hkv, nq, nk, 256), 108, k) for k in range(3)]
     assert list(infos[1].grid) == [hkv, math.ceil(nk / 64), b]
+
+
+def test_d256_plan_for_devices_with_227kb(bundles, tmp_path):
+    # compile.py's --shared-memory (auto on sm_80: the H100/H200's 227 KB,
+    # which the sm_80 kernels meet there through their sm_90 cubin): at
+    # D = 256 the model then takes two stages of the 64-row Q tiles, a
+    # second plan of the key (230,400 bytes, more than an A100 has); the
+    # runtime chooses it only where the device has the memory.
+    spec = fcompile.BackwardSpec("bf16", 256, True)
+    for f in pathlib.Path(bundles[0]).iterdir():
+        if f.name.startswith(spec.name + ".") or f.name.startswith(spec.name + "_"):
+            if "deterministic" not in f.name:
+                (tmp_path / f.name).write_bytes(f.read_bytes())
+    kept = fcompile.compile_backward_budgets(spec, [fcompile.SHARED_MEMORY_H100], str(tmp_path))
+    assert [os.path.basename(p) for p in kept] == [spec.name + "_smem227k.json"]
+    plan = json.loads(pathlib.Path(kept[0]).read_text())
+    assert not errors(plan, SCHEMA), errors(plan, SCHEMA)
+    assert plan["select"]["variant"] == ""  # the key's default form, chosen by budget
+    main = plan["kernels"][1]
+    assert (main["description"]["block_kv"], main["description"]["block_q"],
+            main["description"]["stages"]) == (64, 64, 2)
+    assert main["dynamic_shared_memory"] == 230400 > 163 * 1024
+    lib = KernelLibrary(str(tmp_path))
+    assert lib.find_backward("bf16", 256, True, 4096, compute_capability=90,
+                             shared_memory=232448).name == spec.name + "_smem227k"
+    assert lib.find_backward("bf16", 256, True, 4096, compute_capability=80,
+                             shared_memory=166912).name == spec.name
+    with pytest.raises(ValueError, match="too large for the device's 101376 bytes"):
+        lib.find_backward("bf16", 256, True, 4096, compute_capability=86, shared_memory=101376)
+    # D = 128 (registers, not shared memory, bound its tiles) and the
+    # deterministic plan (every field fixed) get no second plan; nothing is
+    # compiled for them.
+    assert fcompile.compile_backward_budgets(fcompile.BackwardSpec("bf16", 128, True),
+                                             [fcompile.SHARED_MEMORY_H100], str(tmp_path)) == []
+    assert fcompile.compile_backward_budgets(
+        fcompile.BackwardSpec("bf16", 256, True, deterministic=True),
+        [fcompile.SHARED_MEMORY_H100], str(tmp_path)) == []
+    assert not list(tmp_path.glob("*d128*"))
 
 
 def test_d256_falls_back_to_sm80_on_hopper(bundles, sm90_bundles, tmp_path):

@@ -360,7 +360,7 @@ def test_a_plan_of_another_version_is_refused(tmp_path, bundles):
 def test_version_and_abi():
     assert capi.lib().flash_abi_version() == capi.ABI_VERSION
     assert capi.lib().flash_plan_format_version() == 1
-    assert capi.lib().flash_version().decode().startswith("flash_runtime 3")
+    assert capi.lib().flash_version().decode().startswith("flash_runtime 4")
 
 
 # --- other ops: selection by op, their tensors --------------------------------

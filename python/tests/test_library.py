@@ -13,7 +13,7 @@ from flash_mlir.runtime import KernelLibrary
 
 
 def _write_plan(directory, name, seq_range, causal=True, lse=False, variant="", arch="sm_90a",
-                cubins=None, d=64, dtype="bf16"):
+                cubins=None, d=64, dtype="bf16", shared=1024):
     """A minimal launch plan: the keys that selection reads, one kernel."""
     cubins = {arch: {"file": name + "." + arch + ".cubin"}} if cubins is None else cubins
     plan = {
@@ -26,7 +26,7 @@ def _write_plan(directory, name, seq_range, causal=True, lse=False, variant="", 
         "kernels": [{"name": name, "files": {"ptx": name + ".ptx", "ptx_target": arch,
                                              "cubins": {k: dict(v) for k, v in cubins.items()}},
                      "grid": {"kind": "tiles", "x": ["ceildiv", "Nq", 128], "y": "Hq", "z": "B"},
-                     "block": [384, 1, 1], "dynamic_shared_memory": 1024, "args": []}]}
+                     "block": [384, 1, 1], "dynamic_shared_memory": shared, "args": []}]}
     with open(os.path.join(directory, name + ".json"), "w") as f:
         json.dump(plan, f)
 
@@ -117,6 +117,74 @@ def test_arch_and_compute_capability(tmp_path):
     assert lib.find("bf16", 64, True, False, 100, compute_capability=89).name == "ampere"
     with pytest.raises(ValueError, match="on compute capability 75"):
         lib.find("bf16", 64, True, False, 100, compute_capability=75)
+
+
+A100, H100, SM86 = 166912, 232448, 101376  # opt-in shared memory per block
+
+
+def _two_budgets(directory, name="sm80", seq_range=(0, None)):
+    """The plans of one sm_80 key for an A100 (164,352 bytes) and for an
+    H100/H200 (230,400), as compile.py's --shared-memory writes them."""
+    cubins = {"sm_80": {"file": "a.cubin"}, "sm_90": {"file": "b.cubin"}}
+    _write_plan(directory, name, seq_range, arch="sm_80", cubins=cubins, shared=164352)
+    _write_plan(directory, name + "_smem227k", seq_range, arch="sm_80", cubins=cubins,
+                shared=230400)
+
+
+def test_the_plan_taking_the_most_shared_memory_that_fits_is_chosen(tmp_path):
+    _two_budgets(tmp_path)
+    lib = KernelLibrary(str(tmp_path))
+    # An H100/H200 has the memory for both: the larger is preferred.
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=90,
+                    shared_memory=H100).name == "sm80_smem227k"
+    # An A100 cannot launch the larger: it is never chosen there.
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=80,
+                    shared_memory=A100).name == "sm80"
+    # One byte short of the larger plan's.
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=90,
+                    shared_memory=230399).name == "sm80"
+    # Unknown (0): the one taking the least, which runs wherever the other does.
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=90).name == "sm80"
+    assert lib.find("bf16", 64, True, False, 100).name == "sm80"
+
+
+def test_no_plan_fits_the_device_shared_memory(tmp_path):
+    _two_budgets(tmp_path)
+    lib = KernelLibrary(str(tmp_path))
+    with pytest.raises(ValueError, match=r"too large for the device's 101376 bytes of shared "
+                                         r"memory per block: sm80 \(164352 bytes\), "
+                                         r"sm80_smem227k \(230400 bytes\)"):
+        lib.find("bf16", 64, True, False, 100, compute_capability=86, shared_memory=SM86)
+    only = tmp_path / "only"
+    only.mkdir()
+    _write_plan(only, "big", (0, None), arch="sm_80", cubins={"sm_90": {"file": "b.cubin"}},
+                shared=230400)
+    lib = KernelLibrary(str(only))
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=90,
+                    shared_memory=H100).name == "big"
+    with pytest.raises(ValueError, match="too large for the device's 166912 bytes"):
+        lib.find("bf16", 64, True, False, 100, compute_capability=80, shared_memory=A100)
+
+
+def test_shared_memory_decides_within_a_range_not_across(tmp_path):
+    # The length's range first; the budget only among the plans of that range.
+    _two_budgets(tmp_path, "short", (0, 2047))
+    _write_plan(tmp_path, "long", (2048, None), arch="sm_80",
+                cubins={"sm_80": {"file": "a.cubin"}, "sm_90": {"file": "b.cubin"}},
+                shared=100000)
+    lib = KernelLibrary(str(tmp_path))
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=90,
+                    shared_memory=H100).name == "short_smem227k"
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=80,
+                    shared_memory=A100).name == "short"
+    assert lib.find("bf16", 64, True, False, 4096, compute_capability=90,
+                    shared_memory=H100).name == "long"
+    # A device too small for both short plans gets the long range's plan,
+    # for short calls too (the nearest range that fits, as between ranges).
+    assert lib.find("bf16", 64, True, False, 4096, compute_capability=86,
+                    shared_memory=SM86).name == "long"
+    assert lib.find("bf16", 64, True, False, 100, compute_capability=86,
+                    shared_memory=SM86).name == "long"
 
 
 def test_blackwell_bundles_on_compute_capability_10_only(tmp_path):

@@ -51,7 +51,8 @@ def main(argv=None):
     q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=t) for _ in range(3))
     qs, ks, vs = (torch.randn(b, n, h, d, device="cuda", dtype=t).transpose(1, 2)
                   for _ in range(3))
-    bundle = lib.find("bf16", d, True, False, n, compute_capability=lib._capability(q.device))
+    bundle = lib.find("bf16", d, True, False, n, compute_capability=lib._capability(q.device),
+                      shared_memory=lib._shared_memory(q.device))
     described = bundle.args(q, k, v, torch.empty_like(q), None, d ** -0.5)
     launch, ref = capi.lib().flash_plan_launch, ctypes.byref(described)
     stream = torch.cuda.current_stream().cuda_stream

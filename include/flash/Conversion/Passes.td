@@ -77,7 +77,12 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "B), boxes addressed at (column, row, head, batch entry), so that "
            "a tensor's batch has its own stride (B×N×H×D views of any B in "
            "one launch; not with the D=256 backward's cluster form); false: "
-           "rank 3 over (D, N, B·H)">
+           "rank 3 over (D, N, B·H)">,
+    Option<"sharedMemoryPerBlock", "shared-memory-per-block", "int64_t",
+           /*default=*/"0",
+           "Bytes of shared memory one block may opt in to on the devices "
+           "the kernels are for; 0: the target model's (sm_80: an A100's "
+           "163 KB); as flash-select-schedule's option of the name">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",
@@ -173,7 +178,12 @@ def FlashSelectKernelForm : Pass<"flash-select-kernel-form"> {
   }];
   let options = !listconcat(FlashFormChoiceOptions, [
     Option<"overwrite", "overwrite", "bool", /*default=*/"false",
-           "Choose again for descriptors that have a form">
+           "Choose again for descriptors that have a form">,
+    Option<"sharedMemoryPerBlock", "shared-memory-per-block", "int64_t",
+           /*default=*/"0",
+           "Bytes of shared memory one block may opt in to on the devices "
+           "the kernels are for; 0: the target model's (sm_80: an A100's "
+           "163 KB); as flash-select-schedule's option of the name">
   ]);
 }
 

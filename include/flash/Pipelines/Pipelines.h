@@ -117,6 +117,14 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
                      "tensor's batch has its own stride (B×N×H×D views of "
                      "any B in one launch)"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> sharedMemoryPerBlock{
+      *this, "shared-memory-per-block",
+      llvm::cl::desc("Bytes of shared memory one block may opt in to on the "
+                     "devices the plan is for (0: the target model's; sm_80: "
+                     "an A100's 163 KB). The runtime chooses, among plans of "
+                     "one key, the one using the most shared memory that the "
+                     "device has (docs/launch-plan.md, Selection)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("If set, write each kernel's bundle (PTX, cubin, JSON) "

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* The ABI of this header (structs and functions) and the plan format read. */
-#define FLASH_RUNTIME_ABI_VERSION 3 /* 3: calls from compiled host code */
+#define FLASH_RUNTIME_ABI_VERSION 4 /* 4: flash_key.shared_memory_per_block */
 #define FLASH_LAUNCH_PLAN_VERSION 1
 
 #define FLASH_MAX_KERNEL_ARGS 24
@@ -54,7 +54,7 @@ typedef enum {
 
 int flash_abi_version(void);         /* FLASH_RUNTIME_ABI_VERSION */
 int flash_plan_format_version(void); /* FLASH_LAUNCH_PLAN_VERSION */
-const char *flash_version(void);     /* "flash_runtime 1 (launch plan 1)" */
+const char *flash_version(void);     /* "flash_runtime 4 (launch plan 1)" */
 /* Why the last failing call of this thread failed ("" if none did). */
 const char *flash_last_error(void);
 
@@ -91,11 +91,22 @@ typedef struct {
   /* What the plan computes, its "op": "attention_forward" (NULL or ""),
    * "attention_backward", "attention_split_kv" or "paged_attention". */
   const char *op;
+  /* The bytes of shared memory one block may opt in to on the device
+   * (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: 232448 on an
+   * H100/H200, 166912 on an A100); plans whose kernels take more dynamic
+   * shared memory are not chosen, and among plans of one key and length
+   * range the one that takes the most is. 0: unknown; no plan is dropped
+   * and the one that takes the least is chosen (it runs wherever another
+   * of the key does). ABI 4. */
+  int shared_memory_per_block;
 } flash_key;
 
 /* The plan for `key`: among those matching op, arch, dtype, D, Dv, causal,
- * LSE and variant, the one whose seq_range holds max(seq_q, seq_kv) (the nearest
- * range if none does). Fails with a message listing what was compiled. */
+ * LSE and variant that fit the device's shared memory, the one whose
+ * seq_range holds max(seq_q, seq_kv) (the nearest range if none does), the
+ * one taking the most shared memory where several do (the least when
+ * shared_memory_per_block is 0). Fails with a message listing what was
+ * compiled (and what did not fit). */
 int flash_library_select(const flash_library *library, const flash_key *key,
                          const flash_plan **out);
 

@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace mlir {
 namespace flash {
@@ -72,6 +73,21 @@ struct TargetModel {
 
 /// The model for `arch`, or nullptr if the name is unknown.
 const TargetModel *lookupTargetModel(llvm::StringRef arch);
+
+/// The most shared memory one block can opt in to on any device we target
+/// (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: 227 KB on
+/// H100/H200 and B200; an A100 has 163 KB).
+constexpr int64_t kMaxSharedMemPerBlockOptIn = 227 * 1024;
+
+/// `arch`'s model for devices on which one block may opt in to
+/// `sharedMemPerBlock` bytes of shared memory (0: the model's own, e.g. an
+/// A100's 163 KB for sm_80): the budget of the passes' option
+/// `shared-memory-per-block`, so that one arch can have plans for devices
+/// with more (an sm_80 plan for the H100/H200's 227 KB, which runs there
+/// through its sm_90 cubin) beside the model's. nullopt for an unknown arch
+/// or a budget outside [0, kMaxSharedMemPerBlockOptIn].
+std::optional<TargetModel> lookupTargetModel(llvm::StringRef arch,
+                                             int64_t sharedMemPerBlock);
 
 /// Names accepted by lookupTargetModel, for diagnostics.
 llvm::ArrayRef<llvm::StringRef> knownArchs();

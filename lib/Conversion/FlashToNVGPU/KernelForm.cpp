@@ -209,9 +209,19 @@ struct FlashSelectKernelFormPass
       if (!kernel || (kernel.getForm() && !overwrite))
         return;
       StringRef arch = kernel.getSchedule().getArch();
-      const TargetModel *target = lookupTargetModel(arch);
-      if (!target) {
+      if (!lookupTargetModel(arch)) {
         op->emitError() << "unknown arch '" << arch << "'";
+        failedAny = true;
+        return;
+      }
+      // The model with the shared memory of the devices the plan is for.
+      std::optional<TargetModel> target =
+          lookupTargetModel(arch, sharedMemoryPerBlock);
+      if (!target) {
+        op->emitError() << "flash-select-kernel-form: shared-memory-per-block "
+                           "must be 0 (the target model's) or at most "
+                        << kMaxSharedMemPerBlockOptIn << " bytes, got "
+                        << int64_t(sharedMemoryPerBlock);
         failedAny = true;
         return;
       }

@@ -462,13 +462,24 @@ struct FlashLowerToNVGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    const TargetModel *target = lookupTargetModel(arch);
-    if (!target) {
+    if (!lookupTargetModel(arch)) {
       mlir::emitError(module.getLoc())
           << "flash-lower-to-nvgpu: unknown arch '" << arch
           << "'; expected one of " << llvm::join(knownArchs(), ", ");
       return signalPassFailure();
     }
+    // The model with the shared memory of the devices the kernels are for.
+    std::optional<TargetModel> model =
+        lookupTargetModel(arch, sharedMemoryPerBlock);
+    if (!model) {
+      mlir::emitError(module.getLoc())
+          << "flash-lower-to-nvgpu: shared-memory-per-block must be 0 (the "
+             "target model's) or at most "
+          << kMaxSharedMemPerBlockOptIn << " bytes, got "
+          << int64_t(sharedMemoryPerBlock);
+      return signalPassFailure();
+    }
+    const TargetModel *target = &*model;
     if (failed(refuseUnsupportedPlacement(module)))
       return signalPassFailure();
 

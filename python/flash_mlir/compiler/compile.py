@@ -201,6 +201,12 @@ class BackwardSpec:
     arch: str = "sm_80"
     warps: int = 0        # the main kernel's warps, each on 16 K/V rows; 0: the default
     seq_len: int = REPRESENTATIVE_SEQ_LEN
+    # Bytes of shared memory a block may opt in to on the devices the plan is
+    # for; 0: the target model's (sm_80: an A100's 163 KB). A plan for more
+    # (e.g. SHARED_MEMORY_H100, the H100/H200's, where sm_80 kernels run
+    # through their sm_90 cubin) is of the same key and variant: the runtime
+    # chooses it on devices that have the memory (flash_library_select).
+    shared_memory: int = 0
 
     @property
     def default_warps(self) -> int:
@@ -247,6 +253,9 @@ class BackwardSpec:
             name += "_deterministic"
         if self.main_warps != self.default_warps:
             name += f"_w{self.main_warps}"
+        if self.shared_memory:
+            name += f"_smem{self.shared_memory // 1024}k" if self.shared_memory % 1024 == 0 \
+                else f"_smem{self.shared_memory}"
         return name
 
     @property
@@ -314,6 +323,8 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
         options.append(f"cubin-archs={cubin_archs}")
     if spec.variant:
         options.append(f"variant={spec.variant}")
+    if spec.shared_memory:
+        options.append(f"shared-memory-per-block={spec.shared_memory}")
     # The op through the whole pipeline: the target model's schedule (sm_80:
     # 8 warps, 128 keys a block at D 64 and 128, the atomic plan's default;
     # sm_90a: 12 warps, 128×128 at D = 64 (64×128 for the deterministic
@@ -344,6 +355,98 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
         os.remove(src)
         raise NotSupportedYet(refusal.group(1))
     raise RuntimeError(f"flash-opt failed for {spec.name}:\n  {shlex.join(cmd)}\n{proc.stderr}")
+
+
+# The shared memory one block may opt in to on an H100/H200 (and a B200):
+# 227 KB; an A100 has 163 KB, the sm_80 target model's.
+SHARED_MEMORY_H100 = 232448
+
+
+def default_shared_memory_budgets(arch: str) -> List[int]:
+    """The budgets (bytes) of the backward plans compiled beside the model's
+    own: on sm_80, the H100/H200's 227 KB, which the sm_80 kernels meet there
+    through their sm_90 cubin (at D = 256 the model then takes 64-row Q tiles
+    with two stages, 230,400 bytes; docs/benchmarks.md, seventeenth session).
+    A budget plan is kept only where it takes more shared memory than the
+    model's (compile_backward_budgets)."""
+    return [SHARED_MEMORY_H100] if arch == "sm_80" else []
+
+
+def plan_shared_memory(json_path: str) -> int:
+    """The most dynamic shared memory any kernel of a launch plan takes (what
+    the runtime compares with the device's)."""
+    with open(json_path) as f:
+        plan = json.load(f)
+    return max((k.get("dynamic_shared_memory", 0) for k in plan.get("kernels", [])), default=0)
+
+
+def remove_bundle(json_path: str) -> None:
+    """Deletes a bundle's plan, its kernels' PTX and cubins and its source."""
+    directory = os.path.dirname(json_path)
+    with open(json_path) as f:
+        plan = json.load(f)
+    files = [os.path.basename(json_path), os.path.basename(json_path)[:-5] + ".mlir"]
+    for kernel in plan.get("kernels", []):
+        kfiles = kernel.get("files", {})
+        files += [kfiles.get("ptx", "")] + [c.get("file", "") for c in
+                                            kfiles.get("cubins", {}).values()]
+    for name in files:
+        path = os.path.join(directory, name)
+        if name and os.path.exists(path):
+            os.remove(path)
+
+
+def backward_model_schedule(spec: BackwardSpec,
+                            flash_opt: str = DEFAULT_FLASH_OPT) -> Optional[str]:
+    """The schedule the target model picks for spec's op with spec's shared
+    memory (no code generated); None where flash-opt cannot say (one
+    without flash.attention_backward or the shared-memory-per-block option,
+    e.g. an older build given with --flash-opt)."""
+    options = f"arch={spec.arch}" + (f" shared-memory-per-block={spec.shared_memory}"
+                                     if spec.shared_memory else "")
+    cmd = [flash_opt, "-", f"--flash-select-schedule={options}"]
+    proc = subprocess.run(cmd, input=spec.op_source(), capture_output=True, text=True)
+    match = re.search(r"#flash\.schedule<[^>]*>", proc.stdout)
+    return match.group(0) if proc.returncode == 0 and match else None
+
+
+def compile_backward_budgets(spec: BackwardSpec, budgets: Sequence[int], out_dir: str,
+                             flash_opt: str = DEFAULT_FLASH_OPT,
+                             cubin_archs: Optional[str] = None,
+                             extra_options: Sequence[str] = ()) -> List[str]:
+    """The key's plans for devices with more shared memory than the target
+    model's: spec compiled with each budget where the model's schedule
+    differs from its own (asked of flash-opt first, no code generated), kept
+    where it takes more shared memory than the model's plan (spec's JSON,
+    already in out_dir) and the budgets kept before it; the others removed.
+    Plans whose schedule is fixed (the deterministic sm_80 plan, other warp
+    counts: every field given) get none. Returns the kept plans' JSON
+    paths."""
+    if spec.warps or (spec.deterministic and spec.arch == "sm_80"):
+        return []
+    kept: List[str] = []
+    seen = backward_model_schedule(spec, flash_opt)
+    if seen is None:
+        return []
+    most = None
+    for budget in sorted(budgets):
+        one = dataclasses.replace(spec, shared_memory=budget)
+        schedule = backward_model_schedule(one, flash_opt)
+        if schedule is None or schedule == seen:
+            continue
+        if most is None:
+            most = plan_shared_memory(os.path.join(out_dir, spec.name + ".json"))
+        try:
+            path = compile_backward_bundle(one, out_dir, flash_opt, cubin_archs, extra_options)
+        except NotSupportedYet:
+            continue
+        if plan_shared_memory(path) > most:
+            kept.append(path)
+            most = plan_shared_memory(path)
+            seen = schedule
+        else:
+            remove_bundle(path)
+    return kept
 
 
 def model_schedule(spec: KernelSpec, flash_opt: str = DEFAULT_FLASH_OPT) -> str:
@@ -494,6 +597,13 @@ def main(argv=None) -> int:
                          "rows; sm_90a takes 12 only), comma-separated; 0 is the default "
                          "plan's (sm_80: 8 with atomics, 4 deterministic), others are "
                          "variants")
+    ap.add_argument("--shared-memory", default="auto",
+                    help="backward: also compile each key for devices on which a block may "
+                         "opt in to these bytes of shared memory (comma-separated), keeping a "
+                         "plan only where it takes more than the model's own; the runtime "
+                         "chooses by the device's opt-in shared memory. auto: sm_80's "
+                         f"{SHARED_MEMORY_H100} (an H100/H200's 227 KB; a second plan at "
+                         "D = 256), none on other archs; none: the model's plans only")
     ap.add_argument("--batch-maps", action="store_true",
                     help="sm_90a forward and backward: rank-4 tensor maps over (D, N, H, B), "
                          "so B×N×H×D views of any batch run in one launch (default: rank 3 "
@@ -522,6 +632,18 @@ def main(argv=None) -> int:
             ap.error(f"--schedules entries must be BQxBKVxWARPS or BQxBKVxWARPSxSTAGES with "
                      f"positive integers, got {text!r}")
         schedules.append(tuple(parts + [0] * (4 - len(parts))))
+    if args.shared_memory == "auto":
+        budgets = default_shared_memory_budgets(args.arch)
+    elif args.shared_memory == "none":
+        budgets = []
+    else:
+        try:
+            budgets = [int(x) for x in args.shared_memory.split(",") if x]
+        except ValueError:
+            budgets = [-1]
+        if not budgets or min(budgets) < 1:
+            ap.error(f"--shared-memory takes auto, none or positive byte counts, "
+                     f"got {args.shared_memory!r}")
     count = skipped = 0
     if "backward" in ops:
         for dtype in args.dtypes.split(","):
@@ -539,6 +661,11 @@ def main(argv=None) -> int:
                                 skipped += 1
                                 continue
                             count += 1
+                            for path in compile_backward_budgets(spec, budgets, args.out,
+                                                                 args.flash_opt,
+                                                                 args.cubin_archs, extra):
+                                print(path)
+                                count += 1
     for dtype in args.dtypes.split(","):
         for d in (int(x) for x in args.head_dims.split(",")):
             for causal in _flags(args.causal):

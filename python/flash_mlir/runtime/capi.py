@@ -14,7 +14,7 @@ import ctypes
 import os
 from typing import Optional
 
-ABI_VERSION = 3
+ABI_VERSION = 4
 NAME_SIZE = 128
 MAX_KERNEL_ARGS = 24
 MAX_WORKSPACES = 4
@@ -42,7 +42,8 @@ class Key(ctypes.Structure):
                 ("dtype", ctypes.c_int), ("head_dim", ctypes.c_int), ("value_dim", ctypes.c_int),
                 ("causal", ctypes.c_int), ("lse", ctypes.c_int),
                 ("seq_q", ctypes.c_int64), ("seq_kv", ctypes.c_int64),
-                ("variant", ctypes.c_char_p), ("op", ctypes.c_char_p)]
+                ("variant", ctypes.c_char_p), ("op", ctypes.c_char_p),
+                ("shared_memory_per_block", ctypes.c_int)]
 
 
 class PlanInfo(ctypes.Structure):

@@ -494,6 +494,7 @@ class KernelLibrary:
                     for i in range(c.flash_library_plan_count(handle))]
         self._by_name = {b.name: b for b in self.all}
         self._capabilities: Dict[int, int] = {}
+        self._shared_memories: Dict[int, int] = {}
         self._chosen: Dict[Tuple, Bundle] = {}  # find()'s answers: selection is pure
         self._prepared: Dict[Tuple, _PreparedCall] = {}  # checked calls, by signature
 
@@ -516,13 +517,18 @@ class KernelLibrary:
     def find(self, dtype: str, head_dim: int, causal: bool, lse: bool,
              seq_len: Optional[int] = None, compute_capability: int = 0,
              arch: Optional[str] = None, variant: Optional[str] = None,
-             op: str = "attention_forward") -> Bundle:
+             op: str = "attention_forward", shared_memory: int = 0) -> Bundle:
         """The runtime's choice for a call of `op` whose longer sequence
         (max(Nq, Nk)) is seq_len: the plan whose range of lengths holds it
         (without seq_len, the first range). compute_capability (e.g. 90)
         limits the choice to plans that run there; arch and variant ask for
-        one."""
-        memo = (op, dtype, head_dim, causal, lse, seq_len, compute_capability, arch, variant)
+        one. shared_memory: the bytes of shared memory a block of the device
+        may opt in to (232448 on an H100/H200, 166912 on an A100): plans
+        that take more are not chosen, and of plans of one key and range the
+        one taking the most is; 0 (unknown) chooses the one taking the
+        least (flash_library_select, docs/launch-plan.md)."""
+        memo = (op, dtype, head_dim, causal, lse, seq_len, compute_capability, arch, variant,
+                shared_memory)
         chosen = self._chosen.get(memo)
         if chosen is not None:
             return chosen
@@ -531,11 +537,15 @@ class KernelLibrary:
                        dtype=capi.DTYPES.get(dtype, capi.DTYPE_NONE), head_dim=head_dim,
                        value_dim=head_dim, causal=int(causal), lse=int(lse),
                        seq_q=seq_len or 0, seq_kv=seq_len or 0,
-                       variant=variant.encode() if variant else None, op=op.encode())
+                       variant=variant.encode() if variant else None, op=op.encode(),
+                       shared_memory_per_block=shared_memory)
         plan = ctypes.c_void_p()
         if capi.lib().flash_library_select(self._handle, ctypes.byref(key), ctypes.byref(plan)):
             message = capi.lib().flash_last_error().decode()
-            if message.startswith("no launch plan"):
+            # (Plans that exist but need more shared memory than the device
+            # has: the runtime's message names them; compiling again would
+            # not help.)
+            if message.startswith("no launch plan") and "too large for the device" not in message:
                 message = f"{compile_hint(self.dir, op, dtype, head_dim, causal, lse, compute_capability, arch)} ({message})"
             raise ValueError(message)
         info = capi.PlanInfo()
@@ -547,7 +557,7 @@ class KernelLibrary:
 
     def find_backward(self, dtype: str, head_dim: int, causal: bool,
                       seq_len: Optional[int] = None, compute_capability: int = 0,
-                      deterministic: bool = False) -> Bundle:
+                      deterministic: bool = False, shared_memory: int = 0) -> Bundle:
         """The backward plan the runtime chooses for a call (find with op
         attention_backward): by default the newest arch that runs (sm_90a's
         plan on Hopper where the library has one for the key, else sm_80's,
@@ -561,7 +571,7 @@ class KernelLibrary:
             return self.find(dtype, head_dim, causal, False, seq_len,
                              compute_capability=compute_capability,
                              variant="deterministic" if deterministic else None,
-                             op="attention_backward")
+                             op="attention_backward", shared_memory=shared_memory)
         except ValueError as e:
             others = [b.name for b in self.all if b.op == "attention_backward" and
                       b.dtype == dtype and b.head_dim == head_dim and b.causal == causal]
@@ -582,6 +592,18 @@ class KernelLibrary:
             major, minor = torch.cuda.get_device_capability(device)
             self._capabilities[index] = major * 10 + minor
         return self._capabilities[index]
+
+    def _shared_memory(self, device) -> int:
+        """The bytes of shared memory a block of `device` may opt in to
+        (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, as the
+        runtime's host calls read it); 0 where torch does not say."""
+        index = device.index if device.index is not None else 0
+        if index not in self._shared_memories:
+            import torch
+            properties = torch.cuda.get_device_properties(device)
+            self._shared_memories[index] = int(getattr(properties,
+                                                       "shared_memory_per_block_optin", 0))
+        return self._shared_memories[index]
 
     def attention(self, q, k, v, causal: bool = False, scale: Optional[float] = None,
                   return_lse: bool = False, out=None, lse_out=None, bundle: Optional[Bundle] = None):
@@ -647,9 +669,10 @@ class KernelLibrary:
         if bundle is None and nq <= self.SPLIT_KV_MAX_QUERY_ROWS and nk > nq:
             # Few query rows (decoding): the split-KV plan, where compiled.
             bundle = self._split_kv(dtype, d, causal, return_lse,
-                                    self._capability(q.device))
+                                    self._capability(q.device), self._shared_memory(q.device))
         bundle = bundle or self.find(dtype, d, causal, return_lse, max(nq, nk),
-                                     compute_capability=self._capability(q.device))
+                                     compute_capability=self._capability(q.device),
+                                     shared_memory=self._shared_memory(q.device))
         scale = _checked_scale(scale, d)
         if not contiguous or (out is not None and not out.is_contiguous()):
             return self._attention_strided(bundle, q, k, v, scale, return_lse, out, lse_out,
@@ -732,12 +755,12 @@ class KernelLibrary:
     SPLIT_KV_MAX_QUERY_ROWS = 16
 
     def _split_kv(self, dtype: str, head_dim: int, causal: bool, lse: bool,
-                  capability: int) -> Optional[Bundle]:
-        memo = ("split_kv?", dtype, head_dim, causal, lse, capability)
+                  capability: int, shared_memory: int = 0) -> Optional[Bundle]:
+        memo = ("split_kv?", dtype, head_dim, causal, lse, capability, shared_memory)
         if memo not in self._chosen:
             try:
                 chosen = self.find(dtype, head_dim, causal, lse, None, capability,
-                                   op="attention_split_kv")
+                                   op="attention_split_kv", shared_memory=shared_memory)
             except ValueError:
                 chosen = None
             self._chosen[memo] = chosen
@@ -799,7 +822,8 @@ class KernelLibrary:
                              f"v {v_cache.shape[3]} (kernels need D = Dv)")
         bundle = bundle or self.find(dtype, d, causal, return_lse, None,
                                      compute_capability=self._capability(q.device),
-                                     op="paged_attention")
+                                     op="paged_attention",
+                                     shared_memory=self._shared_memory(q.device))
         scale = _checked_scale(scale, d)
         out = _output_like(out, q, "out", "q")
         lse = _lse_output(bundle, lse_out, q)
@@ -899,7 +923,8 @@ class KernelLibrary:
             raise ValueError(f"o and do must have q's shape {tuple(q.shape)}, got "
                              f"{tuple(o.shape)} and {tuple(do.shape)}")
         bundle = bundle or self.find_backward(dtype, d, causal, max(nq, nk),
-                                              self._capability(q.device), deterministic)
+                                              self._capability(q.device), deterministic,
+                                              self._shared_memory(q.device))
         # Strided tensors are taken as they are where the plan's kernels
         # read them through tensor maps (rank 4 with --batch-maps: any
         # strides, innermost contiguous, 16-byte multiples; rank 3: B and H

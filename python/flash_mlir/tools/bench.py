@@ -79,7 +79,8 @@ def gradient_row(lib, args, torch, sdpa_kernel, SDPBackend, q, k, v, causal, d, 
             if args.variants:
                 # Every other backward plan of the key on the default's arch (the
                 # deterministic plan, other warp counts), timed in the same rounds.
-                default = lib.find_backward("bf16", d, causal, n, lib._capability(q.device))
+                default = lib.find_backward("bf16", d, causal, n, lib._capability(q.device),
+                                            shared_memory=lib._shared_memory(q.device))
                 for plan in lib.all:
                     if (plan.op == "attention_backward" and plan.dtype == "bf16"
                             and plan.head_dim == d and plan.causal == causal

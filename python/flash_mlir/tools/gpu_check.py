@@ -227,8 +227,10 @@ def check_backward_case(lib, dtype, d, causal, shape, seed, deterministic=False,
     lse = lse.float().contiguous()
     grads = tuple(torch.full_like(t, float("nan")) for t in (q, k, v))
     bundle = bundle or lib.find(dtype, d, causal, False, max(nq, nk),
+                                compute_capability=lib._capability(q.device),
                                 variant="deterministic" if deterministic else None,
-                                op="attention_backward")
+                                op="attention_backward",
+                                shared_memory=lib._shared_memory(q.device))
     lib.attention_backward(q, k, v, o, do, lse, causal=causal, scale=scale,
                            deterministic=deterministic, out=grads, bundle=bundle)
     torch.cuda.synchronize()
@@ -316,9 +318,14 @@ def backward_main(args, lib):
         # --variants every other backward plan of the key (e.g. other warps).
         plans = [(deterministic, None) for deterministic in variants]
         if args.variants:
+            import torch
+            device = torch.device("cuda")
             default_names = {lib.find(dtype, d, causal, False, max(shape[3], shape[4]),
+                                      compute_capability=lib._capability(device),
                                       variant="deterministic" if det else None,
-                                      op="attention_backward").name for det, _ in plans}
+                                      op="attention_backward",
+                                      shared_memory=lib._shared_memory(device)).name
+                             for det, _ in plans}
             plans += [("deterministic" in bb.variant, bb) for bb in lib.all
                       if bb.key() == ("attention_backward", dtype, d, causal, False)
                       and bb.name not in default_names

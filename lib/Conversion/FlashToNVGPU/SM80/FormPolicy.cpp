@@ -10,6 +10,7 @@
 
 #include "flash/Conversion/FlashToNVGPU/KernelForm.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/BackwardKernel.h"
+#include "flash/Target/SM80Backward.h"
 
 using namespace mlir;
 using namespace mlir::flash;
@@ -138,12 +139,13 @@ mlir::flash::sm80BackwardConfigFromSchedule(KernelConfig c,
                        " (the kernel visits Q tiles of 64 or 128 rows; 32 "
                        "or 64 at D = 256)");
   int64_t columns = c.headDim / sm80::backwardColumnSplit(c);
-  if (columns + c.blockQ > 192)
+  if (!sm80BackwardFitsRegisters(c.headDim, c.blockQ, c.blockKV, c.warps))
     return unsupported("backward block_q = " + Twine(c.blockQ) + " at D = " +
                        Twine(c.headDim) +
                        " (Sᵀ, dPᵀ, dK and dV of a warp's 16 keys would take " +
                        Twine(columns + c.blockQ) +
-                       " f32 registers per thread; 192 fit)");
+                       " f32 registers per thread; " +
+                       Twine(kSM80BackwardRegisterColumns) + " fit)");
   c.sharedBytes = sm80::backwardMainSharedBytes(c);
   int64_t dqBytes = c.deterministic ? sm80::backwardDQSharedBytes(c) : 0;
   if (std::max(c.sharedBytes, dqBytes) > target.sharedMemPerBlock)

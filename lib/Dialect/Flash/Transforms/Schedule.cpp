@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
+#include "flash/Target/SM80Backward.h"
 #include "llvm/Support/MathExtras.h"
 #include "flash/Dialect/Flash/Transforms/VisibleKV.h"
 #include "flash/Dialect/Flash/IR/Flash.h"
@@ -542,6 +543,12 @@ mlir::flash::chooseBackwardSchedule(const TargetModel &target,
       ScheduleChoice choice{blockQ, blockKV, 0, backwardWarps(target, blockQ)};
       if (estimateBackwardRegistersPerThread(target, shape, choice) >
           registerBudgetPerThread(target, choice))
+        continue;
+      // The sm_80 kernel's own register rule (Target/SM80Backward.h): at
+      // D = 256 no Q tile beyond 64 rows, whatever the shared memory.
+      if (target.mmaKind == MmaKind::WarpMma &&
+          !sm80BackwardFitsRegisters(shape.headDim, blockQ, blockKV,
+                                     choice.warps))
         continue;
       for (int64_t stages = candidates.maxStages;
            stages >= candidates.minStages; --stages) {

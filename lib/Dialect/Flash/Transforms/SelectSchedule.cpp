@@ -33,13 +33,24 @@ struct FlashSelectSchedulePass
   using Base::Base;
 
   void runOnOperation() override {
-    const TargetModel *target = lookupTargetModel(arch);
-    if (!target) {
+    if (!lookupTargetModel(arch)) {
       getOperation()->emitError()
           << "flash-select-schedule: unknown arch '" << arch
           << "'; expected one of " << llvm::join(knownArchs(), ", ");
       return signalPassFailure();
     }
+    // The model with the shared memory of the devices the plan is for.
+    std::optional<TargetModel> model =
+        lookupTargetModel(arch, sharedMemoryPerBlock);
+    if (!model) {
+      getOperation()->emitError()
+          << "flash-select-schedule: shared-memory-per-block must be 0 (the "
+             "target model's) or at most "
+          << kMaxSharedMemPerBlockOptIn << " bytes, got "
+          << int64_t(sharedMemoryPerBlock);
+      return signalPassFailure();
+    }
+    const TargetModel *target = &*model;
     for (auto [name, value] :
          {std::pair<StringRef, int64_t>{"block-q", blockQ},
           {"block-kv", blockKV},

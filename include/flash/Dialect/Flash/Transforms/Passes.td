@@ -136,7 +136,8 @@ def FlashSelectSchedule : Pass<"flash-select-schedule"> {
     `split-kv=false` keeps every `flash.attention` in the forward form.
 
     A non-zero option overrides the corresponding field (no fit check is
-    made for overridden fields).
+    made for overridden fields). `shared-memory-per-block` replaces the
+    target model's shared memory per block (the devices a plan is for).
   }];
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
@@ -154,7 +155,15 @@ def FlashSelectSchedule : Pass<"flash-select-schedule"> {
     Option<"splitKV", "split-kv", "bool", /*default=*/"true",
            "Give flash.attention with few query rows a split-KV schedule">,
     Option<"maxSplits", "max-splits", "int64_t", /*default=*/"0",
-           "Split-KV workspace capacity (max_splits); 0 chooses (SM count)">
+           "Split-KV workspace capacity (max_splits); 0 chooses (SM count)">,
+    Option<"sharedMemoryPerBlock", "shared-memory-per-block", "int64_t",
+           /*default=*/"0",
+           "Bytes of shared memory one block may opt in to on the devices "
+           "the plan is for; 0: the target model's (sm_80: an A100's 163 "
+           "KB). A larger budget (e.g. 232448, the H100/H200's 227 KB, for "
+           "sm_80 kernels run there) lets the model take schedules that need "
+           "it; the runtime chooses such a plan only on a device that has the "
+           "memory (docs/launch-plan.md, Selection)">
   ];
 }
 
