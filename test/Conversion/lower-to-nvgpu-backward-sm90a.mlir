@@ -110,12 +110,13 @@ func.func @bwd(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x1x1000x128xbf16>, %v:
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// The previous dQ, once the writer has read the tile before: f32 pairs into
-// the shared tile (16 per thread: 64 columns of 2 × 8 rows), fenced for the
-// bulk reduction, and this thread's arrival for the writer; then this
+// The previous dQ, once the writer has read the tile before: 16-byte
+// stores into the shared tile (8 per thread: 64 columns of 2 × 8 rows, the
+// pairs of column tiles 2k and 2k + 1 of a row in one chunk), fenced for
+// the bulk reduction, and this thread's arrival for the writer; then this
 // consumer's arrival for the others' dQ of this step.
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-COUNT-16: llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-COUNT-8: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.barrier.arrive id = %{{.+}} number_of_threads = %c256_i32
@@ -123,11 +124,11 @@ func.func @bwd(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x1x1000x128xbf16>, %v:
 // CHECK: scf.for {{.*}} iter_args
 // CHECK-COUNT-16: nvvm.wgmma.mma_async
 // CHECK-NOT: arith.cmpi sle
-// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
 // After the loops, the last step's dQ (the drain).
 // CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c256_i32
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
-// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
 // Epilogue: dV, then (after every consumer's last dQ GEMM) dK·scale, each
 // staged over its own rows of V or K and stored with TMA (2 boxes).
 // CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c128_i32
@@ -140,7 +141,11 @@ func.func @bwd(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x1x1000x128xbf16>, %v:
 // CHECK: nvvm.cp.async.bulk.wait_group 0
 // CHECK-NOT: {read}
 // CHECK: llvm.return
+// The convert reads the paired chunks (D = 128): a thread's 8 columns are a
+// pair of floats from each of its 16-column group's four chunks.
 // CHECK: gpu.func @bwd_convert(
+// CHECK-COUNT-4: vector.load %{{.+}}[%{{.+}}] {alignment = 8 : i64} : memref<1099511627776xf32, 1>, vector<2xf32>
+// CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 1, 2, 3, 4, 5, 6, 7] : vector<4xf32>, vector<4xf32>
 
 // -----
 
@@ -164,3 +169,7 @@ func.func @bwd64(%q: tensor<2x4x333x64xf16>, %k: tensor<2x2x77x64xf16>, %v: tens
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-COUNT-8: llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// D = 64 keeps 8-byte dQ stores and the convert of the unpaired chunks
+// (two 16-byte loads a thread).
+// CHECK: gpu.func @bwd64_convert(
+// CHECK-COUNT-2: vector.load %{{.+}}[%{{.+}}] {alignment = 16 : i64} : memref<1099511627776xf32, 1>, vector<4xf32>

@@ -29,6 +29,11 @@
 // PTX-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
 // PTX-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
+// D = 128: dQ staged with 16-byte stores (8 a thread, in each of the masked
+// loop, the unmasked loop and the drain); D = 64 keeps 8-byte ones.
+// RUN: FileCheck %s --check-prefix=V4 < %t/bwd_bf16_d128_causal.ptx
+// V4-COUNT-24: st.shared.v4.b32
+// V4-NOT: st.shared.v4.b32
 
 // The plan: three kernels in launch order; the main kernel's tensor maps
 // (Q and dO boxes of 64 rows, K and V of 128, dK and dV stores of 64).
@@ -72,6 +77,7 @@
 // k = D), dV and dK over the 128 queries (n64), dQ of the warpgroup's 64
 // rows (n64, k = 128 keys).
 // D64: .entry bwd_bf16_d64(
+// D64-NOT: st.shared.v4.b32
 // D64-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // D64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // RUN: FileCheck %s --check-prefix=PTXNODET < %t/bwd_bf16_d128_causal.ptx

@@ -237,6 +237,7 @@ public:
   /// swizzledAccumulator (convert).
   int64_t semaphoresPerRowBlock = 0;
   bool swizzledAccumulator = false;
+  bool pairedAccumulator = false;
   void buildConvert(gpu::GPUFuncOp func);
   void buildDQ(gpu::GPUFuncOp func);
 
@@ -619,7 +620,36 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
       Value element = km.add(km.add(dqBase, km.mul(row, dqStrides[2])),
                              km.mul(rc.chunk, km.i32(8)));
       Value all;
-      if (swizzledAccumulator) {
+      if (pairedAccumulator) {
+        // Paired chunks (sm_90a D = 128): columns 16G + 8u + 2t + e are
+        // element 2u + e of chunk 4G + t, placed at (4G + t) ^ f, f = the
+        // row's pair swizzle ((s & 1) << 2 | s >> 1, s = row mod 8): this
+        // thread's 8 columns (G = chunk / 2, u = chunk % 2) are a pair of
+        // floats from each of the group's four chunks.
+        auto f32x2 = VectorType::get({2}, b.getF32Type());
+        Value s = km.andi(row, km.i32(7));
+        Value f = km.add(km.mul(km.andi(s, km.i32(1)), km.i32(4)),
+                         km.shru(s, km.i32(1)));
+        Value group4 = km.mul(km.shru(rc.chunk, km.i32(1)), km.i32(4));
+        Value rowBase = km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D));
+        Value inChunk = km.mul(km.andi(rc.chunk, km.i32(1)), km.i32(2));
+        SmallVector<Value> pairs;
+        for (int64_t t = 0; t < 4; ++t) {
+          Value chunk = km.xori(km.add(group4, km.i32(t)), f);
+          Value source = km.add(rowBase,
+                                km.add(km.mul(chunk, km.i32(4)), inChunk));
+          pairs.push_back(vector::LoadOp::create(
+              b, loc, f32x2, globalAccum, ValueRange{km.toIndex(source)},
+              false, b.getI64IntegerAttr(8)));
+        }
+        Value low = vector::ShuffleOp::create(b, loc, pairs[0], pairs[1],
+                                              ArrayRef<int64_t>{0, 1, 2, 3});
+        Value high = vector::ShuffleOp::create(b, loc, pairs[2], pairs[3],
+                                               ArrayRef<int64_t>{0, 1, 2, 3});
+        all = vector::ShuffleOp::create(b, loc, low, high,
+                                        ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6,
+                                                          7});
+      } else if (swizzledAccumulator) {
         // Swizzled rows (sm_90a): the 16-byte chunks 2k, 2k + 1 of this
         // thread's 8 columns are at (2k) ^ s and (2k + 1) ^ s, s = row mod
         // 8: the pair of chunks at 2(k ^ (s >> 1)), in order when s is
@@ -1348,6 +1378,7 @@ void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
   SM80BackwardBuilder builder(b, loc, config);
   builder.semaphoresPerRowBlock = launch.semaphoresPerRowBlock;
   builder.swizzledAccumulator = launch.swizzledAccumulator;
+  builder.pairedAccumulator = launch.pairedAccumulator;
   switch (launch.role) {
   case BackwardLaunch::Role::Preprocess:
     builder.buildPreprocess(func);

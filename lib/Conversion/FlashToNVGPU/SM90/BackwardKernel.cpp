@@ -29,7 +29,8 @@
 //   (split between the warpgroups by columns of D when Br = 64, or by rows
 //   of Q when Br = 64·C), staged in shared memory as the Br × D f32 tile
 //   (whole rows of the accumulator, 16-byte chunks xor-swizzled by row:
-//   no bank conflicts), once the previous tile has been read;
+//   no bank conflicts; at D = 128 16-byte stores of paired columns,
+//   pairedDQ), once the previous tile has been read;
 // - the dQ writer, one thread of the producer warpgroup, adds each staged
 //   tile to the f32 dQ accumulator with one bulk reduction
 //   (cp.reduce.async.bulk .add.f32 of its rows before Nq, contiguous there
@@ -105,6 +106,16 @@ bool splitsColumns(const KernelConfig &c) {
   return c.blockKV < 64 * c.sm90.consumers;
 }
 
+/// dQ staged with 16-byte stores (D = 128; D = 64 keeps its 8-byte ones,
+/// not measured): a thread's column pairs of column tiles 2k and 2k + 1
+/// (columns 2t, 2t + 1, 8 + 2t, 9 + 2t of 16-column group G) form chunk
+/// 4G + t of the row, placed at chunk (4G + t) ^ f, f = (r & 1)·4 + (r mod
+/// 8) / 2 for row r; the accumulator's layout too
+/// (BackwardLaunch::pairedAccumulator).
+bool pairedDQ(const KernelConfig &c) {
+  return !splitsColumns(c) && c.headDim == 128;
+}
+
 /// Split columns: a warpgroup's dQ columns are computed and added in parts
 /// of this many columns (BackwardKernel::issueDQ), each staged by its warps
 /// in slices of 16 rows × kDQSliceColumns f32 (BackwardKernel::addDQ).
@@ -119,9 +130,9 @@ constexpr int64_t kDQSliceBytes = 16 * kDQSliceColumns * 4;
 ///   mbarriers: K/V full, full[stages], empty[stages], dQ full, dQ empty
 /// The 16-bit tiles are 64-column blocks of 128B-swizzled rows (TMA.h),
 /// 1024-byte aligned. The dQ tile's rows are whole rows of the accumulator
-/// (D f32 each, 16-byte chunk c of row r at chunk c ^ (r mod 8), the
-/// accumulator's own layout: dqChunk), so that one bulk reduction adds the
-/// tile.
+/// (D f32 each, 16-byte chunk c of row r at chunk c ^ (r mod 8), or at
+/// D = 128 pairedDQ's chunks; the accumulator's own layout: dqChunk), so
+/// that one bulk reduction adds the tile.
 struct BackwardLayout {
   int64_t kvBytes, qBytes, dsBytes, dqBytes, rowBytes;
   int64_t offK, offV, offQ, offDO, offDS, offDQ, offShift, offDelta, total;
@@ -172,7 +183,8 @@ public:
         Bc(config.blockKV), S(config.stages), C(config.sm90.consumers),
         split(dqSplit(config)), columnSplit(splitsColumns(config)),
         ownColumns(columnSplit ? D / C : D),
-        clusterDQ(config.sm90.clusterBlocks == 2) {}
+        clusterDQ(config.sm90.clusterBlocks == 2),
+        pairedStage(pairedDQ(config)) {}
 
   void build(LLVM::LLVMFuncOp func);
 
@@ -331,6 +343,8 @@ private:
   /// Two blocks per cluster add their dQ through distributed shared memory
   /// (config.sm90.clusterBlocks).
   bool clusterDQ;
+  /// dQ staged with 16-byte stores (pairedDQ).
+  bool pairedStage;
 
   // Kernel-wide values.
   Value tid, seqQ, seqKV, scale, scaleLog2e, queryHeads, kvHeads;
@@ -847,6 +861,34 @@ void BackwardKernel::stageDQ(const Fragment &dq, Value step) {
     rowBase = km.add(rowBase, km.mul(consumer, km.i32(64)));
   else
     firstChunk = km.mul(consumer, km.i32(split.columns / 4));
+  if (pairedStage) {
+    // Column tiles 2k and 2k + 1: this thread's four columns of 16-column
+    // group k (2t, 2t + 1, 8 + 2t, 9 + 2t) are one 16-byte chunk, 4k + t,
+    // at (4k + t) ^ f with f = (g & 1)·4 + g / 2 (g = row mod 8): the 8
+    // lanes of a quarter warp (rows g = 2p, 2p + 1) fill 8 bank groups.
+    auto f32x4 = VectorType::get({4}, b.getF32Type());
+    Value f = km.add(km.mul(km.andi(coords.group, km.i32(1)), km.i32(4)),
+                     km.shru(coords.group, km.i32(1)));
+    Value threadChunk = km.add(firstChunk, coords.quadLane);
+    for (int64_t k = 0; k < dq.nTiles / 2; ++k)
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = km.add(rowBase, km.i32(8 * half));
+        Value chunk = km.xori(km.add(threadChunk, km.i32(4 * k)), f);
+        Value offset =
+            km.add(km.add(km.i32(layout.offDQ), km.mul(row, km.i32(D * 4))),
+                   km.mul(chunk, km.i32(16)));
+        int64_t first = 2 * k * 4 + 2 * half, second = first + 4;
+        Value quad = vector::FromElementsOp::create(
+            b, loc, f32x4,
+            ValueRange{dq.regs[first], dq.regs[first + 1], dq.regs[second],
+                       dq.regs[second + 1]});
+        LLVM::StoreOp::create(b, loc, quad, smem.at(km, offset),
+                              /*alignment=*/16);
+      }
+    fenceAsyncShared(km);
+    layout.dqFull.arrive(km, smem, km.i32(0));
+    return;
+  }
   Value pairChunk = km.add(firstChunk, km.shru(coords.quadLane, km.i32(1)));
   Value inChunk = km.mul(km.andi(coords.quadLane, km.i32(1)), km.i32(8));
   for (int64_t nt = 0; nt < dq.nTiles; ++nt)
@@ -1376,8 +1418,10 @@ sm90::backwardLaunches(const KernelConfig &c) {
       launch.semaphoresPerRowBlock = dqSemaphoresPerRowBlock(c);
     }
     // The writer adds whole tiles in the accumulator's chunk order (dqChunk).
-    if (launch.role == Role::Convert)
+    if (launch.role == Role::Convert) {
       launch.swizzledAccumulator = true;
+      launch.pairedAccumulator = pairedDQ(c);
+    }
     if (launch.role != Role::Main)
       continue;
     launch.args = {"q:tensormap",  "k:tensormap",  "v:tensormap",

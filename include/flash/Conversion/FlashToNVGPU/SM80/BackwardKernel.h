@@ -74,6 +74,11 @@ struct BackwardLaunch {
   /// staged that way to avoid bank conflicts and added whole); false: the
   /// sm_80 main kernel's fragment order over padded rows (docs/gpu.md).
   bool swizzledAccumulator = false;
+  /// Convert, with swizzledAccumulator: each 16-column group's four chunks
+  /// hold column pairs (2t, 2t + 1, 8 + 2t, 9 + 2t) in chunk t (the sm_90a
+  /// D = 128 kernel stages its dQ fragment with 16-byte stores that way),
+  /// chunk c at chunk c ^ pairSwizzle(row mod 8) (SM90/BackwardKernel.cpp).
+  bool pairedAccumulator = false;
 };
 
 /// The kernels of `config` (kind = backward) in launch order.

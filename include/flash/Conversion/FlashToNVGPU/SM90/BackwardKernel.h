@@ -32,7 +32,8 @@ namespace sm90 {
 /// The kernels of `config` (kind = backward) in launch order: the shared
 /// preprocess and convert (sm80::backwardLaunches' with dQ through the
 /// accumulator) around this main kernel, the convert reading the
-/// accumulator's chunk order (swizzledAccumulator). Deterministic, the
+/// accumulator's chunk order (swizzledAccumulator; at D = 128 the paired
+/// chunks of its 16-byte stores, pairedAccumulator). Deterministic, the
 /// preprocess and the main kernel take a `dq_semaphore` workspace after
 /// `dq_accum`: the preprocess zeroes it, the main kernel orders each Q
 /// tile's dQ reductions by K/V tile with it.
@@ -40,7 +41,8 @@ SmallVector<sm80::BackwardLaunch> backwardLaunches(const KernelConfig &config);
 
 /// The plan's workspaces: sm_80's with the f32 dQ accumulator (its rows'
 /// 16-byte chunks in the order of the main kernel's dQ tile: chunk c of row
-/// r at c ^ (r mod 8), which the convert undoes), and when deterministic the
+/// r at c ^ (r mod 8), at D = 128 the paired chunks of pairedDQ, which the
+/// convert undoes), and when deterministic the
 /// i32 semaphores, dqSemaphoresPerRowBlock per block of
 /// sm80::kBackwardRowBlock query rows of each (batch, q-head): one per Q
 /// tile.
