@@ -217,15 +217,13 @@ Object tensor(StringRef name, Array shape, StringRef elementType,
                 {"output", output},
                 {"required", required}};
 }
-/// `<tensor>_stride<d>` (d = 0, 1, 2) of a tensor a kernel addresses
-/// itself (sm_80's forward, its backward's kernels): the call's stride of
-/// dimension d in elements, a symbol the runtime binds
-/// (docs/launch-plan.md).
+/// `<tensor>_stride<d>` (d = 0, 1, 2) of a backward tensor a kernel
+/// addresses itself: the call's stride of dimension d in elements, a symbol
+/// the runtime binds (docs/launch-plan.md).
 bool isStrideSymbol(StringRef name) {
   auto [tensor, dim] = name.rsplit("_stride");
   return dim.size() == 1 && dim[0] >= '0' && dim[0] <= '2' &&
-         llvm::is_contained({"q", "k", "v", "o", "dout", "dq", "dk", "dv"},
-                            tensor);
+         llvm::is_contained({"o", "dout", "dq"}, tensor);
 }
 
 /// What every call of an attention plan must meet.
@@ -683,8 +681,8 @@ llvm::Expected<Object> buildBackwardLaunchPlan(DictionaryAttr kernel,
         return error("kernel '" + kernelName + "': argument '" +
                      text.getValue() +
                      "' has no known source (tensors q k v o dout lse dq dk "
-                     "dv, sizes B Hq Hkv Nq Nk, strides <tensor>_stride0..2 "
-                     "of q k v o dout dq dk dv, scale, the workspaces)");
+                     "dv, sizes B Hq Hkv Nq Nk, strides o_stride0..2 "
+                     "dout_stride0..2 dq_stride0..2, scale, the workspaces)");
       arguments.push_back(std::move(out));
     }
     // The shared PTX and cubins, with ptxas's report of this kernel.
@@ -823,7 +821,7 @@ mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
       out["tensor_map"] = std::move(*map);
     } else if (type == "ptr" && isTensor) {
       out["tensor"] = argName.str();
-    } else if (type == "i32" && (isSize || isStrideSymbol(argName))) {
+    } else if (type == "i32" && isSize) {
       out["value"] = argName.str();
     } else if (type == "f32" && argName == "scale") {
       out["value"] = "scale";
@@ -840,8 +838,7 @@ mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
     } else {
       return error("kernel '" + *name + "': argument '" + arg +
                    "' has no known source (tensors q k v o lse, sizes B Hq "
-                   "Hkv Nq Nk, strides <tensor>_stride0..2 of q k v o, scale, "
-                   "counter)");
+                   "Hkv Nq Nk, scale, counter)");
     }
     arguments.push_back(std::move(out));
   }

@@ -96,9 +96,7 @@ def test_grids_arguments_and_workspaces(bundles):
                         "o_stride0", "o_stride1", "o_stride2",
                         "dout_stride0", "dout_stride1", "dout_stride2"]
     assert names[1] == ["q", "k", "v", "dout", "lse_log2", "delta", "dq_accum", "dk", "dv",
-                        "B", "Hq", "Hkv", "Nq", "Nk", "scale"] + [
-                        f"{t}_stride{i}" for t in ("q", "k", "v", "dout", "dk", "dv")
-                        for i in range(3)]
+                        "B", "Hq", "Hkv", "Nq", "Nk", "scale"]
     assert names[2] == ["dq_accum", "dq", "B", "Hq", "Nq", "scale",
                         "dq_stride0", "dq_stride1", "dq_stride2"]
     # Contiguous tensors: their row-major strides in elements.
@@ -108,9 +106,6 @@ def test_grids_arguments_and_workspaces(bundles):
     conv = {x.name.decode(): x.int_value for x in infos[2].args[:infos[2].num_args]}
     assert [conv[f"dq_stride{i}"] for i in range(3)] == [hq * nq * d, nq * d, d]
     main = {x.name.decode(): x for x in infos[1].args[:infos[1].num_args]}
-    for t, n_, h_ in (("q", nq, hq), ("dout", nq, hq), ("k", nk, hkv), ("v", nk, hkv),
-                      ("dk", nk, hkv), ("dv", nk, hkv)):
-        assert [main[f"{t}_stride{i}"].int_value for i in range(3)] == [h_ * n_ * d, n_ * d, d]
     assert main["dk"].pointer == 0x300000 and main["q"].pointer == 0x10000
     assert main["Nk"].int_value == nk and main["Hkv"].int_value == hkv
     assert math.isclose(main["scale"].float_value, 1 / math.sqrt(d), rel_tol=1e-6)
@@ -146,8 +141,7 @@ def test_deterministic_plan_has_no_accumulator(bundles):
     assert list(infos[2].grid) == [6, hq, b]
     names = [x.name.decode() for x in infos[2].args[:infos[2].num_args]]
     assert names == ["q", "k", "v", "dout", "lse_log2", "delta", "dq", "B", "Hq", "Hkv",
-                     "Nq", "Nk", "scale"] + [f"{t}_stride{i}" for t in ("q", "k", "v", "dout", "dq")
-                                             for i in range(3)]
+                     "Nq", "Nk", "scale"]
 
 
 def test_calls_the_plan_does_not_take_are_refused(bundles):
@@ -167,70 +161,43 @@ def bnhd(base, b, h, n, d, dtype="bf16"):
     return capi.tensor(base, dtype, (b, h, n, d), (n * h * d, d, h * d, 1))
 
 
-def test_strided_tensors_through_the_stride_arguments(bundles):
-    """Every kernel reads and writes the tensors with the strides the plan
-    passes it (`<tensor>_stride0..2`, elements of B, H, N): the preprocess O
-    and dO, the main kernel q, k, v, dO, dK, dV, the convert dQ (the
-    deterministic plan's dQ kernel q, k, v, dO, dQ). So on sm_80 all eight
-    may be strided (B×N×H×D views need no copy); the runtime binds each
-    view's strides (row-major ones for contiguous tensors)."""
+def test_strided_o_and_dq_through_the_stride_arguments(bundles):
+    """The preprocess reads O and dO, the convert writes dQ, with the strides
+    the plan passes them (o_stride0..2, ...): O and dQ, which no other kernel
+    addresses, may be strided on sm_80; dO, which the main kernel reads from
+    the shapes, and q, k, v, dK, dV must be contiguous."""
     lib = KernelLibrary(str(bundles[0]))
     plan = lib.find("bf16", 128, True, False, 1000, op="attention_backward")
-    every = {"q", "k", "v", "o", "dout", "dq", "dk", "dv"}
-    assert plan.strided_tensors == every
-    assert plan.pointer_strided_tensors == every
-    main_args = [a["name"] for a in plan.plan["kernels"][1]["args"]]
-    assert main_args[-18:] == [f"{t}_stride{i}" for t in ("q", "k", "v", "dout", "dk", "dv")
-                               for i in range(3)]
+    assert plan.strided_tensors == {"o", "dq"}
+    assert plan.pointer_strided_tensors == {"o", "dq"}
     b, hq, hkv, n, d = 4, 8, 2, 300, 128
     a = call(b, hq, hkv, n, n, d)
     a.o, a.dq = bnhd(0x10000, b, hq, n, d), bnhd(0x40000, b, hq, n, d)
-    a.k, a.dv = bnhd(0x100000, b, hkv, n, d), bnhd(0x400000, b, hkv, n, d)
     infos = [plan.launch_info(a, 132, k) for k in range(3)]
-    values = [{x.name.decode(): x.int_value for x in i.args[:i.num_args]} for i in infos]
-    pre, main, conv = values
-
-    def strides(kernel, t):
-        return [kernel[f"{t}_stride{i}"] for i in range(3)]
-    assert strides(pre, "o") == [n * hq * d, d, hq * d]
-    assert strides(pre, "dout") == [hq * n * d, n * d, d]
-    assert strides(conv, "dq") == [n * hq * d, d, hq * d]
-    # The main kernel: K and dV the views' strides, the others row-major.
-    assert strides(main, "k") == strides(main, "dv") == [n * hkv * d, d, hkv * d]
-    assert strides(main, "v") == strides(main, "dk") == [hkv * n * d, n * d, d]
-    assert strides(main, "q") == strides(main, "dout") == [hq * n * d, n * d, d]
-    a.dout, a.q = bnhd(0x30000, b, hq, n, d), bnhd(0x20000, b, hq, n, d)
-    main = {x.name.decode(): x.int_value
-            for x in (lambda i: i.args[:i.num_args])(plan.launch_info(a, 132, 1))}
-    assert strides(main, "dout") == strides(main, "q") == [n * hq * d, d, hq * d]
+    pre = {x.name.decode(): x.int_value for x in infos[0].args[:infos[0].num_args]}
+    assert [pre[f"o_stride{i}"] for i in range(3)] == [n * hq * d, d, hq * d]
+    assert [pre[f"dout_stride{i}"] for i in range(3)] == [hq * n * d, n * d, d]
+    conv = {x.name.decode(): x.int_value for x in infos[2].args[:infos[2].num_args]}
+    assert [conv[f"dq_stride{i}"] for i in range(3)] == [n * hq * d, d, hq * d]
+    a.dout = bnhd(0x30000, b, hq, n, d)
+    with pytest.raises(capi.FlashRuntimeError, match="'dout' must be contiguous"):
+        plan.launch_info(a, 132, 0)
     # A stride that is not a multiple of 16 bytes, a misaligned address, a
     # view spanning 2^31 elements (the kernels' i32 offsets): refused.
     a = call(b, hq, hkv, n, n, d)
     a.o = capi.tensor(0x10000, "bf16", (b, hq, n, d), (hq * n * 132, n * 132, 132, 1))
     with pytest.raises(capi.FlashRuntimeError, match="not a multiple of 16"):
         plan.launch_info(a, 132, 0)
-    a = call(b, hq, hkv, n, n, d)
-    a.v = capi.tensor(0x10000, "bf16", (b, hkv, n, d), (hkv * n * 132, n * 132, 132, 1))
-    with pytest.raises(capi.FlashRuntimeError, match="'v'.*not a multiple of 16"):
-        plan.launch_info(a, 132, 1)
-    a = call(b, hq, hkv, n, n, d)
     a.o = bnhd(0x10008, b, hq, n, d)
     with pytest.raises(capi.FlashRuntimeError, match="not 16-byte aligned"):
         plan.launch_info(a, 132, 0)
     a.o = capi.tensor(0x10000, "bf16", (b, hq, n, d), (2 ** 30, d, hq * d, 1))
     with pytest.raises(capi.FlashRuntimeError, match="not supported yet: tensor 'o'.*2\\^31"):
         plan.launch_info(a, 132, 0)
-    # The deterministic plan's dQ kernel takes q, k, v, dO, dQ with their
-    # strides too.
+    # The deterministic plan's dQ kernel addresses dQ from the shapes.
     det = lib.find("bf16", 128, True, False, 1000, op="attention_backward",
                    variant="deterministic")
-    assert det.strided_tensors == every
-    a = call(b, hq, hkv, n, n, d)
-    a.q, a.dq = bnhd(0x20000, b, hq, n, d), bnhd(0x40000, b, hq, n, d)
-    dq_kernel = {x.name.decode(): x.int_value
-                 for x in (lambda i: i.args[:i.num_args])(det.launch_info(a, 132, 2))}
-    assert strides(dq_kernel, "q") == strides(dq_kernel, "dq") == [n * hq * d, d, hq * d]
-    assert strides(dq_kernel, "k") == [hkv * n * d, n * d, d]
+    assert det.strided_tensors == {"o"}
 
 
 # The sm_90a backward (SM90/BackwardKernel.h): the same plan format, the

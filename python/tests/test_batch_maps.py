@@ -162,11 +162,8 @@ class _StandIn:
     mapped_tensors = strided_tensors
     pointer_strided_tensors = frozenset()
 
-    def __init__(self, batch_maps, pointers=False):
+    def __init__(self, batch_maps):
         self.batch_maps = batch_maps
-        if pointers:  # sm_80: pointers and their strides, no maps
-            self.mapped_tensors = frozenset()
-            self.pointer_strided_tensors = self.strided_tensors
         self.launches = []
 
     def launch(self, q, k, v, o, lse, scale):
@@ -176,13 +173,11 @@ class _StandIn:
         return capi.AttentionArgs()
 
 
-@pytest.mark.parametrize("batch_maps, pointers, launches",
-                         [(True, False, 1), (False, False, 4), (False, True, 1)])
-def test_library_launches_b4_views_once_with_batch_maps(batch_maps, pointers, launches):
+@pytest.mark.parametrize("batch_maps, launches", [(True, 1), (False, 4)])
+def test_library_launches_b4_views_once_with_batch_maps(batch_maps, launches):
     """KernelLibrary.attention on B×N×H×D views, B = 4: ONE launch on the
-    whole views with a batch-maps plan or an sm_80 one (pointers with
-    strides; fails if the per-batch loop or a copy comes back for them), B
-    launches with a rank-3 plan; O in q's layout, no copy."""
+    whole views with a batch-maps plan (fails if the per-batch loop comes
+    back for it), B launches with a rank-3 plan; O in q's layout, no copy."""
     torch = pytest.importorskip("torch")
     from flash_mlir.runtime.library import KernelLibrary
     b, n, h, d = 4, 32, 6, 64
@@ -190,11 +185,11 @@ def test_library_launches_b4_views_once_with_batch_maps(batch_maps, pointers, la
     q, k, v = (t.view(b, n, h, d).transpose(1, 2) for t in qkv.split(h * d, dim=2))
     lib = object.__new__(KernelLibrary)
     lib._prepared = {}
-    bundle = _StandIn(batch_maps, pointers)
+    bundle = _StandIn(batch_maps)
     o, lse = lib._attention_strided(bundle, q, k, v, 0.125, True, None, None)
     assert len(bundle.launches) == launches
     assert o.stride() == torch.empty_like(q).stride() and not o.is_contiguous()
-    if launches == 1:
+    if batch_maps:
         assert bundle.launches[0][:2] == ((b, h, n, d), q.data_ptr())  # the view itself
     else:
         assert all(shape[0] == 1 for shape, *_ in bundle.launches)
@@ -232,8 +227,7 @@ class _BackwardStandIn:
     batch_maps = True
 
     def __init__(self, strided, mapped=frozenset({"q", "k", "v", "dout", "dk", "dv"}),
-                 pointer=frozenset({"o", "dout", "dq"}), batch_maps=True):
-        self.batch_maps = batch_maps
+                 pointer=frozenset({"o", "dout", "dq"})):
         self.strided_tensors = frozenset(strided)
         self.mapped_tensors = frozenset(mapped) & self.strided_tensors
         self.pointer_strided_tensors = frozenset(pointer) & self.strided_tensors
@@ -262,25 +256,16 @@ def _backward_call(bundle, b=4, n=32, hq=4, hkv=2, d=64):
     return lib, (q, k, v, o, do, torch.zeros(b, hq, n))
 
 
-EVERY = {"q", "k", "v", "o", "dout", "dq", "dk", "dv"}
-
-
-@pytest.mark.parametrize("strided, copied, like, sm80", [
+@pytest.mark.parametrize("strided, copied, like", [
     # sm_90a with batch maps: nothing copied, every gradient in its input's layout.
-    (EVERY, set(), ("dq", "dk", "dv"), False),
-    # sm_80: every kernel takes its tensors' strides (pointers, no maps):
-    # nothing copied either.
-    (EVERY, set(), ("dq", "dk", "dv"), True),
-    # A plan whose main kernel addressed q, k, v, dO, dK, dV from the shapes
-    # (sm_80's before its stride arguments): those copied, dQ in q's layout.
-    ({"o", "dq"}, {"q", "k", "v", "dout"}, ("dq",), False),
+    ({"q", "k", "v", "o", "dout", "dq", "dk", "dv"}, set(), ("dq", "dk", "dv")),
+    # sm_80: only O (the preprocess) and dQ (the convert) carry strides.
+    ({"o", "dq"}, {"q", "k", "v", "dout"}, ("dq",)),
 ])
-def test_backward_copies_only_what_the_plan_cannot_take(monkeypatch, strided, copied, like,
-                                                        sm80):
+def test_backward_copies_only_what_the_plan_cannot_take(monkeypatch, strided, copied, like):
     torch = pytest.importorskip("torch")
     from flash_mlir.runtime import library as L
-    bundle = (_BackwardStandIn(strided, mapped=frozenset(), pointer=EVERY, batch_maps=False)
-              if sm80 else _BackwardStandIn(strided))
+    bundle = _BackwardStandIn(strided)
     lib, (q, k, v, o, do, lse) = _backward_call(bundle)
     monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))  # CPU stands in
     prepared = []  # the prepared call is recorded, not built (it would ask for a CUDA device)

@@ -94,9 +94,7 @@ def shapes(b=1, hq=4, hkv=2, nq=128, nk=256, d=64):
 
 
 def test_abi_version_is_4(c):
-    # 3: the host-call entry points; 4: flash_key.shared_memory_per_block (the
-    # device's opt-in shared memory) and kernels of up to 40 arguments (the
-    # sm_80 kernels' stride arguments); the host calls are unchanged.
+    # 4: flash_key.shared_memory_per_block (the device's opt-in shared memory).
     assert c.flash_abi_version() == 4
 
 

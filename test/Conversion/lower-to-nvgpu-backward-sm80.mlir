@@ -19,7 +19,7 @@
 // CHECK-SAME: deterministic = false
 // CHECK-SAME: kernel = "gqa_causal"
 // CHECK-SAME: launches = [{args = ["o:ptr", "dout:ptr", "lse:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "B:i32", "Hq:i32", "Nq:i32", "o_stride0:i32", "o_stride1:i32", "o_stride2:i32", "dout_stride0:i32", "dout_stride1:i32", "dout_stride2:i32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "gqa_causal_preprocess", threads = 128 : i64}
-// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "dout:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "dk:ptr", "dv:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32", "q_stride0:i32", "q_stride1:i32", "q_stride2:i32", "k_stride0:i32", "k_stride1:i32", "k_stride2:i32", "v_stride0:i32", "v_stride1:i32", "v_stride2:i32", "dout_stride0:i32", "dout_stride1:i32", "dout_stride2:i32", "dk_stride0:i32", "dk_stride1:i32", "dk_stride2:i32", "dv_stride0:i32", "dv_stride1:i32", "dv_stride2:i32"], dynamic_shared_memory = 58368 : i64, grid = ["Hkv", "ceildiv(Nk, 64)", "B"], kernel = "gqa_causal", threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "dout:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "dk:ptr", "dv:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"], dynamic_shared_memory = 58368 : i64, grid = ["Hkv", "ceildiv(Nk, 64)", "B"], kernel = "gqa_causal", threads = 128 : i64}
 // CHECK-SAME: {args = ["dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32", "scale:f32", "dq_stride0:i32", "dq_stride1:i32", "dq_stride2:i32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "gqa_causal_convert", threads = 128 : i64}]
 // CHECK-SAME: op = "attention_backward"
 // CHECK-SAME: workspaces = [{bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "lse_log2"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "delta"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*64*4", name = "dq_accum"}]
@@ -59,23 +59,7 @@
 // into the fragment-ordered accumulator by f32 atomics, one 128-byte line
 // per instruction (immediate offsets 128·tile + 32·(2h + e) floats).
 // CHECK-LABEL: gpu.func @gqa_causal(
-// CHECK-SAME: %{{[^:]+}}: f32, %[[QS0:[^:]+]]: i32, %[[QS1:[^:]+]]: i32, %[[QS2:[^:]+]]: i32, %[[KS0:[^:]+]]: i32, %[[KS1:[^:]+]]: i32, %[[KS2:[^:]+]]: i32, %[[VS0:[^:]+]]: i32, %[[VS1:[^:]+]]: i32, %[[VS2:[^:]+]]: i32, %[[DS0:[^:]+]]: i32, %[[DS1:[^:]+]]: i32, %[[DS2:[^:]+]]: i32, %[[DKS0:[^:]+]]: i32, %[[DKS1:[^:]+]]: i32, %[[DKS2:[^:]+]]: i32, %[[DVS0:[^:]+]]: i32, %[[DVS1:[^:]+]]: i32, %[[DVS2:[^:]+]]: i32) kernel
 // CHECK-SAME: nvvm.minctasm = 1 : i32
-// Every tensor through its own strides (q, k, v, dO read; dK, dV written):
-// K's and V's rows of the block's kv-head, b·stride0 + h·stride1, rows
-// stride2 apart; Q's and dO's of each visit's q-head likewise.
-// CHECK: arith.muli %[[KVHEAD:.+]], %[[KS1]] : i32
-// CHECK: arith.muli %[[BATCH:.+]], %[[KS0]] : i32
-// CHECK: arith.muli %[[KVHEAD]], %[[VS1]] : i32
-// CHECK: arith.muli %[[BATCH]], %[[VS0]] : i32
-// CHECK: arith.muli %{{.+}}, %[[KS2]] : i32
-// CHECK: arith.muli %{{.+}}, %[[VS2]] : i32
-// CHECK: arith.muli %{{.+}}, %[[QS1]] : i32
-// CHECK: arith.muli %[[BATCH]], %[[QS0]] : i32
-// CHECK: arith.muli %{{.+}}, %[[QS2]] : i32
-// CHECK: arith.muli %{{.+}}, %[[DS1]] : i32
-// CHECK: arith.muli %[[BATCH]], %[[DS0]] : i32
-// CHECK: arith.muli %{{.+}}, %[[DS2]] : i32
 // CHECK: nvgpu.device_async_copy {{.*}}, 4 {bypassL1} : memref<1099511627776xf32, 1> to memref<128xf32, #gpu.address_space<workgroup>>
 // CHECK: scf.for
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.u32 $0, %tid.x;", "=r"
@@ -102,14 +86,7 @@
 // CHECK: scf.yield
 // dK·scale and dV, for keys below Nk (the coordinates read again).
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.u32 $0, %ctaid.x;", "=r"
-// CHECK: arith.muli %{{.+}}, %[[DKS1]] : i32
-// CHECK: arith.muli %{{.+}}, %[[DKS0]] : i32
 // CHECK: arith.mulf
-// CHECK: arith.muli %{{.+}}, %[[DKS2]] : i32
-// CHECK: memref.store %{{.+}} : memref<1099511627776xi32, 1>
-// CHECK: arith.muli %{{.+}}, %[[DVS1]] : i32
-// CHECK: arith.muli %{{.+}}, %[[DVS0]] : i32
-// CHECK: arith.muli %{{.+}}, %[[DVS2]] : i32
 // CHECK: memref.store %{{.+}} : memref<1099511627776xi32, 1>
 // CHECK: gpu.return
 
@@ -145,26 +122,15 @@ func.func @gqa_causal(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>
 // CHECK-SAME: deterministic = true
 // CHECK-SAME: kernel = "deterministic_f16_d128_preprocess"
 // CHECK-SAME: kernel = "deterministic_f16_d128", threads = 256 : i64
-// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "dout:ptr", "lse_log2:ptr", "delta:ptr", "dq:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32", "q_stride0:i32", "q_stride1:i32", "q_stride2:i32", "k_stride0:i32", "k_stride1:i32", "k_stride2:i32", "v_stride0:i32", "v_stride1:i32", "v_stride2:i32", "dout_stride0:i32", "dout_stride1:i32", "dout_stride2:i32", "dq_stride0:i32", "dq_stride1:i32", "dq_stride2:i32"], dynamic_shared_memory = 98304 : i64, grid = ["ceildiv(Nq, 64)", "Hq", "B"], kernel = "deterministic_f16_d128_dq", threads = 128 : i64}]
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "dout:ptr", "lse_log2:ptr", "delta:ptr", "dq:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"], dynamic_shared_memory = 98304 : i64, grid = ["ceildiv(Nq, 64)", "Hq", "B"], kernel = "deterministic_f16_d128_dq", threads = 128 : i64}]
 // CHECK-SAME: workspaces = [{bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "lse_log2"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "delta"}]
 // CHECK-NOT: atomicrmw
 // CHECK-LABEL: gpu.func @deterministic_f16_d128_dq(
-// CHECK-SAME: %{{[^:]+}}: f32, %[[XQS0:[^:]+]]: i32, %[[XQS1:[^:]+]]: i32, %[[XQS2:[^:]+]]: i32, %[[XKS0:[^:]+]]: i32, %[[XKS1:[^:]+]]: i32, %[[XKS2:[^:]+]]: i32, %[[XVS0:[^:]+]]: i32, %[[XVS1:[^:]+]]: i32, %[[XVS2:[^:]+]]: i32, %[[XDS0:[^:]+]]: i32, %[[XDS1:[^:]+]]: i32, %[[XDS2:[^:]+]]: i32, %[[XDQS0:[^:]+]]: i32, %[[XDQS1:[^:]+]]: i32, %[[XDQS2:[^:]+]]: i32) kernel
-// q, k, v, dO read and dQ written with their own strides.
-// CHECK: arith.muli %{{.+}}, %[[XKS1]] : i32
-// CHECK: arith.muli %{{.+}}, %[[XKS0]] : i32
-// CHECK: arith.muli %{{.+}}, %[[XVS1]] : i32
-// CHECK: arith.muli %{{.+}}, %[[XVS0]] : i32
-// CHECK: arith.muli %{{.+}}, %[[XQS2]] : i32
-// CHECK: arith.muli %{{.+}}, %[[XDS2]] : i32
 // The forward's visible K/V range per Q tile: an unmasked then a masked loop.
 // CHECK: scf.for
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 // CHECK: scf.for
 // CHECK: arith.cmpi sle
-// CHECK: arith.muli %{{.+}}, %[[XDQS1]] : i32
-// CHECK: arith.muli %{{.+}}, %[[XDQS0]] : i32
-// CHECK: arith.muli %{{.+}}, %[[XDQS2]] : i32
 // CHECK: gpu.return
 // CHECK-NOT: atomicrmw
 func.func @deterministic_f16_d128(%q: tensor<1x4x333x128xf16>, %k: tensor<1x4x777x128xf16>, %v: tensor<1x4x777x128xf16>, %o: tensor<1x4x333x128xf16>, %do: tensor<1x4x333x128xf16>, %lse: tensor<1x4x333xf32>) -> (tensor<1x4x333x128xf16>, tensor<1x4x777x128xf16>, tensor<1x4x777x128xf16>) {

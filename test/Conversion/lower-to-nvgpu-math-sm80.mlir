@@ -8,7 +8,7 @@
 
 // Causal, Nq = 300 > Nk = 100 (run-time sizes).
 // CHECK-LABEL: gpu.func @causal(
-// CHECK-SAME: %[[NQ:[^:]+]]: i32, %[[NK:[^:]+]]: i32, %[[SCALE:[^:]+]]: f32{{(, %[^:]+: i32)+}}) kernel
+// CHECK-SAME: %[[NQ:[^:]+]]: i32, %[[NK:[^:]+]]: i32, %[[SCALE:[^:]+]]: f32) kernel
 // The scale folded into exp2 once: c = scale·log2(e).
 // CHECK: %[[LOG2E:.+]] = arith.constant 1.44269502 : f32
 // CHECK-NEXT: %[[C:.+]] = arith.mulf %[[SCALE]], %[[LOG2E]] : f32
@@ -74,7 +74,7 @@ func.func @causal(%q: tensor<1x4x300x64xbf16>, %k: tensor<1x4x100x64xbf16>, %v: 
 // The epilogue: l = quad sum; O = acc · (1/l), 0 for l = 0; LSE = m·scale +
 // log2(l)·ln 2 (natural log), -inf for l = 0.
 // CHECK-LABEL: gpu.func @lse(
-// CHECK-SAME: %[[SCALE:[^:]+]]: f32{{(, %[^:]+: i32)+}}) kernel
+// CHECK-SAME: %[[SCALE:[^:]+]]: f32) kernel
 // CHECK: scf.for
 // CHECK: scf.yield
 // CHECK: scf.for

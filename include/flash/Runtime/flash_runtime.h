@@ -30,10 +30,10 @@ extern "C" {
 #endif
 
 /* The ABI of this header (structs and functions) and the plan format read. */
-#define FLASH_RUNTIME_ABI_VERSION 4 /* 3: calls from compiled host code; 4: flash_key.shared_memory_per_block and up to 40 kernel arguments (the sm_80 kernels' strides) */
+#define FLASH_RUNTIME_ABI_VERSION 4 /* 4: flash_key.shared_memory_per_block */
 #define FLASH_LAUNCH_PLAN_VERSION 1
 
-#define FLASH_MAX_KERNEL_ARGS 40
+#define FLASH_MAX_KERNEL_ARGS 24
 #define FLASH_MAX_WORKSPACES 4
 #define FLASH_NAME_SIZE 128
 

@@ -498,8 +498,7 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
                                 Value rowBase, Value seqQ, Value scale,
                                 Value outMemref, Value outBase,
                                 Value lseMemref, Value lseBase,
-                                StoreOutputWord storeWord,
-                                Value outRowStride) {
+                                StoreOutputWord storeWord) {
   using P = arith::CmpIPredicate;
   OpBuilder &b = km.b;
   Location loc = km.loc;
@@ -535,17 +534,14 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
     km.ifLanes(km.cmp(P::slt, row, seqQ), [&] {
       if (!storeWord) {
         // Element offset of this lane's first column pair in the row.
-        auto rowStart = [&] {
-          return km.mul(row, outRowStride ? outRowStride : km.i32(headDim));
-        };
         Value rowOffset = arith::AddIOp::create(
             b, loc, outBase,
             km.toIndex(
                 layout.isMmaQuad()
-                    ? km.add(rowStart(),
+                    ? km.add(km.mul(row, km.i32(headDim)),
                              km.mul(lane.quadLane,
                                     km.i32(layout.columnLaneStride())))
-                    : rowStart()));
+                    : km.mul(row, km.i32(headDim))));
         for (int64_t cp = 0; cp < numPairs; ++cp) {
           Value word = wordOf(cp);
           Value wordIndex = arith::ShRUIOp::create(
@@ -673,8 +669,7 @@ void mlir::flash::buildStoreFragment(KernelMath &km, const Fragment &values,
                                      Value multiplier, Type elementType,
                                      LaneCoords lane, Value rowBase,
                                      Value validRows, int64_t rowLength,
-                                     Value wordMemref, Value base,
-                                     Value rowStride) {
+                                     Value wordMemref, Value base) {
   using P = arith::CmpIPredicate;
   OpBuilder &b = km.b;
   Location loc = km.loc;
@@ -687,16 +682,13 @@ void mlir::flash::buildStoreFragment(KernelMath &km, const Fragment &values,
     Value row =
         km.add(rowBase, km.add(lane.group, km.i32(layout.rowOffset(r))));
     km.ifLanes(km.cmp(P::slt, row, validRows), [&] {
-      auto rowStart = [&] {
-        return km.mul(row, rowStride ? rowStride : km.i32(rowLength));
-      };
       Value rowOffset = arith::AddIOp::create(
           b, loc, base,
           km.toIndex(layout.isMmaQuad()
-                         ? km.add(rowStart(),
+                         ? km.add(km.mul(row, km.i32(rowLength)),
                                   km.mul(lane.quadLane,
                                          km.i32(layout.columnLaneStride())))
-                         : rowStart()));
+                         : km.mul(row, km.i32(rowLength))));
       for (int64_t cp = 0; cp < layout.columnsPerRow / 2; ++cp) {
         Value pair = buildPackPair(km, scaled(r, 2 * cp), scaled(r, 2 * cp + 1),
                                    elementType);

@@ -338,18 +338,10 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
         "tensor_maps", b.getArrayAttr({map("q", c.blockQ), map("k", c.blockKV),
                                        map("v", c.blockKV), map("o", 128)})));
   } else {
-    // sm_80: pointers, and the strides of q, k, v, o (elements of B, H, N;
-    // the runtime binds them: strided views need no copy), in
-    // buildSM80Kernel's order.
     fields.push_back(b.getNamedAttr(
-        "args",
-        b.getStrArrayAttr(
-            {"q:ptr", "k:ptr", "v:ptr", "o:ptr", "lse:ptr", "B:i32", "Hq:i32",
-             "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32", "q_stride0:i32",
-             "q_stride1:i32", "q_stride2:i32", "k_stride0:i32",
-             "k_stride1:i32", "k_stride2:i32", "v_stride0:i32",
-             "v_stride1:i32", "v_stride2:i32", "o_stride0:i32",
-             "o_stride1:i32", "o_stride2:i32"})));
+        "args", b.getStrArrayAttr({"q:ptr", "k:ptr", "v:ptr", "o:ptr",
+                                   "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32",
+                                   "Nq:i32", "Nk:i32", "scale:f32"})));
   }
   return b.getDictionaryAttr(fields);
 }

@@ -66,8 +66,8 @@ class Bundle:
         dimension contiguous), the runtime's maps or the kernels' stride
         arguments (`o_stride0..2`: the backward's preprocess and convert)
         carry the strides. Tensors a kernel addresses from the shapes (the
-        split-KV kernels') must be contiguous. The runtime's rule
-        (TensorSpec::stridedOk)."""
+        sm_80 forward's and main kernels') must be contiguous. The runtime's
+        rule (TensorSpec::stridedOk)."""
         names = getattr(self, "_strided", None)
         if names is None:
             ranks = {t["name"]: len(t["shape"]) for t in self.plan.get("tensors", [])}
@@ -424,19 +424,11 @@ def _takes_strided(bundle: Bundle, name: str, t) -> bool:
     elements spanned) reach it, 16-byte aligned."""
     if t.is_contiguous():
         return True
-    if not _takes_layout(bundle, name, t):
-        return False
-    return bundle.batch_maps or _heads_merge(t) or name not in bundle.mapped_tensors
-
-
-def _takes_layout(bundle: Bundle, name: str, t) -> bool:
-    """_takes_strided without the rank-3 maps' B·H merge (the forward runs
-    such a plan once per batch entry instead)."""
-    if t.is_contiguous():
-        return True
     if name not in bundle.strided_tensors or not _map_layout(t):
         return False
-    return not (name in bundle.pointer_strided_tensors and _span(t) >= 2 ** 31)
+    if name in bundle.pointer_strided_tensors and _span(t) >= 2 ** 31:
+        return False
+    return bundle.batch_maps or _heads_merge(t) or name not in bundle.mapped_tensors
 
 
 def _span(t) -> int:
@@ -622,13 +614,11 @@ class KernelLibrary:
 
         Strided q, k, v (e.g. B×N×H×D tensors viewed as B×H×N×D by
         transpose(1, 2)), innermost dimension contiguous: a plan whose kernels
-        read them through tensor maps (sm_90a) or through pointers and their
-        strides (sm_80's forward: `q_stride0..2`, ...) takes them as they
-        are, and O is allocated in q's layout (empty_like) or may be given
-        strided; a plan that cannot (the split-KV plans) gets contiguous
-        copies. Where rank-3 maps meet B and H that do not merge into one
-        stride (B×N×H×D with B > 1), the plan runs once per batch entry (the
-        maps are 3-D over (D, N, B·H)).
+        read them through tensor maps (sm_90a) takes them as they are, and O
+        is allocated in q's layout (empty_like) or may be given strided; a
+        plan whose kernels compute addresses (sm_80) gets contiguous copies.
+        Where B and H do not merge into one stride (B×N×H×D with B > 1), the
+        plan runs once per batch entry (the maps are 3-D over (D, N, B·H)).
         """
         signature = strided_signature = None
         if bundle is None and out is None and lse_out is None:
@@ -706,35 +696,37 @@ class KernelLibrary:
         call's strided signature when it may be prepared (no out, lse_out,
         bundle given)."""
         import torch
+        mapped = bundle.strided_tensors
 
         def taken(name, t):
-            return t if _takes_layout(bundle, name, t) else t.contiguous()
+            if t.is_contiguous() or (name in mapped and _map_layout(t)):
+                return t
+            return t.contiguous()
 
         given = (q, k, v)
         q, k, v = taken("q", q), taken("k", k), taken("v", v)
         if any(a is not b for a, b in zip(given, (q, k, v))):
             signature = None  # copies: not a call to prepare
         if out is None:
-            out = torch.empty_like(q)
-            if not _takes_layout(bundle, "o", out):
+            out = torch.empty_like(q) if "o" in mapped else torch.empty(
+                q.shape, dtype=q.dtype, device=q.device)
+            if not (out.is_contiguous() or _map_layout(out)):
                 out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
         elif out.shape != q.shape or out.dtype != q.dtype:
             raise ValueError("out must be a tensor like q")
         caller_out = None
-        if not _takes_layout(bundle, "o", out):
-            # The plan writes O through addresses from the shapes (split-KV)
-            # or cannot take this layout: into a contiguous buffer, then
-            # copied into the caller's.
+        if not (out.is_contiguous() or ("o" in mapped and _map_layout(out))):
+            # The plan writes O through addresses (sm_80): into a contiguous
+            # buffer, then copied into the caller's.
             caller_out, out = out, torch.empty(q.shape, dtype=q.dtype, device=q.device)
         if signature is not None and (caller_out is not None or out.stride() !=
                                       torch.empty_like(q).stride()):
             signature = None  # O not allocated as a prepared call allocates it
         lse = _lse_output(bundle, lse_out, q)
         with _invalid_call_as_value_error():
-            if (bundle.batch_maps or not bundle.mapped_tensors
-                    or all(_heads_merge(t) for t in (q, k, v, out))):
-                # One launch: rank-4 maps and pointers with strides (sm_80)
-                # take any strides, rank-3 maps those whose B and H merge.
+            if bundle.batch_maps or all(_heads_merge(t) for t in (q, k, v, out)):
+                # One launch: rank-4 maps take any strides, rank-3 ones
+                # those whose B and H merge.
                 bundle.launch(q, k, v, out, lse, scale)
                 prepared = signature and _PreparedStridedCall(
                     bundle, bundle.args(q, k, v, out, lse, scale), 0,
@@ -966,13 +958,8 @@ class KernelLibrary:
                                        for name, t in (("dq", given[0]), ("dk", given[1]),
                                                        ("dv", given[2]))))
         else:
-            # Given gradients: contiguous, or strided where the plan writes
-            # that tensor with its strides (e.g. poisoned B×N×H×D buffers).
             like = (False, False, False)
-            dq, dk, dv = (t if (t is not None and t.shape == like_t.shape
-                                and t.dtype == like_t.dtype and not t.is_contiguous()
-                                and _takes_strided(bundle, name, t))
-                          else _output_like(t, like_t, name, like_name)
+            dq, dk, dv = (_output_like(t, like_t, name, like_name)
                           for t, like_t, name, like_name in
                           zip(out, (q, k, v), ("dq", "dk", "dv"), ("q", "k", "v")))
         # Shapes, GQA and the size limit are the plan's constraints, checked

@@ -24,11 +24,6 @@ train times forward + backward (3.5×): ours through
 torch.ops.flash_mlir.attention's autograd, SDPA's per backend, each
 torch.autograd.grad(attention(q, k, v), (q, k, v), dO). Rows record dQ's,
 dK's and dV's error against SDPA FA2's.
-
---baseline DIR times another library's default plan for each row too (as
-"baseline", in the same interleaved rounds; forward and backward): e.g. the
-bundles of an earlier compiler (`python3 -m flash_mlir.compile --flash-opt
-OLD_FLASH_OPT ...`) against this one's, on the same inputs.
 """
 
 import argparse
@@ -81,16 +76,6 @@ def gradient_row(lib, args, torch, sdpa_kernel, SDPBackend, q, k, v, causal, d, 
             o, lse = lib.attention(q, k, v, causal=causal, return_lse=True)
             ours = lambda: lib.attention_backward(q, k, v, o, do, lse, causal=causal)
             mine = ours()
-            if args.baseline_lib is not None:
-                base = args.baseline_lib
-                run = lambda: base.attention_backward(q, k, v, o, do, lse, causal=causal)
-                theirs = run()
-                row["baseline"] = {
-                    "kernel": base.find_backward("bf16", d, causal, n,
-                                                 base._capability(q.device)).name,
-                    "rel_err_vs_fa2": {g: rel_err(a, b) for g, a, b in
-                                       zip(("dq", "dk", "dv"), theirs, ref)}}
-                timed["baseline"] = run
             if args.variants:
                 # Every other backward plan of the key on the default's arch (the
                 # deterministic plan, other warp counts), timed in the same rounds.
@@ -152,9 +137,6 @@ def main(argv=None):
     ap.add_argument("--rep-ms", type=int, default=100, help="do_bench's time per measurement")
     ap.add_argument("--rounds", type=int, default=5,
                     help="measurements per implementation and row, interleaved (median)")
-    ap.add_argument("--baseline", default=None,
-                    help="another bundle directory whose default plan each row also times "
-                         "(as 'baseline', same rounds)")
     args = ap.parse_args(argv)
 
     import torch
@@ -163,7 +145,6 @@ def main(argv=None):
     from flash_mlir.runtime import KernelLibrary
 
     lib = KernelLibrary(args.bundles)
-    args.baseline_lib = KernelLibrary(args.baseline) if args.baseline else None
     if args.mode != "forward" and not hasattr(lib, "attention_backward"):
         sys.exit("bench --mode %s: not supported yet: this library has no backward "
                  "kernels" % args.mode)
@@ -226,24 +207,11 @@ def main(argv=None):
                     err = float((out.float() - ref.float()).norm() / ref.float().norm())
                     row["ours"][bundle.name] = {"rel_err_vs_fa2": err, "schedule": bundle.meta["schedule"]}
                     timed[bundle.name] = run
-                if args.baseline_lib is not None:
-                    base = args.baseline_lib
-                    base_plan = base.find("bf16", d, causal, False, seq_len=n)
-                    out_b = torch.empty_like(q)
-                    timed["baseline"] = (lambda: base.attention(q, k, v, causal=causal,
-                                                                out=out_b, bundle=base_plan))
-                    timed["baseline"]()
-                    torch.cuda.synchronize()
-                    row["baseline"] = {"kernel": base_plan.name, "rel_err_vs_fa2": float(
-                        (out_b.float() - ref.float()).norm() / ref.float().norm())}
                 ms = interleaved(timed, args, do_bench)
                 tflops = {name: work / (statistics.median(v) * 1e-3) / 1e12 for name, v in ms.items()}
                 row["round_ms"] = ms
                 row["sdpa_fa2_tflops"] = tflops["sdpa_fa2"]
                 row["sdpa_cudnn_tflops"] = tflops.get("sdpa_cudnn")
-                if "baseline" in tflops:
-                    row["baseline"].update(tflops=tflops["baseline"],
-                                           ms=statistics.median(ms["baseline"]))
                 for bundle in candidates:
                     row["ours"][bundle.name].update(tflops=tflops[bundle.name],
                                                     ms=statistics.median(ms[bundle.name]))
@@ -257,8 +225,7 @@ def main(argv=None):
                 print(f"D={d:<3} causal={int(causal)} N={n:<5} B={b:<2} H={h:<2} "
                       f"ours={row['flashmlir_tflops']:6.1f} best_variant={best:6.1f} "
                       f"FA2={row['sdpa_fa2_tflops']:6.1f} cuDNN={cudnn if cudnn is None else round(cudnn, 1)} "
-                      + (f"baseline={row['baseline']['tflops']:6.1f} " if "baseline" in row else "")
-                      + f"err={row['ours'][default]['rel_err_vs_fa2']:.1e}", flush=True)
+                      f"err={row['ours'][default]['rel_err_vs_fa2']:.1e}", flush=True)
                 del q, k, v, ref
     result = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
               "torch": torch.__version__, "rounds": args.rounds, "rep_ms": args.rep_ms, "rows": rows}

@@ -30,16 +30,9 @@ with NaN first; NaN never passes. The deterministic plans (variant
 "deterministic") are checked the same way, and must give bitwise identical
 dQ, dK, dV over --repeat runs of one case per element type, head
 dimension and causal flag.
-
---layout bnhd (or both) gives every case its q, k, v (backward: and O, dO,
-the poisoned dQ, dK, dV) as B×H×N×D views of B×N×H×D buffers
-(transpose(1, 2)): the layout a model's projections hand attention, which a
-plan whose kernels carry the tensors' strides (sm_90a's maps, sm_80's stride
-arguments) reads and writes as it is.
 """
 
 import argparse
-import itertools
 import json
 import math
 import sys
@@ -97,16 +90,7 @@ def reference(q, k, v, causal, scale):
     return out, lse
 
 
-def in_layout(t, layout):
-    """`t` (B×H×N×D) as it is (bhnd), or the same values as the B×H×N×D
-    view of a B×N×H×D buffer (bnhd: transpose(1, 2), innermost contiguous,
-    what a model's fused projections hand attention)."""
-    if layout == "bnhd":
-        return t.transpose(1, 2).contiguous().transpose(1, 2)
-    return t
-
-
-def check_case(lib, dtype, d, causal, shape, seed, bundle=None, rise=0.0, layout="bhnd"):
+def check_case(lib, dtype, d, causal, shape, seed, bundle=None, rise=0.0):
     import torch
     b, hq, hkv, nq, nk = shape
     torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
@@ -123,15 +107,13 @@ def check_case(lib, dtype, d, causal, shape, seed, bundle=None, rise=0.0, layout
         ramp = torch.arange(nk, device="cuda", dtype=torch.float32) * (rise / 64) * math.sqrt(d) / 4
         q = (q.float() + 4 * u).to(torch_dtype)
         k = (k.float() + ramp[:, None] * u).to(torch_dtype)
-    q, k, v = (in_layout(t, layout) for t in (q, k, v))
-    out = torch.full_like(q, float("nan"))  # in q's layout
+    out = torch.full_like(q, float("nan"))
     lse = torch.full((b, hq, nq), float("nan"), device="cuda", dtype=torch.float32)
     lib.attention(q, k, v, causal=causal, scale=scale, return_lse=True, out=out, lse_out=lse,
                   bundle=bundle)
     torch.cuda.synchronize()
     ref, ref_lse = reference(q, k, v, causal, scale)
     result = {"dtype": dtype, "D": d, "causal": causal, "shape": list(shape), "rise": rise,
-              "layout": layout,
               "kernel": (bundle or lib.find(dtype, d, causal, True, max(nq, nk))).name}
     nan = bool(torch.isnan(out).any()) or bool(torch.isnan(lse).any())
     ref_norm = float(ref.norm())
@@ -235,16 +217,14 @@ def backward_inputs(shape, d, dtype, seed):
 
 
 def check_backward_case(lib, dtype, d, causal, shape, seed, deterministic=False,
-                        bundle=None, layout="bhnd"):
+                        bundle=None):
     import torch
-    q, k, v, do = (in_layout(t, layout) for t in backward_inputs(shape, d, dtype, seed))
+    q, k, v, do = backward_inputs(shape, d, dtype, seed)
     nq, nk = shape[3], shape[4]
     scale = 1.0 / math.sqrt(d)
     o32, lse, ref, same = backward_reference(q, k, v, do, causal, scale)
-    o = in_layout(o32.to(q.dtype).contiguous(), layout)
+    o = o32.to(q.dtype).contiguous()
     lse = lse.float().contiguous()
-    # Poisoned, in q, k, v's layout (a plan that writes them with their
-    # strides takes them so).
     grads = tuple(torch.full_like(t, float("nan")) for t in (q, k, v))
     bundle = bundle or lib.find(dtype, d, causal, False, max(nq, nk),
                                 compute_capability=lib._capability(q.device),
@@ -255,8 +235,7 @@ def check_backward_case(lib, dtype, d, causal, shape, seed, deterministic=False,
                            deterministic=deterministic, out=grads, bundle=bundle)
     torch.cuda.synchronize()
     result = {"mode": "backward", "dtype": dtype, "D": d, "causal": causal,
-              "shape": list(shape), "deterministic": deterministic, "kernel": bundle.name,
-              "layout": layout}
+              "shape": list(shape), "deterministic": deterministic, "kernel": bundle.name}
     result["pass"], details = gradient_criterion(grads, ref, same)
     result.update(details)
     return result
@@ -327,7 +306,7 @@ def backward_main(args, lib):
         errs = " ".join(f"{g}={r[g]['max_err']:.2e}/{r[g]['bound']:.2e}{' NaN' if r[g]['nan'] else ''}"
                         for g in ("dq", "dk", "dv"))
         print(f"{'PASS' if r['pass'] else 'FAIL'} {r['kernel']:<46} B,Hq,Hkv,Nq,Nk={r['shape']} "
-              f"{r.get('layout', 'bhnd')} {errs}", flush=True)
+              f"{errs}", flush=True)
 
     cases_ = list(backward_cases(args.quick, args.dtypes.split(","), head_dims, causals))
     if args.shape:
@@ -351,11 +330,11 @@ def backward_main(args, lib):
                       if bb.key() == ("attention_backward", dtype, d, causal, False)
                       and bb.name not in default_names
                       and ("deterministic" in bb.variant) in variants]
-        for (deterministic, bundle), layout in itertools.product(plans, layouts(args)):
+        for deterministic, bundle in plans:
             seed += 1
             try:
                 report(check_backward_case(lib, dtype, d, causal, shape, seed, deterministic,
-                                           bundle, layout))
+                                           bundle))
             except (ValueError, RuntimeError) as e:
                 report({"mode": "backward", "dtype": dtype, "D": d, "causal": causal,
                         "shape": list(shape), "deterministic": deterministic,
@@ -406,11 +385,6 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=10,
                     help="backward: runs of the deterministic plan that must be bitwise "
                          "identical (0: skip)")
-    ap.add_argument("--layout", default="bhnd", choices=["bhnd", "bnhd", "both"],
-                    help="q, k, v (backward: and O, dO, the poisoned dQ, dK, dV) contiguous "
-                         "B×H×N×D (bhnd), B×H×N×D views of B×N×H×D buffers (bnhd: "
-                         "transpose(1, 2); a plan that takes them strided reads and writes "
-                         "them so, others copy), or each case both ways")
     args = ap.parse_args(argv)
     import torch
     from flash_mlir.runtime import KernelLibrary
@@ -434,12 +408,12 @@ def main(argv=None):
         if args.variants:
             bundles += [bb for bb in lib.all if bb.key() == ("attention_forward", dtype, d, causal, True)
                         and bb.is_variant() and bb.name not in {x.name for x in bundles}]
-        for bundle, layout in itertools.product(bundles, layouts(args)):
+        for bundle in bundles:
             seed += 1
-            r = check_case(lib, dtype, d, causal, shape, seed, bundle, rise, layout)
+            r = check_case(lib, dtype, d, causal, shape, seed, bundle, rise)
             results.append(r)
             print(f"{'PASS' if r['pass'] else 'FAIL'} {r['kernel']:<48} B,Hq,Hkv,Nq,Nk={r['shape']} "
-                  f"{layout} {f'rise={rise:g} ' if rise else ''}"
+                  f"{f'rise={rise:g} ' if rise else ''}"
                   f"rel_err={r['rel_err']:.2e} lse_err={r['lse_err']:.1e}{' NaN' if r['nan'] else ''}",
                   flush=True)
     # The torch custom op dispatches to the same kernels.
@@ -455,10 +429,6 @@ def main(argv=None):
     results.append({"kernel": "torch.ops.flash_mlir.attention", "rel_err": err, "pass": ok})
     print(f"{'PASS' if ok else 'FAIL'} torch.ops.flash_mlir.attention (causal GQA 4/2, 130x200) rel_err={err:.2e}")
     return summarize(args, results)
-
-
-def layouts(args):
-    return ("bhnd", "bnhd") if args.layout == "both" else (args.layout,)
 
 
 def summarize(args, results):

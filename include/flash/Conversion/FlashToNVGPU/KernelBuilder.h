@@ -468,13 +468,11 @@ SmallVector<Value> buildPackFragment(KernelMath &km, const Fragment &values,
 /// Writes `values`·multiplier (no multiply when null) as 16-bit pairs into
 /// the rows of `wordMemref` (32-bit words) at element offset `base` (index)
 /// with `rowLength` elements per row: the fragment's row r is row rowBase +
-/// group + rowOffset(r), written only below `validRows`. With `rowStride`
-/// (i32), rows are that many elements apart instead (a strided tensor).
+/// group + rowOffset(r), written only below `validRows`.
 void buildStoreFragment(KernelMath &km, const Fragment &values,
                         Value multiplier, Type elementType, LaneCoords lane,
                         Value rowBase, Value validRows, int64_t rowLength,
-                        Value wordMemref, Value base,
-                        Value rowStride = Value());
+                        Value wordMemref, Value base);
 
 /// f32 a·b + c, 2^x, log2(x) as single PTX instructions (no libdevice);
 /// KernelMath::fma, exp2, log2.
@@ -507,14 +505,12 @@ using StoreOutputWord = function_ref<void(Value row, int64_t nt, Value word)>;
 /// `storeWord` for every row (a staging buffer whose copy to global memory
 /// clips rows past Nq), outside any region; LSE = m·scale + ln(l) (-inf when
 /// l = 0) by lane t = 0 of each quad (by every thread for RowPerThread), for
-/// valid rows, when `lseMemref` is set. O's rows are `outRowStride` (i32)
-/// elements apart (a strided O), or D when it is null.
+/// valid rows, when `lseMemref` is set.
 void buildEpilogue(KernelMath &km, const KernelConfig &config, Fragment &acc,
                    ArrayRef<Value> runningMax, ArrayRef<Value> runningSum,
                    LaneCoords lane, Value rowBase, Value seqQ, Value scale,
                    Value outMemref, Value outBase, Value lseMemref,
-                   Value lseBase, StoreOutputWord storeWord = nullptr,
-                   Value outRowStride = Value());
+                   Value lseBase, StoreOutputWord storeWord = nullptr);
 
 /// Emits the sm_80 kernel (cp.async, ldmatrix, mma.sync) of `config` as a
 /// gpu.func at the builder's insertion point (inside a gpu.module).

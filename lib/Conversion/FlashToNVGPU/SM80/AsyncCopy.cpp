@@ -12,7 +12,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
-
 using namespace mlir;
 using namespace mlir::flash;
 using namespace mlir::flash::sm80;
@@ -47,7 +46,7 @@ TileCopier sm80::makeTileCopier(KernelMath &km, Value tid, int64_t headDim,
 void TileCopier::copy(KernelMath &km, Value global, Value globalBase,
                       Value row0, Value validRows, Value shared,
                       Value sharedOffset, int64_t rows,
-                      bool fullTileFastPath, Value rowStride) const {
+                      bool fullTileFastPath) const {
   using P = arith::CmpIPredicate;
   OpBuilder &b = km.b;
   Location loc = km.loc;
@@ -59,30 +58,8 @@ void TileCopier::copy(KernelMath &km, Value global, Value globalBase,
     return dst.size() == 1 ? dst[0] : dst[(rowOffset % 8) / rowsPerPass];
   };
   Value chunkRow = km.shru(tid, km.i32(llvm::Log2_64(chunksPerRow)));
-  // Element offset of the thread's chunk in the tile's first row, and of
-  // pass p's row from it: rows D apart (contiguous: index offsets from
-  // `base` by constants), or `rowStride` apart (a strided view: i32 element
-  // offsets, which the runtime checks stay below 2^31, each pass's one
-  // step of rowsPerPass·rowStride from the previous pass's, widened where
-  // a copy uses it: no 64-bit address lives from one copy to the next).
-  Value base, step;
-  if (!rowStride) {
-    base = arith::AddIOp::create(
-        b, loc, globalBase, km.toIndex(km.add(km.mul(row0, km.i32(D)), src)));
-  } else {
-    Value chunk = km.andi(tid, km.i32(chunksPerRow - 1));
-    base = km.add(globalBase,
-                  km.add(km.mul(km.add(row0, chunkRow), rowStride),
-                         km.mul(chunk, km.i32(8))));
-    step = km.mul(km.i32(rowsPerPass), rowStride);
-  }
-  // Pass p's source offset (`previous`: pass p − 1's; strided: i32).
-  auto sourceOf = [&](int64_t p, Value previous) -> Value {
-    if (!rowStride)
-      return arith::AddIOp::create(b, loc, base,
-                                   km.index(p * rowsPerPass * D));
-    return p == 0 ? base : km.add(previous, step);
-  };
+  Value base = arith::AddIOp::create(
+      b, loc, globalBase, km.toIndex(km.add(km.mul(row0, km.i32(D)), src)));
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
   OpBuilder::InsertionGuard guard(b);
   if (fullTileFastPath) {
@@ -92,11 +69,9 @@ void TileCopier::copy(KernelMath &km, Value global, Value globalBase,
         b, loc, km.cmp(P::sle, km.add(row0, km.i32(rows)), validRows),
         /*withElseRegion=*/true);
     b.setInsertionPoint(full.thenBlock()->getTerminator());
-    Value offset;
     for (int64_t p = 0; p < passes; ++p) {
       int64_t r = p * rowsPerPass;
-      offset = sourceOf(p, offset);
-      Value source = rowStride ? km.toIndex(offset) : offset;
+      Value source = arith::AddIOp::create(b, loc, base, km.index(r * D));
       Value dest =
           km.toIndex(km.add(sharedOffset, km.add(dstFor(r), km.i32(r * D))));
       nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
@@ -106,19 +81,16 @@ void TileCopier::copy(KernelMath &km, Value global, Value globalBase,
     }
     b.setInsertionPoint(full.elseBlock()->getTerminator());
   }
-  Value address;
   for (int64_t p = 0; p < passes; ++p) {
     int64_t r = p * rowsPerPass;
-    if (rowStride)
-      address = sourceOf(p, address);
     Value row = km.add(km.add(row0, chunkRow), km.i32(r));
     Value inRange = km.cmp(P::slt, row, validRows);
     // Rows past the end copy 0 source elements (the 16 bytes are zeroed)
     // from a clamped, in-bounds address.
     Value srcElements = km.select(inRange, km.index(8), km.index(0));
-    Value source =
-        rowStride ? km.toIndex(km.select(inRange, address, globalBase))
-                  : km.select(inRange, sourceOf(p, Value()), globalBase);
+    Value source = km.select(
+        inRange, arith::AddIOp::create(b, loc, base, km.index(r * D)),
+        globalBase);
     Value dest =
         km.toIndex(km.add(sharedOffset, km.add(dstFor(r), km.i32(r * D))));
     nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,

@@ -68,7 +68,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <array>
 #include <cmath>
 #include <limits>
 
@@ -134,14 +133,6 @@ sm80::backwardWorkspaces(const KernelConfig &c) {
   return out;
 }
 
-/// `<tensor>_stride0..2:i32` of each tensor, in order.
-static void appendStrides(SmallVectorImpl<std::string> &args,
-                          ArrayRef<StringRef> tensors) {
-  for (StringRef t : tensors)
-    for (int d = 0; d < 3; ++d)
-      args.push_back((t + "_stride" + Twine(d) + ":i32").str());
-}
-
 SmallVector<BackwardLaunch> sm80::backwardLaunches(const KernelConfig &c) {
   std::string rowBlocks =
       "ceildiv(Nq, " + std::to_string(kBackwardRowBlock) + ")";
@@ -185,12 +176,9 @@ SmallVector<BackwardLaunch> sm80::backwardLaunches(const KernelConfig &c) {
     main.args.push_back("dq_accum:ptr");
   main.args.append({"dk:ptr", "dv:ptr", "B:i32", "Hq:i32", "Hkv:i32",
                     "Nq:i32", "Nk:i32", "scale:f32"});
-  // Q, K, V, dO read and dK, dV written with their own strides (elements,
-  // of B, H, N): strided views need no copy.
-  appendStrides(main.args, {"q", "k", "v", "dout", "dk", "dv"});
   out.push_back(main);
 
-  if (c.deterministic) {
+  if (c.deterministic)
     out.push_back({Role::DQ,
                    c.name + "_dq",
                    {"q:ptr", "k:ptr", "v:ptr", "dout:ptr", "lse_log2:ptr",
@@ -200,8 +188,7 @@ SmallVector<BackwardLaunch> sm80::backwardLaunches(const KernelConfig &c) {
                     "B"},
                    32 * kDQWarps,
                    backwardDQSharedBytes(c)});
-    appendStrides(out.back().args, {"q", "k", "v", "dout", "dq"});
-  } else
+  else
     out.push_back({Role::Convert,
                    c.name + "_convert",
                    {"dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32",
@@ -255,16 +242,6 @@ public:
   void buildDQ(gpu::GPUFuncOp func);
 
 private:
-  /// A tensor's strides in elements, of dimensions B, H, N (i32 kernel
-  /// arguments `<tensor>_stride0..2`; the innermost is contiguous).
-  using Strides = std::array<Value, 3>;
-  /// Element offset (i32) of head `head` of batch `batch`:
-  /// batch·stride0 + head·stride1 (the runtime checks that a strided tensor
-  /// spans fewer than 2^31 elements; contiguous ones are checked by the
-  /// plan's constraints).
-  Value headBase(const Strides &strides, Value batch, Value head) {
-    return km.add(km.mul(batch, strides[0]), km.mul(head, strides[1]));
-  }
   Value asI32(Value index) {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
   }
@@ -460,26 +437,6 @@ private:
         LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
         ArrayAttr());
     return asmOp.getResult(0);
-  }
-  /// `strides`, each through an opaque move (an asm with side effects):
-  /// the offsets computed from them inside a loop stay there instead of
-  /// being hoisted out of it, each into a register of its own across the
-  /// loop (readSpecial's reason).
-  Strides opaque(const Strides &strides) {
-    Strides out;
-    for (int d = 0; d < 3; ++d)
-      out[d] =
-          LLVM::InlineAsmOp::create(
-              b, loc, b.getI32Type(), ValueRange{strides[d]},
-              b.getStringAttr("mov.u32 $0, $1;"), b.getStringAttr("=r,r"),
-              /*has_side_effects=*/b.getUnitAttr(), UnitAttr(),
-              LLVM::TailCallKindAttr::get(b.getContext(),
-                                          LLVM::TailCallKind::None),
-              LLVM::AsmDialectAttr::get(b.getContext(),
-                                        LLVM::AsmDialect::AD_ATT),
-              ArrayAttr())
-              .getResult(0);
-    return out;
   }
   /// Per-thread chunks of the preprocess and convert kernels: 128 threads,
   /// thread t on 16-byte chunk t % (D/8) of row t / (D/8) of each pass.
@@ -767,15 +724,6 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   ++a; // B
   Value queryHeads = args[a++], kvHeads = args[a++], seqQ = args[a++],
         seqKV = args[a++], scale = args[a++];
-  // The strides (elements, of B, H, N) of q, k, v, dO, dK, dV.
-  auto nextStrides = [&] {
-    Strides out = {args[a], args[a + 1], args[a + 2]};
-    a += 3;
-    return out;
-  };
-  Strides qStrides = nextStrides(), kStrides = nextStrides(),
-          vStrides = nextStrides(), doStrides = nextStrides(),
-          dkStrides = nextStrides(), dvStrides = nextStrides();
   Value scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
 
   Value globalQ = buildFlatGlobalMemref(km, qPtr, et);
@@ -821,8 +769,8 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   });
   Value group = km.divu(queryHeads, kvHeads);
   Value kvStart = km.mul(kvTile, km.i32(Bc));
-  Value kBase = headBase(kStrides, batch, kvHead),
-        vBase = headBase(vStrides, batch, kvHead);
+  Value kvBase = km.toIndex(km.mul(
+      km.mul(km.add(km.mul(batch, kvHeads), kvHead), seqKV), km.i32(D)));
   Value padded = paddedRows(seqQ);
   // Q tiles that see this K/V tile, per q-head of the group; the block
   // visits them head by head: iteration t is tile firstTile + t % perHead
@@ -833,7 +781,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   Value total = km.mul(group, perHead);
   Value perHeadDivisor = km.maxsi(perHead, km.i32(1));
   struct Visit {
-    Value tile, qStart, qHead, bh;
+    Value tile, qStart, bh;
   };
   auto visitOf = [&](Value t) -> Visit {
     Value headInGroup = km.divu(t, perHeadDivisor);
@@ -844,22 +792,20 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
                           km.sub(range.numTiles, km.i32(1)));
     Value qHead = km.add(km.mul(kvHead, group), headInGroup);
     Value bh = km.add(km.mul(batch, queryHeads), qHead);
-    return {tile, km.mul(tile, km.i32(Br)), qHead, bh};
+    return {tile, km.mul(tile, km.i32(Br)), bh};
   };
 
   // Q_i, dO_i and the rows' shift and Δ of visit t into stage `stage`: the
   // per-row values as 16-byte chunks of 4 f32 from the padded workspaces
   // (always in bounds), by the first Br / 2 threads.
-  auto issueVisit = [&](TileCopier &copier, Value t, Value stage,
-                        const Strides &qStrides, const Strides &doStrides) {
+  auto issueVisit = [&](TileCopier &copier, Value t, Value stage) {
     Visit v = visitOf(t);
+    Value qBase = km.toIndex(km.mul(km.mul(v.bh, seqQ), km.i32(D)));
     Value tileOffset = km.mul(stage, km.i32(Br * D));
-    copier.copy(km, globalQ, headBase(qStrides, batch, v.qHead), v.qStart,
-                seqQ, sharedQ, tileOffset, Br, /*fullTileFastPath=*/true,
-                qStrides[2]);
-    copier.copy(km, globalDO, headBase(doStrides, batch, v.qHead), v.qStart,
-                seqQ, sharedDO, tileOffset, Br, /*fullTileFastPath=*/true,
-                doStrides[2]);
+    copier.copy(km, globalQ, qBase, v.qStart, seqQ, sharedQ, tileOffset, Br,
+                /*fullTileFastPath=*/true);
+    copier.copy(km, globalDO, qBase, v.qStart, seqQ, sharedDO, tileOffset, Br,
+                /*fullTileFastPath=*/true);
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
     Value rowBase = km.add(km.mul(v.bh, padded), v.qStart);
     for (auto [which, global, shared] :
@@ -881,11 +827,9 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
 
   // Prologue: K_j, V_j and visit 0 in one group.
   TileCopier copier = makeTileCopier(km, tid, D, threads);
-  copier.copy(km, globalK, kBase, kvStart, seqKV, sharedK, km.i32(0), Bc,
-              /*fullTileFastPath=*/false, kStrides[2]);
-  copier.copy(km, globalV, vBase, kvStart, seqKV, sharedV, km.i32(0), Bc,
-              /*fullTileFastPath=*/false, vStrides[2]);
-  issueVisit(copier, km.i32(0), km.i32(0), qStrides, doStrides);
+  copier.copy(km, globalK, kvBase, kvStart, seqKV, sharedK, km.i32(0), Bc);
+  copier.copy(km, globalV, kvBase, kvStart, seqKV, sharedV, km.i32(0), Bc);
+  issueVisit(copier, km.i32(0), km.i32(0));
   Value firstGroup = commitCopies(km);
 
   // The warp's 16 K/V rows (row group). Where two warps share them
@@ -934,21 +878,6 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     // otherwise hoist each address (a 64-bit register per tile, k-step and
     // lane mapping, ~80 of them) out of the loop, and ptxas spill them.
     threadCoordinates(readSpecial("%tid.x"));
-    // Causal D = 128: the block's coordinates too (the visits' Q and dO
-    // head bases b·stride0 + h·stride1 use them), restored after the loop.
-    // Only there: sm_90's ptxas spilled 24 bytes of that kernel without it,
-    // and with it 16 of the non-causal D = 128 one and 20 of the causal
-    // D = 64 one (seventeenth session; 0 everywhere as chosen here).
-    Value blockOutside[3] = {kvStart, kvHead, batch};
-    if (config.causal && D == 128) {
-      Value tileNow;
-      blockCoordinates(tileNow, kvHead, batch, kvHeads, [&](gpu::Dimension d) {
-        return readSpecial(d == gpu::Dimension::x   ? "%ctaid.x"
-                           : d == gpu::Dimension::y ? "%ctaid.y"
-                                                    : "%ctaid.z");
-      });
-      kvStart = km.mul(tileNow, km.i32(Bc));
-    }
     Value warpRows = km.mul(rowGroupOf(warp), km.i32(16));
     Value kWarpBase = km.mul(warpRows, km.i32(D));
     Value keyRowBase = km.add(kvStart, warpRows);
@@ -968,8 +897,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
-        issueVisit(copier, next, S == 2 ? km.sub(km.i32(1), stage) : stage,
-                   opaque(qStrides), opaque(doStrides));
+        issueVisit(copier, next, S == 2 ? km.sub(km.i32(1), stage) : stage);
       }
       commitCopies(km);
     };
@@ -1256,9 +1184,6 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     SmallVector<Value> yields(dK.regs);
     yields.append(dV.regs.begin(), dV.regs.end());
     scf::YieldOp::create(b, loc, yields);
-    kvStart = blockOutside[0];
-    kvHead = blockOutside[1];
-    batch = blockOutside[2];
   }
   Fragment dK = dK0, dV = dV0;
   dK.regs.assign(loop.getResults().begin(),
@@ -1281,20 +1206,17 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
       km.add(km.mul(tileAfter, km.i32(Bc)),
              exchange ? km.mul(keyGroupOf(warp), km.i32(32))
                       : km.mul(rowGroupOf(warp), km.i32(16)));
-  // dK and dV each with their own strides (the warp's columns at
-  // D = 256 an offset within the row).
-  auto gradBase = [&](const Strides &strides) {
-    Value base = km.toIndex(headBase(strides, batchAfter, headAfter));
-    if (exchange)
-      base = arith::AddIOp::create(
-          b, loc, base,
-          km.toIndex(km.mul(gradColumnGroupOf(warp), km.i32(gradColumns))));
-    return base;
-  };
+  Value kvBaseAfter = km.toIndex(km.mul(
+      km.mul(km.add(km.mul(batchAfter, kvHeads), headAfter), seqKV),
+      km.i32(D)));
+  if (exchange)
+    kvBaseAfter = arith::AddIOp::create(
+        b, loc, kvBaseAfter,
+        km.toIndex(km.mul(gradColumnGroupOf(warp), km.i32(gradColumns))));
   buildStoreFragment(km, dK, scale, et, coords, keyRowBase, seqKV, D, globalDK,
-                     gradBase(dkStrides), dkStrides[2]);
+                     kvBaseAfter);
   buildStoreFragment(km, dV, Value(), et, coords, keyRowBase, seqKV, D,
-                     globalDV, gradBase(dvStrides), dvStrides[2]);
+                     globalDV, kvBaseAfter);
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -1318,13 +1240,6 @@ void SM80BackwardBuilder::buildDQ(gpu::GPUFuncOp func) {
   Value globalDQ = buildFlatGlobalMemref(km, args[6], b.getI32Type());
   Value queryHeads = args[8], kvHeads = args[9], seqQ = args[10],
         seqKV = args[11], scale = args[12];
-  // The strides (elements, of B, H, N) of q, k, v, dO, dQ.
-  auto stridesAt = [&](unsigned first) {
-    return Strides{args[first], args[first + 1], args[first + 2]};
-  };
-  Strides qStrides = stridesAt(13), kStrides = stridesAt(16),
-          vStrides = stridesAt(19), doStrides = stridesAt(22),
-          dqStrides = stridesAt(25);
   Value scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
 
   // Shared memory: Q[Br][D] | dO[Br][D] | K[2][Bc][D] | V[2][Bc][D].
@@ -1347,8 +1262,9 @@ void SM80BackwardBuilder::buildDQ(gpu::GPUFuncOp func) {
   Value batch = blockId(gpu::Dimension::z);
   Value kvHead = km.divu(qHead, km.divu(queryHeads, kvHeads));
   Value bh = km.add(km.mul(batch, queryHeads), qHead);
-  Value kBase = headBase(kStrides, batch, kvHead),
-        vBase = headBase(vStrides, batch, kvHead);
+  Value qBase = km.toIndex(km.mul(km.mul(bh, seqQ), km.i32(D)));
+  Value kvBase = km.toIndex(km.mul(
+      km.mul(km.add(km.mul(batch, kvHeads), kvHead), seqKV), km.i32(D)));
   Value qStart = km.mul(qTile, km.i32(Br));
   Value warpRows = km.mul(warp, km.i32(16));
   Value rowBase = km.add(qStart, warpRows);
@@ -1358,17 +1274,13 @@ void SM80BackwardBuilder::buildDQ(gpu::GPUFuncOp func) {
   auto issueKV = [&](Value j, Value stage, bool fastPath) {
     Value offset = km.mul(stage, km.i32(Bc * D));
     Value start = km.mul(j, km.i32(Bc));
-    copier.copy(km, globalK, kBase, start, seqKV, sharedK, offset, Bc,
-                fastPath, kStrides[2]);
-    copier.copy(km, globalV, vBase, start, seqKV, sharedV, offset, Bc,
-                fastPath, vStrides[2]);
+    copier.copy(km, globalK, kvBase, start, seqKV, sharedK, offset, Bc,
+                fastPath);
+    copier.copy(km, globalV, kvBase, start, seqKV, sharedV, offset, Bc,
+                fastPath);
   };
-  copier.copy(km, globalQ, headBase(qStrides, batch, qHead), qStart, seqQ,
-              sharedQ, km.i32(0), Br, /*fullTileFastPath=*/false,
-              qStrides[2]);
-  copier.copy(km, globalDO, headBase(doStrides, batch, qHead), qStart, seqQ,
-              sharedDO, km.i32(0), Br, /*fullTileFastPath=*/false,
-              doStrides[2]);
+  copier.copy(km, globalQ, qBase, qStart, seqQ, sharedQ, km.i32(0), Br);
+  copier.copy(km, globalDO, qBase, qStart, seqQ, sharedDO, km.i32(0), Br);
   issueKV(km.i32(0), km.i32(0), false);
   Value firstGroup = commitCopies(km);
 
@@ -1431,8 +1343,7 @@ void SM80BackwardBuilder::buildDQ(gpu::GPUFuncOp func) {
                         /*masked=*/true);
   waitCopies(km, firstGroup, 0);
   buildStoreFragment(km, dq2, scale, et, coords, rowBase, seqQ, D, globalDQ,
-                     km.toIndex(headBase(dqStrides, batch, qHead)),
-                     dqStrides[2]);
+                     qBase);
   gpu::ReturnOp::create(b, loc);
 }
 

@@ -33,7 +33,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <array>
 #include <cmath>
 #include <limits>
 
@@ -94,8 +93,7 @@ private:
   // Kernel-wide values.
   Value tid, lane, warp, seqQ, seqKV, scale, scaleLog2e;
   LaneCoords coords;
-  Value globalK, globalV, kBase, vBase, kRowStride, vRowStride, qStart,
-      rowBase, numTiles;
+  Value globalK, globalV, kvBase, qStart, rowBase, numTiles;
   Value sharedQ, sharedK, sharedV, firstGroup;
   Value qRowOffset, qSwizzle, kRowOffset, kSwizzle, vRowOffset, vSwizzle;
   TileCopier copier;
@@ -129,15 +127,13 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
     Value next = km.add(j, km.i32(1));
     Value hasNext = km.cmp(P::slt, next, numTiles);
     Value nextStart = km.mul(next, km.i32(Bc));
-    auto prefetch = [&](Value global, Value base, Value rowStride,
-                        Value shared) {
+    auto prefetch = [&](Value global, Value shared) {
       auto ifNext = scf::IfOp::create(b, loc, hasNext, false);
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
-        copier.copy(km, global, base, nextStart, seqKV, shared,
-                    otherStageOffset, Bc, /*fullTileFastPath=*/true,
-                    rowStride);
+        copier.copy(km, global, kvBase, nextStart, seqKV, shared,
+                    otherStageOffset, Bc, /*fullTileFastPath=*/true);
       }
       commitCopies(km);
     };
@@ -146,7 +142,7 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
     // read of the other stage, which the prefetch of K_{j+1} overwrites.
     waitGroups(1);
     gpu::BarrierOp::create(b, loc);
-    prefetch(globalK, kBase, kRowStride, sharedK);
+    prefetch(globalK, sharedK);
 
     // S = Q·K_jᵀ: Mw × Bc/8 accumulators of 4 f32 per lane.
     Fragment scores(Mw, Bc / 8, km.f32(0.0));
@@ -177,7 +173,7 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
     // V_j has landed; prefetch V_{j+1} into the other stage.
     waitGroups(1);
     gpu::BarrierOp::create(b, loc);
-    prefetch(globalV, vBase, vRowStride, sharedV);
+    prefetch(globalV, sharedV);
 
     // O += P·V_j. The A operand of k-slice kk is the S layout of column
     // tiles 2kk and 2kk+1: [C(2kk) rows g, C(2kk) rows g+8, C(2kk+1) ...].
@@ -224,16 +220,6 @@ void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
   seqQ = entry.getArgument(8);
   seqKV = entry.getArgument(9);
   scale = entry.getArgument(10);
-  // The strides of q, k, v, o (elements, of B, H, N; the innermost is
-  // contiguous): `<tensor>_stride0..2`, which the runtime binds, so that
-  // strided views (B×N×H×D transposed) need no copy.
-  auto strides = [&](unsigned first) {
-    return std::array<Value, 3>{entry.getArgument(first),
-                                entry.getArgument(first + 1),
-                                entry.getArgument(first + 2)};
-  };
-  std::array<Value, 3> qStrides = strides(11), kStrides = strides(14),
-                       vStrides = strides(17), oStrides = strides(20);
   scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
 
   // Global tensors as flat memrefs; O is written as 32-bit pairs.
@@ -285,18 +271,13 @@ void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
   Value kvHead = km.divu(qHead, km.divu(queryHeads, kvHeads));
   Value headIndex = km.toIndex(km.add(km.mul(batch, queryHeads), qHead));
   Value lseBase = arith::MulIOp::create(b, loc, headIndex, km.toIndex(seqQ));
-  // Element offsets of the (batch, head)'s rows: b·stride0 + h·stride1 (i32:
-  // the runtime checks that a strided tensor spans fewer than 2^31
-  // elements), K's and V's each with their own strides.
-  auto headBase = [&](const std::array<Value, 3> &s, Value head) -> Value {
-    return km.add(km.mul(batch, s[0]), km.mul(head, s[1]));
-  };
-  Value qBase = headBase(qStrides, qHead),
-        oBase = km.toIndex(headBase(oStrides, qHead));
-  kBase = headBase(kStrides, kvHead);
-  vBase = headBase(vStrides, kvHead);
-  kRowStride = kStrides[2];
-  vRowStride = vStrides[2];
+  Value qBase = arith::MulIOp::create(b, loc, lseBase, km.index(D));
+  kvBase = arith::MulIOp::create(
+      b, loc,
+      arith::MulIOp::create(
+          b, loc, km.toIndex(km.add(km.mul(batch, kvHeads), kvHead)),
+          km.toIndex(seqKV)),
+      km.index(D));
   qStart = km.mul(qTile, km.i32(Br));
   rowBase = km.add(qStart, km.mul(warp, km.i32(Mw * 16)));
 
@@ -307,13 +288,10 @@ void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
   copier = makeTileCopier(km, tid, D, threads);
 
   // Prologue: group 0 = Q + K_0, group 1 = V_0.
-  copier.copy(km, globalQ, qBase, qStart, seqQ, sharedQ, km.i32(0), Br,
-              /*fullTileFastPath=*/false, qStrides[2]);
-  copier.copy(km, globalK, kBase, km.i32(0), seqKV, sharedK, km.i32(0), Bc,
-              /*fullTileFastPath=*/false, kRowStride);
+  copier.copy(km, globalQ, qBase, qStart, seqQ, sharedQ, km.i32(0), Br);
+  copier.copy(km, globalK, kvBase, km.i32(0), seqKV, sharedK, km.i32(0), Bc);
   firstGroup = commitCopies(km);
-  copier.copy(km, globalV, vBase, km.i32(0), seqKV, sharedV, km.i32(0), Bc,
-              /*fullTileFastPath=*/false, vRowStride);
+  copier.copy(km, globalV, kvBase, km.i32(0), seqKV, sharedV, km.i32(0), Bc);
   commitCopies(km);
 
   // ldmatrix lane addresses. Q (A, x4): lanes 0-15 rows 0-15 of chunk 2kk,
@@ -351,8 +329,7 @@ void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
 
   waitGroups(0);
   buildEpilogue(km, config, acc2, m2, l2, coords, rowBase, seqQ, scale,
-                globalO, oBase, globalLse, lseBase, /*storeWord=*/nullptr,
-                oStrides[2]);
+                globalO, qBase, globalLse, lseBase);
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -361,12 +338,10 @@ LogicalResult mlir::flash::buildSM80Kernel(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   auto ptr = LLVM::LLVMPointerType::get(ctx, 1);
   Type i32 = b.getI32Type();
-  // (Q, K, V, O, LSE, B, Hq, Hkv, Nq, Nk, scale, q_stride0..2,
-  // k_stride0..2, v_stride0..2, o_stride0..2): sm80ForwardArguments.
-  SmallVector<Type> types = {ptr, ptr, ptr, ptr, ptr, i32,
-                             i32, i32, i32, i32, b.getF32Type()};
-  types.append(12, i32);
-  auto type = FunctionType::get(ctx, types, {});
+  // (Q, K, V, O, LSE, B, Hq, Hkv, Nq, Nk, scale)
+  auto type = FunctionType::get(
+      ctx, {ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, b.getF32Type()},
+      {});
   auto func = gpu::GPUFuncOp::create(b, loc, config.name, type);
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   int32_t threads = config.threads();

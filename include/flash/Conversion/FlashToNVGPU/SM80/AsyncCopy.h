@@ -33,12 +33,9 @@ struct TileCopier {
   /// zeros) into `shared` at element offset `sharedOffset` (i32). With
   /// `fullTileFastPath`, a tile that lies wholly inside the sequence is
   /// copied without per-row predicates (scf.if around both forms).
-  /// `rowStride` (i32, elements between global rows): the tensor's own
-  /// stride of N (strided views), and `globalBase` an i32 element offset;
-  /// null: rows of D elements (contiguous), `globalBase` an index.
   void copy(KernelMath &km, Value global, Value globalBase, Value row0,
             Value validRows, Value shared, Value sharedOffset, int64_t rows,
-            bool fullTileFastPath = false, Value rowStride = Value()) const;
+            bool fullTileFastPath = false) const;
 };
 
 /// The per-thread offsets of the copies of a block of `threads` threads.
