@@ -18,6 +18,8 @@
 
 #include "flash/Target/TargetModel.h"
 
+#include "llvm/ADT/Twine.h"
+
 using namespace mlir;
 using namespace mlir::flash;
 
@@ -115,6 +117,15 @@ mlir::flash::lookupTargetModel(llvm::StringRef arch,
   if (sharedMemPerBlock > 0)
     copy.sharedMemPerBlock = sharedMemPerBlock;
   return copy;
+}
+
+std::string mlir::flash::sharedMemoryBudgetError(llvm::StringRef pass,
+                                                 int64_t bytes) {
+  return (pass + ": shared-memory-per-block must be 0 (the target model's) "
+                 "or at most " +
+          llvm::Twine(kMaxSharedMemPerBlockOptIn) + " bytes, got " +
+          llvm::Twine(bytes))
+      .str();
 }
 
 llvm::ArrayRef<llvm::StringRef> mlir::flash::knownArchs() {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace mlir {
 namespace flash {
@@ -88,6 +89,13 @@ constexpr int64_t kMaxSharedMemPerBlockOptIn = 227 * 1024;
 /// or a budget outside [0, kMaxSharedMemPerBlockOptIn].
 std::optional<TargetModel> lookupTargetModel(llvm::StringRef arch,
                                              int64_t sharedMemPerBlock);
+
+/// The diagnostic of the passes whose option `shared-memory-per-block` is out
+/// of lookupTargetModel's range: "<pass>: shared-memory-per-block must be 0
+/// (the target model's) or at most <kMaxSharedMemPerBlockOptIn> bytes, got
+/// <bytes>" (one text for flash-select-schedule, flash-select-kernel-form and
+/// flash-lower-to-nvgpu).
+std::string sharedMemoryBudgetError(llvm::StringRef pass, int64_t bytes);
 
 /// Names accepted by lookupTargetModel, for diagnostics.
 llvm::ArrayRef<llvm::StringRef> knownArchs();

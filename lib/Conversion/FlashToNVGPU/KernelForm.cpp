@@ -218,10 +218,8 @@ struct FlashSelectKernelFormPass
       std::optional<TargetModel> target =
           lookupTargetModel(arch, sharedMemoryPerBlock);
       if (!target) {
-        op->emitError() << "flash-select-kernel-form: shared-memory-per-block "
-                           "must be 0 (the target model's) or at most "
-                        << kMaxSharedMemPerBlockOptIn << " bytes, got "
-                        << int64_t(sharedMemoryPerBlock);
+        op->emitError() << sharedMemoryBudgetError("flash-select-kernel-form",
+                                   sharedMemoryPerBlock);
         failedAny = true;
         return;
       }

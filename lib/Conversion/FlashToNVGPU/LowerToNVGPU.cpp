@@ -473,10 +473,8 @@ struct FlashLowerToNVGPUPass
         lookupTargetModel(arch, sharedMemoryPerBlock);
     if (!model) {
       mlir::emitError(module.getLoc())
-          << "flash-lower-to-nvgpu: shared-memory-per-block must be 0 (the "
-             "target model's) or at most "
-          << kMaxSharedMemPerBlockOptIn << " bytes, got "
-          << int64_t(sharedMemoryPerBlock);
+          << sharedMemoryBudgetError("flash-lower-to-nvgpu",
+                                     sharedMemoryPerBlock);
       return signalPassFailure();
     }
     const TargetModel *target = &*model;

@@ -44,10 +44,8 @@ struct FlashSelectSchedulePass
         lookupTargetModel(arch, sharedMemoryPerBlock);
     if (!model) {
       getOperation()->emitError()
-          << "flash-select-schedule: shared-memory-per-block must be 0 (the "
-             "target model's) or at most "
-          << kMaxSharedMemPerBlockOptIn << " bytes, got "
-          << int64_t(sharedMemoryPerBlock);
+          << sharedMemoryBudgetError("flash-select-schedule",
+                                     sharedMemoryPerBlock);
       return signalPassFailure();
     }
     const TargetModel *target = &*model;
