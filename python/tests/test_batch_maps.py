@@ -249,6 +249,7 @@ def _backward_call(bundle, b=4, n=32, hq=4, hkv=2, d=64):
     lib._prepared = {}
     lib.find_backward = lambda *a, **kw: bundle
     lib._capability = lambda device: 90
+    lib._shared_memory = lambda device: 232448
     lib._remember = lambda signature, prepared: None
     q, o, do = (torch.zeros(b, n, hq, d, dtype=torch.bfloat16).transpose(1, 2)
                 for _ in range(3))
@@ -294,3 +295,138 @@ def test_compile_refuses_batch_maps_for_sm80(capsys):
     with pytest.raises(SystemExit):
         fcompile.main(["--out", "/nonexistent", "--arch", "sm_80", "--batch-maps"])
     assert "--batch-maps is for sm_90a" in capsys.readouterr().err
+
+
+# --- both forms in one library (compile --batch-maps variant) ----------------
+
+
+@pytest.fixture(scope="module")
+def both_forms(tmp_path_factory):
+    """sm_90a bf16 D = 64 non-causal forward (with LSE) and backward (both
+    plans) compiled with --batch-maps variant."""
+    out = tmp_path_factory.mktemp("batch-maps-variant")
+    common = ["--out", str(out), "--arch", "sm_90a", "--dtypes", "bf16", "--head-dims", "64",
+              "--causal", "no", "--batch-maps", "variant"]
+    assert fcompile.main(common + ["--ops", "forward", "--lse", "yes",
+                                   "--seq-lens", "1024"]) == 0
+    assert fcompile.main(common + ["--ops", "backward", "--deterministic", "both"]) == 0
+    return out
+
+
+def test_variant_mode_compiles_rank_3_plans_and_batch_maps_variants(both_forms):
+    """Each forward and atomic backward plan twice: the shipped rank-3 one
+    (the model's form, what the runtime selects by default) and its rank-4
+    twin as the variant "batch_maps"; the deterministic plan has no twin."""
+    from flash_mlir.runtime.library import KernelLibrary
+    lib = KernelLibrary(str(both_forms))
+    names = sorted(b.name for b in lib.all)
+    assert names == ["flash_bwd_sm_90a_bf16_d64", "flash_bwd_sm_90a_bf16_d64_batch_maps",
+                     "flash_bwd_sm_90a_bf16_d64_deterministic",
+                     "flash_fwd_sm_90a_bf16_d64_lse", "flash_fwd_sm_90a_bf16_d64_lse_batch_maps"]
+    for b in lib.all:
+        assert b.batch_maps == b.name.endswith("_batch_maps"), b.name
+        assert b.variant == ("batch_maps" if b.batch_maps else
+                             "deterministic" if "deterministic" in b.name else ""), b.name
+    forward = lib.find("bf16", 64, False, True, 4096, compute_capability=90)
+    backward = lib.find_backward("bf16", 64, False, 4096, compute_capability=90)
+    assert not forward.batch_maps and not backward.batch_maps  # the default: rank 3
+    twin = lib.find("bf16", 64, False, True, 4096, compute_capability=90,
+                    variant="batch_maps")
+    assert twin.name == "flash_fwd_sm_90a_bf16_d64_lse_batch_maps" and twin.batch_maps
+    twin = lib.find("bf16", 64, False, False, 4096, compute_capability=90,
+                    variant="batch_maps", op="attention_backward")
+    assert twin.name == "flash_bwd_sm_90a_bf16_d64_batch_maps" and twin.batch_maps
+    # The rank-3 plans' PTX is the shipped kernels': only the twins have 4-D boxes.
+    for b in lib.all:
+        ptx = (both_forms / b.plan["kernels"][0]["files"]["ptx"]).read_text()
+        assert ("cp.async.bulk.tensor.4d" in ptx) == b.batch_maps, b.name
+
+
+def _two_forms_library(forward_bundles, backward_bundles):
+    """A KernelLibrary whose find() answers with stand-ins: the rank-3 plan
+    by default, its twin for variant "batch_maps" (None: the library has
+    none), recording what was asked."""
+    from flash_mlir.runtime.library import KernelLibrary
+    lib = object.__new__(KernelLibrary)
+    lib._prepared, lib._chosen, lib.asked = {}, {}, []
+
+    def find(dtype, head_dim, causal, lse, seq_len=None, compute_capability=0, arch=None,
+             variant=None, op="attention_forward", shared_memory=0):
+        lib.asked.append((op, variant))
+        rank3, twin = forward_bundles if op == "attention_forward" else backward_bundles
+        if variant == "batch_maps":
+            if twin is None:
+                raise ValueError("no launch plan")
+            return twin
+        return rank3
+    lib.find = find
+    lib.find_backward = lambda *a, **kw: backward_bundles[0]
+    lib._capability = lambda device: 90
+    lib._shared_memory = lambda device: 232448
+    return lib
+
+
+def _forward_stand_in(batch_maps):
+    bundle = _StandIn(batch_maps)
+    bundle.name = "fwd_batch_maps" if batch_maps else "fwd"
+    bundle.variant = "batch_maps" if batch_maps else ""
+    bundle.op, bundle.dtype, bundle.head_dim, bundle.causal, bundle.arch = (
+        "attention_forward", "bf16", 64, False, "sm_90a")
+    return bundle
+
+
+@pytest.mark.parametrize("b, has_twin, twin_used", [
+    (4, True, True),    # B×N×H×D views, B > 1: the twin, once, on the views
+    (1, True, False),   # B = 1: B and H merge, the rank-3 plan takes them
+    (4, False, False),  # a library without twins: rank 3, once per batch entry
+])
+def test_library_runs_views_on_the_batch_maps_variant(monkeypatch, b, has_twin, twin_used):
+    torch = pytest.importorskip("torch")
+    from flash_mlir.runtime import library as L
+    rank3, twin = _forward_stand_in(False), _forward_stand_in(True)
+    lib = _two_forms_library((rank3, twin if has_twin else None), (None, None))
+    monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))  # CPU stands in
+    monkeypatch.setattr(L, "_PreparedCall", lambda *a, **kw: None)
+    monkeypatch.setattr(L, "_PreparedStridedCall", lambda *a, **kw: None)
+    n, h, d = 32, 6, 64
+    # Contiguous tensors: the rank-3 plan; no twin is looked for.
+    q = torch.zeros(b, h, n, d, dtype=torch.bfloat16)
+    L.KernelLibrary.attention(lib, q, q, q)
+    assert len(rank3.launches) == 1 and ("attention_forward", "batch_maps") not in lib.asked
+    rank3.launches.clear()
+    qkv = torch.zeros(b, n, 3 * h * d, dtype=torch.bfloat16)
+    q, k, v = (t.view(b, n, h, d).transpose(1, 2) for t in qkv.split(h * d, dim=2))
+    o = L.KernelLibrary.attention(lib, q, k, v)
+    assert o.stride() == torch.empty_like(q).stride()
+    if twin_used:
+        assert rank3.launches == [] and len(twin.launches) == 1
+        assert twin.launches[0][:2] == ((b, h, n, d), q.data_ptr())  # the views themselves
+    else:
+        assert twin.launches == [] and len(rank3.launches) == (b if b > 1 else 1)
+
+
+@pytest.mark.parametrize("has_twin", [True, False])
+def test_backward_runs_views_on_the_batch_maps_variant(monkeypatch, has_twin):
+    """A rank-3 sm_90a backward plan cannot take B×N×H×D views of B > 1
+    through its maps (q, k, v, dO are copied, dK and dV written contiguous);
+    its batch_maps twin takes them all as they are."""
+    torch = pytest.importorskip("torch")
+    from flash_mlir.runtime import library as L
+    rank3 = _BackwardStandIn({"q", "k", "v", "o", "dout", "dq", "dk", "dv"})
+    rank3.batch_maps, rank3.variant, rank3.name = False, "", "bwd"
+    twin = _BackwardStandIn({"q", "k", "v", "o", "dout", "dq", "dk", "dv"})
+    twin.variant, twin.name = "batch_maps", "bwd_batch_maps"
+    for s in (rank3, twin):
+        s.op, s.dtype, s.head_dim, s.causal, s.arch, s.writes_lse = (
+            "attention_backward", "bf16", 64, False, "sm_90a", False)
+    lib, (q, k, v, o, do, lse) = _backward_call(rank3)
+    lib2 = _two_forms_library((None, None), (rank3, twin if has_twin else None))
+    lib2._remember = lib._remember
+    monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))
+    monkeypatch.setattr(L, "_PreparedBackward", lambda *a, **kw: None)
+    dq, dk, dv = L.KernelLibrary.attention_backward(lib2, q, k, v, o, do, lse)
+    used = twin if has_twin else rank3
+    assert used.launched is not None and (rank3.launched is None) == has_twin
+    for name, t in (("q", q), ("k", k), ("v", v), ("dout", do)):
+        assert (used.launched[name] is t) == has_twin, name
+    assert (dk.stride() == k.stride()) == has_twin and (dv.stride() == v.stride()) == has_twin

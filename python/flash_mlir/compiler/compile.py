@@ -58,6 +58,9 @@ class KernelSpec:
     stages: int = 0       # K/V stages; 0: chosen by the target model
     persistent: str = "auto"  # sm_90a persistent grid: auto (the lowering's policy), yes, no
     ping_pong: str = "auto"   # sm_90a consumer ping-pong: auto (the lowering's policy), yes, no
+    # sm_90a: rank-4 tensor maps over (D, N, H, B) as the variant "batch_maps"
+    # (B×N×H×D views of any batch in one launch; --batch-maps variant).
+    batch_maps: bool = False
     seq_len: int = REPRESENTATIVE_SEQ_LEN  # the N of the compiled shape (the model's input)
     range_suffix: bool = False  # one of several per-length bundles: name it _n<seq_len>
 
@@ -76,6 +79,8 @@ class KernelSpec:
             name += "_persistent" if self.persistent == "yes" else "_nonpersistent"
         if self.ping_pong != "auto":
             name += "_pingpong" if self.ping_pong == "yes" else "_nopingpong"
+        if self.batch_maps:
+            name += "_batch_maps"
         if self.range_suffix:
             name += f"_n{self.seq_len}"
         return name
@@ -85,7 +90,8 @@ class KernelSpec:
         """The launch plan's variant: "" for the model's form, else what
         differs from it (the name's parts for the schedule and the forms)."""
         base = dataclasses.replace(self, block_q=0, block_kv=0, warps=0, stages=0,
-                                   persistent="auto", ping_pong="auto", range_suffix=False)
+                                   persistent="auto", ping_pong="auto", batch_maps=False,
+                                   range_suffix=False)
         return self.name.replace(f"_n{self.seq_len}", "")[len(base.name) + 1:]
 
     def source(self) -> str:
@@ -207,6 +213,9 @@ class BackwardSpec:
     # through their sm_90 cubin) is of the same key and variant: the runtime
     # chooses it on devices that have the memory (flash_library_select).
     shared_memory: int = 0
+    # sm_90a: rank-4 tensor maps over (D, N, H, B) as the variant "batch_maps"
+    # (--batch-maps variant; not for the deterministic plan).
+    batch_maps: bool = False
 
     @property
     def default_warps(self) -> int:
@@ -256,6 +265,8 @@ class BackwardSpec:
         if self.shared_memory:
             name += f"_smem{self.shared_memory // 1024}k" if self.shared_memory % 1024 == 0 \
                 else f"_smem{self.shared_memory}"
+        if self.batch_maps:
+            name += "_batch_maps"
         return name
 
     @property
@@ -263,7 +274,8 @@ class BackwardSpec:
         """The deterministic kernels are a variant of the key (the plan says
         so itself); other warp counts are variants by name."""
         parts = (["deterministic"] if self.deterministic else []) + \
-                ([f"w{self.main_warps}"] if self.main_warps != self.default_warps else [])
+                ([f"w{self.main_warps}"] if self.main_warps != self.default_warps else []) + \
+                (["batch_maps"] if self.batch_maps else [])
         return "_".join(parts)
 
     def op_source(self) -> str:
@@ -325,6 +337,8 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
         options.append(f"variant={spec.variant}")
     if spec.shared_memory:
         options.append(f"shared-memory-per-block={spec.shared_memory}")
+    if spec.batch_maps:
+        options.append("batch-maps=true")
     # The op through the whole pipeline: the target model's schedule (sm_80:
     # 8 warps, 128 keys a block at D 64 and 128, the atomic plan's default;
     # sm_90a: 12 warps, 128×128 at D = 64 (64×128 for the deterministic
@@ -546,6 +560,8 @@ def compile_bundle(spec: KernelSpec, out_dir: str, flash_opt: str = DEFAULT_FLAS
         if value:
             options.append(f"{key}={value}")
     options += _lowering_options(spec)
+    if spec.batch_maps:
+        options.append("batch-maps=true")
     options += extra_options
     cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -604,15 +620,23 @@ def main(argv=None) -> int:
                          "chooses by the device's opt-in shared memory. auto: sm_80's "
                          f"{SHARED_MEMORY_H100} (an H100/H200's 227 KB; a second plan at "
                          "D = 256), none on other archs; none: the model's plans only")
-    ap.add_argument("--batch-maps", action="store_true",
+    ap.add_argument("--batch-maps", nargs="?", const="yes", default="no",
+                    choices=["no", "yes", "variant"],
                     help="sm_90a forward and backward: rank-4 tensor maps over (D, N, H, B), "
-                         "so B×N×H×D views of any batch run in one launch (default: rank 3 "
-                         "over (D, N, B·H), the shipped kernels)")
+                         "so B×N×H×D views of any batch run in one launch. no (default): "
+                         "rank 3 over (D, N, B·H), the shipped kernels; yes (or the bare "
+                         "flag): rank 4 in their place; variant: both, the rank-4 plans as "
+                         "the variant 'batch_maps' (not for the deterministic backward), "
+                         "which the Python runtime picks for views whose B and H do not "
+                         "merge and rank 3 otherwise")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
-    if args.batch_maps and args.arch != "sm_90a":
+    if args.batch_maps != "no" and args.arch != "sm_90a":
         ap.error(f"--batch-maps is for sm_90a (tensor maps), not {args.arch}")
-    extra = ["batch-maps=true"] if args.batch_maps else []
+    extra = ["batch-maps=true"] if args.batch_maps == "yes" else []
+    # --batch-maps variant: each forward and non-deterministic backward plan
+    # also with rank-4 maps, as the variant "batch_maps".
+    map_forms = [False, True] if args.batch_maps == "variant" else [False]
     ops = [o for o in args.ops.split(",") if o]
     if not ops or any(o not in ("forward", "split_kv", "paged", "backward") for o in ops):
         ap.error(f"--ops takes forward, split_kv, paged and backward, got {args.ops!r}")
@@ -650,9 +674,11 @@ def main(argv=None) -> int:
             for d in (int(x) for x in args.head_dims.split(",")):
                 for causal in _flags(args.causal):
                     for deterministic in _flags(args.deterministic):
-                        for warps in (int(w) for w in args.backward_warps.split(",")):
+                        forms = [(w, m) for w in (int(x) for x in args.backward_warps.split(","))
+                                 for m in (map_forms if not deterministic else [False])]
+                        for warps, batch_maps in forms:
                             spec = BackwardSpec(dtype, d, causal, deterministic, args.arch,
-                                                warps)
+                                                warps, batch_maps=batch_maps)
                             try:
                                 print(compile_backward_bundle(spec, args.out, args.flash_opt,
                                                               args.cubin_archs, extra))
@@ -693,11 +719,13 @@ def main(argv=None) -> int:
                             specs = [spec]
                             if (bq, bkv, warps, stages) == (0, 0, 0, 0):
                                 specs = model_specs(spec, seq_lens, args.flash_opt)
-                            for one, seq_range in zip(specs, seq_ranges(specs)):
-                                path = compile_bundle(one, args.out, args.flash_opt,
-                                                      args.cubin_archs, seq_range, extra)
-                                print(path)
-                                count += 1
+                            for batch_maps in map_forms:
+                                for one, seq_range in zip(specs, seq_ranges(specs)):
+                                    one = dataclasses.replace(one, batch_maps=batch_maps)
+                                    path = compile_bundle(one, args.out, args.flash_opt,
+                                                          args.cubin_archs, seq_range, extra)
+                                    print(path)
+                                    count += 1
     print(f"{count} bundles in {args.out}" +
           (f" ({skipped} not supported yet, skipped)" if skipped else ""))
     return 0

@@ -666,6 +666,7 @@ class KernelLibrary:
                              "(kernels need D = Dv)")
         if not contiguous:
             signature = None
+        chosen_here = bundle is None
         if bundle is None and nq <= self.SPLIT_KV_MAX_QUERY_ROWS and nk > nq:
             # Few query rows (decoding): the split-KV plan, where compiled.
             bundle = self._split_kv(dtype, d, causal, return_lse,
@@ -675,6 +676,8 @@ class KernelLibrary:
                                      shared_memory=self._shared_memory(q.device))
         scale = _checked_scale(scale, d)
         if not contiguous or (out is not None and not out.is_contiguous()):
+            if chosen_here and not all(_heads_merge(t) for t in (q, k, v)):
+                bundle = self._batch_maps_twin(bundle, max(nq, nk), q.device)
             return self._attention_strided(bundle, q, k, v, scale, return_lse, out, lse_out,
                                            strided_signature)
         out = _output_like(out, q, "out", "q")
@@ -749,6 +752,27 @@ class KernelLibrary:
         if caller_out is not None:
             out = caller_out.copy_(out)
         return (out, lse) if return_lse else out
+
+    def _batch_maps_twin(self, bundle: Bundle, seq_len: int, device) -> Bundle:
+        """For tensors whose B and H do not merge (B×N×H×D views, B > 1):
+        the variant "batch_maps" of the plan the runtime chose (its rank-4
+        maps take them in one launch, without copies), where the library has
+        one (`compile --batch-maps variant`) and the chosen plan's maps are
+        rank 3; otherwise the chosen plan."""
+        if bundle.batch_maps or not bundle.mapped_tensors or bundle.variant:
+            return bundle
+        memo = ("batch_maps?", bundle.name, seq_len, device.index)
+        if memo not in self._chosen:
+            try:
+                twin = self.find(bundle.dtype, bundle.head_dim, bundle.causal,
+                                 bundle.writes_lse,
+                                 seq_len, self._capability(device), arch=bundle.arch,
+                                 variant="batch_maps", op=bundle.op,
+                                 shared_memory=self._shared_memory(device))
+            except ValueError:
+                twin = bundle
+            self._chosen[memo] = twin if twin.batch_maps else bundle
+        return self._chosen[memo]
 
     # Calls with at most this many query rows (and more keys than queries)
     # go to a split-KV plan when the library has one for their key.
@@ -922,9 +946,12 @@ class KernelLibrary:
         if o.shape != q.shape or do.shape != q.shape:
             raise ValueError(f"o and do must have q's shape {tuple(q.shape)}, got "
                              f"{tuple(o.shape)} and {tuple(do.shape)}")
-        bundle = bundle or self.find_backward(dtype, d, causal, max(nq, nk),
-                                              self._capability(q.device), deterministic,
-                                              self._shared_memory(q.device))
+        if bundle is None:
+            bundle = self.find_backward(dtype, d, causal, max(nq, nk),
+                                        self._capability(q.device), deterministic,
+                                        self._shared_memory(q.device))
+            if not all(_heads_merge(t) for t in (q, k, v, o, do)):
+                bundle = self._batch_maps_twin(bundle, max(nq, nk), q.device)
         # Strided tensors are taken as they are where the plan's kernels
         # read them through tensor maps (rank 4 with --batch-maps: any
         # strides, innermost contiguous, 16-byte multiples; rank 3: B and H
