@@ -39,6 +39,10 @@
 //   reduction; the convert kernel undoes the chunk swizzle;
 // - at the end dV and dK·scale leave as 16-bit tiles through the TMA-store
 //   epilogue, staged over the V and K rows they belong to.
+// D = 256 (the consumers share the K/V rows and split D's columns:
+// splitsColumns): no staged tile and no writer; each consumer warp stages
+// its dQ in 16 × 32 f32 slices that its lane 0 adds with one 2 KB bulk
+// reduction each, into an accumulator laid out in such slices (blockedDQ).
 // The cluster's dQ (D = 256, clusterBlocks = 2): two blocks of neighbouring
 // K/V tiles in a cluster add their dQ of the Q tiles both visit through
 // distributed shared memory, each reducing half of the slices (exchangeDQ;
@@ -99,8 +103,8 @@ DQSplit dqSplit(const KernelConfig &c) {
 /// dPᵀ of all 64 rows (the same values in every consumer: seven GEMMs'
 /// work per step instead of five, but no exchange of P or dS between the
 /// warpgroups), and adds its dQ columns itself, each warp through a 16 ×
-/// 32 f32 slice in shared memory whose rows its lanes add with bulk
-/// reductions: the f32 dQ tile of the staged form (Br × 256 × 4 bytes)
+/// 32 f32 slice in shared memory that one lane adds with a bulk reduction
+/// (blockedDQ): the f32 dQ tile of the staged form (Br × 256 × 4 bytes)
 /// does not fit shared memory beside two stages of Q and dO.
 bool splitsColumns(const KernelConfig &c) {
   return c.blockKV < 64 * c.sm90.consumers;
@@ -122,6 +126,18 @@ bool pairedDQ(const KernelConfig &c) {
 constexpr int64_t kDQPartColumns = 64;
 constexpr int64_t kDQSliceColumns = 32;
 constexpr int64_t kDQSliceBytes = 16 * kDQSliceColumns * 4;
+
+/// Split columns: the accumulator's layout in which a warp's staged slice
+/// is contiguous, so that one lane adds it with one bulk reduction of
+/// kDQSliceBytes (16 rows of 128 bytes) instead of 16 lanes one row each:
+/// blocks of 16 rows over the padded rows (B×Hq×paddedQ), each block a run
+/// of D / kDQSliceColumns slices, each slice its 16 rows of 32 columns with
+/// chunk c of row r at c ^ (r mod 8), as the slice is staged
+/// (BackwardLaunch::blockedAccumulator). Where each of 16 lanes issued a
+/// 128-byte reduction, the step's time grew by about 0.47 µs per 16 KB of
+/// dQ (docs/benchmarks.md, thirteenth session): 512 bulk operations per
+/// block and step, 32 of them this way.
+bool blockedDQ(const KernelConfig &c) { return splitsColumns(c); }
 
 /// The main kernel's shared memory (byte offsets from the aligned base):
 ///   K[Bc][D] | V[Bc][D] | Q[stages][Br][D] | dO[stages][Br][D] |
@@ -261,9 +277,15 @@ private:
   };
   DQTarget beginDQ(Value step);
   /// This warpgroup's columns of dQ part `part` added to the accumulator
-  /// through each warp's slice buffer and bulk reductions (rows before Nq,
+  /// through each warp's slice buffer and bulk reductions (whole slices,
   /// in the accumulator's chunk order: dqChunk).
   void addDQ(const Fragment &dq, const DQTarget &target, int64_t part);
+  /// The lane that adds a warp's staged slice (blockedDQ): lane 0.
+  Value sliceIssuer();
+  /// The warp's staged slice at `buffer` (its 16 rows of the step's Q tile,
+  /// the 32 columns from `column`) added to the accumulator by the issuing
+  /// lane with one bulk reduction (blockedDQ's layout), committed.
+  void reduceSlice(const DQTarget &target, Value buffer, Value column);
   void endDQ(const DQTarget &target);
   /// A cluster of two blocks: dQ part `part` of a Q tile that both blocks
   /// visit, summed through distributed shared memory: this warp stores the
@@ -586,29 +608,19 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
 
 void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
                            int64_t part) {
-  using P = arith::CmpIPredicate;
   // The part's columns in slices of 32 through this warp's 16 × 32 f32
-  // buffer: each thread writes its pairs of the slice, then lane l < 16
-  // adds row l of it (128 contiguous bytes of the accumulator) with one bulk
-  // reduction, so that L2 takes whole lines, not f32 atomics one by one.
-  // Column c of row r sits at 16-byte chunk c / 4 XOR (r mod 8) of the
-  // accumulator's row (dqChunk, as the staged tile's of the other form); a
-  // slice's eight chunks stay within its 128 bytes, and the buffer's rows
-  // hold them in that order (lane pair t / 2 of row group g at chunk
-  // (2nt' + t / 2) XOR g: two wavefronts per store).
+  // buffer: each thread writes its pairs of the slice, then lane 0 adds
+  // the whole slice (2 KB, contiguous in the accumulator: blockedDQ) with
+  // one bulk reduction, so that L2 takes whole lines, not f32 atomics one
+  // by one. Column c of row r sits at 16-byte chunk c / 4 XOR (r mod 8) of
+  // the slice's row (as the staged tile's of the other form), and the
+  // buffer's rows hold them in that order (lane pair t / 2 of row group g
+  // at chunk (2nt' + t / 2) XOR g: two wavefronts per store).
   Value buffer = km.add(
       km.i32(layout.offDQ),
       km.mul(km.add(km.mul(consumer, km.i32(4)), warpInGroup),
              km.i32(kDQSliceBytes)));
-  Value warpRow = km.mul(warpInGroup, km.i32(16));
-  Value issuer = km.cmp(P::ult, lane, km.i32(16));
-  Value rowElement = km.mul(
-      km.add(km.add(km.mul(target.headQ, seqQ), target.qStart),
-             km.add(warpRow, lane)),
-      km.i32(D));
-  Value rowValid = km.andi(
-      issuer, km.cmp(P::slt, km.add(warpRow, lane),
-                     km.sub(seqQ, target.qStart)));
+  Value issuer = sliceIssuer();
   Value pairChunk = km.shru(coords.quadLane, km.i32(1));
   Value inChunk = km.mul(km.andi(coords.quadLane, km.i32(1)), km.i32(8));
   auto f32x2 = VectorType::get({2}, b.getF32Type());
@@ -640,20 +652,32 @@ void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
     }
     fenceAsyncShared(km);
     NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
-    auto ifRow = scf::IfOp::create(b, loc, rowValid, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifRow.thenBlock()->getTerminator());
     int64_t firstColumn = part * kDQPartColumns + slice * kDQSliceColumns;
-    Value column = km.add(km.mul(consumer, km.i32(split.columns)),
-                          km.i32(firstColumn));
-    Value global = LLVM::PtrToIntOp::create(
-        b, loc, b.getI64Type(),
-        f32Element(accumPtr, km.add(rowElement, column)));
-    Value shared = km.add(smem.addr32,
-                          km.add(buffer, km.mul(lane, km.i32(kDQSliceColumns * 4))));
-    bulkReduceAddF32(km, global, shared, kDQSliceColumns * 4);
-    bulkCommit(km);
+    reduceSlice(target, buffer,
+                km.add(km.mul(consumer, km.i32(split.columns)),
+                       km.i32(firstColumn)));
   }
+}
+
+Value BackwardKernel::sliceIssuer() {
+  return km.cmp(arith::CmpIPredicate::eq, lane, km.i32(0));
+}
+
+void BackwardKernel::reduceSlice(const DQTarget &target, Value buffer,
+                                 Value column) {
+  // The warp's 16 rows start a block of the accumulator (Q tiles are 64
+  // rows); rows past Nq are padding, whose dQ is zero.
+  auto ifIssuer = scf::IfOp::create(b, loc, sliceIssuer(), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
+  Value firstRow = km.add(km.add(km.mul(target.headQ, paddedQ), target.qStart),
+                          km.mul(warpInGroup, km.i32(16)));
+  Value element = km.add(km.mul(firstRow, km.i32(D)),
+                         km.mul(column, km.i32(16)));
+  Value global = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
+                                          f32Element(accumPtr, element));
+  bulkReduceAddF32(km, global, km.add(smem.addr32, buffer), kDQSliceBytes);
+  bulkCommit(km);
 }
 
 void BackwardKernel::endDQ(const DQTarget &target) {
@@ -663,8 +687,7 @@ void BackwardKernel::endDQ(const DQTarget &target) {
   // lane waits for its bulk reductions to complete and fences the async
   // proxy, every thread fences, the consumers meet, one thread releases.
   {
-    auto ifIssuer = scf::IfOp::create(
-        b, loc, km.cmp(arith::CmpIPredicate::ult, lane, km.i32(16)), false);
+    auto ifIssuer = scf::IfOp::create(b, loc, sliceIssuer(), false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
     bulkWaitComplete(km);
@@ -772,7 +795,7 @@ void BackwardKernel::exchangeDQ(const Fragment &dq, const DQTarget &target,
                         value(false, t, half, 0), value(false, t, half, 1));
   mbarrierArriveCluster(km, clusterAddress(km, arrived, partnerRank));
   mbarrierWaitCluster(km, arrived, km.i32(part));
-  // The sum in place, then the reductions of its rows before Nq.
+  // The sum in place, then the slice's reduction.
   auto f32x2 = VectorType::get({2}, b.getF32Type());
   for (int64_t t = 0; t < tilesPerSlice; ++t)
     for (int64_t half = 0; half < 2; ++half) {
@@ -790,27 +813,10 @@ void BackwardKernel::exchangeDQ(const Fragment &dq, const DQTarget &target,
     }
   fenceAsyncShared(km);
   NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
-  Value warpRow = km.mul(warpInGroup, km.i32(16));
-  Value rowValid = km.andi(
-      km.cmp(P::ult, lane, km.i32(16)),
-      km.cmp(P::slt, km.add(warpRow, lane), km.sub(seqQ, target.qStart)));
-  auto ifRow = scf::IfOp::create(b, loc, rowValid, false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifRow.thenBlock()->getTerminator());
-  Value rowElement = km.mul(
-      km.add(km.add(km.mul(target.headQ, seqQ), target.qStart),
-             km.add(warpRow, lane)),
-      km.i32(D));
-  Value column = km.add(
-      km.add(km.mul(consumer, km.i32(split.columns)),
-             km.i32(part * kDQPartColumns)),
-      km.mul(rank, km.i32(kDQSliceColumns)));
-  Value global = LLVM::PtrToIntOp::create(
-      b, loc, b.getI64Type(), f32Element(accumPtr, km.add(rowElement, column)));
-  Value source = shared32(
-      km.add(buffer, km.mul(lane, km.i32(kDQSliceColumns * 4))));
-  bulkReduceAddF32(km, global, source, kDQSliceColumns * 4);
-  bulkCommit(km);
+  reduceSlice(target, buffer,
+              km.add(km.add(km.mul(consumer, km.i32(split.columns)),
+                            km.i32(part * kDQPartColumns)),
+                     km.mul(rank, km.i32(kDQSliceColumns))));
 }
 
 /// `words` (fragmentWords' order: column tile nt, then the 8-row half) of a
@@ -1421,6 +1427,7 @@ sm90::backwardLaunches(const KernelConfig &c) {
     if (launch.role == Role::Convert) {
       launch.swizzledAccumulator = true;
       launch.pairedAccumulator = pairedDQ(c);
+      launch.blockedAccumulator = blockedDQ(c);
     }
     if (launch.role != Role::Main)
       continue;
