@@ -139,6 +139,22 @@ constexpr int64_t kDQSliceBytes = 16 * kDQSliceColumns * 4;
 /// block and step, 32 of them this way.
 bool blockedDQ(const KernelConfig &c) { return splitsColumns(c); }
 
+/// Split columns in one block (not the cluster's exchange): each warp's
+/// slices go through a ring of this many buffers, so that a warp writes a
+/// slice while the reductions of the two before it may still read theirs
+/// (cp.async.bulk.wait_group.read 2); the cluster's form keeps one buffer
+/// per warp (exchangeDQ writes the partner's).
+int64_t dqSliceBuffers(const KernelConfig &c) {
+  return splitsColumns(c) && c.sm90.clusterBlocks != 2 ? 3 : 1;
+}
+
+/// dO's ring slots: one where the dQ slices have a ring (its second slot's
+/// 32 KB hold the rings), released by the consumers once their dV GEMMs of
+/// the step have read it; else `stages`, with Q.
+int64_t doSlots(const KernelConfig &c) {
+  return dqSliceBuffers(c) > 1 ? 1 : c.stages;
+}
+
 /// The main kernel's shared memory (byte offsets from the aligned base):
 ///   K[Bc][D] | V[Bc][D] | Q[stages][Br][D] | dO[stages][Br][D] |
 ///   dSᵀ[2][Bc][Br] | dQ tile [Br][D] f32 |
@@ -153,6 +169,9 @@ struct BackwardLayout {
   int64_t kvBytes, qBytes, dsBytes, dqBytes, rowBytes;
   int64_t offK, offV, offQ, offDO, offDS, offDQ, offShift, offDelta, total;
   MBarrierRing kvFull, full, empty, dqFull, dqEmpty;
+  /// dO in one slot (doSlots = 1): the producer's expect_tx, and every
+  /// consumer thread once its dV GEMM has read the slot.
+  MBarrierRing doFull, doEmpty;
   /// A cluster of two blocks (clusterBlocks = 2): per consumer warp, its
   /// slice buffer holds the partner's part of a slice (dqArrived, 32
   /// arrivals of the partner warp's lanes), and the partner's buffer may
@@ -166,14 +185,15 @@ struct BackwardLayout {
     dsBytes = c.blockKV * c.blockQ * 2;
     // Split columns: no tile; per consumer warp a 16-row × 32-column f32
     // slice that its lanes reduce row by row (BackwardKernel::addDQ).
-    dqBytes = splitsColumns(c) ? c.sm90.consumers * 4 * kDQSliceBytes
-                               : c.blockQ * c.headDim * 4;
+    dqBytes = splitsColumns(c)
+                  ? c.sm90.consumers * 4 * dqSliceBuffers(c) * kDQSliceBytes
+                  : c.blockQ * c.headDim * 4;
     rowBytes = c.blockQ * 4;
     SharedArena arena;
     offK = arena.carve(kvBytes);
     offV = arena.carve(kvBytes);
     offQ = arena.carve(c.stages * qBytes);
-    offDO = arena.carve(c.stages * qBytes);
+    offDO = arena.carve(doSlots(c) * qBytes);
     offDS = arena.carve(2 * dsBytes);
     offDQ = arena.carve(dqBytes);
     offShift = arena.carve(c.stages * rowBytes);
@@ -183,6 +203,10 @@ struct BackwardLayout {
     empty = arena.carveRing(c.stages);
     dqFull = arena.carveRing(1);
     dqEmpty = arena.carveRing(1);
+    if (doSlots(c) == 1) {
+      doFull = arena.carveRing(1);
+      doEmpty = arena.carveRing(1);
+    }
     if (c.sm90.clusterBlocks == 2) {
       dqArrived = arena.carveRing(c.sm90.consumers * 4);
       dqTaken = arena.carveRing(c.sm90.consumers * 4);
@@ -274,6 +298,9 @@ private:
   /// once every consumer's reductions are complete.
   struct DQTarget {
     Value headQ, qStart, semaphore;
+    /// With a ring of slice buffers: the buffer of the step's first slice
+    /// (step mod 3: a step's 4 slices advance the ring by one; addDQ).
+    Value firstBuffer;
   };
   DQTarget beginDQ(Value step);
   /// This warpgroup's columns of dQ part `part` added to the accumulator
@@ -452,12 +479,16 @@ void BackwardKernel::buildProducer() {
                  releasedParity(km, use));
   }
   Value fullBar = layout.full.address(km, smem, stage);
-  mbarrierExpectTx(km, fullBar, 2 * layout.qBytes + 2 * layout.rowBytes);
+  // (dO in its own slot: below.)
+  bool doRing = doSlots(config) > 1;
+  mbarrierExpectTx(km, fullBar,
+                   (doRing ? 2 : 1) * layout.qBytes + 2 * layout.rowBytes);
   Value qStart = km.mul(i, km.i32(Br));
   tmaLoadTile(km, smem, TmaBox{tmQ, Br, D}, fullBar,
               slotOffset(layout.offQ, stage), qStart, mapQ(headQ, h));
-  tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, fullBar,
-              slotOffset(layout.offDO, stage), qStart, mapQ(headQ, h));
+  if (doRing)
+    tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, fullBar,
+                slotOffset(layout.offDO, stage), qStart, mapQ(headQ, h));
   // The rows of the padded per-row workspaces (16-byte aligned: the padding
   // is a multiple of Br).
   Value row = km.add(km.mul(headQ, paddedQ), qStart);
@@ -465,6 +496,23 @@ void BackwardKernel::buildProducer() {
            rowOffset(layout.offShift, stage), layout.rowBytes, fullBar);
   bulkLoad(km, smem, f32Element(deltaPtr, row),
            rowOffset(layout.offDelta, stage), layout.rowBytes, fullBar);
+  if (doRing)
+    return;
+  // dO_i into its one slot once every consumer's dV GEMM of the step before
+  // has read it (use `ring` of the slot waits for the release of use ring −
+  // 1).
+  auto ifAfterFirst =
+      scf::IfOp::create(b, loc, km.cmp(P::sge, ring, km.i32(1)), false);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifAfterFirst.thenBlock()->getTerminator());
+    mbarrierWait(km, layout.doEmpty.address(km, smem, km.i32(0)),
+                 releasedParity(km, ring));
+  }
+  Value doBar = layout.doFull.address(km, smem, km.i32(0));
+  mbarrierExpectTx(km, doBar, layout.qBytes);
+  tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, doBar, km.i32(layout.offDO),
+              qStart, mapQ(headQ, h));
 }
 
 void BackwardKernel::buildDQWriter() {
@@ -584,7 +632,14 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
   Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
   Value h = km.divu(step, tilesPerHead);
   Value i = tileAt(km.sub(step, km.mul(h, tilesPerHead)));
-  DQTarget target{km.add(firstHeadQ, h), km.mul(i, km.i32(Br)), Value()};
+  DQTarget target{km.add(firstHeadQ, h), km.mul(i, km.i32(Br)), Value(),
+                  Value()};
+  if (int64_t buffers = dqSliceBuffers(config); buffers > 1) {
+    assert(split.columns / kDQSliceColumns % buffers == 1 &&
+           "a step's slices advance the ring by one");
+    target.firstBuffer =
+        arith::RemUIOp::create(b, loc, step, km.i32(buffers));
+  }
   if (config.deterministic) {
     // The K/V tiles before this one have added their dQ of Q tile i (as the
     // writer orders its reductions: buildDQWriter); the leader's acquire,
@@ -616,22 +671,41 @@ void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
   // the slice's row (as the staged tile's of the other form), and the
   // buffer's rows hold them in that order (lane pair t / 2 of row group g
   // at chunk (2nt' + t / 2) XOR g: two wavefronts per store).
-  Value buffer = km.add(
+  // With a ring of buffers (dqSliceBuffers), slice n of the kernel (4 per
+  // step, in order) takes buffer n mod 3 once the reduction of slice n − 3
+  // has read it: the warp waits for no reduction it has just issued.
+  int64_t buffers = dqSliceBuffers(config);
+  Value ringBase = km.add(
       km.i32(layout.offDQ),
       km.mul(km.add(km.mul(consumer, km.i32(4)), warpInGroup),
-             km.i32(kDQSliceBytes)));
+             km.i32(buffers * kDQSliceBytes)));
+  int64_t slicesPerPart = kDQPartColumns / kDQSliceColumns;
+  auto bufferOf = [&](int64_t k) {
+    if (buffers == 1)
+      return ringBase;
+    Value index = km.add(target.firstBuffer, km.i32(k % buffers));
+    index = arith::SelectOp::create(
+        b, loc, km.cmp(arith::CmpIPredicate::uge, index, km.i32(buffers)),
+        km.sub(index, km.i32(buffers)), index);
+    return km.add(ringBase, km.mul(index, km.i32(kDQSliceBytes)));
+  };
   Value issuer = sliceIssuer();
   Value pairChunk = km.shru(coords.quadLane, km.i32(1));
   Value inChunk = km.mul(km.andi(coords.quadLane, km.i32(1)), km.i32(8));
   auto f32x2 = VectorType::get({2}, b.getF32Type());
   int64_t tilesPerSlice = kDQSliceColumns / 8;
   for (int64_t slice = 0; slice < dq.nTiles / tilesPerSlice; ++slice) {
-    // The buffer's previous slice has been read by its reductions.
+    Value buffer = bufferOf(part * slicesPerPart + slice);
+    // The buffer's previous slice has been read by its reduction (lane 0
+    // commits one group per slice).
     {
       auto ifIssuer = scf::IfOp::create(b, loc, issuer, false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
-      tmaWaitStoresRead(km);
+      if (buffers == 1)
+        tmaWaitStoresRead(km);
+      else
+        bulkWaitRead(km, buffers - 1);
     }
     NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
     for (int64_t t = 0; t < tilesPerSlice; ++t) {
@@ -959,8 +1033,13 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
   smem = sharedBase();
   auto [stage, use] = layout.full.slotOf(km, ring);
   layout.full.waitComplete(km, smem, {stage, use});
+  // (dO in one slot: its own barrier, use `ring`.)
+  bool doRing = doSlots(config) > 1;
+  if (!doRing)
+    layout.doFull.waitComplete(km, smem, {km.i32(0), ring});
   Value qTile = slotOffset(layout.offQ, stage);
-  Value doTile = slotOffset(layout.offDO, stage);
+  Value doTile =
+      doRing ? slotOffset(layout.offDO, stage) : km.i32(layout.offDO);
   // This warpgroup's 64 rows of K and V within each column block (all of
   // them when the consumers share the rows).
   Value ownRows = columnSplit ? km.i32(0)
@@ -1019,9 +1098,12 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
                      wgmmaDescriptor(km, smem, qTile, Br * kSwizzleBytes),
                      ownColumns, Br);
   wgmmaCommit(km);
-  // dV has read Pᵀ's registers.
+  // dV has read Pᵀ's registers (and dO_i: in one slot, every consumer
+  // thread releases it).
   wgmmaWait(km, 1);
   keepAlive(km, probWords);
+  if (!doRing)
+    layout.doEmpty.arrive(km, smem, km.i32(0));
 
   // dQ of the previous step: one step late, so that no consumer waits for
   // the others' dSᵀ of this step (each arrives on its barrier at the end of
@@ -1350,6 +1432,11 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
                    km.i32(128 * C));
       mbarrierInit(km, layout.dqEmpty.address(km, smem, km.i32(0)),
                    km.i32(1));
+    }
+    if (doSlots(config) == 1) {
+      mbarrierInit(km, layout.doFull.address(km, smem, km.i32(0)), km.i32(1));
+      mbarrierInit(km, layout.doEmpty.address(km, smem, km.i32(0)),
+                   km.i32(128 * C));
     }
     for (int64_t s = 0; s < S; ++s) {
       mbarrierInit(km, layout.full.address(km, smem, km.i32(s)), km.i32(1));
