@@ -164,7 +164,9 @@ int64_t doSlots(const KernelConfig &c) {
 /// 1024-byte aligned. The dQ tile's rows are whole rows of the accumulator
 /// (D f32 each, 16-byte chunk c of row r at chunk c ^ (r mod 8), or at
 /// D = 128 pairedDQ's chunks; the accumulator's own layout: dqChunk), so
-/// that one bulk reduction adds the tile.
+/// that one bulk reduction adds the tile. Split columns (D = 256): no tile
+/// but the consumer warps' dQ slices (dqSliceBuffers each), and in one
+/// block dO[1] (doSlots) with two more mbarriers, dO full and dO empty.
 struct BackwardLayout {
   int64_t kvBytes, qBytes, dsBytes, dqBytes, rowBytes;
   int64_t offK, offV, offQ, offDO, offDS, offDQ, offShift, offDelta, total;
@@ -183,8 +185,8 @@ struct BackwardLayout {
     kvBytes = c.blockKV * c.headDim * 2;
     qBytes = c.blockQ * c.headDim * 2;
     dsBytes = c.blockKV * c.blockQ * 2;
-    // Split columns: no tile; per consumer warp a 16-row × 32-column f32
-    // slice that its lanes reduce row by row (BackwardKernel::addDQ).
+    // Split columns: no tile; per consumer warp dqSliceBuffers 16-row ×
+    // 32-column f32 slices, each added whole (BackwardKernel::addDQ).
     dqBytes = splitsColumns(c)
                   ? c.sm90.consumers * 4 * dqSliceBuffers(c) * kDQSliceBytes
                   : c.blockQ * c.headDim * 4;
