@@ -31,7 +31,9 @@
 // PTX-DAG: st.shared::cluster.v2.f32
 // PTX-DAG: mbarrier.arrive.release.cluster.shared::cluster.b64
 // PTX-DAG: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64
-// PTX-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
+// Each slice (exchanged or added alone) by one 2048-byte bulk reduction
+// into the blocked accumulator (blockedDQ).
+// PTX-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [{{%rd[0-9]+}}], [{{%r[0-9]+}}], 2048;
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX: barrier.cluster.arrive.release;
 // PTX-NEXT: barrier.cluster.wait.acquire;

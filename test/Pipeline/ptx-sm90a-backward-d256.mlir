@@ -16,19 +16,25 @@
 
 // Sᵀ and dPᵀ of all 64 rows in each warpgroup (m64n64, k = 256), its 128
 // columns of dV and dK (RS m64n128) and of dQ (SS m64n64, two parts), dQ
-// staged per warp (16 × 32 f32) and added row by row with bulk reductions
-// (no f32 atomics), dK and dV stored by TMA.
+// staged per warp (16 × 32 f32) in a ring of three slice buffers, each
+// slice added whole (2048 bytes, the blocked accumulator: blockedDQ) by one
+// bulk reduction, never 128-byte rows, waiting only for the slice three
+// back (wait_group.read 2; no f32 atomics), dK and dV stored by TMA.
 // PTX: .target sm_90a
 // PTX-DAG: .entry bwd_bf16_d256_causal(
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// PTX-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
+// PTX-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [{{%rd[0-9]+}}], [{{%r[0-9]+}}], 2048;
+// PTX-DAG: cp.async.bulk.wait_group.read 2;
 // PTX-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
 // PTX-NOT: red.relaxed.gpu.global.add.f32
+// RUN: FileCheck %s --check-prefix=ROWS < %t/bwd_bf16_d256_causal.ptx
+// ROWS-NOT: bulk_group.add.f32 [{{%rd[0-9]+}}], [{{%r[0-9]+}}], 128;
 
 // The plan: K and V boxes of 64 rows, a grid over 64-row K/V tiles, 384
-// threads.
+// threads; one dO slot (its second slot's 32 KB hold the slice rings):
+// 231,496 bytes of shared memory.
 // PLAN: "name": "k",
 // PLAN-NEXT: "tensor": "k",
 // PLAN-NEXT: "tensor_map": {
@@ -37,6 +43,7 @@
 // PLAN-NEXT: 64,
 // PLAN: "block": [
 // PLAN-NEXT: 384,
+// PLAN: "dynamic_shared_memory": 231496,
 // PLAN: "name": "bwd_bf16_d256_causal"{{$}}
 
 // NOSPILL-NOT: "spill_stores": {{[1-9]}}

@@ -238,6 +238,7 @@ public:
   int64_t semaphoresPerRowBlock = 0;
   bool swizzledAccumulator = false;
   bool pairedAccumulator = false;
+  bool blockedAccumulator = false;
   void buildConvert(gpu::GPUFuncOp func);
   void buildDQ(gpu::GPUFuncOp func);
 
@@ -658,6 +659,18 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
         Value chunk = km.xori(rc.chunk, km.shru(s, km.i32(1)));
         Value source = km.add(km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D)),
                               km.mul(chunk, km.i32(8)));
+        if (blockedAccumulator) {
+          // Blocks of 16 padded rows, each a run of 32-column slices of 16
+          // rows × 128 bytes: the pair of chunks (4 per slice) lies in
+          // slice chunk / 4, row row mod 16 of it.
+          Value inBlock = km.andi(row, km.i32(15));
+          source = km.add(
+              km.mul(km.add(km.mul(bh, padded), km.sub(row, inBlock)),
+                     km.i32(D)),
+              km.add(km.add(km.mul(km.shru(chunk, km.i32(2)), km.i32(16 * 32)),
+                            km.mul(inBlock, km.i32(32))),
+                     km.mul(km.andi(chunk, km.i32(3)), km.i32(8))));
+        }
         Value swapped = km.cmp(P::ne, km.andi(s, km.i32(1)), km.i32(0));
         Value low = vector::LoadOp::create(b, loc, f32x4, globalAccum,
                                            ValueRange{km.toIndex(source)},
@@ -1379,6 +1392,7 @@ void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
   builder.semaphoresPerRowBlock = launch.semaphoresPerRowBlock;
   builder.swizzledAccumulator = launch.swizzledAccumulator;
   builder.pairedAccumulator = launch.pairedAccumulator;
+  builder.blockedAccumulator = launch.blockedAccumulator;
   switch (launch.role) {
   case BackwardLaunch::Role::Preprocess:
     builder.buildPreprocess(func);

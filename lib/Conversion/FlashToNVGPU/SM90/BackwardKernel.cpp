@@ -39,6 +39,10 @@
 //   reduction; the convert kernel undoes the chunk swizzle;
 // - at the end dV and dK·scale leave as 16-bit tiles through the TMA-store
 //   epilogue, staged over the V and K rows they belong to.
+// D = 256 (the consumers share the K/V rows and split D's columns:
+// splitsColumns): no staged tile and no writer; each consumer warp stages
+// its dQ in 16 × 32 f32 slices that its lane 0 adds with one 2 KB bulk
+// reduction each, into an accumulator laid out in such slices (blockedDQ).
 // The cluster's dQ (D = 256, clusterBlocks = 2): two blocks of neighbouring
 // K/V tiles in a cluster add their dQ of the Q tiles both visit through
 // distributed shared memory, each reducing half of the slices (exchangeDQ;
@@ -99,8 +103,8 @@ DQSplit dqSplit(const KernelConfig &c) {
 /// dPᵀ of all 64 rows (the same values in every consumer: seven GEMMs'
 /// work per step instead of five, but no exchange of P or dS between the
 /// warpgroups), and adds its dQ columns itself, each warp through a 16 ×
-/// 32 f32 slice in shared memory whose rows its lanes add with bulk
-/// reductions: the f32 dQ tile of the staged form (Br × 256 × 4 bytes)
+/// 32 f32 slice in shared memory that one lane adds with a bulk reduction
+/// (blockedDQ): the f32 dQ tile of the staged form (Br × 256 × 4 bytes)
 /// does not fit shared memory beside two stages of Q and dO.
 bool splitsColumns(const KernelConfig &c) {
   return c.blockKV < 64 * c.sm90.consumers;
@@ -123,6 +127,34 @@ constexpr int64_t kDQPartColumns = 64;
 constexpr int64_t kDQSliceColumns = 32;
 constexpr int64_t kDQSliceBytes = 16 * kDQSliceColumns * 4;
 
+/// Split columns: the accumulator's layout in which a warp's staged slice
+/// is contiguous, so that one lane adds it with one bulk reduction of
+/// kDQSliceBytes (16 rows of 128 bytes) instead of 16 lanes one row each:
+/// blocks of 16 rows over the padded rows (B×Hq×paddedQ), each block a run
+/// of D / kDQSliceColumns slices, each slice its 16 rows of 32 columns with
+/// chunk c of row r at c ^ (r mod 8), as the slice is staged
+/// (BackwardLaunch::blockedAccumulator). Where each of 16 lanes issued a
+/// 128-byte reduction, the step's time grew by about 0.47 µs per 16 KB of
+/// dQ (docs/benchmarks.md, thirteenth session): 512 bulk operations per
+/// block and step, 32 of them this way.
+bool blockedDQ(const KernelConfig &c) { return splitsColumns(c); }
+
+/// Split columns in one block (not the cluster's exchange): each warp's
+/// slices go through a ring of this many buffers, so that a warp writes a
+/// slice while the reductions of the two before it may still read theirs
+/// (cp.async.bulk.wait_group.read 2); the cluster's form keeps one buffer
+/// per warp (exchangeDQ writes the partner's).
+int64_t dqSliceBuffers(const KernelConfig &c) {
+  return splitsColumns(c) && c.sm90.clusterBlocks != 2 ? 3 : 1;
+}
+
+/// dO's ring slots: one where the dQ slices have a ring (its second slot's
+/// 32 KB hold the rings), released by the consumers once their dV GEMMs of
+/// the step have read it; else `stages`, with Q.
+int64_t doSlots(const KernelConfig &c) {
+  return dqSliceBuffers(c) > 1 ? 1 : c.stages;
+}
+
 /// The main kernel's shared memory (byte offsets from the aligned base):
 ///   K[Bc][D] | V[Bc][D] | Q[stages][Br][D] | dO[stages][Br][D] |
 ///   dSᵀ[2][Bc][Br] | dQ tile [Br][D] f32 |
@@ -132,11 +164,16 @@ constexpr int64_t kDQSliceBytes = 16 * kDQSliceColumns * 4;
 /// 1024-byte aligned. The dQ tile's rows are whole rows of the accumulator
 /// (D f32 each, 16-byte chunk c of row r at chunk c ^ (r mod 8), or at
 /// D = 128 pairedDQ's chunks; the accumulator's own layout: dqChunk), so
-/// that one bulk reduction adds the tile.
+/// that one bulk reduction adds the tile. Split columns (D = 256): no tile
+/// but the consumer warps' dQ slices (dqSliceBuffers each), and in one
+/// block dO[1] (doSlots) with two more mbarriers, dO full and dO empty.
 struct BackwardLayout {
   int64_t kvBytes, qBytes, dsBytes, dqBytes, rowBytes;
   int64_t offK, offV, offQ, offDO, offDS, offDQ, offShift, offDelta, total;
   MBarrierRing kvFull, full, empty, dqFull, dqEmpty;
+  /// dO in one slot (doSlots = 1): the producer's expect_tx, and every
+  /// consumer thread once its dV GEMM has read the slot.
+  MBarrierRing doFull, doEmpty;
   /// A cluster of two blocks (clusterBlocks = 2): per consumer warp, its
   /// slice buffer holds the partner's part of a slice (dqArrived, 32
   /// arrivals of the partner warp's lanes), and the partner's buffer may
@@ -148,16 +185,17 @@ struct BackwardLayout {
     kvBytes = c.blockKV * c.headDim * 2;
     qBytes = c.blockQ * c.headDim * 2;
     dsBytes = c.blockKV * c.blockQ * 2;
-    // Split columns: no tile; per consumer warp a 16-row × 32-column f32
-    // slice that its lanes reduce row by row (BackwardKernel::addDQ).
-    dqBytes = splitsColumns(c) ? c.sm90.consumers * 4 * kDQSliceBytes
-                               : c.blockQ * c.headDim * 4;
+    // Split columns: no tile; per consumer warp dqSliceBuffers 16-row ×
+    // 32-column f32 slices, each added whole (BackwardKernel::addDQ).
+    dqBytes = splitsColumns(c)
+                  ? c.sm90.consumers * 4 * dqSliceBuffers(c) * kDQSliceBytes
+                  : c.blockQ * c.headDim * 4;
     rowBytes = c.blockQ * 4;
     SharedArena arena;
     offK = arena.carve(kvBytes);
     offV = arena.carve(kvBytes);
     offQ = arena.carve(c.stages * qBytes);
-    offDO = arena.carve(c.stages * qBytes);
+    offDO = arena.carve(doSlots(c) * qBytes);
     offDS = arena.carve(2 * dsBytes);
     offDQ = arena.carve(dqBytes);
     offShift = arena.carve(c.stages * rowBytes);
@@ -167,6 +205,10 @@ struct BackwardLayout {
     empty = arena.carveRing(c.stages);
     dqFull = arena.carveRing(1);
     dqEmpty = arena.carveRing(1);
+    if (doSlots(c) == 1) {
+      doFull = arena.carveRing(1);
+      doEmpty = arena.carveRing(1);
+    }
     if (c.sm90.clusterBlocks == 2) {
       dqArrived = arena.carveRing(c.sm90.consumers * 4);
       dqTaken = arena.carveRing(c.sm90.consumers * 4);
@@ -258,12 +300,21 @@ private:
   /// once every consumer's reductions are complete.
   struct DQTarget {
     Value headQ, qStart, semaphore;
+    /// With a ring of slice buffers: the buffer of the step's first slice
+    /// (step mod 3: a step's 4 slices advance the ring by one; addDQ).
+    Value firstBuffer;
   };
   DQTarget beginDQ(Value step);
   /// This warpgroup's columns of dQ part `part` added to the accumulator
-  /// through each warp's slice buffer and bulk reductions (rows before Nq,
+  /// through each warp's slice buffer and bulk reductions (whole slices,
   /// in the accumulator's chunk order: dqChunk).
   void addDQ(const Fragment &dq, const DQTarget &target, int64_t part);
+  /// The lane that adds a warp's staged slice (blockedDQ): lane 0.
+  Value sliceIssuer();
+  /// The warp's staged slice at `buffer` (its 16 rows of the step's Q tile,
+  /// the 32 columns from `column`) added to the accumulator by the issuing
+  /// lane with one bulk reduction (blockedDQ's layout), committed.
+  void reduceSlice(const DQTarget &target, Value buffer, Value column);
   void endDQ(const DQTarget &target);
   /// A cluster of two blocks: dQ part `part` of a Q tile that both blocks
   /// visit, summed through distributed shared memory: this warp stores the
@@ -430,12 +481,16 @@ void BackwardKernel::buildProducer() {
                  releasedParity(km, use));
   }
   Value fullBar = layout.full.address(km, smem, stage);
-  mbarrierExpectTx(km, fullBar, 2 * layout.qBytes + 2 * layout.rowBytes);
+  // (dO in its own slot: below.)
+  bool doRing = doSlots(config) > 1;
+  mbarrierExpectTx(km, fullBar,
+                   (doRing ? 2 : 1) * layout.qBytes + 2 * layout.rowBytes);
   Value qStart = km.mul(i, km.i32(Br));
   tmaLoadTile(km, smem, TmaBox{tmQ, Br, D}, fullBar,
               slotOffset(layout.offQ, stage), qStart, mapQ(headQ, h));
-  tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, fullBar,
-              slotOffset(layout.offDO, stage), qStart, mapQ(headQ, h));
+  if (doRing)
+    tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, fullBar,
+                slotOffset(layout.offDO, stage), qStart, mapQ(headQ, h));
   // The rows of the padded per-row workspaces (16-byte aligned: the padding
   // is a multiple of Br).
   Value row = km.add(km.mul(headQ, paddedQ), qStart);
@@ -443,6 +498,23 @@ void BackwardKernel::buildProducer() {
            rowOffset(layout.offShift, stage), layout.rowBytes, fullBar);
   bulkLoad(km, smem, f32Element(deltaPtr, row),
            rowOffset(layout.offDelta, stage), layout.rowBytes, fullBar);
+  if (doRing)
+    return;
+  // dO_i into its one slot once every consumer's dV GEMM of the step before
+  // has read it (use `ring` of the slot waits for the release of use ring −
+  // 1).
+  auto ifAfterFirst =
+      scf::IfOp::create(b, loc, km.cmp(P::sge, ring, km.i32(1)), false);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifAfterFirst.thenBlock()->getTerminator());
+    mbarrierWait(km, layout.doEmpty.address(km, smem, km.i32(0)),
+                 releasedParity(km, ring));
+  }
+  Value doBar = layout.doFull.address(km, smem, km.i32(0));
+  mbarrierExpectTx(km, doBar, layout.qBytes);
+  tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, doBar, km.i32(layout.offDO),
+              qStart, mapQ(headQ, h));
 }
 
 void BackwardKernel::buildDQWriter() {
@@ -562,7 +634,14 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
   Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
   Value h = km.divu(step, tilesPerHead);
   Value i = tileAt(km.sub(step, km.mul(h, tilesPerHead)));
-  DQTarget target{km.add(firstHeadQ, h), km.mul(i, km.i32(Br)), Value()};
+  DQTarget target{km.add(firstHeadQ, h), km.mul(i, km.i32(Br)), Value(),
+                  Value()};
+  if (int64_t buffers = dqSliceBuffers(config); buffers > 1) {
+    assert(split.columns / kDQSliceColumns % buffers == 1 &&
+           "a step's slices advance the ring by one");
+    target.firstBuffer =
+        arith::RemUIOp::create(b, loc, step, km.i32(buffers));
+  }
   if (config.deterministic) {
     // The K/V tiles before this one have added their dQ of Q tile i (as the
     // writer orders its reductions: buildDQWriter); the leader's acquire,
@@ -586,40 +665,49 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
 
 void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
                            int64_t part) {
-  using P = arith::CmpIPredicate;
   // The part's columns in slices of 32 through this warp's 16 × 32 f32
-  // buffer: each thread writes its pairs of the slice, then lane l < 16
-  // adds row l of it (128 contiguous bytes of the accumulator) with one bulk
-  // reduction, so that L2 takes whole lines, not f32 atomics one by one.
-  // Column c of row r sits at 16-byte chunk c / 4 XOR (r mod 8) of the
-  // accumulator's row (dqChunk, as the staged tile's of the other form); a
-  // slice's eight chunks stay within its 128 bytes, and the buffer's rows
-  // hold them in that order (lane pair t / 2 of row group g at chunk
-  // (2nt' + t / 2) XOR g: two wavefronts per store).
-  Value buffer = km.add(
+  // buffer: each thread writes its pairs of the slice, then lane 0 adds
+  // the whole slice (2 KB, contiguous in the accumulator: blockedDQ) with
+  // one bulk reduction, so that L2 takes whole lines, not f32 atomics one
+  // by one. Column c of row r sits at 16-byte chunk c / 4 XOR (r mod 8) of
+  // the slice's row (as the staged tile's of the other form), and the
+  // buffer's rows hold them in that order (lane pair t / 2 of row group g
+  // at chunk (2nt' + t / 2) XOR g: two wavefronts per store).
+  // With a ring of buffers (dqSliceBuffers), slice n of the kernel (4 per
+  // step, in order) takes buffer n mod 3 once the reduction of slice n − 3
+  // has read it: the warp waits for no reduction it has just issued.
+  int64_t buffers = dqSliceBuffers(config);
+  Value ringBase = km.add(
       km.i32(layout.offDQ),
       km.mul(km.add(km.mul(consumer, km.i32(4)), warpInGroup),
-             km.i32(kDQSliceBytes)));
-  Value warpRow = km.mul(warpInGroup, km.i32(16));
-  Value issuer = km.cmp(P::ult, lane, km.i32(16));
-  Value rowElement = km.mul(
-      km.add(km.add(km.mul(target.headQ, seqQ), target.qStart),
-             km.add(warpRow, lane)),
-      km.i32(D));
-  Value rowValid = km.andi(
-      issuer, km.cmp(P::slt, km.add(warpRow, lane),
-                     km.sub(seqQ, target.qStart)));
+             km.i32(buffers * kDQSliceBytes)));
+  int64_t slicesPerPart = kDQPartColumns / kDQSliceColumns;
+  auto bufferOf = [&](int64_t k) {
+    if (buffers == 1)
+      return ringBase;
+    Value index = km.add(target.firstBuffer, km.i32(k % buffers));
+    index = arith::SelectOp::create(
+        b, loc, km.cmp(arith::CmpIPredicate::uge, index, km.i32(buffers)),
+        km.sub(index, km.i32(buffers)), index);
+    return km.add(ringBase, km.mul(index, km.i32(kDQSliceBytes)));
+  };
+  Value issuer = sliceIssuer();
   Value pairChunk = km.shru(coords.quadLane, km.i32(1));
   Value inChunk = km.mul(km.andi(coords.quadLane, km.i32(1)), km.i32(8));
   auto f32x2 = VectorType::get({2}, b.getF32Type());
   int64_t tilesPerSlice = kDQSliceColumns / 8;
   for (int64_t slice = 0; slice < dq.nTiles / tilesPerSlice; ++slice) {
-    // The buffer's previous slice has been read by its reductions.
+    Value buffer = bufferOf(part * slicesPerPart + slice);
+    // The buffer's previous slice has been read by its reduction (lane 0
+    // commits one group per slice).
     {
       auto ifIssuer = scf::IfOp::create(b, loc, issuer, false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
-      tmaWaitStoresRead(km);
+      if (buffers == 1)
+        tmaWaitStoresRead(km);
+      else
+        bulkWaitRead(km, buffers - 1);
     }
     NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
     for (int64_t t = 0; t < tilesPerSlice; ++t) {
@@ -640,20 +728,32 @@ void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
     }
     fenceAsyncShared(km);
     NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
-    auto ifRow = scf::IfOp::create(b, loc, rowValid, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifRow.thenBlock()->getTerminator());
     int64_t firstColumn = part * kDQPartColumns + slice * kDQSliceColumns;
-    Value column = km.add(km.mul(consumer, km.i32(split.columns)),
-                          km.i32(firstColumn));
-    Value global = LLVM::PtrToIntOp::create(
-        b, loc, b.getI64Type(),
-        f32Element(accumPtr, km.add(rowElement, column)));
-    Value shared = km.add(smem.addr32,
-                          km.add(buffer, km.mul(lane, km.i32(kDQSliceColumns * 4))));
-    bulkReduceAddF32(km, global, shared, kDQSliceColumns * 4);
-    bulkCommit(km);
+    reduceSlice(target, buffer,
+                km.add(km.mul(consumer, km.i32(split.columns)),
+                       km.i32(firstColumn)));
   }
+}
+
+Value BackwardKernel::sliceIssuer() {
+  return km.cmp(arith::CmpIPredicate::eq, lane, km.i32(0));
+}
+
+void BackwardKernel::reduceSlice(const DQTarget &target, Value buffer,
+                                 Value column) {
+  // The warp's 16 rows start a block of the accumulator (Q tiles are 64
+  // rows); rows past Nq are padding, whose dQ is zero.
+  auto ifIssuer = scf::IfOp::create(b, loc, sliceIssuer(), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
+  Value firstRow = km.add(km.add(km.mul(target.headQ, paddedQ), target.qStart),
+                          km.mul(warpInGroup, km.i32(16)));
+  Value element = km.add(km.mul(firstRow, km.i32(D)),
+                         km.mul(column, km.i32(16)));
+  Value global = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
+                                          f32Element(accumPtr, element));
+  bulkReduceAddF32(km, global, km.add(smem.addr32, buffer), kDQSliceBytes);
+  bulkCommit(km);
 }
 
 void BackwardKernel::endDQ(const DQTarget &target) {
@@ -663,8 +763,7 @@ void BackwardKernel::endDQ(const DQTarget &target) {
   // lane waits for its bulk reductions to complete and fences the async
   // proxy, every thread fences, the consumers meet, one thread releases.
   {
-    auto ifIssuer = scf::IfOp::create(
-        b, loc, km.cmp(arith::CmpIPredicate::ult, lane, km.i32(16)), false);
+    auto ifIssuer = scf::IfOp::create(b, loc, sliceIssuer(), false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
     bulkWaitComplete(km);
@@ -772,7 +871,7 @@ void BackwardKernel::exchangeDQ(const Fragment &dq, const DQTarget &target,
                         value(false, t, half, 0), value(false, t, half, 1));
   mbarrierArriveCluster(km, clusterAddress(km, arrived, partnerRank));
   mbarrierWaitCluster(km, arrived, km.i32(part));
-  // The sum in place, then the reductions of its rows before Nq.
+  // The sum in place, then the slice's reduction.
   auto f32x2 = VectorType::get({2}, b.getF32Type());
   for (int64_t t = 0; t < tilesPerSlice; ++t)
     for (int64_t half = 0; half < 2; ++half) {
@@ -790,27 +889,10 @@ void BackwardKernel::exchangeDQ(const Fragment &dq, const DQTarget &target,
     }
   fenceAsyncShared(km);
   NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
-  Value warpRow = km.mul(warpInGroup, km.i32(16));
-  Value rowValid = km.andi(
-      km.cmp(P::ult, lane, km.i32(16)),
-      km.cmp(P::slt, km.add(warpRow, lane), km.sub(seqQ, target.qStart)));
-  auto ifRow = scf::IfOp::create(b, loc, rowValid, false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifRow.thenBlock()->getTerminator());
-  Value rowElement = km.mul(
-      km.add(km.add(km.mul(target.headQ, seqQ), target.qStart),
-             km.add(warpRow, lane)),
-      km.i32(D));
-  Value column = km.add(
-      km.add(km.mul(consumer, km.i32(split.columns)),
-             km.i32(part * kDQPartColumns)),
-      km.mul(rank, km.i32(kDQSliceColumns)));
-  Value global = LLVM::PtrToIntOp::create(
-      b, loc, b.getI64Type(), f32Element(accumPtr, km.add(rowElement, column)));
-  Value source = shared32(
-      km.add(buffer, km.mul(lane, km.i32(kDQSliceColumns * 4))));
-  bulkReduceAddF32(km, global, source, kDQSliceColumns * 4);
-  bulkCommit(km);
+  reduceSlice(target, buffer,
+              km.add(km.add(km.mul(consumer, km.i32(split.columns)),
+                            km.i32(part * kDQPartColumns)),
+                     km.mul(rank, km.i32(kDQSliceColumns))));
 }
 
 /// `words` (fragmentWords' order: column tile nt, then the 8-row half) of a
@@ -953,8 +1035,13 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
   smem = sharedBase();
   auto [stage, use] = layout.full.slotOf(km, ring);
   layout.full.waitComplete(km, smem, {stage, use});
+  // (dO in one slot: its own barrier, use `ring`.)
+  bool doRing = doSlots(config) > 1;
+  if (!doRing)
+    layout.doFull.waitComplete(km, smem, {km.i32(0), ring});
   Value qTile = slotOffset(layout.offQ, stage);
-  Value doTile = slotOffset(layout.offDO, stage);
+  Value doTile =
+      doRing ? slotOffset(layout.offDO, stage) : km.i32(layout.offDO);
   // This warpgroup's 64 rows of K and V within each column block (all of
   // them when the consumers share the rows).
   Value ownRows = columnSplit ? km.i32(0)
@@ -1013,9 +1100,12 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
                      wgmmaDescriptor(km, smem, qTile, Br * kSwizzleBytes),
                      ownColumns, Br);
   wgmmaCommit(km);
-  // dV has read Pᵀ's registers.
+  // dV has read Pᵀ's registers (and dO_i: in one slot, every consumer
+  // thread releases it).
   wgmmaWait(km, 1);
   keepAlive(km, probWords);
+  if (!doRing)
+    layout.doEmpty.arrive(km, smem, km.i32(0));
 
   // dQ of the previous step: one step late, so that no consumer waits for
   // the others' dSᵀ of this step (each arrives on its barrier at the end of
@@ -1345,6 +1435,11 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
       mbarrierInit(km, layout.dqEmpty.address(km, smem, km.i32(0)),
                    km.i32(1));
     }
+    if (doSlots(config) == 1) {
+      mbarrierInit(km, layout.doFull.address(km, smem, km.i32(0)), km.i32(1));
+      mbarrierInit(km, layout.doEmpty.address(km, smem, km.i32(0)),
+                   km.i32(128 * C));
+    }
     for (int64_t s = 0; s < S; ++s) {
       mbarrierInit(km, layout.full.address(km, smem, km.i32(s)), km.i32(1));
       mbarrierInit(km, layout.empty.address(km, smem, km.i32(s)),
@@ -1421,6 +1516,7 @@ sm90::backwardLaunches(const KernelConfig &c) {
     if (launch.role == Role::Convert) {
       launch.swizzledAccumulator = true;
       launch.pairedAccumulator = pairedDQ(c);
+      launch.blockedAccumulator = blockedDQ(c);
     }
     if (launch.role != Role::Main)
       continue;

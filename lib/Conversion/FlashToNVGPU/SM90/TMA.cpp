@@ -112,6 +112,11 @@ void sm90::tmaWaitStoresRead(KernelMath &km) {
   NVVM::CpAsyncBulkWaitGroupOp::create(km.b, km.loc, 0, km.b.getUnitAttr());
 }
 
+void sm90::bulkWaitRead(KernelMath &km, int64_t pending) {
+  NVVM::CpAsyncBulkWaitGroupOp::create(km.b, km.loc, pending,
+                                       km.b.getUnitAttr());
+}
+
 void sm90::bulkWaitComplete(KernelMath &km) {
   NVVM::CpAsyncBulkWaitGroupOp::create(km.b, km.loc, 0, UnitAttr());
 }

@@ -79,6 +79,12 @@ struct BackwardLaunch {
   /// D = 128 kernel stages its dQ fragment with 16-byte stores that way),
   /// chunk c at chunk c ^ pairSwizzle(row mod 8) (SM90/BackwardKernel.cpp).
   bool pairedAccumulator = false;
+  /// Convert, with swizzledAccumulator: the rows come in blocks of 16 over
+  /// the padded rows (B×Hq×padded), and within a block each 32-column slice
+  /// is contiguous (16 rows of 128 bytes, the row's swizzled chunks): the
+  /// sm_90a D = 256 kernel adds each warp's 16 × 32 f32 slice with one bulk
+  /// reduction (SM90/BackwardKernel.cpp, blockedDQ).
+  bool blockedAccumulator = false;
 };
 
 /// The kernels of `config` (kind = backward) in launch order.

@@ -41,8 +41,9 @@ SmallVector<sm80::BackwardLaunch> backwardLaunches(const KernelConfig &config);
 
 /// The plan's workspaces: sm_80's with the f32 dQ accumulator (its rows'
 /// 16-byte chunks in the order of the main kernel's dQ tile: chunk c of row
-/// r at c ^ (r mod 8), at D = 128 the paired chunks of pairedDQ, which the
-/// convert undoes), and when deterministic the
+/// r at c ^ (r mod 8), at D = 128 the paired chunks of pairedDQ, at D =
+/// 256 in blocks of 16 padded rows of 16 × 32-column slices, blockedDQ,
+/// which the convert undoes), and when deterministic the
 /// i32 semaphores, dqSemaphoresPerRowBlock per block of
 /// sm80::kBackwardRowBlock query rows of each (batch, q-head): one per Q
 /// tile.

@@ -129,6 +129,10 @@ void fenceAsyncShared(KernelMath &km);
 /// cp.async.bulk.wait_group.read 0: the calling thread's committed bulk
 /// stores have read their shared-memory sources (which may then be reused).
 void tmaWaitStoresRead(KernelMath &km);
+/// cp.async.bulk.wait_group.read `pending`: all but the `pending` most
+/// recently committed bulk groups of the calling thread have read their
+/// shared-memory sources.
+void bulkWaitRead(KernelMath &km, int64_t pending);
 
 /// cp.async.bulk.wait_group 0: the calling thread's committed bulk stores
 /// and reductions are complete (their writes to global memory performed),
