@@ -21,18 +21,26 @@
 // CHECK: gpu.module @decode_split_module
 // The kernel: 16-byte cp.async copies of K and V rows (zero-filled past the
 // length), ldmatrix + mma.sync per warp (V transposed), the warps combined
-// through shared memory; then the count of finished parts (membar.gl, an
-// atomic add) and the last block's merge (a warp per row, reads past L1, one
+// through shared memory; then the count of finished parts (a block barrier,
+// then thread 0's atom.acq_rel.gpu, no membar.gl) and the last block's merge (a warp per row, reads past L1, one
 // pass with a running maximum carried next to the sums: 16 parts' LSEs and
 // O rows loaded at once at D = 128), which resets the count.
 // CHECK: gpu.func @decode_split(
 // CHECK: nvgpu.device_async_copy {{.*}} {bypassL1}
+// A K/V tile wholly inside the length: 8 passes of K and V copies with no
+// source count (no zero-fill; one base, constant offsets), else each row's
+// copy zero-filled past the length.
+// CHECK: scf.if
+// CHECK-COUNT-16: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], 8 {bypassL1}
+// CHECK: } else {
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], 8, %{{.*}} {bypassL1}
 // CHECK: nvgpu.ldmatrix
 // CHECK: nvvm.mma.sync
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK: gpu.barrier
-// CHECK: nvvm.memory.barrier <gpu>
-// CHECK: llvm.atomicrmw add
+// CHECK-NOT: nvvm.memory.barrier
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;", "=r,l,~{memory}"
+// CHECK-NOT: nvvm.memory.barrier
 // CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32) : i32 {
 // CHECK-COUNT-16: llvm.load volatile {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK-NOT: llvm.load volatile
@@ -61,8 +69,12 @@ func.func @decode_split(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x8x4096x128xbf1
 // as run-time sizes. The block-table window: 512 i32 of shared memory after
 // the Q tile and the 2 K/V stages (4096 + 2·2·16384 = 69632, + 2048), filled
 // from the table (4 entries a thread, independent loads) when the part's
-// pages fit, before the barrier that precedes every lookup; a lookup reads
-// the window, or the table in global memory when the part has more pages.
+// pages fit. The prologue's tile (one at 2 stages) takes its 8 rows' pages
+// from the table in global memory, loads in flight with the window's; Q and
+// that tile are copied, then the window is stored, with no barrier of its
+// own: the one before the loop (and the loop's) precede every lookup. A
+// lookup in the loop reads the window, or the table in global memory when
+// the part has more pages.
 // CHECK: dynamic_shared_memory = 71680 : i64
 // CHECK-SAME: kernel = "decode_paged", kernels = [{args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"]
 // CHECK-SAME: op = "paged_attention", page_size = 16 : i64
@@ -70,9 +82,14 @@ func.func @decode_split(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x8x4096x128xbf1
 // CHECK: %[[WINDOW:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<512xi32, #gpu.address_space<workgroup>>
 // CHECK: scf.if %[[FITS:.*]] -> (i32, i32, i32, i32) {
 // CHECK-COUNT-4: memref.load {{.*}} : memref<1099511627776xi32, 1>
+// CHECK-COUNT-8: memref.load {{.*}} : memref<1099511627776xi32, 1>
+// CHECK-NOT: gpu.barrier
 // CHECK: nvgpu.device_async_copy
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.if %[[FITS]] {
 // CHECK-COUNT-4: memref.store {{.*}}, %[[WINDOW]]
+// CHECK: gpu.barrier
+// CHECK: scf.for
 // CHECK: gpu.barrier
 // CHECK: scf.if %[[FITS]] -> (i32, i32, i32, i32, i32, i32, i32, i32) {
 // CHECK-COUNT-8: memref.load %[[WINDOW]]

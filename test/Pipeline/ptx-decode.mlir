@@ -9,10 +9,11 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=GROUP < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/one/decode.json
+// RUN: not grep -q membar %t/one/decode.ptx
 // The kernel: the block table and the lengths read by 32-bit loads,
 // cp.async gathers (zero-filled past the length: the source size is a
-// register), mma.sync on ldmatrix fragments; the count of finished parts and
-// the last block's merge (16-byte loads of the f32 partials past L1, a batch
+// register), mma.sync on ldmatrix fragments; the count of finished parts
+// (atom.acq_rel.gpu, no membar.gl anywhere) and the last block's merge (16-byte loads of the f32 partials past L1, a batch
 // of 16 parts' loads at D = 128 before their sums, each but the first under
 // a branch that skips parts past the count, so ptxas places the blocks in
 // its own order); the two-level merge's first level writes a group's result
@@ -25,13 +26,14 @@
 // PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// PTX: membar.gl
-// PTX: atom.global.add.u32
+// PTX-NOT: membar.gl
+// PTX: atom.acq_rel.gpu.global.add.u32
+// PTX-NOT: membar.gl
 // The sixteen parts' loads of a batch.
 // PTX-COUNT-16: ld.volatile.global.v4.b32
 // PTX: atom.global.exch.b32
 // PTX-NOT: .entry
-// GROUP: atom.global.add.u32
+// GROUP: atom.acq_rel.gpu.global.add.u32
 // GROUP: bar.warp.sync{{[[:space:]]+}}-1;
 // GROUP: st.global.v4.b32
 // The launch plan: op, the paged tensors, the kernel, workspaces whose

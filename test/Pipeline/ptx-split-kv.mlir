@@ -37,7 +37,7 @@
 // CHECK-SAME: .entry decode(
 // CHECK-SAME: cp.async.cg.shared.global
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// CHECK-SAME: atom.global.add.u32
+// CHECK-SAME: atom.acq_rel.gpu.global.add.u32
 // CHECK: gpu.binary @paged_module
 // CHECK-SAME: .entry paged(
 // CHECK-SAME: cp.async.cg.shared.global

@@ -17,19 +17,22 @@
 //   the count exits. K/V tiles of 64 keys stream through a ring of stages
 //   filled by 16-byte cp.async gathers (each row's address from the block
 //   table; rows past the length zero-filled, so a stale slot's bits never
-//   reach the MMAs). A paged block first copies its part's page indices
-//   (up to kTableWindow of them) from the block table into shared memory,
-//   one coalesced load a thread per 128 entries, and looks each tile's pages
-//   up there when it issues the tile: no page index is a global load on the
-//   way to a K/V load (a part of more pages reads the table in global memory
-//   as it goes). Each of the 4 warps takes 16
+//   reach the MMAs; a contiguous tile wholly inside the length is copied
+//   from one base and constant offsets). A paged block copies its part's
+//   page indices (up to kTableWindow of them) from the block table into
+//   shared memory, one coalesced load a thread per 128 entries, and looks
+//   each tile's pages up there when it issues the tile in the loop; the
+//   prologue's tiles take theirs from the table in global memory, loads in
+//   flight with the window's (a part of more pages reads the table in global
+//   memory as it goes). Each of the 4 warps takes 16
 //   keys of every tile: S = Q·Kᵀ and O += P·V on mma.sync m16n8k16, with its
 //   own online softmax (KernelBuilder); at the end the warps' (m, l, O) are
 //   combined through shared memory. With one part the block writes O (and
 //   LSE) itself; otherwise it writes its part's normalised O and LSE (f32) to
 //   the partials workspace.
 // - The merge, at the end of the split kernel (no second launch): the blocks
-//   of a row tile count themselves done (an atomic per row tile) and the one
+//   of a row tile count themselves done (an atom.acq_rel.gpu per row tile,
+//   by thread 0 after a block barrier) and the one
 //   that finishes last merges, a warp per output row: the same count of parts
 //   from the same length; O = Σ_s w_s·O_s / Σ_s w_s with w_s = exp(LSE_s −
 //   max LSE) (a part whose rows saw no key has LSE = −inf and weight 0),
@@ -542,7 +545,7 @@ private:
   /// `tile`, from the block-table window (or the table). Keys are clamped
   /// into [0, partLastKey] so that no page past the part's (in particular
   /// no table entry past ceil(length / S)) is read.
-  SmallVector<Value> cacheRowsOf(Value tile);
+  SmallVector<Value> cacheRowsOf(Value tile, bool fromTable = false);
   /// Issues the cp.async copies of K/V tile `tile` into stage `stage`
   /// (rows at or past the length zero-filled).
   void issueTile(Value tile, Value stage, ArrayRef<Value> rows);
@@ -569,6 +572,9 @@ private:
   Value globalK, globalV, globalTable, kvHeadBase;
   Value sharedQ, sharedK, sharedV, firstGroup;
   Value copyRow, copyChunk;
+  /// Paged: Hkv·D and h·D + chunk·8 (index), a cache row's element stride
+  /// and this thread's offset in it.
+  Value pagedRowStride, pagedHeadChunk;
   Value qRowOffset, qSwizzle, kRowOffset, kSwizzle, vRowOffset, vSwizzle;
   LaneCoords coords;
   SmallVector<Value> rowLimit; ///< last visible key of each thread row
@@ -576,7 +582,8 @@ private:
   SmallVector<SmallVector<Pairs>> queryInRegisters;
 };
 
-SmallVector<Value> SplitKernelBuilder::cacheRowsOf(Value tile) {
+SmallVector<Value> SplitKernelBuilder::cacheRowsOf(Value tile,
+                                                   bool fromTable) {
   // Page and slot of each key: shifts and masks when S is a power of two
   // (a uniform branch; serving engines use such pages), else divisions.
   // Keys are clamped to the part's last key, so that the page is one of the
@@ -616,7 +623,9 @@ SmallVector<Value> SplitKernelBuilder::cacheRowsOf(Value tile) {
   // The part's pages from the window, or (a part of more pages than it
   // holds) from the table in global memory: a block-uniform branch.
   SmallVector<Value> pages;
-  {
+  if (fromTable) {
+    pages = globalPages();
+  } else {
     SmallVector<Type> pageTypes(passes(), b.getI32Type());
     auto ifWindow =
         scf::IfOp::create(b, loc, pageTypes, windowed, /*withElse=*/true);
@@ -644,29 +653,73 @@ void SplitKernelBuilder::issueTile(Value tile, Value stage,
   using P = arith::CmpIPredicate;
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
   Value stageOffset = km.mul(stage, km.i32(kBlockKV * D));
+  auto destOf = [&](int64_t p) {
+    int64_t r = p * rowsPerPass();
+    Value dst = copier.dst.size() == 1
+                    ? copier.dst[0]
+                    : copier.dst[(r % 8) / rowsPerPass()];
+    return km.toIndex(km.add(stageOffset, km.add(dst, km.i32(r * D))));
+  };
+  OpBuilder::InsertionGuard guard(b);
+  if (!paged) {
+    // Contiguous, a tile wholly inside the length: one base a tile and
+    // constant offsets a pass, no clamp, compare or 64-bit address math a
+    // copy (a block-uniform branch; a part's last tile may take the other).
+    auto full = scf::IfOp::create(
+        b, loc,
+        km.cmp(P::sle, km.mul(km.add(tile, km.i32(1)), km.i32(kBlockKV)),
+               length),
+        /*withElse=*/true);
+    b.setInsertionPoint(full.thenBlock()->getTerminator());
+    Value base = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc,
+            arith::AddIOp::create(
+                b, loc, kvHeadBase,
+                km.toIndex(km.add(km.mul(tile, km.i32(kBlockKV)), copyRow))),
+            km.index(D)),
+        km.toIndex(km.mul(copyChunk, km.i32(8))));
+    for (int64_t p = 0; p < passes(); ++p) {
+      Value source = arith::AddIOp::create(
+          b, loc, base, km.index(p * rowsPerPass() * D));
+      Value dest = destOf(p);
+      for (auto [global, shared] : {std::pair(globalK, sharedK),
+                                    std::pair(globalV, sharedV)})
+        nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
+                                         ValueRange{dest}, global,
+                                         ValueRange{source},
+                                         b.getIndexAttr(8), Value(),
+                                         b.getUnitAttr());
+    }
+    b.setInsertionPoint(full.elseBlock()->getTerminator());
+  }
+  // The other form: each row's address on its own, rows at or past the
+  // length zero-filled (from a clamped, in-bounds row).
   Value last = km.sub(length, km.i32(1));
   for (int64_t p = 0; p < passes(); ++p) {
     Value key = keyOf(tile, p);
     Value inRange = km.cmp(P::slt, key, length);
     // Element offset of this thread's 16-byte chunk of the key's K/V row:
-    // paged ((page·S + slot)·Hkv + h)·D, contiguous ((b·Hkv + h)·Nk + t)·D.
+    // paged (page·S + slot)·Hkv·D + (h·D + chunk·8), the second term once a
+    // block; contiguous ((b·Hkv + h)·Nk + t)·D + chunk·8.
     Value source;
     if (paged) {
-      Value row = arith::MulIOp::create(
-          b, loc, km.toIndex(rows[p]), km.toIndex(numKVHeads));
-      source = arith::AddIOp::create(b, loc, row, kvHeadBase);
+      source = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, km.toIndex(rows[p]), pagedRowStride),
+          pagedHeadChunk);
     } else {
       Value key0 = km.maxsi(km.minsi(key, last), km.i32(0));
-      source = arith::AddIOp::create(b, loc, kvHeadBase, km.toIndex(key0));
+      source = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(
+              b, loc,
+              arith::AddIOp::create(b, loc, kvHeadBase, km.toIndex(key0)),
+              km.index(D)),
+          km.toIndex(km.mul(copyChunk, km.i32(8))));
     }
-    source = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, source, km.index(D)),
-        km.toIndex(km.mul(copyChunk, km.i32(8))));
-    int64_t r = p * rowsPerPass();
-    Value dst = copier.dst.size() == 1
-                    ? copier.dst[0]
-                    : copier.dst[(r % 8) / rowsPerPass()];
-    Value dest = km.toIndex(km.add(stageOffset, km.add(dst, km.i32(r * D))));
+    Value dest = destOf(p);
     Value elements = km.select(inRange, km.index(8), km.index(0));
     for (auto [global, shared] : {std::pair(globalK, sharedK),
                                   std::pair(globalV, sharedV)})
@@ -899,7 +952,6 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
         b, loc, b.getI32Type(),
         arith::UIToFPOp::create(b, loc, b.getF32Type(), pageSize));
     pageShift = km.sub(km.shru(asFloat, km.i32(23)), km.i32(127));
-    kvHeadBase = km.toIndex(kvHead);
   } else {
     seqKV = arg["Nk"];
     kvHeadBase = arith::MulIOp::create(
@@ -927,6 +979,11 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   copier = makeTileCopier(km, tid, D, threads);
   copyChunk = km.andi(tid, km.i32(D / 8 - 1));
   copyRow = km.shru(tid, km.i32(llvm::Log2_64(D / 8)));
+  if (paged) { // Hkv·D and h·D + 8·chunk fit in 32 bits
+    pagedRowStride = km.toIndex(km.mul(numKVHeads, km.i32(D)));
+    pagedHeadChunk = km.toIndex(km.add(km.mul(kvHead, km.i32(D)),
+                                       km.mul(copyChunk, km.i32(8))));
+  }
 
   // The last visible key of each thread row ρ = tileRow0 + g + rowOffset(r)
   // (query index i = ρ mod Nq): i + length − Nq under causal masking (a row
@@ -946,12 +1003,16 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // Prologue: group 0 = Q; groups 1 .. stages − 1 = tiles 0 .. stages − 2
   // (empty where the part is shorter).
   //
-  // Paged: the block-table window first. The part's pages are
+  // Paged: the block-table window's loads first. The part's pages are
   // [firstPage, lastPage], those of its keys [tileBegin·64, partLastKey];
   // when they are at most kTableWindow, the block loads them (each thread
   // kTableWindow / threads entries, independent loads; entries past the
-  // part repeat its last page, never past the sequence's) while Q's copy is
-  // issued, and stores them in the window, before any lookup.
+  // part repeat its last page, never past the sequence's). The prologue's
+  // tiles take their pages from the table in global memory, loads in flight
+  // with the window's, so that no shared-memory store, barrier and load lie
+  // between the table and the first K/V copies; the window is stored after
+  // those copies are issued, and the loop's first barrier orders it before
+  // any lookup (docs/benchmarks.md, eighteenth session).
   SmallVector<Value> windowEntries;
   if (paged) {
     window = view(b.getI32Type(),
@@ -987,23 +1048,14 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     windowEntries.assign(ifLoad.getResults().begin(),
                          ifLoad.getResults().end());
   }
-  copier.copy(km, globalQ, qBase, tileRow0, sizes.groupRows, sharedQ,
-              km.i32(0), config.blockQ);
-  firstGroup = commitCopies(km);
-  if (window) {
-    km.ifLanes(windowed, [&] {
-      for (auto [i, entry] : llvm::enumerate(windowEntries))
-        km.store(entry, window,
-                 km.toIndex(km.add(tid, km.i32(int64_t(i) * threads))));
-    });
-    gpu::BarrierOp::create(b, loc);
-  }
-  // The prologue's tiles' cache rows, all looked up first, then the copies
-  // issued; the loop looks up a tile's rows when it issues it.
   SmallVector<SmallVector<Value>> prologueRows(stages);
   if (paged)
     for (int64_t s = 0; s < stages - 1; ++s)
-      prologueRows[s] = cacheRowsOf(km.add(tileBegin, km.i32(s)));
+      prologueRows[s] =
+          cacheRowsOf(km.add(tileBegin, km.i32(s)), /*fromTable=*/true);
+  copier.copy(km, globalQ, qBase, tileRow0, sizes.groupRows, sharedQ,
+              km.i32(0), config.blockQ);
+  firstGroup = commitCopies(km);
   for (int64_t s = 0; s < stages - 1; ++s) {
     Value tile = km.add(tileBegin, km.i32(s));
     auto ifTile = scf::IfOp::create(b, loc, km.cmp(P::slt, tile, tileEnd),
@@ -1015,6 +1067,12 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     }
     commitCopies(km);
   }
+  if (window)
+    km.ifLanes(windowed, [&] {
+      for (auto [i, entry] : llvm::enumerate(windowEntries))
+        km.store(entry, window,
+                 km.toIndex(km.add(tid, km.i32(int64_t(i) * threads))));
+    });
   State state;
 
   // ldmatrix lane addresses, as in the forward kernel (SM80/ForwardKernel):
@@ -1188,10 +1246,15 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   });
 
   // Several parts: the block that finishes last merges them. Its partials
-  // are ordered before the count (membar.gl, then the atomic), and the
-  // count before its reads of the others' (membar.gl, reads that bypass
-  // L1). It resets the count, so the counters are zero again for the next
-  // launch (and every replay of a captured graph).
+  // are ordered before the count by the block barrier (CTA scope: every
+  // thread's stores before thread 0's count) and the count's release at GPU
+  // scope (atom.acq_rel.gpu); the count's acquire and the barrier after it
+  // order the merging block's reads (past L1) after every counted part's
+  // stores. No membar.gl: with one a thread before the barrier and one
+  // after the count the rows of few parts took 0.1-0.6 µs longer
+  // (docs/benchmarks.md, eighteenth session). It resets the count, so the
+  // counters are zero again for the next launch (and every replay of a
+  // captured graph).
   //
   // More than kMergeDirect parts merge in two levels, so that no block
   // reads them all (at B = 1, GQA 8/1, 256 parts of 8 rows are 1 MB of
@@ -1203,7 +1266,6 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // u·stride the groups (or the parts, one level), u·stride + 1 + g the
   // parts of group g.
   km.ifLanes(km.cmp(P::sge, split.numSplits, km.i32(2)), [&] {
-    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
     gpu::BarrierOp::create(b, loc);
     Value numSplits = split.numSplits;
     Value twoLevel = km.cmp(P::sgt, numSplits, km.i32(kMergeDirect));
@@ -1244,9 +1306,22 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     // (block-uniform, through shared memory).
     auto lastToCount = [&](Value counter, Value expected) {
       km.ifLanes(km.cmp(P::eq, tid, km.i32(0)), [&] {
-        Value done = LLVM::AtomicRMWOp::create(
-            b, loc, LLVM::AtomicBinOp::add, counter, km.i32(1),
-            LLVM::AtomicOrdering::monotonic);
+        // atom.acq_rel.gpu, spelled inline: NVPTX drops an atomicrmw's
+        // ordering (acq_rel atomicrmw gave a plain atom.global.add).
+        Value done =
+            LLVM::InlineAsmOp::create(
+                b, loc, TypeRange{b.getI32Type()},
+                ValueRange{LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
+                                                    counter)},
+                b.getStringAttr("atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;"),
+                b.getStringAttr("=r,l,~{memory}"),
+                /*has_side_effects=*/b.getUnitAttr(), UnitAttr(),
+                LLVM::TailCallKindAttr::get(b.getContext(),
+                                            LLVM::TailCallKind::None),
+                LLVM::AsmDialectAttr::get(b.getContext(),
+                                          LLVM::AsmDialect::AD_ATT),
+                ArrayAttr())
+                .getResult(0);
         Value last = km.cmp(P::eq, done, km.sub(expected, km.i32(1)));
         km.store(arith::ExtUIOp::create(b, loc, b.getI32Type(), last), flag,
                  km.index(0));
@@ -1266,7 +1341,6 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     Value allRows = km.mul(km.mul(arg["B"], queryHeads), seqQ);
     Value isLast = lastToCount(firstCounter, groupCount);
     km.ifLanes(isLast, [&] {
-      NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
       auto ifTwo = scf::IfOp::create(b, loc, twoLevel, /*withElse=*/true);
       {
         OpBuilder::InsertionGuard inner(b);
@@ -1286,11 +1360,9 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
                         MergeTarget{groupFirst});
         });
         resetCounter(firstCounter);
-        NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
         gpu::BarrierOp::create(b, loc);
         Value isLastGroup = lastToCount(topCounter, numGroups);
         km.ifLanes(isLastGroup, [&] {
-          NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
           forEachRow([&](Value flatRow) {
             buildMergeRow(km, config, outputs, lane, flatRow, km.i32(0),
                           numGroups, groupSize, allRows, MergeTarget{});
