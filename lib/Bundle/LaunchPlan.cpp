@@ -217,13 +217,14 @@ Object tensor(StringRef name, Array shape, StringRef elementType,
                 {"output", output},
                 {"required", required}};
 }
-/// `<tensor>_stride<d>` (d = 0, 1, 2) of a backward tensor a kernel
-/// addresses itself: the call's stride of dimension d in elements, a symbol
-/// the runtime binds (docs/launch-plan.md).
+/// `<tensor>_stride<d>` (d = 0, 1, 2) of a tensor a kernel addresses
+/// itself (the backward's preprocess and convert; sm_80's strided forward):
+/// the call's stride of dimension d in elements, a symbol the runtime binds
+/// (docs/launch-plan.md).
 bool isStrideSymbol(StringRef name) {
   auto [tensor, dim] = name.rsplit("_stride");
   return dim.size() == 1 && dim[0] >= '0' && dim[0] <= '2' &&
-         llvm::is_contained({"o", "dout", "dq"}, tensor);
+         llvm::is_contained({"q", "k", "v", "o", "dout", "dq"}, tensor);
 }
 
 /// What every call of an attention plan must meet.
@@ -821,7 +822,7 @@ mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
       out["tensor_map"] = std::move(*map);
     } else if (type == "ptr" && isTensor) {
       out["tensor"] = argName.str();
-    } else if (type == "i32" && isSize) {
+    } else if (type == "i32" && (isSize || isStrideSymbol(argName))) {
       out["value"] = argName.str();
     } else if (type == "f32" && argName == "scale") {
       out["value"] = "scale";
@@ -838,7 +839,8 @@ mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
     } else {
       return error("kernel '" + *name + "': argument '" + arg +
                    "' has no known source (tensors q k v o lse, sizes B Hq "
-                   "Hkv Nq Nk, scale, counter)");
+                   "Hkv Nq Nk, strides <tensor>_stride0..2 of q k v o, scale, "
+                   "counter)");
     }
     arguments.push_back(std::move(out));
   }

@@ -294,6 +294,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   FlashLowerToNVGPUOptions lower;
   lower.arch = options.arch;
   lower.batchMaps = options.batchMaps;
+  lower.strides = options.strides;
   lower.sharedMemoryPerBlock = options.sharedMemoryPerBlock;
   pm.addPass(createFlashLowerToNVGPU(lower));
 

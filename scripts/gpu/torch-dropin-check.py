@@ -260,7 +260,7 @@ def check_no_copy(results, sdpa, sm80_dir):
         from flash_mlir.runtime import KernelLibrary
         import flash_mlir.torch as ft
         before = ft.default_library()
-        r = {"check": "sm_80 library, B×N×H×D views (contiguous copies expected)",
+        r = {"check": "sm_80 library, B×N×H×D views (no copy where it has strided twins)",
              "dir": sm80_dir}
         try:
             lib80 = KernelLibrary(sm80_dir)
@@ -271,7 +271,13 @@ def check_no_copy(results, sdpa, sm80_dir):
                 r["kernels"] = kernels_of(lambda: sdpa(q, k, v, is_causal=True, library=lib80))
             ref32 = reference(q, k, v, True, "top_left", 0.125, torch.float32)
             same = reference(q, k, v, True, "top_left", 0.125, torch.bfloat16)
-            r["pass"], r["numbers"] = criterion(o, ref32, same)
+            ok, r["numbers"] = criterion(o, ref32, same)
+            # A library compiled --strides variant runs the views on its
+            # strided twins (no copy); one without copies q, k, v.
+            r["strided_twins"] = any(b.variant == "strided" for b in lib80.all)
+            r["copy_kernels"] = [nm for nm in r["kernels"]
+                                 if any(w in nm.lower() for w in COPY_WORDS)]
+            r["pass"] = ok and not (r["strided_twins"] and r["copy_kernels"])
             r["loaded_from"] = [b.loaded_from for b in lib80.all if b.loaded_from]
         except Exception as e:
             r.update({"pass": False, "error": f"{type(e).__name__}: {str(e)[:400]}"})

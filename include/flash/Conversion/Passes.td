@@ -78,6 +78,12 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "a tensor's batch has its own stride (B×N×H×D views of any B in "
            "one launch; not with the D=256 backward's cluster form); false: "
            "rank 3 over (D, N, B·H)">,
+    Option<"strides", "strides", "bool", /*default=*/"false",
+           "sm_80 forward: the kernel takes the strides of q, k, v and o "
+           "(<tensor>_stride0..2, elements of B, H, N) as arguments and "
+           "addresses rows through them, so strided views (B×N×H×D "
+           "transposed) need no copy; false: rows of D elements, heads N·D "
+           "apart">,
     Option<"sharedMemoryPerBlock", "shared-memory-per-block", "int64_t",
            /*default=*/"0",
            "Bytes of shared memory one block may opt in to on the devices "

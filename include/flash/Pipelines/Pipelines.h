@@ -117,6 +117,11 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
                      "tensor's batch has its own stride (B×N×H×D views of "
                      "any B in one launch)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> strides{
+      *this, "strides",
+      llvm::cl::desc("sm_80 forward: the kernel takes q, k, v, o strides "
+                     "as arguments (strided views without a copy)"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> sharedMemoryPerBlock{
       *this, "shared-memory-per-block",
       llvm::cl::desc("Bytes of shared memory one block may opt in to on the "

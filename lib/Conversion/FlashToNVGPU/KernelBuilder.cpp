@@ -498,7 +498,8 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
                                 Value rowBase, Value seqQ, Value scale,
                                 Value outMemref, Value outBase,
                                 Value lseMemref, Value lseBase,
-                                StoreOutputWord storeWord) {
+                                StoreOutputWord storeWord,
+                                Value outRowStride) {
   using P = arith::CmpIPredicate;
   OpBuilder &b = km.b;
   Location loc = km.loc;
@@ -534,14 +535,17 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
     km.ifLanes(km.cmp(P::slt, row, seqQ), [&] {
       if (!storeWord) {
         // Element offset of this lane's first column pair in the row.
+        auto rowStart = [&] {
+          return km.mul(row, outRowStride ? outRowStride : km.i32(headDim));
+        };
         Value rowOffset = arith::AddIOp::create(
             b, loc, outBase,
             km.toIndex(
                 layout.isMmaQuad()
-                    ? km.add(km.mul(row, km.i32(headDim)),
+                    ? km.add(rowStart(),
                              km.mul(lane.quadLane,
                                     km.i32(layout.columnLaneStride())))
-                    : km.mul(row, km.i32(headDim))));
+                    : rowStart()));
         for (int64_t cp = 0; cp < numPairs; ++cp) {
           Value word = wordOf(cp);
           Value wordIndex = arith::ShRUIOp::create(

@@ -338,10 +338,17 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
         "tensor_maps", b.getArrayAttr({map("q", c.blockQ), map("k", c.blockKV),
                                        map("v", c.blockKV), map("o", 128)})));
   } else {
-    fields.push_back(b.getNamedAttr(
-        "args", b.getStrArrayAttr({"q:ptr", "k:ptr", "v:ptr", "o:ptr",
+    // sm_80: pointers (buildSM80Kernel's order), and in the strided form the
+    // strides of q, k, v, o (elements of B, H, N), which the runtime binds.
+    SmallVector<StringRef> args = {"q:ptr",  "k:ptr",  "v:ptr",  "o:ptr",
                                    "lse:ptr", "B:i32", "Hq:i32", "Hkv:i32",
-                                   "Nq:i32", "Nk:i32", "scale:f32"})));
+                                   "Nq:i32", "Nk:i32", "scale:f32"};
+    if (c.strided)
+      args.append({"q_stride0:i32", "q_stride1:i32", "q_stride2:i32",
+                   "k_stride0:i32", "k_stride1:i32", "k_stride2:i32",
+                   "v_stride0:i32", "v_stride1:i32", "v_stride2:i32",
+                   "o_stride0:i32", "o_stride1:i32", "o_stride2:i32"});
+    fields.push_back(b.getNamedAttr("args", b.getStrArrayAttr(args)));
   }
   return b.getDictionaryAttr(fields);
 }
@@ -546,6 +553,21 @@ struct FlashLowerToNVGPUPass
           return signalPassFailure();
         }
         config->sm90.batchMaps = true;
+      }
+      if (strides) {
+        // Stride arguments: sm_80's forward kernel.
+        if (target->arch != "sm_80" || config->kind != KernelKind::Forward) {
+          forall.emitError()
+              << "not supported yet: strides for "
+              << (config->kind == KernelKind::Forward ? target->arch + " "
+                                                      : std::string())
+              << stringifyKernelKind(config->kind)
+              << " kernels (only sm_80's forward kernel takes stride "
+                 "arguments; sm_90a's tensor maps carry strides: "
+                 "batch-maps)";
+          return signalPassFailure();
+        }
+        config->strided = true;
       }
       ScheduleAttr schedule = kernel.getSchedule();
       b.setInsertionPointToEnd(module.getBody());

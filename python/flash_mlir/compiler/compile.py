@@ -61,6 +61,9 @@ class KernelSpec:
     # sm_90a: rank-4 tensor maps over (D, N, H, B) as the variant "batch_maps"
     # (B×N×H×D views of any batch in one launch; --batch-maps variant).
     batch_maps: bool = False
+    # sm_80: the kernel takes q, k, v, o strides as arguments, as the variant
+    # "strided" (strided views without a copy; --strides variant).
+    strided: bool = False
     seq_len: int = REPRESENTATIVE_SEQ_LEN  # the N of the compiled shape (the model's input)
     range_suffix: bool = False  # one of several per-length bundles: name it _n<seq_len>
 
@@ -81,6 +84,8 @@ class KernelSpec:
             name += "_pingpong" if self.ping_pong == "yes" else "_nopingpong"
         if self.batch_maps:
             name += "_batch_maps"
+        if self.strided:
+            name += "_strided"
         if self.range_suffix:
             name += f"_n{self.seq_len}"
         return name
@@ -91,7 +96,7 @@ class KernelSpec:
         differs from it (the name's parts for the schedule and the forms)."""
         base = dataclasses.replace(self, block_q=0, block_kv=0, warps=0, stages=0,
                                    persistent="auto", ping_pong="auto", batch_maps=False,
-                                   range_suffix=False)
+                                   strided=False, range_suffix=False)
         return self.name.replace(f"_n{self.seq_len}", "")[len(base.name) + 1:]
 
     def source(self) -> str:
@@ -562,6 +567,8 @@ def compile_bundle(spec: KernelSpec, out_dir: str, flash_opt: str = DEFAULT_FLAS
     options += _lowering_options(spec)
     if spec.batch_maps:
         options.append("batch-maps=true")
+    if spec.strided:
+        options.append("strides=true")
     options += extra_options
     cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -629,6 +636,12 @@ def main(argv=None) -> int:
                          "the variant 'batch_maps' (not for the deterministic backward), "
                          "which the Python runtime picks for views whose B and H do not "
                          "merge and rank 3 otherwise")
+    ap.add_argument("--strides", default="no", choices=["no", "variant"],
+                    help="sm_80 forward: variant also compiles each plan with the kernel "
+                         "taking q, k, v, o strides as arguments, as the variant 'strided', "
+                         "which the Python runtime picks for strided views (e.g. B×N×H×D "
+                         "transposed) instead of copying them; no (default): the shipped "
+                         "kernels only, which address rows of D elements")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
     if args.batch_maps != "no" and args.arch != "sm_90a":
@@ -637,6 +650,11 @@ def main(argv=None) -> int:
     # --batch-maps variant: each forward and non-deterministic backward plan
     # also with rank-4 maps, as the variant "batch_maps".
     map_forms = [False, True] if args.batch_maps == "variant" else [False]
+    if args.strides != "no" and args.arch != "sm_80":
+        ap.error(f"--strides is for sm_80 (sm_90a's tensor maps carry strides: "
+                 f"--batch-maps), not {args.arch}")
+    # --strides variant: each sm_80 forward plan also with stride arguments.
+    stride_forms = [False, True] if args.strides == "variant" else [False]
     ops = [o for o in args.ops.split(",") if o]
     if not ops or any(o not in ("forward", "split_kv", "paged", "backward") for o in ops):
         ap.error(f"--ops takes forward, split_kv, paged and backward, got {args.ops!r}")
@@ -719,9 +737,11 @@ def main(argv=None) -> int:
                             specs = [spec]
                             if (bq, bkv, warps, stages) == (0, 0, 0, 0):
                                 specs = model_specs(spec, seq_lens, args.flash_opt)
-                            for batch_maps in map_forms:
+                            for batch_maps, strided in [(m, s) for m in map_forms
+                                                        for s in stride_forms]:
                                 for one, seq_range in zip(specs, seq_ranges(specs)):
-                                    one = dataclasses.replace(one, batch_maps=batch_maps)
+                                    one = dataclasses.replace(one, batch_maps=batch_maps,
+                                                              strided=strided)
                                     path = compile_bundle(one, args.out, args.flash_opt,
                                                           args.cubin_archs, seq_range, extra)
                                     print(path)

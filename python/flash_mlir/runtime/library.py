@@ -676,8 +676,9 @@ class KernelLibrary:
                                      shared_memory=self._shared_memory(q.device))
         scale = _checked_scale(scale, d)
         if not contiguous or (out is not None and not out.is_contiguous()):
-            if chosen_here and not all(_heads_merge(t) for t in (q, k, v)):
-                bundle = self._batch_maps_twin(bundle, max(nq, nk), q.device)
+            if chosen_here:
+                bundle = self._layout_twin(bundle, (("q", q), ("k", k), ("v", v)),
+                                           max(nq, nk), q.device)
             return self._attention_strided(bundle, q, k, v, scale, return_lse, out, lse_out,
                                            strided_signature)
         out = _output_like(out, q, "out", "q")
@@ -702,7 +703,8 @@ class KernelLibrary:
         mapped = bundle.strided_tensors
 
         def taken(name, t):
-            if t.is_contiguous() or (name in mapped and _map_layout(t)):
+            if t.is_contiguous() or (name in mapped and _map_layout(t) and not (
+                    name in bundle.pointer_strided_tensors and _span(t) >= 2 ** 31)):
                 return t
             return t.contiguous()
 
@@ -727,9 +729,10 @@ class KernelLibrary:
             signature = None  # O not allocated as a prepared call allocates it
         lse = _lse_output(bundle, lse_out, q)
         with _invalid_call_as_value_error():
-            if bundle.batch_maps or all(_heads_merge(t) for t in (q, k, v, out)):
-                # One launch: rank-4 maps take any strides, rank-3 ones
-                # those whose B and H merge.
+            if (bundle.batch_maps or not bundle.mapped_tensors
+                    or all(_heads_merge(t) for t in (q, k, v, out))):
+                # One launch: rank-4 maps and stride arguments take any
+                # strides, rank-3 maps those whose B and H merge.
                 bundle.launch(q, k, v, out, lse, scale)
                 prepared = signature and _PreparedStridedCall(
                     bundle, bundle.args(q, k, v, out, lse, scale), 0,
@@ -753,25 +756,36 @@ class KernelLibrary:
             out = caller_out.copy_(out)
         return (out, lse) if return_lse else out
 
-    def _batch_maps_twin(self, bundle: Bundle, seq_len: int, device) -> Bundle:
-        """For tensors whose B and H do not merge (B×N×H×D views, B > 1):
-        the variant "batch_maps" of the plan the runtime chose (its rank-4
-        maps take them in one launch, without copies), where the library has
-        one (`compile --batch-maps variant`) and the chosen plan's maps are
-        rank 3; otherwise the chosen plan."""
-        if bundle.batch_maps or not bundle.mapped_tensors or bundle.variant:
+    def _layout_twin(self, bundle: Bundle, tensors, seq_len: int, device) -> Bundle:
+        """The plan to run a call of strided `tensors` ((plan name, tensor)
+        pairs) on, instead of the model's plan `bundle` the runtime chose,
+        where the library has it and `bundle` would not take them as they
+        are: its variant "batch_maps" (`compile --batch-maps variant`: rank-4
+        maps) where `bundle`'s maps are rank 3 and some tensor's B and H do not
+        merge (B×N×H×D views, B > 1); its variant "strided" (`compile
+        --strides variant`: sm_80 kernels with stride arguments) where
+        `bundle`'s kernels address some non-contiguous tensor from the
+        shapes. Otherwise `bundle` (which then copies or loops as before)."""
+        if bundle.variant:
             return bundle
-        memo = ("batch_maps?", bundle.name, seq_len, device.index)
+        if bundle.mapped_tensors:
+            if bundle.batch_maps or all(_heads_merge(t) for _, t in tensors):
+                return bundle
+            variant = "batch_maps"
+        elif all(t.is_contiguous() or name in bundle.strided_tensors for name, t in tensors):
+            return bundle
+        else:
+            variant = "strided"
+        memo = (variant + "?", bundle.name, seq_len, device.index)
         if memo not in self._chosen:
             try:
                 twin = self.find(bundle.dtype, bundle.head_dim, bundle.causal,
-                                 bundle.writes_lse,
-                                 seq_len, self._capability(device), arch=bundle.arch,
-                                 variant="batch_maps", op=bundle.op,
+                                 bundle.writes_lse, seq_len, self._capability(device),
+                                 arch=bundle.arch, variant=variant, op=bundle.op,
                                  shared_memory=self._shared_memory(device))
             except ValueError:
                 twin = bundle
-            self._chosen[memo] = twin if twin.batch_maps else bundle
+            self._chosen[memo] = twin
         return self._chosen[memo]
 
     # Calls with at most this many query rows (and more keys than queries)
@@ -950,8 +964,8 @@ class KernelLibrary:
             bundle = self.find_backward(dtype, d, causal, max(nq, nk),
                                         self._capability(q.device), deterministic,
                                         self._shared_memory(q.device))
-            if not all(_heads_merge(t) for t in (q, k, v, o, do)):
-                bundle = self._batch_maps_twin(bundle, max(nq, nk), q.device)
+            bundle = self._layout_twin(bundle, (("q", q), ("k", k), ("v", v), ("o", o),
+                                                ("dout", do)), max(nq, nk), q.device)
         # Strided tensors are taken as they are where the plan's kernels
         # read them through tensor maps (rank 4 with --batch-maps: any
         # strides, innermost contiguous, 16-byte multiples; rank 3: B and H

@@ -167,6 +167,12 @@ struct KernelConfig {
   /// Backward: no order-dependent floating-point reductions (dQ by its own
   /// kernel over Q tiles instead of f32 atomics).
   bool deterministic = false;
+  /// sm_80 forward: q, k, v and O addressed through the stride arguments
+  /// `<tensor>_stride0..2` (elements of B, H, N; the runtime binds a call's
+  /// strides), so strided views (B×N×H×D transposed) need no copy; otherwise
+  /// rows of D elements, heads N·D apart (the `strides` option of
+  /// flash-lower-to-nvgpu).
+  bool strided = false;
 
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.
@@ -505,12 +511,14 @@ using StoreOutputWord = function_ref<void(Value row, int64_t nt, Value word)>;
 /// `storeWord` for every row (a staging buffer whose copy to global memory
 /// clips rows past Nq), outside any region; LSE = m·scale + ln(l) (-inf when
 /// l = 0) by lane t = 0 of each quad (by every thread for RowPerThread), for
-/// valid rows, when `lseMemref` is set.
+/// valid rows, when `lseMemref` is set. O's rows are `outRowStride` (i32)
+/// elements apart (a strided O), or D when it is null.
 void buildEpilogue(KernelMath &km, const KernelConfig &config, Fragment &acc,
                    ArrayRef<Value> runningMax, ArrayRef<Value> runningSum,
                    LaneCoords lane, Value rowBase, Value seqQ, Value scale,
                    Value outMemref, Value outBase, Value lseMemref,
-                   Value lseBase, StoreOutputWord storeWord = nullptr);
+                   Value lseBase, StoreOutputWord storeWord = nullptr,
+                   Value outRowStride = Value());
 
 /// Emits the sm_80 kernel (cp.async, ldmatrix, mma.sync) of `config` as a
 /// gpu.func at the builder's insertion point (inside a gpu.module).

@@ -46,7 +46,7 @@ TileCopier sm80::makeTileCopier(KernelMath &km, Value tid, int64_t headDim,
 void TileCopier::copy(KernelMath &km, Value global, Value globalBase,
                       Value row0, Value validRows, Value shared,
                       Value sharedOffset, int64_t rows,
-                      bool fullTileFastPath) const {
+                      bool fullTileFastPath, Value rowStride) const {
   using P = arith::CmpIPredicate;
   OpBuilder &b = km.b;
   Location loc = km.loc;
@@ -58,8 +58,30 @@ void TileCopier::copy(KernelMath &km, Value global, Value globalBase,
     return dst.size() == 1 ? dst[0] : dst[(rowOffset % 8) / rowsPerPass];
   };
   Value chunkRow = km.shru(tid, km.i32(llvm::Log2_64(chunksPerRow)));
-  Value base = arith::AddIOp::create(
-      b, loc, globalBase, km.toIndex(km.add(km.mul(row0, km.i32(D)), src)));
+  // The thread's first source element, and pass p's: rows D apart (index
+  // constants from `base`), or `rowStride` apart (one step per pass,
+  // computed once).
+  Value base, step;
+  if (!rowStride) {
+    base = arith::AddIOp::create(
+        b, loc, globalBase, km.toIndex(km.add(km.mul(row0, km.i32(D)), src)));
+  } else {
+    Value chunk = km.andi(tid, km.i32(chunksPerRow - 1));
+    base = arith::AddIOp::create(
+        b, loc, globalBase,
+        km.toIndex(km.add(km.mul(km.add(row0, chunkRow), rowStride),
+                          km.mul(chunk, km.i32(8)))));
+    step = km.toIndex(km.mul(km.i32(rowsPerPass), rowStride));
+  }
+  auto sourceOf = [&](int64_t p) -> Value {
+    if (!rowStride)
+      return arith::AddIOp::create(b, loc, base,
+                                   km.index(p * rowsPerPass * D));
+    if (p == 0)
+      return base;
+    return arith::AddIOp::create(
+        b, loc, base, arith::MulIOp::create(b, loc, step, km.index(p)));
+  };
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
   OpBuilder::InsertionGuard guard(b);
   if (fullTileFastPath) {
@@ -71,7 +93,7 @@ void TileCopier::copy(KernelMath &km, Value global, Value globalBase,
     b.setInsertionPoint(full.thenBlock()->getTerminator());
     for (int64_t p = 0; p < passes; ++p) {
       int64_t r = p * rowsPerPass;
-      Value source = arith::AddIOp::create(b, loc, base, km.index(r * D));
+      Value source = sourceOf(p);
       Value dest =
           km.toIndex(km.add(sharedOffset, km.add(dstFor(r), km.i32(r * D))));
       nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
@@ -88,9 +110,7 @@ void TileCopier::copy(KernelMath &km, Value global, Value globalBase,
     // Rows past the end copy 0 source elements (the 16 bytes are zeroed)
     // from a clamped, in-bounds address.
     Value srcElements = km.select(inRange, km.index(8), km.index(0));
-    Value source = km.select(
-        inRange, arith::AddIOp::create(b, loc, base, km.index(r * D)),
-        globalBase);
+    Value source = km.select(inRange, sourceOf(p), globalBase);
     Value dest =
         km.toIndex(km.add(sharedOffset, km.add(dstFor(r), km.i32(r * D))));
     nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,

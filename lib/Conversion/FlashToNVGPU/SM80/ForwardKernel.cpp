@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -93,7 +94,10 @@ private:
   // Kernel-wide values.
   Value tid, lane, warp, seqQ, seqKV, scale, scaleLog2e;
   LaneCoords coords;
-  Value globalK, globalV, kvBase, qStart, rowBase, numTiles;
+  // K's and V's head offsets (one for both when contiguous) and, for the
+  // strided form, their row strides (null: D).
+  Value globalK, globalV, kBase, vBase, kRowStride, vRowStride, qStart,
+      rowBase, numTiles;
   Value sharedQ, sharedK, sharedV, firstGroup;
   Value qRowOffset, qSwizzle, kRowOffset, kSwizzle, vRowOffset, vSwizzle;
   TileCopier copier;
@@ -127,13 +131,15 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
     Value next = km.add(j, km.i32(1));
     Value hasNext = km.cmp(P::slt, next, numTiles);
     Value nextStart = km.mul(next, km.i32(Bc));
-    auto prefetch = [&](Value global, Value shared) {
+    auto prefetch = [&](Value global, Value base, Value rowStride,
+                        Value shared) {
       auto ifNext = scf::IfOp::create(b, loc, hasNext, false);
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
-        copier.copy(km, global, kvBase, nextStart, seqKV, shared,
-                    otherStageOffset, Bc, /*fullTileFastPath=*/true);
+        copier.copy(km, global, base, nextStart, seqKV, shared,
+                    otherStageOffset, Bc, /*fullTileFastPath=*/true,
+                    rowStride);
       }
       commitCopies(km);
     };
@@ -142,7 +148,7 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
     // read of the other stage, which the prefetch of K_{j+1} overwrites.
     waitGroups(1);
     gpu::BarrierOp::create(b, loc);
-    prefetch(globalK, sharedK);
+    prefetch(globalK, kBase, kRowStride, sharedK);
 
     // S = Q·K_jᵀ: Mw × Bc/8 accumulators of 4 f32 per lane.
     Fragment scores(Mw, Bc / 8, km.f32(0.0));
@@ -173,7 +179,7 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
     // V_j has landed; prefetch V_{j+1} into the other stage.
     waitGroups(1);
     gpu::BarrierOp::create(b, loc);
-    prefetch(globalV, sharedV);
+    prefetch(globalV, vBase, vRowStride, sharedV);
 
     // O += P·V_j. The A operand of k-slice kk is the S layout of column
     // tiles 2kk and 2kk+1: [C(2kk) rows g, C(2kk) rows g+8, C(2kk+1) ...].
@@ -220,6 +226,16 @@ void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
   seqQ = entry.getArgument(8);
   seqKV = entry.getArgument(9);
   scale = entry.getArgument(10);
+  // The strided form's `<tensor>_stride0..2` of q, k, v, o (elements of B,
+  // H, N; buildSM80Kernel's arguments 11-22).
+  auto strides = [&](unsigned first) -> std::array<Value, 3> {
+    if (!config.strided)
+      return {};
+    return {entry.getArgument(first), entry.getArgument(first + 1),
+            entry.getArgument(first + 2)};
+  };
+  std::array<Value, 3> qStrides = strides(11), kStrides = strides(14),
+                       vStrides = strides(17), oStrides = strides(20);
   scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
 
   // Global tensors as flat memrefs; O is written as 32-bit pairs.
@@ -271,13 +287,28 @@ void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
   Value kvHead = km.divu(qHead, km.divu(queryHeads, kvHeads));
   Value headIndex = km.toIndex(km.add(km.mul(batch, queryHeads), qHead));
   Value lseBase = arith::MulIOp::create(b, loc, headIndex, km.toIndex(seqQ));
-  Value qBase = arith::MulIOp::create(b, loc, lseBase, km.index(D));
-  kvBase = arith::MulIOp::create(
-      b, loc,
-      arith::MulIOp::create(
-          b, loc, km.toIndex(km.add(km.mul(batch, kvHeads), kvHead)),
-          km.toIndex(seqKV)),
-      km.index(D));
+  Value qBase, oBase;
+  if (!config.strided) {
+    qBase = oBase = arith::MulIOp::create(b, loc, lseBase, km.index(D));
+    kBase = vBase = arith::MulIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc, km.toIndex(km.add(km.mul(batch, kvHeads), kvHead)),
+            km.toIndex(seqKV)),
+        km.index(D));
+  } else {
+    // b·stride0 + h·stride1 (i32: the runtime keeps a strided tensor's span
+    // below 2^31 elements); rows stride2 apart.
+    auto headBase = [&](const std::array<Value, 3> &s, Value head) -> Value {
+      return km.toIndex(km.add(km.mul(batch, s[0]), km.mul(head, s[1])));
+    };
+    qBase = headBase(qStrides, qHead);
+    oBase = headBase(oStrides, qHead);
+    kBase = headBase(kStrides, kvHead);
+    vBase = headBase(vStrides, kvHead);
+    kRowStride = kStrides[2];
+    vRowStride = vStrides[2];
+  }
   qStart = km.mul(qTile, km.i32(Br));
   rowBase = km.add(qStart, km.mul(warp, km.i32(Mw * 16)));
 
@@ -288,10 +319,13 @@ void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
   copier = makeTileCopier(km, tid, D, threads);
 
   // Prologue: group 0 = Q + K_0, group 1 = V_0.
-  copier.copy(km, globalQ, qBase, qStart, seqQ, sharedQ, km.i32(0), Br);
-  copier.copy(km, globalK, kvBase, km.i32(0), seqKV, sharedK, km.i32(0), Bc);
+  copier.copy(km, globalQ, qBase, qStart, seqQ, sharedQ, km.i32(0), Br,
+              /*fullTileFastPath=*/false, qStrides[2]);
+  copier.copy(km, globalK, kBase, km.i32(0), seqKV, sharedK, km.i32(0), Bc,
+              /*fullTileFastPath=*/false, kRowStride);
   firstGroup = commitCopies(km);
-  copier.copy(km, globalV, kvBase, km.i32(0), seqKV, sharedV, km.i32(0), Bc);
+  copier.copy(km, globalV, vBase, km.i32(0), seqKV, sharedV, km.i32(0), Bc,
+              /*fullTileFastPath=*/false, vRowStride);
   commitCopies(km);
 
   // ldmatrix lane addresses. Q (A, x4): lanes 0-15 rows 0-15 of chunk 2kk,
@@ -329,7 +363,8 @@ void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
 
   waitGroups(0);
   buildEpilogue(km, config, acc2, m2, l2, coords, rowBase, seqQ, scale,
-                globalO, qBase, globalLse, lseBase);
+                globalO, oBase, globalLse, lseBase, /*storeWord=*/nullptr,
+                oStrides[2]);
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -338,10 +373,14 @@ LogicalResult mlir::flash::buildSM80Kernel(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   auto ptr = LLVM::LLVMPointerType::get(ctx, 1);
   Type i32 = b.getI32Type();
-  // (Q, K, V, O, LSE, B, Hq, Hkv, Nq, Nk, scale)
-  auto type = FunctionType::get(
-      ctx, {ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, b.getF32Type()},
-      {});
+  // (Q, K, V, O, LSE, B, Hq, Hkv, Nq, Nk, scale), and in the strided form
+  // q_stride0..2, k_stride0..2, v_stride0..2, o_stride0..2
+  // (describeKernel's argument list).
+  SmallVector<Type> types = {ptr, ptr, ptr, ptr, ptr, i32,
+                             i32, i32, i32, i32, b.getF32Type()};
+  if (config.strided)
+    types.append(12, i32);
+  auto type = FunctionType::get(ctx, types, {});
   auto func = gpu::GPUFuncOp::create(b, loc, config.name, type);
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   int32_t threads = config.threads();

@@ -33,9 +33,12 @@ struct TileCopier {
   /// zeros) into `shared` at element offset `sharedOffset` (i32). With
   /// `fullTileFastPath`, a tile that lies wholly inside the sequence is
   /// copied without per-row predicates (scf.if around both forms).
+  /// `rowStride` (i32): global rows are that many elements apart (a strided
+  /// view; the runtime keeps a strided tensor's span below 2^31 elements);
+  /// null: D apart (contiguous rows).
   void copy(KernelMath &km, Value global, Value globalBase, Value row0,
             Value validRows, Value shared, Value sharedOffset, int64_t rows,
-            bool fullTileFastPath = false) const;
+            bool fullTileFastPath = false, Value rowStride = Value()) const;
 };
 
 /// The per-thread offsets of the copies of a block of `threads` threads.
