@@ -6,8 +6,9 @@ After the Python files, it puts into the wheel's flash_mlir/:
   $FLASH_WHEEL_BUNDLES:
     full (default)  sm_90a forward and backward (rank-3 maps, and their rank-4
                     twins as the variant "batch_maps" for B×N×H×D views),
-                    sm_80 forward and backward (cubins sm_80, sm_86, sm_89,
-                    sm_90), bf16 and f16, D 64 and 128
+                    sm_80 forward (and its strided twins, the variant
+                    "strided", for B×N×H×D views) and backward (cubins sm_80,
+                    sm_86, sm_89, sm_90), bf16 and f16, D 64 and 128
     ci              one small bundle per arch (bf16, D 64, forward, not causal,
                     no LSE): what CI's wheel test builds in seconds
   or, with $FLASH_WHEEL_BUNDLE_DIRS (directories separated by ':'), the plans
@@ -37,7 +38,8 @@ FULL = [
     ["--arch", "sm_90a", "--dtypes", "bf16,f16", "--head-dims", "64,128",
      "--ops", "forward,backward", "--deterministic", "no", "--batch-maps", "variant"],
     ["--arch", "sm_80", "--cubin-archs", "sm_80,sm_86,sm_89,sm_90", "--dtypes", "bf16,f16",
-     "--head-dims", "64,128", "--ops", "forward,backward", "--deterministic", "no"],
+     "--head-dims", "64,128", "--ops", "forward,backward", "--deterministic", "no",
+     "--strides", "variant"],
 ]
 CI = [
     ["--arch", "sm_90a", "--dtypes", "bf16", "--head-dims", "64", "--causal", "no",
