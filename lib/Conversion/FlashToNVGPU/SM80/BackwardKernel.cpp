@@ -69,6 +69,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 using namespace mlir;
@@ -95,7 +96,11 @@ int64_t sm80::backwardMainSharedBytes(const KernelConfig &c) {
   // form with 64-row Q tiles); dSᵀ; shift and Δ per stage (f32).
   // D = 256 (two warps per 16 K/V rows): Pᵀ in f32 from the warps that
   // compute it to those that form dSᵀ (block_kv × block_q).
-  int64_t probsBytes = backwardColumnSplit(c) > 1 ? 4 * c.blockKV * c.blockQ : 0;
+  // (Not where each warp of the pair forms dSᵀ of its own queries.)
+  int64_t probsBytes =
+      backwardColumnSplit(c) > 1 && c.pairSplit == KernelConfig::PairSplit::Roles
+          ? 4 * c.blockKV * c.blockQ
+          : 0;
   return elementBytes * (2 * c.blockKV * c.headDim +
                          2 * c.stages * c.blockQ * c.headDim +
                          c.blockKV * scoresGradRowLength(c)) +
@@ -758,7 +763,10 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   Value sharedShift = sharedView(smem, offShift, S * Br, b.getF32Type());
   Value sharedDelta = sharedView(smem, offDelta, S * Br, b.getF32Type());
   const int64_t offProbs = offDelta + 4 * S * Br;
-  Value sharedProbs = backwardColumnSplit(config) > 1
+  const bool pairsByQueries =
+      backwardColumnSplit(config) > 1 &&
+      config.pairSplit == KernelConfig::PairSplit::Queries;
+  Value sharedProbs = backwardColumnSplit(config) > 1 && !pairsByQueries
                           ? sharedView(smem, offProbs, Bc * Br, b.getF32Type())
                           : Value();
 
@@ -948,7 +956,102 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
               ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
         }
     };
-    if (exchange) {
+    // dV += Pᵀ·dO_i, dK += dSᵀ·Q_i over the warp's 32 keys × 64 columns, A
+    // by ldmatrix from the exchange tile (D = 256, after the barrier that
+    // publishes it); one stage: then the next visit's loads.
+    auto exchangeProducts = [&] {
+      SharedTile exchangeRows{
+          sharedDS, km.mul(keyGroupOf(warp), km.i32(32 * dsRow)), dsRow};
+      gemmSharedByRows(dV, exchangeRows, Br, doColumns, Br);
+      gemmSharedByRows(dK, exchangeRows, 0, qColumns, Br);
+      if (S == 1) {
+        // One stage: every read of Q_i, dO_i, the shift and Δ is done after
+        // this barrier; visit t + 1 loads during dQ_i += dS·K_j (which
+        // reads only the exchange tile and K_j).
+        gpu::BarrierOp::create(b, loc);
+        issueNext();
+      }
+    };
+    if (pairsByQueries) {
+      // D = 256, PairSplit::Queries: warp w computes Sᵀ and dPᵀ − Δ of its
+      // row group's 16 keys × the Br/split queries of part w / rowGroups
+      // (3 ldmatrix per 4 mma.sync, as FlashAttention-2's warps), forms
+      // Pᵀ and dSᵀ in registers and writes both in 16 bits to the exchange
+      // tile (Pᵀ at chunks [Br/8, Br/4), dSᵀ at [0, Br/8) of the rows, the
+      // part's Br/(8·split) chunks each); after one barrier every warp
+      // multiplies its 32 keys × 64 columns of dV and dK.
+      const int64_t partQueries = Br / split, partTiles = partQueries / 8;
+      Value part = km.shru(warp, km.i32(llvm::Log2_64(rowGroups)));
+      Value partQuery0 = km.mul(part, km.i32(partQueries));
+      Value partOffset = km.add(tileOffset, km.mul(partQuery0, km.i32(D)));
+      SharedTile qPart{sharedQ, partOffset, D}, doPart{sharedDO, partOffset, D};
+      // Pairs of the warp's rows at logical chunk chunkBase + nt, stored at
+      // (chunkBase + nt) ^ g of the row (AsyncCopy.h's swizzle).
+      auto storePartPairs = [&](ArrayRef<Value> pairs, Value chunkBase) {
+        for (int64_t nt = 0; nt < partTiles; ++nt)
+          for (int64_t half = 0; half < 2; ++half) {
+            Value row =
+                km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
+            Value chunk =
+                km.xori(coords.group, km.add(chunkBase, km.i32(nt)));
+            Value element =
+                km.add(km.mul(row, km.i32(dsRow)),
+                       km.add(km.mul(chunk, km.i32(8)),
+                              km.mul(coords.quadLane, km.i32(2))));
+            memref::StoreOp::create(
+                b, loc, km.pairWord(pairs[nt * 2 + half]), sharedDSWords,
+                ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
+          }
+      };
+      Fragment scores(1, partTiles, km.f32(0.0));
+      gemmRowsByCols(scores, kWarp, qPart, D);
+      {
+        SmallVector<Type> types(scores.regs.size(), b.getF32Type());
+        auto ifMasked = scf::IfOp::create(
+            b, loc, types, km.cmp(P::slt, v.tile, range.firstUnmasked), true);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifMasked.thenBlock());
+        Fragment masked = scores;
+        buildKeyRowMask(km, masked, coords, keyRowBase,
+                        km.add(v.qStart, partQuery0), seqQ, seqKV,
+                        config.causal);
+        scf::YieldOp::create(b, loc, masked.regs);
+        b.setInsertionPointToStart(ifMasked.elseBlock());
+        scf::YieldOp::create(b, loc, scores.regs);
+        scores.regs.assign(ifMasked.getResults().begin(),
+                           ifMasked.getResults().end());
+      }
+      Value columnIndex0 = km.toIndex(
+          km.add(km.add(km.mul(stage, km.i32(Br)),
+                        std::getenv("FLASH_TMP_PLANT") ? km.i32(0) : partQuery0), // TEMPORARY
+                 km.mul(coords.quadLane, km.i32(2))));
+      auto columnValues = [&](Value shared) {
+        SmallVector<Value> values;
+        for (int64_t c = 0; c < scores.layout.columnsPerRow; ++c) {
+          Value index = arith::AddIOp::create(
+              b, loc, columnIndex0, km.index(scores.layout.columnOffset(c)));
+          values.push_back(memref::LoadOp::create(b, loc, shared, index));
+        }
+        return values;
+      };
+      Fragment p = buildRecomputedProbs(km, scores, columnValues(sharedShift),
+                                        /*perColumn=*/true, scaleLog2e);
+      storePartPairs(buildPackFragment(km, p, et),
+                     km.add(km.mul(part, km.i32(partTiles)), km.i32(Br / 8)));
+      Fragment g(1, partTiles, km.f32(0.0));
+      {
+        SmallVector<Value> deltas = columnValues(sharedDelta);
+        for (int64_t r = 0; r < g.layout.rowsPerThread; ++r)
+          for (int64_t c = 0; c < g.layout.columnsPerRow; ++c)
+            g.reg(r, c) = arith::NegFOp::create(b, loc, deltas[c]);
+      }
+      gemmRowsByCols(g, vWarp, doPart, D);
+      Fragment ds = buildScoreGradient(km, p, g, {}, /*perColumn=*/true);
+      storePartPairs(buildPackFragment(km, ds, et),
+                     km.mul(part, km.i32(partTiles)));
+      gpu::BarrierOp::create(b, loc);
+      exchangeProducts();
+    } else if (exchange) {
       // D = 256: warps [0, rowGroups) compute Sᵀ and Pᵀ of their row
       // group's 16 keys × Br queries, warps [rowGroups, warps) dPᵀ − Δ of
       // the same keys (each product once, 16 × Br per warp: 3 ldmatrix per 4
@@ -1032,19 +1135,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
         storePairs(buildPackFragment(km, ds, et), 0);
       }
       gpu::BarrierOp::create(b, loc);
-      // dV += Pᵀ·dO_i, dK += dSᵀ·Q_i over the warp's 32 keys × 64
-      // columns, A by ldmatrix from the exchange tile.
-      SharedTile exchangeRows{
-          sharedDS, km.mul(keyGroupOf(warp), km.i32(32 * dsRow)), dsRow};
-      gemmSharedByRows(dV, exchangeRows, Br, doColumns, Br);
-      gemmSharedByRows(dK, exchangeRows, 0, qColumns, Br);
-      if (S == 1) {
-        // One stage: every read of Q_i, dO_i, the shift and Δ is done after
-        // this barrier; visit t + 1 loads during dQ_i += dS·K_j (which
-        // reads only the exchange tile and K_j).
-        gpu::BarrierOp::create(b, loc);
-        issueNext();
-      }
+      exchangeProducts();
     }
 
     if (!exchange) {
@@ -1113,6 +1204,41 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
         gpu::BarrierOp::create(b, loc);
         gradientProducts();
       }
+      if (pairsByQueries && std::getenv("FLASH_TMP_DQ32")) { // TEMPORARY
+        const int64_t rowParts = Br / 32;
+        Value rowPart = km.andi(warp, km.i32(rowParts - 1));
+        Value columnGroup = km.shru(warp, km.i32(llvm::Log2_64(rowParts)));
+        Value chunkBase = km.mul(columnGroup, km.i32(8));
+        Fragment dq(2, 8, km.f32(0.0));
+        for (int64_t kk = 0; kk < Bc / 16; ++kk) {
+          SmallVector<Pairs> aFrags;
+          for (int64_t mt = 0; mt < 2; ++mt)
+            aFrags.push_back(loadAtChunk(
+                dsAll, rowsByBit4, kk * 16,
+                km.add(km.mul(rowPart, km.i32(4)), km.i32(2 * mt)),
+                /*transpose=*/true));
+          for (int64_t np = 0; np < 4; ++np) {
+            Pairs bFrag = load(kAll, rowsByBit3, kk * 16, chunkBase, np * 2,
+                               /*transpose=*/true);
+            for (int64_t mt = 0; mt < 2; ++mt)
+              for (int64_t half = 0; half < 2; ++half)
+                mmaSyncInto(km, et, dq, mt, 2 * np + half, aFrags[mt],
+                            ArrayRef<Value>(bFrag).slice(2 * half, 2));
+          }
+        }
+        Value accumBase = km.add(
+            km.mul(km.toIndex(km.add(km.add(km.mul(v.bh, padded), v.qStart),
+                                     km.mul(rowPart, km.i32(32)))),
+                   km.index(D)),
+            km.toIndex(km.add(km.mul(columnGroup, km.i32(64 * 16)), lane)));
+        for (int64_t mt = 0; mt < 2; ++mt)
+          for (int64_t nt = 0; nt < 8; ++nt)
+            for (int64_t r = 0; r < 2; ++r)
+              for (int64_t e = 0; e < 2; ++e)
+                atomicAdd(accumPtr, accumBase,
+                          mt * 16 * D + nt * 128 + (2 * r + e) * 32,
+                          dq.reg(2 * mt + r, 2 * nt + e));
+      } else {
       // dQ_i += dS·K_j: Br/16 m-tiles × D columns over the warps (warp w:
       // m-tile w % (Br/16), a 1/(warps / (Br/16)) share of the columns),
       // 64 columns at a time, added to dQaccum with f32 atomics.
@@ -1180,6 +1306,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
                 km.add(accumLane0,
                        km.toIndex(km.mul(ch, km.i32(chunkColumns / 8 * 128)))));
       }
+      } // TEMPORARY
     }
     SmallVector<Value> yields(dK.regs);
     yields.append(dV.regs.begin(), dV.regs.end());
