@@ -167,13 +167,6 @@ struct KernelConfig {
   /// Backward: no order-dependent floating-point reductions (dQ by its own
   /// kernel over Q tiles instead of f32 atomics).
   bool deterministic = false;
-  /// The sm_80 backward at D = 256, where two warps share 16 K/V rows: how
-  /// they split the scores. Roles: one computes Sᵀ of the 16 keys × block_q
-  /// queries, the other dPᵀ, Pᵀ passed in f32 through shared memory (a
-  /// barrier between); Queries: each computes Sᵀ and dPᵀ of the 16 keys ×
-  /// half the queries and forms dSᵀ in registers (SM80/BackwardKernel.cpp).
-  enum class PairSplit { Roles, Queries };
-  PairSplit pairSplit = PairSplit::Roles;
 
   int64_t threads() const { return 32 * warps; }
   /// 16-row MMA tiles per warp.

@@ -36,6 +36,9 @@
 //             dSᵀ; Pᵀ and dSᵀ meet in the exchange tile, and after a
 //             barrier each warp multiplies a 32-key × 64-column tile of dV
 //             and dK (128 f32 per thread), A by ldmatrix from that tile.
+//             With 64-row Q tiles dQ_i comes in warp tiles of 32 query
+//             rows × 64 columns (buildRowPairDQ; two passes of 32 columns
+//             in the two-stage plan), not 16 rows × 128.
 // convert     dQ = scale·dQaccum in the element type, written with dQ's
 //             strides (`dq_stride0..2`: dQ in q's layout).
 //
@@ -69,7 +72,6 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 
 using namespace mlir;
@@ -96,11 +98,7 @@ int64_t sm80::backwardMainSharedBytes(const KernelConfig &c) {
   // form with 64-row Q tiles); dSᵀ; shift and Δ per stage (f32).
   // D = 256 (two warps per 16 K/V rows): Pᵀ in f32 from the warps that
   // compute it to those that form dSᵀ (block_kv × block_q).
-  // (Not where each warp of the pair forms dSᵀ of its own queries.)
-  int64_t probsBytes =
-      backwardColumnSplit(c) > 1 && c.pairSplit == KernelConfig::PairSplit::Roles
-          ? 4 * c.blockKV * c.blockQ
-          : 0;
+  int64_t probsBytes = backwardColumnSplit(c) > 1 ? 4 * c.blockKV * c.blockQ : 0;
   return elementBytes * (2 * c.blockKV * c.headDim +
                          2 * c.stages * c.blockQ * c.headDim +
                          c.blockKV * scoresGradRowLength(c)) +
@@ -247,6 +245,12 @@ public:
   void buildDQ(gpu::GPUFuncOp func);
 
 private:
+  /// The main kernel's dQ_i += dS·K_j in warp tiles of 32 query rows × 64
+  /// columns (D = 256's exchange form; buildMain), added to dQaccum (in
+  /// fragment order) with f32 atomics.
+  void buildRowPairDQ(const SharedTile &dsAll, const SharedTile &kAll,
+                      Value accumPtr, Value bh, Value padded, Value qStart,
+                      int64_t Br, int64_t Bc);
   Value asI32(Value index) {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
   }
@@ -763,10 +767,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   Value sharedShift = sharedView(smem, offShift, S * Br, b.getF32Type());
   Value sharedDelta = sharedView(smem, offDelta, S * Br, b.getF32Type());
   const int64_t offProbs = offDelta + 4 * S * Br;
-  const bool pairsByQueries =
-      backwardColumnSplit(config) > 1 &&
-      config.pairSplit == KernelConfig::PairSplit::Queries;
-  Value sharedProbs = backwardColumnSplit(config) > 1 && !pairsByQueries
+  Value sharedProbs = backwardColumnSplit(config) > 1
                           ? sharedView(smem, offProbs, Bc * Br, b.getF32Type())
                           : Value();
 
@@ -956,102 +957,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
               ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
         }
     };
-    // dV += Pᵀ·dO_i, dK += dSᵀ·Q_i over the warp's 32 keys × 64 columns, A
-    // by ldmatrix from the exchange tile (D = 256, after the barrier that
-    // publishes it); one stage: then the next visit's loads.
-    auto exchangeProducts = [&] {
-      SharedTile exchangeRows{
-          sharedDS, km.mul(keyGroupOf(warp), km.i32(32 * dsRow)), dsRow};
-      gemmSharedByRows(dV, exchangeRows, Br, doColumns, Br);
-      gemmSharedByRows(dK, exchangeRows, 0, qColumns, Br);
-      if (S == 1) {
-        // One stage: every read of Q_i, dO_i, the shift and Δ is done after
-        // this barrier; visit t + 1 loads during dQ_i += dS·K_j (which
-        // reads only the exchange tile and K_j).
-        gpu::BarrierOp::create(b, loc);
-        issueNext();
-      }
-    };
-    if (pairsByQueries) {
-      // D = 256, PairSplit::Queries: warp w computes Sᵀ and dPᵀ − Δ of its
-      // row group's 16 keys × the Br/split queries of part w / rowGroups
-      // (3 ldmatrix per 4 mma.sync, as FlashAttention-2's warps), forms
-      // Pᵀ and dSᵀ in registers and writes both in 16 bits to the exchange
-      // tile (Pᵀ at chunks [Br/8, Br/4), dSᵀ at [0, Br/8) of the rows, the
-      // part's Br/(8·split) chunks each); after one barrier every warp
-      // multiplies its 32 keys × 64 columns of dV and dK.
-      const int64_t partQueries = Br / split, partTiles = partQueries / 8;
-      Value part = km.shru(warp, km.i32(llvm::Log2_64(rowGroups)));
-      Value partQuery0 = km.mul(part, km.i32(partQueries));
-      Value partOffset = km.add(tileOffset, km.mul(partQuery0, km.i32(D)));
-      SharedTile qPart{sharedQ, partOffset, D}, doPart{sharedDO, partOffset, D};
-      // Pairs of the warp's rows at logical chunk chunkBase + nt, stored at
-      // (chunkBase + nt) ^ g of the row (AsyncCopy.h's swizzle).
-      auto storePartPairs = [&](ArrayRef<Value> pairs, Value chunkBase) {
-        for (int64_t nt = 0; nt < partTiles; ++nt)
-          for (int64_t half = 0; half < 2; ++half) {
-            Value row =
-                km.add(warpRows, km.add(coords.group, km.i32(8 * half)));
-            Value chunk =
-                km.xori(coords.group, km.add(chunkBase, km.i32(nt)));
-            Value element =
-                km.add(km.mul(row, km.i32(dsRow)),
-                       km.add(km.mul(chunk, km.i32(8)),
-                              km.mul(coords.quadLane, km.i32(2))));
-            memref::StoreOp::create(
-                b, loc, km.pairWord(pairs[nt * 2 + half]), sharedDSWords,
-                ValueRange{km.toIndex(km.shru(element, km.i32(1)))});
-          }
-      };
-      Fragment scores(1, partTiles, km.f32(0.0));
-      gemmRowsByCols(scores, kWarp, qPart, D);
-      {
-        SmallVector<Type> types(scores.regs.size(), b.getF32Type());
-        auto ifMasked = scf::IfOp::create(
-            b, loc, types, km.cmp(P::slt, v.tile, range.firstUnmasked), true);
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(ifMasked.thenBlock());
-        Fragment masked = scores;
-        buildKeyRowMask(km, masked, coords, keyRowBase,
-                        km.add(v.qStart, partQuery0), seqQ, seqKV,
-                        config.causal);
-        scf::YieldOp::create(b, loc, masked.regs);
-        b.setInsertionPointToStart(ifMasked.elseBlock());
-        scf::YieldOp::create(b, loc, scores.regs);
-        scores.regs.assign(ifMasked.getResults().begin(),
-                           ifMasked.getResults().end());
-      }
-      Value columnIndex0 = km.toIndex(
-          km.add(km.add(km.mul(stage, km.i32(Br)),
-                        std::getenv("FLASH_TMP_PLANT") ? km.i32(0) : partQuery0), // TEMPORARY
-                 km.mul(coords.quadLane, km.i32(2))));
-      auto columnValues = [&](Value shared) {
-        SmallVector<Value> values;
-        for (int64_t c = 0; c < scores.layout.columnsPerRow; ++c) {
-          Value index = arith::AddIOp::create(
-              b, loc, columnIndex0, km.index(scores.layout.columnOffset(c)));
-          values.push_back(memref::LoadOp::create(b, loc, shared, index));
-        }
-        return values;
-      };
-      Fragment p = buildRecomputedProbs(km, scores, columnValues(sharedShift),
-                                        /*perColumn=*/true, scaleLog2e);
-      storePartPairs(buildPackFragment(km, p, et),
-                     km.add(km.mul(part, km.i32(partTiles)), km.i32(Br / 8)));
-      Fragment g(1, partTiles, km.f32(0.0));
-      {
-        SmallVector<Value> deltas = columnValues(sharedDelta);
-        for (int64_t r = 0; r < g.layout.rowsPerThread; ++r)
-          for (int64_t c = 0; c < g.layout.columnsPerRow; ++c)
-            g.reg(r, c) = arith::NegFOp::create(b, loc, deltas[c]);
-      }
-      gemmRowsByCols(g, vWarp, doPart, D);
-      Fragment ds = buildScoreGradient(km, p, g, {}, /*perColumn=*/true);
-      storePartPairs(buildPackFragment(km, ds, et),
-                     km.mul(part, km.i32(partTiles)));
-      gpu::BarrierOp::create(b, loc);
-      exchangeProducts();
-    } else if (exchange) {
+    if (exchange) {
       // D = 256: warps [0, rowGroups) compute Sᵀ and Pᵀ of their row
       // group's 16 keys × Br queries, warps [rowGroups, warps) dPᵀ − Δ of
       // the same keys (each product once, 16 × Br per warp: 3 ldmatrix per 4
@@ -1135,7 +1041,19 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
         storePairs(buildPackFragment(km, ds, et), 0);
       }
       gpu::BarrierOp::create(b, loc);
-      exchangeProducts();
+      // dV += Pᵀ·dO_i, dK += dSᵀ·Q_i over the warp's 32 keys × 64
+      // columns, A by ldmatrix from the exchange tile.
+      SharedTile exchangeRows{
+          sharedDS, km.mul(keyGroupOf(warp), km.i32(32 * dsRow)), dsRow};
+      gemmSharedByRows(dV, exchangeRows, Br, doColumns, Br);
+      gemmSharedByRows(dK, exchangeRows, 0, qColumns, Br);
+      if (S == 1) {
+        // One stage: every read of Q_i, dO_i, the shift and Δ is done after
+        // this barrier; visit t + 1 loads during dQ_i += dS·K_j (which
+        // reads only the exchange tile and K_j).
+        gpu::BarrierOp::create(b, loc);
+        issueNext();
+      }
     }
 
     if (!exchange) {
@@ -1204,40 +1122,15 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
         gpu::BarrierOp::create(b, loc);
         gradientProducts();
       }
-      if (pairsByQueries && std::getenv("FLASH_TMP_DQ32")) { // TEMPORARY
-        const int64_t rowParts = Br / 32;
-        Value rowPart = km.andi(warp, km.i32(rowParts - 1));
-        Value columnGroup = km.shru(warp, km.i32(llvm::Log2_64(rowParts)));
-        Value chunkBase = km.mul(columnGroup, km.i32(8));
-        Fragment dq(2, 8, km.f32(0.0));
-        for (int64_t kk = 0; kk < Bc / 16; ++kk) {
-          SmallVector<Pairs> aFrags;
-          for (int64_t mt = 0; mt < 2; ++mt)
-            aFrags.push_back(loadAtChunk(
-                dsAll, rowsByBit4, kk * 16,
-                km.add(km.mul(rowPart, km.i32(4)), km.i32(2 * mt)),
-                /*transpose=*/true));
-          for (int64_t np = 0; np < 4; ++np) {
-            Pairs bFrag = load(kAll, rowsByBit3, kk * 16, chunkBase, np * 2,
-                               /*transpose=*/true);
-            for (int64_t mt = 0; mt < 2; ++mt)
-              for (int64_t half = 0; half < 2; ++half)
-                mmaSyncInto(km, et, dq, mt, 2 * np + half, aFrags[mt],
-                            ArrayRef<Value>(bFrag).slice(2 * half, 2));
-          }
-        }
-        Value accumBase = km.add(
-            km.mul(km.toIndex(km.add(km.add(km.mul(v.bh, padded), v.qStart),
-                                     km.mul(rowPart, km.i32(32)))),
-                   km.index(D)),
-            km.toIndex(km.add(km.mul(columnGroup, km.i32(64 * 16)), lane)));
-        for (int64_t mt = 0; mt < 2; ++mt)
-          for (int64_t nt = 0; nt < 8; ++nt)
-            for (int64_t r = 0; r < 2; ++r)
-              for (int64_t e = 0; e < 2; ++e)
-                atomicAdd(accumPtr, accumBase,
-                          mt * 16 * D + nt * 128 + (2 * r + e) * 32,
-                          dq.reg(2 * mt + r, 2 * nt + e));
+      // D = 256 with Q tiles of 64 rows (exchange): warp w multiplies 32
+      // query rows × 64 columns of dQ (rows 32·(w mod Br/32), columns
+      // 64·(w / (Br/32))): per k-step 2 ldmatrix of dS and 4 of K for 16
+      // mma.sync, where 16 rows × 2 chunks of 64 columns take 1 and 4 for 8
+      // (192 ldmatrix.x4 a block per visit instead of 320, as
+      // FlashAttention-2's dQ partition; a 64-f32 accumulator, which fits
+      // beside dK and dV without a spill).
+      if (exchange && Br >= 64 && D * (Br / 32) == 64 * warps) {
+        buildRowPairDQ(dsAll, kAll, accumPtr, v.bh, padded, v.qStart, Br, Bc);
       } else {
       // dQ_i += dS·K_j: Br/16 m-tiles × D columns over the warps (warp w:
       // m-tile w % (Br/16), a 1/(warps / (Br/16)) share of the columns),
@@ -1306,7 +1199,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
                 km.add(accumLane0,
                        km.toIndex(km.mul(ch, km.i32(chunkColumns / 8 * 128)))));
       }
-      } // TEMPORARY
+      }
     }
     SmallVector<Value> yields(dK.regs);
     yields.append(dV.regs.begin(), dV.regs.end());
@@ -1345,6 +1238,78 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   buildStoreFragment(km, dV, Value(), et, coords, keyRowBase, seqKV, D,
                      globalDV, kvBaseAfter);
   gpu::ReturnOp::create(b, loc);
+}
+
+void SM80BackwardBuilder::buildRowPairDQ(const SharedTile &dsAll,
+                                         const SharedTile &kAll,
+                                         Value accumPtr, Value bh,
+                                         Value padded, Value qStart,
+                                         int64_t Br, int64_t Bc) {
+  const int64_t rowParts = Br / 32, columns = 64;
+  // Two stages: 32 columns a pass, two passes (a loop); one stage: 64 in
+  // one. Measured on the H200 (docs/benchmarks.md, eighteenth session): the
+  // two-stage plan ran 3-7% faster than the 16-row partition with two
+  // passes, and with one 1-2% slower (non-causal) to 1-3% faster (causal):
+  // ptxas spilled up to 32 bytes there with one; the one-stage plan ran
+  // 1-4% faster with one pass (two were not timed there).
+  const int64_t passColumns = config.stages == 2 ? 32 : 64;
+  Value rowPart = km.andi(warp, km.i32(rowParts - 1));
+  Value columnGroup = km.shru(warp, km.i32(llvm::Log2_64(rowParts)));
+  // The warp's columns: a whole 8 chunks from the row start (the swizzle's
+  // period), so B's chunk constants land in the immediate offsets.
+  Value chunkBase = km.mul(columnGroup, km.i32(columns / 8));
+  // Fragment order (BackwardKernel.h): the C tile (m-tile mt, 8-column tile
+  // nt) of the warp at 16·(2·rowPart + mt)·D + 128·(8·columnGroup + nt);
+  // one atomic instruction per (tile, row half, column parity) on one
+  // 128-byte line. Rows past Nq land in the padding.
+  auto pass = [&](Value passChunk, Value accumBase) {
+    Fragment dq(2, passColumns / 8, km.f32(0.0));
+    for (int64_t kk = 0; kk < Bc / 16; ++kk) {
+      // A = dS (queries × keys) from dSᵀ [keys][queries], transposed: the
+      // warp's two m-tiles, chunks 4·rowPart and 4·rowPart + 2.
+      SmallVector<Pairs> aFrags;
+      for (int64_t mt = 0; mt < 2; ++mt)
+        aFrags.push_back(loadAtChunk(
+            dsAll, rowsByBit4, kk * 16,
+            km.add(km.mul(rowPart, km.i32(4)), km.i32(2 * mt)),
+            /*transpose=*/true));
+      for (int64_t np = 0; np < passColumns / 16; ++np) {
+        Pairs bFrag =
+            passChunk ? loadAtChunk(kAll, rowsByBit3, kk * 16,
+                                    km.add(passChunk, km.i32(np * 2)),
+                                    /*transpose=*/true)
+                      : load(kAll, rowsByBit3, kk * 16, chunkBase, np * 2,
+                             /*transpose=*/true);
+        for (int64_t mt = 0; mt < 2; ++mt)
+          for (int64_t half = 0; half < 2; ++half)
+            mmaSyncInto(km, et, dq, mt, 2 * np + half, aFrags[mt],
+                        ArrayRef<Value>(bFrag).slice(2 * half, 2));
+      }
+    }
+    for (int64_t mt = 0; mt < 2; ++mt)
+      for (int64_t nt = 0; nt < passColumns / 8; ++nt)
+        for (int64_t r = 0; r < 2; ++r)
+          for (int64_t e = 0; e < 2; ++e)
+            atomicAdd(accumPtr, accumBase,
+                      mt * 16 * D + nt * 128 + (2 * r + e) * 32,
+                      dq.reg(2 * mt + r, 2 * nt + e));
+  };
+  Value accumBase = km.add(
+      km.mul(km.toIndex(km.add(km.add(km.mul(bh, padded), qStart),
+                               km.mul(rowPart, km.i32(32)))),
+             km.index(D)),
+      km.toIndex(km.add(km.mul(columnGroup, km.i32(columns * 16)), lane)));
+  if (passColumns == columns) {
+    pass(Value(), accumBase);
+    return;
+  }
+  auto passLoop = scf::ForOp::create(b, loc, km.i32(0),
+                                     km.i32(columns / passColumns), km.i32(1));
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPointToStart(passLoop.getBody());
+  Value p = passLoop.getInductionVar();
+  pass(km.add(chunkBase, km.mul(p, km.i32(passColumns / 8))),
+       km.add(accumBase, km.toIndex(km.mul(p, km.i32(passColumns / 8 * 128)))));
 }
 
 //===----------------------------------------------------------------------===//

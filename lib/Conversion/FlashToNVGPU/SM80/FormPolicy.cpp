@@ -146,11 +146,6 @@ mlir::flash::sm80BackwardConfigFromSchedule(KernelConfig c,
                        Twine(columns + c.blockQ) +
                        " f32 registers per thread; " +
                        Twine(kSM80BackwardRegisterColumns) + " fit)");
-  // The pair of warps sharing 16 K/V rows at D = 256: each computes Sᵀ and
-  // dPᵀ of half the queries and forms dSᵀ in registers (PairSplit::Queries)
-  // in the plans with atomics; the deterministic plan keeps the roles.
-  if (c.headDim == 256 && !c.deterministic)
-    c.pairSplit = KernelConfig::PairSplit::Queries;
   c.sharedBytes = sm80::backwardMainSharedBytes(c);
   int64_t dqBytes = c.deterministic ? sm80::backwardDQSharedBytes(c) : 0;
   if (std::max(c.sharedBytes, dqBytes) > target.sharedMemPerBlock)
