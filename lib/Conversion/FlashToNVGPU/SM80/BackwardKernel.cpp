@@ -1124,81 +1124,82 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
       }
       // D = 256 with Q tiles of 64 rows (exchange): warp w multiplies 32
       // query rows × 64 columns of dQ (rows 32·(w mod Br/32), columns
-      // 64·(w / (Br/32))): per k-step 2 ldmatrix of dS and 4 of K for 16
-      // mma.sync, where 16 rows × 2 chunks of 64 columns take 1 and 4 for 8
-      // (192 ldmatrix.x4 a block per visit instead of 320, as
-      // FlashAttention-2's dQ partition; a 64-f32 accumulator, which fits
-      // beside dK and dV without a spill).
-      if (exchange && Br >= 64 && D * (Br / 32) == 64 * warps) {
+      // 64·(w / (Br/32))): per k-step 2 ldmatrix of dS, then one of K per
+      // 16 columns for 4 mma.sync, where 16 rows × 2 chunks of 64 columns
+      // take 1 of dS per chunk (FlashAttention-2's dQ partition; 192
+      // ldmatrix.x4 a block per visit in one pass, 256 in two, against 320).
+      const bool rowPairDQ =
+          exchange && Br >= 64 && D * (Br / 32) == 64 * warps;
+      if (rowPairDQ) {
         buildRowPairDQ(dsAll, kAll, accumPtr, v.bh, padded, v.qStart, Br, Bc);
       } else {
-      // dQ_i += dS·K_j: Br/16 m-tiles × D columns over the warps (warp w:
-      // m-tile w % (Br/16), a 1/(warps / (Br/16)) share of the columns),
-      // 64 columns at a time, added to dQaccum with f32 atomics.
-      const int64_t mTiles = Br / 16;
-      const int64_t columnGroups = warps / mTiles;
-      const int64_t columnsPerWarp = D / columnGroups;
-      const int64_t chunkColumns = std::min<int64_t>(64, columnsPerWarp);
-      Value mTile = km.andi(warp, km.i32(mTiles - 1));
-      Value warpColumn0 = km.mul(km.shru(warp, km.i32(llvm::Log2_64(mTiles))),
-                                 km.i32(columnsPerWarp));
-      Value warpChunk0 = km.shru(warpColumn0, km.i32(3));
-      // The warp's first C tile in fragment order: its 16 rows' block,
-      // 8-column tile warpColumn0 / 8, this lane.
-      Value accumLane0 = km.add(
-          km.mul(km.toIndex(km.add(km.add(km.mul(v.bh, padded), v.qStart),
-                                   km.mul(mTile, km.i32(16)))),
-                 km.index(D)),
-          km.toIndex(km.add(km.mul(warpColumn0, km.i32(16)), lane)));
-      // One chunk of chunkColumns columns from 16-byte chunk `chunkBase` of
-      // the rows (a multiple of 8 where the warp's columns are whole 64s),
-      // its atomics at `accumBase`.
-      auto dqChunk = [&](Value chunkBase, Value accumBase) {
-        Fragment dq(1, chunkColumns / 8, km.f32(0.0));
-        for (int64_t kk = 0; kk < Bc / 16; ++kk) {
-          // A = dS (queries × keys) from dSᵀ [keys][queries], transposed.
-          Pairs aFrag = loadAtChunk(dsAll, rowsByBit4, kk * 16,
-                                    km.mul(mTile, km.i32(2)),
+        // dQ_i += dS·K_j: Br/16 m-tiles × D columns over the warps (warp w:
+        // m-tile w % (Br/16), a 1/(warps / (Br/16)) share of the columns),
+        // 64 columns at a time, added to dQaccum with f32 atomics.
+        const int64_t mTiles = Br / 16;
+        const int64_t columnGroups = warps / mTiles;
+        const int64_t columnsPerWarp = D / columnGroups;
+        const int64_t chunkColumns = std::min<int64_t>(64, columnsPerWarp);
+        Value mTile = km.andi(warp, km.i32(mTiles - 1));
+        Value warpColumn0 = km.mul(km.shru(warp, km.i32(llvm::Log2_64(mTiles))),
+                                   km.i32(columnsPerWarp));
+        Value warpChunk0 = km.shru(warpColumn0, km.i32(3));
+        // The warp's first C tile in fragment order: its 16 rows' block,
+        // 8-column tile warpColumn0 / 8, this lane.
+        Value accumLane0 = km.add(
+            km.mul(km.toIndex(km.add(km.add(km.mul(v.bh, padded), v.qStart),
+                                     km.mul(mTile, km.i32(16)))),
+                   km.index(D)),
+            km.toIndex(km.add(km.mul(warpColumn0, km.i32(16)), lane)));
+        // One chunk of chunkColumns columns from 16-byte chunk `chunkBase` of
+        // the rows (a multiple of 8 where the warp's columns are whole 64s),
+        // its atomics at `accumBase`.
+        auto dqChunk = [&](Value chunkBase, Value accumBase) {
+          Fragment dq(1, chunkColumns / 8, km.f32(0.0));
+          for (int64_t kk = 0; kk < Bc / 16; ++kk) {
+            // A = dS (queries × keys) from dSᵀ [keys][queries], transposed.
+            Pairs aFrag = loadAtChunk(dsAll, rowsByBit4, kk * 16,
+                                      km.mul(mTile, km.i32(2)),
+                                      /*transpose=*/true);
+            for (int64_t np = 0; np < chunkColumns / 16; ++np) {
+              // The warp's columns start at a multiple of 8 chunks (64
+              // columns) or not (32 columns at D = 64 with 8 warps).
+              Pairs bFrag =
+                  columnsPerWarp % 64 == 0
+                      ? load(kAll, rowsByBit3, kk * 16, chunkBase, np * 2,
+                             /*transpose=*/true)
+                      : loadAtChunk(kAll, rowsByBit3, kk * 16,
+                                    km.add(chunkBase, km.i32(np * 2)),
                                     /*transpose=*/true);
-          for (int64_t np = 0; np < chunkColumns / 16; ++np) {
-            // The warp's columns start at a multiple of 8 chunks (64
-            // columns) or not (32 columns at D = 64 with 8 warps).
-            Pairs bFrag =
-                columnsPerWarp % 64 == 0
-                    ? load(kAll, rowsByBit3, kk * 16, chunkBase, np * 2,
-                           /*transpose=*/true)
-                    : loadAtChunk(kAll, rowsByBit3, kk * 16,
-                                  km.add(chunkBase, km.i32(np * 2)),
-                                  /*transpose=*/true);
-            for (int64_t half = 0; half < 2; ++half)
-              mmaSyncInto(km, et, dq, 0, 2 * np + half, aFrag,
-                          ArrayRef<Value>(bFrag).slice(2 * half, 2));
+              for (int64_t half = 0; half < 2; ++half)
+                mmaSyncInto(km, et, dq, 0, 2 * np + half, aFrag,
+                            ArrayRef<Value>(bFrag).slice(2 * half, 2));
+            }
           }
+          // One atomic instruction per (8-column tile, row half, column
+          // parity): 32 lanes on 32 consecutive floats, one 128-byte line.
+          // Rows past Nq land in the padding, which convert does not read.
+          for (int64_t nt = 0; nt < dq.nTiles; ++nt)
+            for (int64_t r = 0; r < 2; ++r)
+              for (int64_t e = 0; e < 2; ++e)
+                atomicAdd(accumPtr, accumBase, nt * 128 + (2 * r + e) * 32,
+                          dq.reg(r, 2 * nt + e));
+        };
+        const int64_t chunks = columnsPerWarp / chunkColumns;
+        if (chunks == 1) {
+          dqChunk(warpChunk0, accumLane0);
+        } else {
+          // Several chunks (4 warps at D = 128): a loop, so that ptxas does
+          // not interleave them and hold every chunk's accumulator at once.
+          auto chunkLoop =
+              scf::ForOp::create(b, loc, km.i32(0), km.i32(chunks), km.i32(1));
+          OpBuilder::InsertionGuard inner(b);
+          b.setInsertionPointToStart(chunkLoop.getBody());
+          Value ch = chunkLoop.getInductionVar();
+          dqChunk(km.add(warpChunk0, km.mul(ch, km.i32(chunkColumns / 8))),
+                  km.add(accumLane0, km.toIndex(km.mul(
+                                         ch, km.i32(chunkColumns / 8 * 128)))));
         }
-        // One atomic instruction per (8-column tile, row half, column
-        // parity): 32 lanes on 32 consecutive floats, one 128-byte line.
-        // Rows past Nq land in the padding, which convert does not read.
-        for (int64_t nt = 0; nt < dq.nTiles; ++nt)
-          for (int64_t r = 0; r < 2; ++r)
-            for (int64_t e = 0; e < 2; ++e)
-              atomicAdd(accumPtr, accumBase, nt * 128 + (2 * r + e) * 32,
-                        dq.reg(r, 2 * nt + e));
-      };
-      const int64_t chunks = columnsPerWarp / chunkColumns;
-      if (chunks == 1) {
-        dqChunk(warpChunk0, accumLane0);
-      } else {
-        // Several chunks (4 warps at D = 128): a loop, so that ptxas does
-        // not interleave them and hold every chunk's accumulator at once.
-        auto chunkLoop =
-            scf::ForOp::create(b, loc, km.i32(0), km.i32(chunks), km.i32(1));
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(chunkLoop.getBody());
-        Value ch = chunkLoop.getInductionVar();
-        dqChunk(km.add(warpChunk0, km.mul(ch, km.i32(chunkColumns / 8))),
-                km.add(accumLane0,
-                       km.toIndex(km.mul(ch, km.i32(chunkColumns / 8 * 128)))));
-      }
       }
     }
     SmallVector<Value> yields(dK.regs);
