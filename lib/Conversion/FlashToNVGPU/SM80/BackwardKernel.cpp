@@ -36,6 +36,9 @@
 //             dSᵀ; Pᵀ and dSᵀ meet in the exchange tile, and after a
 //             barrier each warp multiplies a 32-key × 64-column tile of dV
 //             and dK (128 f32 per thread), A by ldmatrix from that tile.
+//             With 64-row Q tiles dQ_i comes in warp tiles of 32 query
+//             rows × 64 columns (buildRowPairDQ; two passes of 32 columns
+//             in the two-stage plan), not 16 rows × 128.
 // convert     dQ = scale·dQaccum in the element type, written with dQ's
 //             strides (`dq_stride0..2`: dQ in q's layout).
 //
@@ -243,6 +246,12 @@ public:
   void buildDQ(gpu::GPUFuncOp func);
 
 private:
+  /// The main kernel's dQ_i += dS·K_j in warp tiles of 32 query rows × 64
+  /// columns (D = 256's exchange form; buildMain), added to dQaccum (in
+  /// fragment order) with f32 atomics.
+  void buildRowPairDQ(const SharedTile &dsAll, const SharedTile &kAll,
+                      Value accumPtr, Value bh, Value padded, Value qStart,
+                      int64_t Br, int64_t Bc);
   Value asI32(Value index) {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
   }
@@ -1126,72 +1135,84 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
         gpu::BarrierOp::create(b, loc);
         gradientProducts();
       }
-      // dQ_i += dS·K_j: Br/16 m-tiles × D columns over the warps (warp w:
-      // m-tile w % (Br/16), a 1/(warps / (Br/16)) share of the columns),
-      // 64 columns at a time, added to dQaccum with f32 atomics.
-      const int64_t mTiles = Br / 16;
-      const int64_t columnGroups = warps / mTiles;
-      const int64_t columnsPerWarp = D / columnGroups;
-      const int64_t chunkColumns = std::min<int64_t>(64, columnsPerWarp);
-      Value mTile = km.andi(warp, km.i32(mTiles - 1));
-      Value warpColumn0 = km.mul(km.shru(warp, km.i32(llvm::Log2_64(mTiles))),
-                                 km.i32(columnsPerWarp));
-      Value warpChunk0 = km.shru(warpColumn0, km.i32(3));
-      // The warp's first C tile in fragment order: its 16 rows' block,
-      // 8-column tile warpColumn0 / 8, this lane.
-      Value accumLane0 = km.add(
-          km.mul(km.toIndex(km.add(km.add(km.mul(v.bh, padded), v.qStart),
-                                   km.mul(mTile, km.i32(16)))),
-                 km.index(D)),
-          km.toIndex(km.add(km.mul(warpColumn0, km.i32(16)), lane)));
-      // One chunk of chunkColumns columns from 16-byte chunk `chunkBase` of
-      // the rows (a multiple of 8 where the warp's columns are whole 64s),
-      // its atomics at `accumBase`.
-      auto dqChunk = [&](Value chunkBase, Value accumBase) {
-        Fragment dq(1, chunkColumns / 8, km.f32(0.0));
-        for (int64_t kk = 0; kk < Bc / 16; ++kk) {
-          // A = dS (queries × keys) from dSᵀ [keys][queries], transposed.
-          Pairs aFrag = loadAtChunk(dsAll, rowsByBit4, kk * 16,
-                                    km.mul(mTile, km.i32(2)),
-                                    /*transpose=*/true);
-          for (int64_t np = 0; np < chunkColumns / 16; ++np) {
-            // The warp's columns start at a multiple of 8 chunks (64
-            // columns) or not (32 columns at D = 64 with 8 warps).
-            Pairs bFrag =
-                columnsPerWarp % 64 == 0
-                    ? load(kAll, rowsByBit3, kk * 16, chunkBase, np * 2,
-                           /*transpose=*/true)
-                    : loadAtChunk(kAll, rowsByBit3, kk * 16,
-                                  km.add(chunkBase, km.i32(np * 2)),
-                                  /*transpose=*/true);
-            for (int64_t half = 0; half < 2; ++half)
-              mmaSyncInto(km, et, dq, 0, 2 * np + half, aFrag,
-                          ArrayRef<Value>(bFrag).slice(2 * half, 2));
-          }
-        }
-        // One atomic instruction per (8-column tile, row half, column
-        // parity): 32 lanes on 32 consecutive floats, one 128-byte line.
-        // Rows past Nq land in the padding, which convert does not read.
-        for (int64_t nt = 0; nt < dq.nTiles; ++nt)
-          for (int64_t r = 0; r < 2; ++r)
-            for (int64_t e = 0; e < 2; ++e)
-              atomicAdd(accumPtr, accumBase, nt * 128 + (2 * r + e) * 32,
-                        dq.reg(r, 2 * nt + e));
-      };
-      const int64_t chunks = columnsPerWarp / chunkColumns;
-      if (chunks == 1) {
-        dqChunk(warpChunk0, accumLane0);
+      // D = 256 with Q tiles of 64 rows (exchange): warp w multiplies 32
+      // query rows × 64 columns of dQ (rows 32·(w mod Br/32), columns
+      // 64·(w / (Br/32))): per k-step 2 ldmatrix of dS, then one of K per
+      // 16 columns for 4 mma.sync, where 16 rows × 2 chunks of 64 columns
+      // take 1 of dS per chunk (FlashAttention-2's dQ partition; 192
+      // ldmatrix.x4 a block per visit in one pass, 256 in two, against 320).
+      const bool rowPairDQ =
+          exchange && Br >= 64 && D * (Br / 32) == 64 * warps;
+      if (rowPairDQ) {
+        buildRowPairDQ(dsAll, kAll, accumPtr, v.bh, padded, v.qStart, Br, Bc);
       } else {
-        // Several chunks (4 warps at D = 128): a loop, so that ptxas does
-        // not interleave them and hold every chunk's accumulator at once.
-        auto chunkLoop =
-            scf::ForOp::create(b, loc, km.i32(0), km.i32(chunks), km.i32(1));
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(chunkLoop.getBody());
-        Value ch = chunkLoop.getInductionVar();
-        dqChunk(km.add(warpChunk0, km.mul(ch, km.i32(chunkColumns / 8))),
-                km.add(accumLane0,
-                       km.toIndex(km.mul(ch, km.i32(chunkColumns / 8 * 128)))));
+        // dQ_i += dS·K_j: Br/16 m-tiles × D columns over the warps (warp w:
+        // m-tile w % (Br/16), a 1/(warps / (Br/16)) share of the columns),
+        // 64 columns at a time, added to dQaccum with f32 atomics.
+        const int64_t mTiles = Br / 16;
+        const int64_t columnGroups = warps / mTiles;
+        const int64_t columnsPerWarp = D / columnGroups;
+        const int64_t chunkColumns = std::min<int64_t>(64, columnsPerWarp);
+        Value mTile = km.andi(warp, km.i32(mTiles - 1));
+        Value warpColumn0 = km.mul(km.shru(warp, km.i32(llvm::Log2_64(mTiles))),
+                                   km.i32(columnsPerWarp));
+        Value warpChunk0 = km.shru(warpColumn0, km.i32(3));
+        // The warp's first C tile in fragment order: its 16 rows' block,
+        // 8-column tile warpColumn0 / 8, this lane.
+        Value accumLane0 = km.add(
+            km.mul(km.toIndex(km.add(km.add(km.mul(v.bh, padded), v.qStart),
+                                     km.mul(mTile, km.i32(16)))),
+                   km.index(D)),
+            km.toIndex(km.add(km.mul(warpColumn0, km.i32(16)), lane)));
+        // One chunk of chunkColumns columns from 16-byte chunk `chunkBase` of
+        // the rows (a multiple of 8 where the warp's columns are whole 64s),
+        // its atomics at `accumBase`.
+        auto dqChunk = [&](Value chunkBase, Value accumBase) {
+          Fragment dq(1, chunkColumns / 8, km.f32(0.0));
+          for (int64_t kk = 0; kk < Bc / 16; ++kk) {
+            // A = dS (queries × keys) from dSᵀ [keys][queries], transposed.
+            Pairs aFrag = loadAtChunk(dsAll, rowsByBit4, kk * 16,
+                                      km.mul(mTile, km.i32(2)),
+                                      /*transpose=*/true);
+            for (int64_t np = 0; np < chunkColumns / 16; ++np) {
+              // The warp's columns start at a multiple of 8 chunks (64
+              // columns) or not (32 columns at D = 64 with 8 warps).
+              Pairs bFrag =
+                  columnsPerWarp % 64 == 0
+                      ? load(kAll, rowsByBit3, kk * 16, chunkBase, np * 2,
+                             /*transpose=*/true)
+                      : loadAtChunk(kAll, rowsByBit3, kk * 16,
+                                    km.add(chunkBase, km.i32(np * 2)),
+                                    /*transpose=*/true);
+              for (int64_t half = 0; half < 2; ++half)
+                mmaSyncInto(km, et, dq, 0, 2 * np + half, aFrag,
+                            ArrayRef<Value>(bFrag).slice(2 * half, 2));
+            }
+          }
+          // One atomic instruction per (8-column tile, row half, column
+          // parity): 32 lanes on 32 consecutive floats, one 128-byte line.
+          // Rows past Nq land in the padding, which convert does not read.
+          for (int64_t nt = 0; nt < dq.nTiles; ++nt)
+            for (int64_t r = 0; r < 2; ++r)
+              for (int64_t e = 0; e < 2; ++e)
+                atomicAdd(accumPtr, accumBase, nt * 128 + (2 * r + e) * 32,
+                          dq.reg(r, 2 * nt + e));
+        };
+        const int64_t chunks = columnsPerWarp / chunkColumns;
+        if (chunks == 1) {
+          dqChunk(warpChunk0, accumLane0);
+        } else {
+          // Several chunks (4 warps at D = 128): a loop, so that ptxas does
+          // not interleave them and hold every chunk's accumulator at once.
+          auto chunkLoop =
+              scf::ForOp::create(b, loc, km.i32(0), km.i32(chunks), km.i32(1));
+          OpBuilder::InsertionGuard inner(b);
+          b.setInsertionPointToStart(chunkLoop.getBody());
+          Value ch = chunkLoop.getInductionVar();
+          dqChunk(km.add(warpChunk0, km.mul(ch, km.i32(chunkColumns / 8))),
+                  km.add(accumLane0, km.toIndex(km.mul(
+                                         ch, km.i32(chunkColumns / 8 * 128)))));
+        }
       }
     }
     SmallVector<Value> yields(dK.regs);
@@ -1231,6 +1252,78 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   buildStoreFragment(km, dV, Value(), et, coords, keyRowBase, seqKV, D,
                      globalDV, kvBaseAfter);
   gpu::ReturnOp::create(b, loc);
+}
+
+void SM80BackwardBuilder::buildRowPairDQ(const SharedTile &dsAll,
+                                         const SharedTile &kAll,
+                                         Value accumPtr, Value bh,
+                                         Value padded, Value qStart,
+                                         int64_t Br, int64_t Bc) {
+  const int64_t rowParts = Br / 32, columns = 64;
+  // Two stages: 32 columns a pass, two passes (a loop); one stage: 64 in
+  // one. Measured on the H200 (docs/benchmarks.md, eighteenth session): the
+  // two-stage plan ran 3-7% faster than the 16-row partition with two
+  // passes, and with one 1-2% slower (non-causal) to 1-3% faster (causal):
+  // ptxas spilled up to 32 bytes there with one; the one-stage plan ran
+  // 1-4% faster with one pass (two were not timed there).
+  const int64_t passColumns = config.stages == 2 ? 32 : 64;
+  Value rowPart = km.andi(warp, km.i32(rowParts - 1));
+  Value columnGroup = km.shru(warp, km.i32(llvm::Log2_64(rowParts)));
+  // The warp's columns: a whole 8 chunks from the row start (the swizzle's
+  // period), so B's chunk constants land in the immediate offsets.
+  Value chunkBase = km.mul(columnGroup, km.i32(columns / 8));
+  // Fragment order (BackwardKernel.h): the C tile (m-tile mt, 8-column tile
+  // nt) of the warp at 16·(2·rowPart + mt)·D + 128·(8·columnGroup + nt);
+  // one atomic instruction per (tile, row half, column parity) on one
+  // 128-byte line. Rows past Nq land in the padding.
+  auto pass = [&](Value passChunk, Value accumBase) {
+    Fragment dq(2, passColumns / 8, km.f32(0.0));
+    for (int64_t kk = 0; kk < Bc / 16; ++kk) {
+      // A = dS (queries × keys) from dSᵀ [keys][queries], transposed: the
+      // warp's two m-tiles, chunks 4·rowPart and 4·rowPart + 2.
+      SmallVector<Pairs> aFrags;
+      for (int64_t mt = 0; mt < 2; ++mt)
+        aFrags.push_back(loadAtChunk(
+            dsAll, rowsByBit4, kk * 16,
+            km.add(km.mul(rowPart, km.i32(4)), km.i32(2 * mt)),
+            /*transpose=*/true));
+      for (int64_t np = 0; np < passColumns / 16; ++np) {
+        Pairs bFrag =
+            passChunk ? loadAtChunk(kAll, rowsByBit3, kk * 16,
+                                    km.add(passChunk, km.i32(np * 2)),
+                                    /*transpose=*/true)
+                      : load(kAll, rowsByBit3, kk * 16, chunkBase, np * 2,
+                             /*transpose=*/true);
+        for (int64_t mt = 0; mt < 2; ++mt)
+          for (int64_t half = 0; half < 2; ++half)
+            mmaSyncInto(km, et, dq, mt, 2 * np + half, aFrags[mt],
+                        ArrayRef<Value>(bFrag).slice(2 * half, 2));
+      }
+    }
+    for (int64_t mt = 0; mt < 2; ++mt)
+      for (int64_t nt = 0; nt < passColumns / 8; ++nt)
+        for (int64_t r = 0; r < 2; ++r)
+          for (int64_t e = 0; e < 2; ++e)
+            atomicAdd(accumPtr, accumBase,
+                      mt * 16 * D + nt * 128 + (2 * r + e) * 32,
+                      dq.reg(2 * mt + r, 2 * nt + e));
+  };
+  Value accumBase = km.add(
+      km.mul(km.toIndex(km.add(km.add(km.mul(bh, padded), qStart),
+                               km.mul(rowPart, km.i32(32)))),
+             km.index(D)),
+      km.toIndex(km.add(km.mul(columnGroup, km.i32(columns * 16)), lane)));
+  if (passColumns == columns) {
+    pass(Value(), accumBase);
+    return;
+  }
+  auto passLoop = scf::ForOp::create(b, loc, km.i32(0),
+                                     km.i32(columns / passColumns), km.i32(1));
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPointToStart(passLoop.getBody());
+  Value p = passLoop.getInductionVar();
+  pass(km.add(chunkBase, km.mul(p, km.i32(passColumns / 8))),
+       km.add(accumBase, km.toIndex(km.mul(p, km.i32(passColumns / 8 * 128)))));
 }
 
 //===----------------------------------------------------------------------===//
