@@ -186,3 +186,19 @@ def test_a_call_with_other_addresses_reuses_the_plan(bundles):
     missing.seq_lens = capi.Tensor()
     with pytest.raises(capi.FlashRuntimeError, match="needs tensor 'seq_lens'"):
         bundle.launch_info(missing, sm_count=132)
+
+
+def test_compile_skips_the_decode_plans_an_arch_does_not_take(tmp_path, capsys):
+    """compile's default ops include split_kv and paged; sm_100a has a forward
+    kernel only: those plans are reported as skipped with flash-opt's "not
+    supported yet" diagnostic, and the forward plan is compiled (not a
+    traceback that leaves the directory half made)."""
+    assert fcompile.main(["--out", str(tmp_path), "--arch", "sm_100a", "--dtypes", "bf16",
+                          "--head-dims", "64", "--causal", "no", "--lse", "no"]) == 0
+    out = capsys.readouterr().out
+    for kind in ("split", "paged"):
+        assert (f"skipped: flash_decode_{kind}_sm_100a_bf16_d64 (not supported yet: kernel kind "
+                in out), out
+    assert "1 bundles in" in out and "(2 not supported yet, skipped)" in out
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == ["flash_fwd_sm_100a_bf16_d64.json"]
+    assert not list(tmp_path.glob("flash_decode_*"))

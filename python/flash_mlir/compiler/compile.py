@@ -191,6 +191,7 @@ def compile_decode_bundle(spec: DecodeSpec, out_dir: str, flash_opt: str = DEFAU
     cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
+        _raise_refusal(proc.stderr, src)
         raise RuntimeError(f"flash-opt failed for {spec.name}:\n  {shlex.join(cmd)}\n{proc.stderr}")
     return os.path.join(out_dir, spec.name + ".json")
 
@@ -199,6 +200,15 @@ class NotSupportedYet(RuntimeError):
     """flash-opt refused a kernel with a "not supported yet" diagnostic (a
     valid request the lowering does not take yet); the message is that
     diagnostic."""
+
+
+def _raise_refusal(stderr: str, src: str) -> None:
+    """NotSupportedYet (and the source removed) where flash-opt's error is a
+    "not supported yet" diagnostic; otherwise nothing."""
+    refusal = re.search(r"error: (?:'[\w.]+' op )?(not supported yet: .*)", stderr)
+    if refusal:
+        os.remove(src)
+        raise NotSupportedYet(refusal.group(1))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -369,10 +379,7 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
         unknown_op = "custom op 'flash.attention_backward' is unknown" in proc.stderr
         if attempt > 0 or not unknown_op:
             break
-    refusal = re.search(r"error: (?:'[\w.]+' op )?(not supported yet: .*)", proc.stderr)
-    if refusal:
-        os.remove(src)
-        raise NotSupportedYet(refusal.group(1))
+    _raise_refusal(proc.stderr, src)
     raise RuntimeError(f"flash-opt failed for {spec.name}:\n  {shlex.join(cmd)}\n{proc.stderr}")
 
 
@@ -716,8 +723,13 @@ def main(argv=None) -> int:
                 for lse in _flags(args.lse):
                     for paged in [o == "paged" for o in ops if o in ("split_kv", "paged")]:
                         spec = DecodeSpec(dtype, d, causal, lse, paged, args.arch)
-                        print(compile_decode_bundle(spec, args.out, args.flash_opt,
-                                                    args.cubin_archs))
+                        try:
+                            print(compile_decode_bundle(spec, args.out, args.flash_opt,
+                                                        args.cubin_archs))
+                        except NotSupportedYet as e:  # e.g. sm_100a: forward only
+                            print(f"skipped: {spec.name} ({e})")
+                            skipped += 1
+                            continue
                         count += 1
     for dtype in args.dtypes.split(",") if "forward" in ops else []:
         for d in (int(x) for x in args.head_dims.split(",")):
