@@ -951,9 +951,17 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     // otherwise hoist each address (a 64-bit register per tile, k-step and
     // lane mapping, ~80 of them) out of the loop, and ptxas spill them.
     threadCoordinates(readSpecial("%tid.x"));
+    // The two-stage D = 256 causal plan with atomics: the K/V tile's first
+    // key from its block index read again here too (%ctaid.y:
+    // blockCoordinates' causal grid), not kept in a register across the
+    // loop: ptxas spilled 4 bytes of the sm_90 cubin with it
+    // (docs/benchmarks.md, nineteenth session). The other plans keep it.
+    Value visitKVStart = kvStart;
+    if (exchange && S == 2 && config.causal && !config.deterministic)
+      visitKVStart = km.mul(readSpecial("%ctaid.y"), km.i32(Bc));
     Value warpRows = km.mul(rowGroupOf(warp), km.i32(16));
     Value kWarpBase = km.mul(warpRows, km.i32(D));
-    Value keyRowBase = km.add(kvStart, warpRows);
+    Value keyRowBase = km.add(visitKVStart, warpRows);
     TileCopier copier = makeTileCopier(km, tid, D, threads);
 
     Value stage = S == 2 ? km.andi(t, km.i32(1)) : km.i32(0);
