@@ -218,13 +218,15 @@ Object tensor(StringRef name, Array shape, StringRef elementType,
                 {"required", required}};
 }
 /// `<tensor>_stride<d>` (d = 0, 1, 2) of a tensor a kernel addresses
-/// itself (the backward's preprocess and convert; sm_80's strided forward):
+/// itself (the backward's preprocess and convert; sm_80's strided forward
+/// and backward):
 /// the call's stride of dimension d in elements, a symbol the runtime binds
 /// (docs/launch-plan.md).
 bool isStrideSymbol(StringRef name) {
   auto [tensor, dim] = name.rsplit("_stride");
   return dim.size() == 1 && dim[0] >= '0' && dim[0] <= '2' &&
-         llvm::is_contained({"q", "k", "v", "o", "dout", "dq"}, tensor);
+         llvm::is_contained({"q", "k", "v", "o", "dout", "dq", "dk", "dv"},
+                            tensor);
 }
 
 /// What every call of an attention plan must meet.
@@ -682,8 +684,8 @@ llvm::Expected<Object> buildBackwardLaunchPlan(DictionaryAttr kernel,
         return error("kernel '" + kernelName + "': argument '" +
                      text.getValue() +
                      "' has no known source (tensors q k v o dout lse dq dk "
-                     "dv, sizes B Hq Hkv Nq Nk, strides o_stride0..2 "
-                     "dout_stride0..2 dq_stride0..2, scale, the workspaces)");
+                     "dv, sizes B Hq Hkv Nq Nk, strides <tensor>_stride0..2 "
+                     "of q k v o dout dq dk dv, scale, the workspaces)");
       arguments.push_back(std::move(out));
     }
     // The shared PTX and cubins, with ptxas's report of this kernel.

@@ -475,7 +475,7 @@ extern "C" {
 int flash_abi_version(void) { return FLASH_RUNTIME_ABI_VERSION; }
 int flash_plan_format_version(void) { return FLASH_LAUNCH_PLAN_VERSION; }
 const char *flash_version(void) {
-  return "flash_runtime 4 (launch plan 1)";
+  return "flash_runtime 5 (launch plan 1)";
 }
 const char *flash_last_error(void) { return lastError.c_str(); }
 

@@ -360,7 +360,24 @@ def test_a_plan_of_another_version_is_refused(tmp_path, bundles):
 def test_version_and_abi():
     assert capi.lib().flash_abi_version() == capi.ABI_VERSION
     assert capi.lib().flash_plan_format_version() == 1
-    assert capi.lib().flash_version().decode().startswith("flash_runtime 4")
+    assert capi.lib().flash_version().decode().startswith("flash_runtime 5")
+
+
+def test_python_abi_constants_match_the_header():
+    """capi's struct sizes come from flash_runtime.h's constants (ABI 5:
+    FLASH_MAX_KERNEL_ARGS 40, sm_80's strided backward main kernel takes 33
+    arguments): the two must agree, or flash_launch_info is read wrongly."""
+    import re
+    header = os.path.join(os.path.dirname(__file__), "..", "..", "include", "flash",
+                          "Runtime", "flash_runtime.h")
+    text = open(header).read()
+
+    def define(name):
+        return int(re.search(rf"#define {name} (\d+)", text).group(1))
+    assert define("FLASH_RUNTIME_ABI_VERSION") == capi.ABI_VERSION == 5
+    assert define("FLASH_MAX_KERNEL_ARGS") == capi.MAX_KERNEL_ARGS == 40
+    assert define("FLASH_MAX_WORKSPACES") == capi.MAX_WORKSPACES
+    assert define("FLASH_NAME_SIZE") == capi.NAME_SIZE
 
 
 # --- other ops: selection by op, their tensors --------------------------------

@@ -22,7 +22,12 @@ bundles). Each check is recorded, pass or fail, with its numbers:
   that ran (only flash_* kernels: no copy), and the output's layout
   (B×N×H×D: out.transpose(1, 2) contiguous). With --sm80 DIR (a library of
   sm_80 plans only, whose kernels compute addresses) the same call copies
-  q, k, v and O: the kernels listed.
+  q, k, v and O, unless the library has strided twins (compile --strides
+  variant): the kernels listed; where it has backward twins too, the
+  backward (autograd of B×N×H×D leaves, dO a B×N×H×D view) must run no copy
+  kernel either (added in the nineteenth session, not run by this script
+  yet: docs/results/sm80-bwd-strides-9-h200-2026-12-02/strided-bwd-check.py
+  ran the same check).
 - prepared strided calls: a B×N×H×D call like one before (B = 1 and 3) is
   remembered and gives bitwise the first call's O and LSE, in q's layout.
 - errors: f32, attn_mask, dropout_p, D=96 name the argument; fallback=True
@@ -279,6 +284,45 @@ def check_no_copy(results, sdpa, sm80_dir):
                                  if any(w in nm.lower() for w in COPY_WORDS)]
             r["pass"] = ok and not (r["strided_twins"] and r["copy_kernels"])
             r["loaded_from"] = [b.loaded_from for b in lib80.all if b.loaded_from]
+        except Exception as e:
+            r.update({"pass": False, "error": f"{type(e).__name__}: {str(e)[:400]}"})
+        finally:
+            ft.use_library(before)
+        results.append(r)
+        r = {"check": "sm_80 library, backward of B×N×H×D leaves (no copy where it has "
+                      "strided backward twins)", "dir": sm80_dir}
+        try:
+            lib80 = KernelLibrary(sm80_dir)
+            twins = any(b.op == "attention_backward" and "strided" in b.variant
+                        for b in lib80.all)
+            gen = torch.Generator(device="cuda").manual_seed(13)
+            shape = (2, 8, 8, 512, 512)
+            (q, k, v), _ = make(shape, 64, torch.bfloat16, "bnhd", gen, requires_grad=True)
+            do = torch.randn(2, 512, 8, 64, device="cuda", dtype=torch.bfloat16,
+                             generator=gen).transpose(1, 2)
+            o = sdpa(q, k, v, is_causal=True, library=lib80)
+            grads = torch.autograd.grad(o, (q, k, v), do, retain_graph=True)
+            r["kernels"] = kernels_of(lambda: torch.autograd.grad(o, (q, k, v), do,
+                                                                  retain_graph=True))
+            r["copy_kernels"] = [nm for nm in r["kernels"]
+                                 if any(w in nm.lower() for w in COPY_WORDS)
+                                 or "cat" in nm.lower()]
+            r["strided_backward_twins"] = twins
+            r["grads_in_input_layout"] = all(g.stride() == t.stride()
+                                             for g, t in zip(grads, (q, k, v)))
+            # FlashAttention's criterion: max|ours - f32| <= 2·max|torch bf16 - f32| + 1e-5.
+            refs = {}
+            for dtype in (torch.float32, torch.bfloat16):
+                qd, kd, vd = (t.detach().to(dtype).requires_grad_() for t in (q, k, v))
+                out = reference(qd, kd, vd, True, "top_left", 0.125, dtype)
+                refs[dtype] = torch.autograd.grad(out, (qd, kd, vd), do.to(dtype))
+            r["max_err"] = [float((g.float() - rg).abs().max())
+                            for g, rg in zip(grads, refs[torch.float32])]
+            r["bound"] = [2 * float((s_.float() - rg).abs().max()) + 1e-5
+                          for s_, rg in zip(refs[torch.bfloat16], refs[torch.float32])]
+            ok = all(e <= bnd for e, bnd in zip(r["max_err"], r["bound"]))
+            r["pass"] = ok and not (twins and (r["copy_kernels"]
+                                               or not r["grads_in_input_layout"]))
         except Exception as e:
             r.update({"pass": False, "error": f"{type(e).__name__}: {str(e)[:400]}"})
         finally:

@@ -2,7 +2,7 @@
 // RUN: flash-opt %s --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_80" | FileCheck %s --check-prefix=ROWMAJOR
 // RUN: not flash-opt %S/lower-to-nvgpu-sm90a.mlir --split-input-file --flash-tile --flash-lower-to-nvgpu="arch=sm_90a strides=true" 2>&1 | FileCheck %s --check-prefix=SM90A
 // RUN: not flash-opt %S/lower-to-nvgpu-decode-sm80.mlir --split-input-file --flash-lower-to-nvgpu="arch=sm_80 strides=true" 2>&1 | FileCheck %s --check-prefix=DECODE
-// RUN: not flash-opt %S/lower-to-nvgpu-backward-sm80.mlir --split-input-file --flash-lower-to-nvgpu="arch=sm_80 strides=true" 2>&1 | FileCheck %s --check-prefix=BWD
+// RUN: not flash-opt %S/lower-to-nvgpu-backward-sm90a.mlir --split-input-file --flash-lower-to-nvgpu="arch=sm_90a strides=true" 2>&1 | FileCheck %s --check-prefix=BWD90
 
 // flash-lower-to-nvgpu's strides option (sm_80 forward): the kernel takes
 // the strides of q, k, v and o (elements of B, H, N) after its other
@@ -35,9 +35,10 @@
 // ROWMAJOR: gpu.func @gqa_bf16({{[^)]*}}: f32) kernel
 // ROWMAJOR-NOT: _stride
 
-// SM90A: error: not supported yet: strides for sm_90a forward kernels (only sm_80's forward kernel takes stride arguments; sm_90a's tensor maps carry strides: batch-maps)
+// SM90A: error: not supported yet: strides for sm_90a forward kernels (only sm_80's forward and backward kernels take stride arguments; sm_90a's tensor maps carry strides: batch-maps)
 // DECODE: error: not supported yet: strides for split_kv kernels
-// BWD: error: not supported yet: strides for backward kernels
+// BWD90: error: not supported yet: strides for sm_90a backward kernels
+// (The sm_80 backward's strides: lower-to-nvgpu-backward-sm80-strides.mlir.)
 func.func @gqa_bf16(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>) -> (tensor<2x8x1000x64xbf16>, tensor<2x8x1000xf32>) {
   %o, %l = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_80", block_q = 64, block_kv = 16, stages = 2, warps = 4>}
       : tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16> -> tensor<2x8x1000x64xbf16>, tensor<2x8x1000xf32>

@@ -82,8 +82,9 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "sm_80 forward: the kernel takes the strides of q, k, v and o "
            "(<tensor>_stride0..2, elements of B, H, N) as arguments and "
            "addresses rows through them, so strided views (B×N×H×D "
-           "transposed) need no copy; false: rows of D elements, heads N·D "
-           "apart">,
+           "transposed) need no copy; sm_80 backward: the main kernel those "
+           "of q, k, v, dout, dk, dv, the deterministic dQ kernel those of "
+           "q, k, v, dout, dq; false: rows of D elements, heads N·D apart">,
     Option<"sharedMemoryPerBlock", "shared-memory-per-block", "int64_t",
            /*default=*/"0",
            "Bytes of shared memory one block may opt in to on the devices "

@@ -119,8 +119,9 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
       llvm::cl::init(false)};
   PassOptions::Option<bool> strides{
       *this, "strides",
-      llvm::cl::desc("sm_80 forward: the kernel takes q, k, v, o strides "
-                     "as arguments (strided views without a copy)"),
+      llvm::cl::desc("sm_80 forward and backward: the kernels take the "
+                     "strides of the tensors they address as arguments "
+                     "(strided views without a copy)"),
       llvm::cl::init(false)};
   PassOptions::Option<int64_t> sharedMemoryPerBlock{
       *this, "shared-memory-per-block",

@@ -30,10 +30,12 @@ extern "C" {
 #endif
 
 /* The ABI of this header (structs and functions) and the plan format read. */
-#define FLASH_RUNTIME_ABI_VERSION 4 /* 4: flash_key.shared_memory_per_block */
+/* 4: flash_key.shared_memory_per_block; 5: FLASH_MAX_KERNEL_ARGS 24 -> 40
+ * (flash_launch_info.args; sm_80's strided backward main kernel takes 33) */
+#define FLASH_RUNTIME_ABI_VERSION 5
 #define FLASH_LAUNCH_PLAN_VERSION 1
 
-#define FLASH_MAX_KERNEL_ARGS 24
+#define FLASH_MAX_KERNEL_ARGS 40
 #define FLASH_MAX_WORKSPACES 4
 #define FLASH_NAME_SIZE 128
 
@@ -54,7 +56,7 @@ typedef enum {
 
 int flash_abi_version(void);         /* FLASH_RUNTIME_ABI_VERSION */
 int flash_plan_format_version(void); /* FLASH_LAUNCH_PLAN_VERSION */
-const char *flash_version(void);     /* "flash_runtime 4 (launch plan 1)" */
+const char *flash_version(void);     /* "flash_runtime 5 (launch plan 1)" */
 /* Why the last failing call of this thread failed ("" if none did). */
 const char *flash_last_error(void);
 

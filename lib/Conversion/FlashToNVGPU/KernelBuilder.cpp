@@ -673,7 +673,8 @@ void mlir::flash::buildStoreFragment(KernelMath &km, const Fragment &values,
                                      Value multiplier, Type elementType,
                                      LaneCoords lane, Value rowBase,
                                      Value validRows, int64_t rowLength,
-                                     Value wordMemref, Value base) {
+                                     Value wordMemref, Value base,
+                                     Value rowStride) {
   using P = arith::CmpIPredicate;
   OpBuilder &b = km.b;
   Location loc = km.loc;
@@ -689,10 +690,12 @@ void mlir::flash::buildStoreFragment(KernelMath &km, const Fragment &values,
       Value rowOffset = arith::AddIOp::create(
           b, loc, base,
           km.toIndex(layout.isMmaQuad()
-                         ? km.add(km.mul(row, km.i32(rowLength)),
+                         ? km.add(km.mul(row, rowStride ? rowStride
+                                                        : km.i32(rowLength)),
                                   km.mul(lane.quadLane,
                                          km.i32(layout.columnLaneStride())))
-                         : km.mul(row, km.i32(rowLength))));
+                         : km.mul(row, rowStride ? rowStride
+                                                 : km.i32(rowLength))));
       for (int64_t cp = 0; cp < layout.columnsPerRow / 2; ++cp) {
         Value pair = buildPackPair(km, scaled(r, 2 * cp), scaled(r, 2 * cp + 1),
                                    elementType);

@@ -555,15 +555,16 @@ struct FlashLowerToNVGPUPass
         config->sm90.batchMaps = true;
       }
       if (strides) {
-        // Stride arguments: sm_80's forward kernel.
-        if (target->arch != "sm_80" || config->kind != KernelKind::Forward) {
+        // Stride arguments: sm_80's forward kernel and backward kernels.
+        bool attention = config->kind == KernelKind::Forward ||
+                         config->kind == KernelKind::Backward;
+        if (target->arch != "sm_80" || !attention) {
           forall.emitError()
               << "not supported yet: strides for "
-              << (config->kind == KernelKind::Forward ? target->arch + " "
-                                                      : std::string())
+              << (attention ? target->arch + " " : std::string())
               << stringifyKernelKind(config->kind)
-              << " kernels (only sm_80's forward kernel takes stride "
-                 "arguments; sm_90a's tensor maps carry strides: "
+              << " kernels (only sm_80's forward and backward kernels take "
+                 "stride arguments; sm_90a's tensor maps carry strides: "
                  "batch-maps)";
           return signalPassFailure();
         }

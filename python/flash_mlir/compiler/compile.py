@@ -231,6 +231,10 @@ class BackwardSpec:
     # sm_90a: rank-4 tensor maps over (D, N, H, B) as the variant "batch_maps"
     # (--batch-maps variant; not for the deterministic plan).
     batch_maps: bool = False
+    # sm_80: the main and dQ kernels take the strides of q, k, v, dO, dK, dV
+    # and dQ as arguments, as the variant "strided" ("deterministic_strided"
+    # for the deterministic plan; --strides variant).
+    strided: bool = False
 
     @property
     def default_warps(self) -> int:
@@ -282,6 +286,8 @@ class BackwardSpec:
                 else f"_smem{self.shared_memory}"
         if self.batch_maps:
             name += "_batch_maps"
+        if self.strided:
+            name += "_strided"
         return name
 
     @property
@@ -290,7 +296,8 @@ class BackwardSpec:
         so itself); other warp counts are variants by name."""
         parts = (["deterministic"] if self.deterministic else []) + \
                 ([f"w{self.main_warps}"] if self.main_warps != self.default_warps else []) + \
-                (["batch_maps"] if self.batch_maps else [])
+                (["batch_maps"] if self.batch_maps else []) + \
+                (["strided"] if self.strided else [])
         return "_".join(parts)
 
     def op_source(self) -> str:
@@ -354,6 +361,8 @@ def compile_backward_bundle(spec: BackwardSpec, out_dir: str,
         options.append(f"shared-memory-per-block={spec.shared_memory}")
     if spec.batch_maps:
         options.append("batch-maps=true")
+    if spec.strided:
+        options.append("strides=true")
     # The op through the whole pipeline: the target model's schedule (sm_80:
     # 8 warps, 128 keys a block at D 64 and 128, the atomic plan's default;
     # sm_90a: 12 warps, 128×128 at D = 64 (64×128 for the deterministic
@@ -644,11 +653,14 @@ def main(argv=None) -> int:
                          "which the Python runtime picks for views whose B and H do not "
                          "merge and rank 3 otherwise")
     ap.add_argument("--strides", default="no", choices=["no", "variant"],
-                    help="sm_80 forward: variant also compiles each plan with the kernel "
-                         "taking q, k, v, o strides as arguments, as the variant 'strided', "
-                         "which the Python runtime picks for strided views (e.g. B×N×H×D "
-                         "transposed) instead of copying them; no (default): the shipped "
-                         "kernels only, which address rows of D elements")
+                    help="sm_80: variant also compiles each forward plan with the kernel "
+                         "taking q, k, v, o strides as arguments, and each backward plan "
+                         "with its main and dQ kernels taking those of q, k, v, dO, dK, dV "
+                         "and dQ, as the variant 'strided' ('deterministic_strided' for "
+                         "the deterministic backward), which the Python runtime picks "
+                         "only for strided tensors (e.g. B×N×H×D views) the shipped plan "
+                         "would copy; no (default): the shipped kernels only, which "
+                         "address rows of D elements")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
     if args.batch_maps != "no" and args.arch != "sm_90a":
@@ -660,7 +672,8 @@ def main(argv=None) -> int:
     if args.strides != "no" and args.arch != "sm_80":
         ap.error(f"--strides is for sm_80 (sm_90a's tensor maps carry strides: "
                  f"--batch-maps), not {args.arch}")
-    # --strides variant: each sm_80 forward plan also with stride arguments.
+    # --strides variant: each sm_80 forward and backward plan also with stride
+    # arguments.
     stride_forms = [False, True] if args.strides == "variant" else [False]
     ops = [o for o in args.ops.split(",") if o]
     if not ops or any(o not in ("forward", "split_kv", "paged", "backward") for o in ops):
@@ -699,11 +712,13 @@ def main(argv=None) -> int:
             for d in (int(x) for x in args.head_dims.split(",")):
                 for causal in _flags(args.causal):
                     for deterministic in _flags(args.deterministic):
-                        forms = [(w, m) for w in (int(x) for x in args.backward_warps.split(","))
-                                 for m in (map_forms if not deterministic else [False])]
-                        for warps, batch_maps in forms:
+                        forms = [(w, m, st)
+                                 for w in (int(x) for x in args.backward_warps.split(","))
+                                 for m in (map_forms if not deterministic else [False])
+                                 for st in stride_forms]
+                        for warps, batch_maps, strided in forms:
                             spec = BackwardSpec(dtype, d, causal, deterministic, args.arch,
-                                                warps, batch_maps=batch_maps)
+                                                warps, batch_maps=batch_maps, strided=strided)
                             try:
                                 print(compile_backward_bundle(spec, args.out, args.flash_opt,
                                                               args.cubin_archs, extra))

@@ -14,9 +14,9 @@ import ctypes
 import os
 from typing import Optional
 
-ABI_VERSION = 4
+ABI_VERSION = 5  # 5: MAX_KERNEL_ARGS 24 -> 40 (flash_runtime.h)
 NAME_SIZE = 128
-MAX_KERNEL_ARGS = 24
+MAX_KERNEL_ARGS = 40
 MAX_WORKSPACES = 4
 
 DTYPE_NONE, DTYPE_BF16, DTYPE_F16, DTYPE_F32, DTYPE_I32 = 0, 1, 2, 3, 4

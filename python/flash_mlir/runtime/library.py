@@ -448,6 +448,19 @@ def _gradient(bundle: Bundle, name: str, like):
     return torch.empty(like.shape, dtype=like.dtype, device=like.device), False
 
 
+def _gradient_out(bundle: Bundle, name: str, t, like, like_name: str):
+    """A caller's gradient buffer `t` (dq, dk, dv) for `like` (q, k, v):
+    itself where the plan writes it as it is (contiguous, or strided where
+    the plan takes it: sm_80's strided twins, sm_90a's maps), else a new
+    contiguous one, which attention_backward copies into `t`."""
+    import torch
+    if not isinstance(t, torch.Tensor) or t.shape != like.shape or t.dtype != like.dtype:
+        raise ValueError(f"{name} must be a tensor like {like_name}")
+    if t.is_contiguous() or _takes_strided(bundle, name, t):
+        return t
+    return torch.empty(like.shape, dtype=like.dtype, device=like.device)
+
+
 def _heads_merge(t) -> bool:
     """Whether B and H of a B×H×N×D tensor merge into the maps' one B·H
     dimension (stride(B) = H·stride(H)): always for B×H×N×D buffers and
@@ -763,19 +776,20 @@ class KernelLibrary:
         are: its variant "batch_maps" (`compile --batch-maps variant`: rank-4
         maps) where `bundle`'s maps are rank 3 and some tensor's B and H do not
         merge (B×N×H×D views, B > 1); its variant "strided" (`compile
-        --strides variant`: sm_80 kernels with stride arguments) where
-        `bundle`'s kernels address some non-contiguous tensor from the
-        shapes. Otherwise `bundle` (which then copies or loops as before)."""
-        if bundle.variant:
+        --strides variant`: sm_80 kernels with stride arguments; the
+        deterministic backward's: "deterministic_strided") where `bundle`'s
+        kernels address some non-contiguous tensor from the shapes.
+        Otherwise `bundle` (which then copies or loops as before)."""
+        if bundle.variant not in ("", "deterministic"):
             return bundle
         if bundle.mapped_tensors:
-            if bundle.batch_maps or all(_heads_merge(t) for _, t in tensors):
+            if bundle.variant or bundle.batch_maps or all(_heads_merge(t) for _, t in tensors):
                 return bundle
             variant = "batch_maps"
         elif all(t.is_contiguous() or name in bundle.strided_tensors for name, t in tensors):
             return bundle
         else:
-            variant = "strided"
+            variant = "_".join(v for v in (bundle.variant, "strided") if v)
         memo = (variant + "?", bundle.name, seq_len, device.index)
         if memo not in self._chosen:
             try:
@@ -906,10 +920,15 @@ class KernelLibrary:
         `deterministic` the plan that sums dQ in one fixed order (bitwise
         repeatable: sm_90a's reductions ordered by K/V tile, or sm_80's dQ
         kernel without atomics; see find_backward). The plan is
-        find_backward's: sm_90a's on Hopper where the library has one. Under GQA
+        find_backward's: sm_90a's on Hopper where the library has one; for
+        strided tensors (B×N×H×D views) its twin where the library has one
+        and the plan would copy them (_layout_twin: sm_80's "strided" and
+        "deterministic_strided", compile --strides variant). Under GQA
         dK, dV of a kv-head sum over its q-heads. A row that saw no key
         (LSE = -inf) contributes nothing. `out` = (dq, dk, dv) may be given
-        (e.g. poisoned buffers in tests); otherwise they are allocated.
+        (e.g. poisoned buffers in tests; strided ones are written as they
+        are where the plan takes them, else through a contiguous copy);
+        otherwise they are allocated.
         """
         signature = None
         if out is None and bundle is None:
@@ -964,8 +983,12 @@ class KernelLibrary:
             bundle = self.find_backward(dtype, d, causal, max(nq, nk),
                                         self._capability(q.device), deterministic,
                                         self._shared_memory(q.device))
+            outs = tuple(zip(("dq", "dk", "dv"), out)) if out is not None else ()
             bundle = self._layout_twin(bundle, (("q", q), ("k", k), ("v", v), ("o", o),
-                                                ("dout", do)), max(nq, nk), q.device)
+                                                ("dout", do)) + tuple(
+                                                    (n, t) for n, t in outs
+                                                    if hasattr(t, "is_contiguous")),
+                                       max(nq, nk), q.device)
         # Strided tensors are taken as they are where the plan's kernels
         # read them through tensor maps (rank 4 with --batch-maps: any
         # strides, innermost contiguous, 16-byte multiples; rank 3: B and H
@@ -1000,15 +1023,24 @@ class KernelLibrary:
                                                        ("dv", given[2]))))
         else:
             like = (False, False, False)
-            dq, dk, dv = (_output_like(t, like_t, name, like_name)
+            # Strided outputs the plan writes as they are (e.g. B×N×H×D
+            # views on sm_80's strided twins), others contiguous.
+            dq, dk, dv = (_gradient_out(bundle, name, t, like_t, like_name)
                           for t, like_t, name, like_name in
-                          zip(out, (q, k, v), ("dq", "dk", "dv"), ("q", "k", "v")))
+                          zip(out, given[:3], ("dq", "dk", "dv"), ("q", "k", "v")))
         # Shapes, GQA and the size limit are the plan's constraints, checked
         # by the runtime.
         tensors = {"q": q, "k": k, "v": v, "o": o, "dout": do, "lse": lse,
                    "dq": dq, "dk": dk, "dv": dv}
         with _invalid_call_as_value_error():
             bundle.launch_named(tensors, scale, q.device)
+        if out is not None:
+            # Strided outputs the plan did not take: written contiguous here,
+            # copied into the caller's.
+            for mine, theirs in zip((dq, dk, dv), out):
+                if mine is not theirs:
+                    theirs.copy_(mine)
+            dq, dk, dv = out
         if signature is not None and out is None:
             self._remember(signature, _PreparedBackward(
                 bundle, bundle.named_args(tensors, scale), q.device, like))

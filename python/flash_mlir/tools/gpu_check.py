@@ -216,8 +216,16 @@ def backward_inputs(shape, d, dtype, seed):
     return q, k, v, do
 
 
+def bnhd(t):
+    """`t` (B×H×N×D) with the same values in a B×N×H×D buffer, viewed as
+    B×H×N×D (transpose(1, 2)): the layout a model's projections give."""
+    return t.transpose(1, 2).contiguous().transpose(1, 2)
+
+
 def check_backward_case(lib, dtype, d, causal, shape, seed, deterministic=False,
-                        bundle=None):
+                        bundle=None, layout="bhnd"):
+    """One backward call against the f32 reference. layout "bnhd": q, k,
+    v, O, dO and the (NaN-poisoned) gradient buffers are B×N×H×D views."""
     import torch
     q, k, v, do = backward_inputs(shape, d, dtype, seed)
     nq, nk = shape[3], shape[4]
@@ -226,6 +234,9 @@ def check_backward_case(lib, dtype, d, causal, shape, seed, deterministic=False,
     o = o32.to(q.dtype).contiguous()
     lse = lse.float().contiguous()
     grads = tuple(torch.full_like(t, float("nan")) for t in (q, k, v))
+    if layout == "bnhd":
+        q, k, v, o, do = (bnhd(t) for t in (q, k, v, o, do))
+        grads = tuple(bnhd(t) for t in grads)
     bundle = bundle or lib.find(dtype, d, causal, False, max(nq, nk),
                                 compute_capability=lib._capability(q.device),
                                 variant="deterministic" if deterministic else None,
@@ -235,7 +246,8 @@ def check_backward_case(lib, dtype, d, causal, shape, seed, deterministic=False,
                            deterministic=deterministic, out=grads, bundle=bundle)
     torch.cuda.synchronize()
     result = {"mode": "backward", "dtype": dtype, "D": d, "causal": causal,
-              "shape": list(shape), "deterministic": deterministic, "kernel": bundle.name}
+              "shape": list(shape), "deterministic": deterministic, "kernel": bundle.name,
+              "layout": layout}
     result["pass"], details = gradient_criterion(grads, ref, same)
     result.update(details)
     return result
@@ -306,7 +318,7 @@ def backward_main(args, lib):
         errs = " ".join(f"{g}={r[g]['max_err']:.2e}/{r[g]['bound']:.2e}{' NaN' if r[g]['nan'] else ''}"
                         for g in ("dq", "dk", "dv"))
         print(f"{'PASS' if r['pass'] else 'FAIL'} {r['kernel']:<46} B,Hq,Hkv,Nq,Nk={r['shape']} "
-              f"{errs}", flush=True)
+              f"{r.get('layout', 'bhnd')} {errs}", flush=True)
 
     cases_ = list(backward_cases(args.quick, args.dtypes.split(","), head_dims, causals))
     if args.shape:
@@ -330,11 +342,12 @@ def backward_main(args, lib):
                       if bb.key() == ("attention_backward", dtype, d, causal, False)
                       and bb.name not in default_names
                       and ("deterministic" in bb.variant) in variants]
-        for deterministic, bundle in plans:
+        layouts = ["bhnd", "bnhd"] if args.layout == "both" else [args.layout]
+        for (deterministic, bundle), layout in [(p, l) for p in plans for l in layouts]:
             seed += 1
             try:
                 report(check_backward_case(lib, dtype, d, causal, shape, seed, deterministic,
-                                           bundle))
+                                           bundle, layout))
             except (ValueError, RuntimeError) as e:
                 report({"mode": "backward", "dtype": dtype, "D": d, "causal": causal,
                         "shape": list(shape), "deterministic": deterministic,
@@ -379,6 +392,12 @@ def main(argv=None):
                     help="backward: which plans to check")
     ap.add_argument("--shape", action="append", default=[],
                     help="backward: check only this B,Hq,Hkv,Nq,Nk (repeatable)")
+    ap.add_argument("--layout", default="bhnd", choices=["bhnd", "bnhd", "both"],
+                    help="backward: bhnd (default) contiguous B×H×N×D tensors; bnhd: q, k, v, "
+                         "O, dO and the NaN-poisoned gradient buffers as B×N×H×D views "
+                         "(transpose(1, 2) of contiguous buffers), which sm_80's strided "
+                         "twins (compile --strides variant) take as they are and other "
+                         "plans through copies; both: each case in both layouts")
     ap.add_argument("--torch-op", action="store_true",
                     help="backward: also torch.ops.flash_mlir.attention's autograd (needs "
                          "forward plans with LSE for bf16 D=64 causal)")

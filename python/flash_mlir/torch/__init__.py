@@ -41,8 +41,9 @@ Strided q, k, v (B×N×H×D views, innermost dimension contiguous) reach the
 forward as they are (KernelLibrary.attention: no copy on sm_90a, O in q's
 layout); the backward (KernelLibrary.attention_backward) takes strided q, k,
 v, O, dO as they are where the plan's kernels carry their strides (sm_90a
-with batch maps: all five) and copies the rest (one op for those of one
-shape: _contiguous_all); the custom op's gradients are in q, k, v's layout
+with batch maps, sm_80 with its strided twins from compile --strides
+variant: all five) and copies the rest (one op for those of one shape:
+_contiguous_all); the custom op's gradients are in q, k, v's layout
 (empty_like), as its fake says.
 
 Also here:

@@ -26,7 +26,7 @@
 // NM-DAG: U _mlir_ciface_flash_attention_memref_bf16
 // NM-DAG: U _mlir_memref_to_llvm_alloc
 
-// CHECK: runtime: flash_runtime 4 (launch plan 1), ABI 4, 2 plans in
+// CHECK: runtime: flash_runtime 5 (launch plan 1), ABI 5, 2 plans in
 // The causal plan was chosen for @forward's call; planning its launch needs
 // the device (its persistent grid depends on the SM count).
 // CHECK: forward: flash_host_status {{[12]}}: flash_attention_memref: the grid of flash_fwd_bf16_d64_causal depends on the device's SM count: {{cannot load the CUDA driver|cuInit}}
@@ -34,5 +34,5 @@
 
 // A library without the causal key's plan: the call says what it needed and
 // what was compiled.
-// ONE: runtime: flash_runtime 4 (launch plan 1), ABI 4, 1 plans in
+// ONE: runtime: flash_runtime 5 (launch plan 1), ABI 5, 1 plans in
 // ONE: forward: flash_host_status 1: flash_attention_memref: no launch plan for bf16, D=64, causal=true, lse=false in {{.*}}one; compiled: bf16/D=64/causal=false/lse=false/sm_90a

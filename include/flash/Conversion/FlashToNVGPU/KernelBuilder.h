@@ -171,7 +171,9 @@ struct KernelConfig {
   /// `<tensor>_stride0..2` (elements of B, H, N; the runtime binds a call's
   /// strides), so strided views (B×N×H×D transposed) need no copy; otherwise
   /// rows of D elements, heads N·D apart (the `strides` option of
-  /// flash-lower-to-nvgpu).
+  /// flash-lower-to-nvgpu). sm_80 backward: the main and dQ kernels the
+  /// same for q, k, v, dO, dK, dV and dQ (the preprocess and convert kernels
+  /// take strides in either form).
   bool strided = false;
 
   int64_t threads() const { return 32 * warps; }
@@ -473,12 +475,14 @@ SmallVector<Value> buildPackFragment(KernelMath &km, const Fragment &values,
 
 /// Writes `values`·multiplier (no multiply when null) as 16-bit pairs into
 /// the rows of `wordMemref` (32-bit words) at element offset `base` (index)
-/// with `rowLength` elements per row: the fragment's row r is row rowBase +
-/// group + rowOffset(r), written only below `validRows`.
+/// with `rowLength` elements per row (or `rowStride` (i32) where given: a
+/// strided tensor's rows): the fragment's row r is row rowBase + group +
+/// rowOffset(r), written only below `validRows`.
 void buildStoreFragment(KernelMath &km, const Fragment &values,
                         Value multiplier, Type elementType, LaneCoords lane,
                         Value rowBase, Value validRows, int64_t rowLength,
-                        Value wordMemref, Value base);
+                        Value wordMemref, Value base,
+                        Value rowStride = Value());
 
 /// f32 a·b + c, 2^x, log2(x) as single PTX instructions (no libdevice);
 /// KernelMath::fma, exp2, log2.

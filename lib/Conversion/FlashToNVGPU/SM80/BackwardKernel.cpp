@@ -71,6 +71,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -179,19 +180,33 @@ SmallVector<BackwardLaunch> sm80::backwardLaunches(const KernelConfig &c) {
     main.args.push_back("dq_accum:ptr");
   main.args.append({"dk:ptr", "dv:ptr", "B:i32", "Hq:i32", "Hkv:i32",
                     "Nq:i32", "Nk:i32", "scale:f32"});
+  // The strided form (`strided`): the strides of the tensors the kernel
+  // addresses itself (elements of B, H, N), after its other arguments.
+  auto appendStrides = [&](BackwardLaunch &l,
+                           std::initializer_list<const char *> tensors) {
+    if (!c.strided)
+      return;
+    for (const char *t : tensors)
+      for (int d = 0; d < 3; ++d)
+        l.args.push_back(std::string(t) + "_stride" + std::to_string(d) +
+                         ":i32");
+  };
+  appendStrides(main, {"q", "k", "v", "dout", "dk", "dv"});
   out.push_back(main);
 
-  if (c.deterministic)
-    out.push_back({Role::DQ,
-                   c.name + "_dq",
-                   {"q:ptr", "k:ptr", "v:ptr", "dout:ptr", "lse_log2:ptr",
-                    "delta:ptr", "dq:ptr", "B:i32", "Hq:i32", "Hkv:i32",
-                    "Nq:i32", "Nk:i32", "scale:f32"},
-                   {"ceildiv(Nq, " + std::to_string(kDQBlockQ) + ")", "Hq",
-                    "B"},
-                   32 * kDQWarps,
-                   backwardDQSharedBytes(c)});
-  else
+  if (c.deterministic) {
+    BackwardLaunch dq{Role::DQ,
+                      c.name + "_dq",
+                      {"q:ptr", "k:ptr", "v:ptr", "dout:ptr", "lse_log2:ptr",
+                       "delta:ptr", "dq:ptr", "B:i32", "Hq:i32", "Hkv:i32",
+                       "Nq:i32", "Nk:i32", "scale:f32"},
+                      {"ceildiv(Nq, " + std::to_string(kDQBlockQ) + ")", "Hq",
+                       "B"},
+                      32 * kDQWarps,
+                      backwardDQSharedBytes(c)};
+    appendStrides(dq, {"q", "k", "v", "dout", "dq"});
+    out.push_back(dq);
+  } else
     out.push_back({Role::Convert,
                    c.name + "_convert",
                    {"dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32",
@@ -273,6 +288,20 @@ private:
     Value bit4 = km.shru(lane, km.i32(4));
     rowsByBit3 = {km.add(lane7, km.mul(bit3, km.i32(8))), km.xori(bit4, lane7)};
     rowsByBit4 = {km.add(lane7, km.mul(bit4, km.i32(8))), km.xori(bit3, lane7)};
+  }
+  /// The strided form's `<tensor>_stride0..2` arguments (elements of B, H,
+  /// N) from args[a] on (a advanced past them); none otherwise.
+  std::array<Value, 3> strideArgs(ValueRange args, unsigned &a) {
+    if (!config.strided)
+      return {};
+    std::array<Value, 3> s = {args[a], args[a + 1], args[a + 2]};
+    a += 3;
+    return s;
+  }
+  /// A strided tensor's (batch, head) rows: batch·stride0 + head·stride1
+  /// (i32: the runtime keeps a strided tensor's span below 2^31 elements).
+  Value headBase(const std::array<Value, 3> &s, Value batch, Value head) {
+    return km.toIndex(km.add(km.mul(batch, s[0]), km.mul(head, s[1])));
   }
   /// Padded rows of a per-row workspace: ceil(Nq / 128)·128.
   Value paddedRows(Value seqQ) {
@@ -746,6 +775,14 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   ++a; // B
   Value queryHeads = args[a++], kvHeads = args[a++], seqQ = args[a++],
         seqKV = args[a++], scale = args[a++];
+  // The strided form: q, k, v, dO, dK, dV strides (rows stride2 apart; null
+  // otherwise: rows of D, heads N·D apart).
+  std::array<Value, 3> qStrides = strideArgs(args, a),
+                       kStrides = strideArgs(args, a),
+                       vStrides = strideArgs(args, a),
+                       doStrides = strideArgs(args, a),
+                       dkStrides = strideArgs(args, a),
+                       dvStrides = strideArgs(args, a);
   Value scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
 
   Value globalQ = buildFlatGlobalMemref(km, qPtr, et);
@@ -791,8 +828,14 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   });
   Value group = km.divu(queryHeads, kvHeads);
   Value kvStart = km.mul(kvTile, km.i32(Bc));
-  Value kvBase = km.toIndex(km.mul(
-      km.mul(km.add(km.mul(batch, kvHeads), kvHead), seqKV), km.i32(D)));
+  Value kBase, vBase;
+  if (!config.strided) {
+    kBase = vBase = km.toIndex(km.mul(
+        km.mul(km.add(km.mul(batch, kvHeads), kvHead), seqKV), km.i32(D)));
+  } else {
+    kBase = headBase(kStrides, batch, kvHead);
+    vBase = headBase(vStrides, batch, kvHead);
+  }
   Value padded = paddedRows(seqQ);
   // Q tiles that see this K/V tile, per q-head of the group; the block
   // visits them head by head: iteration t is tile firstTile + t % perHead
@@ -803,7 +846,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   Value total = km.mul(group, perHead);
   Value perHeadDivisor = km.maxsi(perHead, km.i32(1));
   struct Visit {
-    Value tile, qStart, bh;
+    Value tile, qStart, bh, qHead;
   };
   auto visitOf = [&](Value t) -> Visit {
     Value headInGroup = km.divu(t, perHeadDivisor);
@@ -814,7 +857,7 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
                           km.sub(range.numTiles, km.i32(1)));
     Value qHead = km.add(km.mul(kvHead, group), headInGroup);
     Value bh = km.add(km.mul(batch, queryHeads), qHead);
-    return {tile, km.mul(tile, km.i32(Br)), bh};
+    return {tile, km.mul(tile, km.i32(Br)), bh, qHead};
   };
 
   // Q_i, dO_i and the rows' shift and Δ of visit t into stage `stage`: the
@@ -822,12 +865,18 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
   // (always in bounds), by the first Br / 2 threads.
   auto issueVisit = [&](TileCopier &copier, Value t, Value stage) {
     Visit v = visitOf(t);
-    Value qBase = km.toIndex(km.mul(km.mul(v.bh, seqQ), km.i32(D)));
+    Value qBase, doBase;
+    if (!config.strided) {
+      qBase = doBase = km.toIndex(km.mul(km.mul(v.bh, seqQ), km.i32(D)));
+    } else {
+      qBase = headBase(qStrides, batch, v.qHead);
+      doBase = headBase(doStrides, batch, v.qHead);
+    }
     Value tileOffset = km.mul(stage, km.i32(Br * D));
     copier.copy(km, globalQ, qBase, v.qStart, seqQ, sharedQ, tileOffset, Br,
-                /*fullTileFastPath=*/true);
-    copier.copy(km, globalDO, qBase, v.qStart, seqQ, sharedDO, tileOffset, Br,
-                /*fullTileFastPath=*/true);
+                /*fullTileFastPath=*/true, qStrides[2]);
+    copier.copy(km, globalDO, doBase, v.qStart, seqQ, sharedDO, tileOffset,
+                Br, /*fullTileFastPath=*/true, doStrides[2]);
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
     Value rowBase = km.add(km.mul(v.bh, padded), v.qStart);
     for (auto [which, global, shared] :
@@ -849,8 +898,10 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
 
   // Prologue: K_j, V_j and visit 0 in one group.
   TileCopier copier = makeTileCopier(km, tid, D, threads);
-  copier.copy(km, globalK, kvBase, kvStart, seqKV, sharedK, km.i32(0), Bc);
-  copier.copy(km, globalV, kvBase, kvStart, seqKV, sharedV, km.i32(0), Bc);
+  copier.copy(km, globalK, kBase, kvStart, seqKV, sharedK, km.i32(0), Bc,
+              /*fullTileFastPath=*/false, kStrides[2]);
+  copier.copy(km, globalV, vBase, kvStart, seqKV, sharedV, km.i32(0), Bc,
+              /*fullTileFastPath=*/false, vStrides[2]);
   issueVisit(copier, km.i32(0), km.i32(0));
   Value firstGroup = commitCopies(km);
 
@@ -900,9 +951,17 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
     // otherwise hoist each address (a 64-bit register per tile, k-step and
     // lane mapping, ~80 of them) out of the loop, and ptxas spill them.
     threadCoordinates(readSpecial("%tid.x"));
+    // The two-stage D = 256 causal plan with atomics: the K/V tile's first
+    // key from its block index read again here too (%ctaid.y:
+    // blockCoordinates' causal grid), not kept in a register across the
+    // loop: ptxas spilled 4 bytes of the sm_90 cubin with it
+    // (docs/benchmarks.md, nineteenth session). The other plans keep it.
+    Value visitKVStart = kvStart;
+    if (exchange && S == 2 && config.causal && !config.deterministic)
+      visitKVStart = km.mul(readSpecial("%ctaid.y"), km.i32(Bc));
     Value warpRows = km.mul(rowGroupOf(warp), km.i32(16));
     Value kWarpBase = km.mul(warpRows, km.i32(D));
-    Value keyRowBase = km.add(kvStart, warpRows);
+    Value keyRowBase = km.add(visitKVStart, warpRows);
     TileCopier copier = makeTileCopier(km, tid, D, threads);
 
     Value stage = S == 2 ? km.andi(t, km.i32(1)) : km.i32(0);
@@ -1240,17 +1299,34 @@ void SM80BackwardBuilder::buildMain(gpu::GPUFuncOp func) {
       km.add(km.mul(tileAfter, km.i32(Bc)),
              exchange ? km.mul(keyGroupOf(warp), km.i32(32))
                       : km.mul(rowGroupOf(warp), km.i32(16)));
-  Value kvBaseAfter = km.toIndex(km.mul(
-      km.mul(km.add(km.mul(batchAfter, kvHeads), headAfter), seqKV),
-      km.i32(D)));
-  if (exchange)
-    kvBaseAfter = arith::AddIOp::create(
-        b, loc, kvBaseAfter,
-        km.toIndex(km.mul(gradColumnGroupOf(warp), km.i32(gradColumns))));
-  buildStoreFragment(km, dK, scale, et, coords, keyRowBase, seqKV, D, globalDK,
-                     kvBaseAfter);
-  buildStoreFragment(km, dV, Value(), et, coords, keyRowBase, seqKV, D,
-                     globalDV, kvBaseAfter);
+  if (!config.strided) {
+    Value kvBaseAfter = km.toIndex(km.mul(
+        km.mul(km.add(km.mul(batchAfter, kvHeads), headAfter), seqKV),
+        km.i32(D)));
+    if (exchange)
+      kvBaseAfter = arith::AddIOp::create(
+          b, loc, kvBaseAfter,
+          km.toIndex(km.mul(gradColumnGroupOf(warp), km.i32(gradColumns))));
+    buildStoreFragment(km, dK, scale, et, coords, keyRowBase, seqKV, D,
+                       globalDK, kvBaseAfter);
+    buildStoreFragment(km, dV, Value(), et, coords, keyRowBase, seqKV, D,
+                       globalDV, kvBaseAfter);
+  } else {
+    // dK and dV each with their own strides (rows stride2 apart).
+    Value columns =
+        exchange ? km.mul(gradColumnGroupOf(warp), km.i32(gradColumns))
+                 : Value();
+    auto baseOf = [&](const std::array<Value, 3> &s) {
+      Value base = headBase(s, batchAfter, headAfter);
+      return columns ? arith::AddIOp::create(b, loc, base, km.toIndex(columns))
+                           .getResult()
+                     : base;
+    };
+    buildStoreFragment(km, dK, scale, et, coords, keyRowBase, seqKV, D,
+                       globalDK, baseOf(dkStrides), dkStrides[2]);
+    buildStoreFragment(km, dV, Value(), et, coords, keyRowBase, seqKV, D,
+                       globalDV, baseOf(dvStrides), dvStrides[2]);
+  }
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -1346,6 +1422,13 @@ void SM80BackwardBuilder::buildDQ(gpu::GPUFuncOp func) {
   Value globalDQ = buildFlatGlobalMemref(km, args[6], b.getI32Type());
   Value queryHeads = args[8], kvHeads = args[9], seqQ = args[10],
         seqKV = args[11], scale = args[12];
+  // The strided form: q, k, v, dO, dQ strides.
+  unsigned a = 13;
+  std::array<Value, 3> qStrides = strideArgs(args, a),
+                       kStrides = strideArgs(args, a),
+                       vStrides = strideArgs(args, a),
+                       doStrides = strideArgs(args, a),
+                       dqStrides = strideArgs(args, a);
   Value scaleLog2e = arith::MulFOp::create(b, loc, scale, km.f32(M_LOG2E));
 
   // Shared memory: Q[Br][D] | dO[Br][D] | K[2][Bc][D] | V[2][Bc][D].
@@ -1368,9 +1451,18 @@ void SM80BackwardBuilder::buildDQ(gpu::GPUFuncOp func) {
   Value batch = blockId(gpu::Dimension::z);
   Value kvHead = km.divu(qHead, km.divu(queryHeads, kvHeads));
   Value bh = km.add(km.mul(batch, queryHeads), qHead);
-  Value qBase = km.toIndex(km.mul(km.mul(bh, seqQ), km.i32(D)));
-  Value kvBase = km.toIndex(km.mul(
-      km.mul(km.add(km.mul(batch, kvHeads), kvHead), seqKV), km.i32(D)));
+  Value qBase, doBase, dqBase, kBase, vBase;
+  if (!config.strided) {
+    qBase = doBase = dqBase = km.toIndex(km.mul(km.mul(bh, seqQ), km.i32(D)));
+    kBase = vBase = km.toIndex(km.mul(
+        km.mul(km.add(km.mul(batch, kvHeads), kvHead), seqKV), km.i32(D)));
+  } else {
+    qBase = headBase(qStrides, batch, qHead);
+    doBase = headBase(doStrides, batch, qHead);
+    dqBase = headBase(dqStrides, batch, qHead);
+    kBase = headBase(kStrides, batch, kvHead);
+    vBase = headBase(vStrides, batch, kvHead);
+  }
   Value qStart = km.mul(qTile, km.i32(Br));
   Value warpRows = km.mul(warp, km.i32(16));
   Value rowBase = km.add(qStart, warpRows);
@@ -1380,13 +1472,15 @@ void SM80BackwardBuilder::buildDQ(gpu::GPUFuncOp func) {
   auto issueKV = [&](Value j, Value stage, bool fastPath) {
     Value offset = km.mul(stage, km.i32(Bc * D));
     Value start = km.mul(j, km.i32(Bc));
-    copier.copy(km, globalK, kvBase, start, seqKV, sharedK, offset, Bc,
-                fastPath);
-    copier.copy(km, globalV, kvBase, start, seqKV, sharedV, offset, Bc,
-                fastPath);
+    copier.copy(km, globalK, kBase, start, seqKV, sharedK, offset, Bc,
+                fastPath, kStrides[2]);
+    copier.copy(km, globalV, vBase, start, seqKV, sharedV, offset, Bc,
+                fastPath, vStrides[2]);
   };
-  copier.copy(km, globalQ, qBase, qStart, seqQ, sharedQ, km.i32(0), Br);
-  copier.copy(km, globalDO, qBase, qStart, seqQ, sharedDO, km.i32(0), Br);
+  copier.copy(km, globalQ, qBase, qStart, seqQ, sharedQ, km.i32(0), Br,
+              /*fullTileFastPath=*/false, qStrides[2]);
+  copier.copy(km, globalDO, doBase, qStart, seqQ, sharedDO, km.i32(0), Br,
+              /*fullTileFastPath=*/false, doStrides[2]);
   issueKV(km.i32(0), km.i32(0), false);
   Value firstGroup = commitCopies(km);
 
@@ -1449,7 +1543,7 @@ void SM80BackwardBuilder::buildDQ(gpu::GPUFuncOp func) {
                         /*masked=*/true);
   waitCopies(km, firstGroup, 0);
   buildStoreFragment(km, dq2, scale, et, coords, rowBase, seqQ, D, globalDQ,
-                     qBase);
+                     dqBase, dqStrides[2]);
   gpu::ReturnOp::create(b, loc);
 }
 
