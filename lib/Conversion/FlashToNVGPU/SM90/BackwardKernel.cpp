@@ -74,6 +74,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::flash;
@@ -144,7 +145,23 @@ bool blockedDQ(const KernelConfig &c) { return splitsColumns(c); }
 /// slice while the reductions of the two before it may still read theirs
 /// (cp.async.bulk.wait_group.read 2); the cluster's form keeps one buffer
 /// per warp (exchangeDQ writes the partner's).
+static int experimentBits() {
+  const char *e = std::getenv("FLASH_D256_STEP");
+  return e ? std::atoi(e) : 0;
+}
+
+/// Split columns in one block, by roles (EXPERIMENT bit 128): consumer 0
+/// computes Sᵀ and P and owns dV (64 × D), consumer 1 computes dPᵀ and dS
+/// (P through shared memory, f32) and owns dK; dQ split by columns as in
+/// the split-columns form. Five GEMMs' work per step instead of seven.
+bool splitsRoles(const KernelConfig &c) {
+  return splitsColumns(c) && c.sm90.clusterBlocks != 2 &&
+         (experimentBits() & 128);
+}
+
 int64_t dqSliceBuffers(const KernelConfig &c) {
+  if (splitsRoles(c))
+    return 2;
   return splitsColumns(c) && c.sm90.clusterBlocks != 2 ? 3 : 1;
 }
 
@@ -170,6 +187,9 @@ int64_t doSlots(const KernelConfig &c) {
 struct BackwardLayout {
   int64_t kvBytes, qBytes, dsBytes, dqBytes, rowBytes;
   int64_t offK, offV, offQ, offDO, offDS, offDQ, offShift, offDelta, total;
+  /// Roles (splitsRoles): P of a step, f32, in fragment order (thread t's
+  /// value i at (i / 4 · 128 + t) · 16 + (i mod 4) · 4).
+  int64_t offP = 0;
   MBarrierRing kvFull, full, empty, dqFull, dqEmpty;
   /// dO in one slot (doSlots = 1): the producer's expect_tx, and every
   /// consumer thread once its dV GEMM has read the slot.
@@ -198,6 +218,8 @@ struct BackwardLayout {
     offDO = arena.carve(doSlots(c) * qBytes);
     offDS = arena.carve(2 * dsBytes);
     offDQ = arena.carve(dqBytes);
+    if (splitsRoles(c))
+      offP = arena.carve(c.blockKV * c.blockQ * 4);
     offShift = arena.carve(c.stages * rowBytes);
     offDelta = arena.carve(c.stages * rowBytes);
     kvFull = arena.carveRing(1);
@@ -226,7 +248,14 @@ public:
         split(dqSplit(config)), columnSplit(splitsColumns(config)),
         ownColumns(columnSplit ? D / C : D),
         clusterDQ(config.sm90.clusterBlocks == 2),
-        pairedStage(pairedDQ(config)) {}
+        pairedStage(pairedDQ(config)) {
+    stepBits = experimentBits();
+    roles = splitsRoles(config);
+    if (roles)
+      stepBits = 0;
+    if (!columnSplit || clusterDQ)
+      stepBits = 0;
+  }
 
   void build(LLVM::LLVMFuncOp func);
 
@@ -308,7 +337,8 @@ private:
   /// This warpgroup's columns of dQ part `part` added to the accumulator
   /// through each warp's slice buffer and bulk reductions (whole slices,
   /// in the accumulator's chunk order: dqChunk).
-  void addDQ(const Fragment &dq, const DQTarget &target, int64_t part);
+  void addDQ(const Fragment &dq, const DQTarget &target, int64_t part,
+             llvm::function_ref<void()> afterFirstSlice = nullptr);
   /// The lane that adds a warp's staged slice (blockedDQ): lane 0.
   Value sliceIssuer();
   /// The warp's staged slice at `buffer` (its 16 rows of the step's Q tile,
@@ -341,7 +371,7 @@ private:
   }
   /// Split columns: dQ of step `step` (its ring position), part by part:
   /// issued, waited for, added.
-  void addDQParts(Value step);
+  void addDQParts(Value step, const Fragment *first = nullptr);
   /// The first of this warpgroup's K/V rows in the tile (0 when the
   /// consumers share the rows).
   Value firstOwnRow() {
@@ -396,6 +426,22 @@ private:
   bool clusterDQ;
   /// dQ staged with 16-byte stores (pairedDQ).
   bool pairedStage;
+  /// EXPERIMENT: 1 early dQ part 0, 2 part 1 before staging part 0, 8 one part.
+  int stepBits = 0;
+  bool earlyDQ() const { return stepBits & 1; }
+  bool overlapParts() const { return (stepBits & 2) && !(stepBits & 16 && stepMasked); }
+  int64_t partColumns() const {
+    return stepBits & 8 && !(stepBits & 16 && stepMasked) ? 2 * kDQPartColumns : kDQPartColumns;
+  }
+  bool stepMasked = false;
+  /// By roles (splitsRoles); `role` the consumer being generated.
+  bool roles = false;
+  int64_t role = 0;
+  int64_t pWrittenBarrierId() const { return 2 + 3 * C; }
+  int64_t pReadBarrierId() const { return 3 + 3 * C; }
+  void roleStep(Value ring, Value qStart, bool masked, Fragment &acc);
+  void buildRoleConsumer();
+  void storeRoleGradient(const Fragment &acc);
 
   // Kernel-wide values.
   Value tid, seqQ, seqKV, scale, scaleLog2e, queryHeads, kvHeads;
@@ -637,10 +683,13 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
   DQTarget target{km.add(firstHeadQ, h), km.mul(i, km.i32(Br)), Value(),
                   Value()};
   if (int64_t buffers = dqSliceBuffers(config); buffers > 1) {
-    assert(split.columns / kDQSliceColumns % buffers == 1 &&
-           "a step's slices advance the ring by one");
+    int64_t perStep = split.columns / kDQSliceColumns;
+    assert((perStep % buffers == 1 || perStep % buffers == 0) &&
+           "a step's slices advance the ring by one or by whole turns");
     target.firstBuffer =
-        arith::RemUIOp::create(b, loc, step, km.i32(buffers));
+        perStep % buffers == 0
+            ? km.i32(0)
+            : arith::RemUIOp::create(b, loc, step, km.i32(buffers)).getResult();
   }
   if (config.deterministic) {
     // The K/V tiles before this one have added their dQ of Q tile i (as the
@@ -664,7 +713,8 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
 }
 
 void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
-                           int64_t part) {
+                           int64_t part,
+                           llvm::function_ref<void()> afterFirstSlice) {
   // The part's columns in slices of 32 through this warp's 16 × 32 f32
   // buffer: each thread writes its pairs of the slice, then lane 0 adds
   // the whole slice (2 KB, contiguous in the accumulator: blockedDQ) with
@@ -681,7 +731,7 @@ void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
       km.i32(layout.offDQ),
       km.mul(km.add(km.mul(consumer, km.i32(4)), warpInGroup),
              km.i32(buffers * kDQSliceBytes)));
-  int64_t slicesPerPart = kDQPartColumns / kDQSliceColumns;
+  int64_t slicesPerPart = partColumns() / kDQSliceColumns;
   auto bufferOf = [&](int64_t k) {
     if (buffers == 1)
       return ringBase;
@@ -728,10 +778,12 @@ void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
     }
     fenceAsyncShared(km);
     NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
-    int64_t firstColumn = part * kDQPartColumns + slice * kDQSliceColumns;
+    int64_t firstColumn = part * partColumns() + slice * kDQSliceColumns;
     reduceSlice(target, buffer,
                 km.add(km.mul(consumer, km.i32(split.columns)),
                        km.i32(firstColumn)));
+    if (slice == 0 && afterFirstSlice)
+      afterFirstSlice();
   }
 }
 
@@ -778,7 +830,7 @@ void BackwardKernel::endDQ(const DQTarget &target) {
   semaphoreRelease(km, target.semaphore);
 }
 
-void BackwardKernel::addDQParts(Value step) {
+void BackwardKernel::addDQParts(Value step, const Fragment *first) {
   using P = arith::CmpIPredicate;
   DQTarget target = beginDQ(step);
   // A cluster: the Q tiles both blocks visit are the steps they exchange
@@ -794,7 +846,48 @@ void BackwardKernel::addDQParts(Value step) {
                      km.andi(km.cmp(P::sge, i, partner.firstTile),
                              km.cmp(P::slt, i, partner.numTiles)));
   }
-  for (int64_t part = 0; part < split.columns / kDQPartColumns; ++part) {
+  int64_t parts = split.columns / partColumns();
+  if (overlapParts() || first) {
+    // Part k + 1 runs while part k is staged and added (dQ of 2 × 64
+    // columns live at once); part 0 may come issued and completed.
+    Fragment dq;
+    if (first) {
+      dq = *first;
+    } else {
+      wgmmaFence(km);
+      dq = issueDQ(step, Value(), 0);
+      wgmmaCommit(km);
+      wgmmaWait(km, 0);
+    }
+    for (int64_t part = 0; part < parts; ++part) {
+      Fragment next;
+      bool overlap = overlapParts() && part + 1 < parts;
+      auto issueNext = [&] {
+        wgmmaFence(km);
+        next = issueDQ(step, Value(), part + 1);
+        wgmmaCommit(km);
+      };
+      bool late = stepBits & 64;
+      if (overlap && !late)
+        issueNext();
+      if (overlap && late)
+        addDQ(dq, target, part, issueNext);
+      else
+        addDQ(dq, target, part);
+      if (part + 1 == parts)
+        break;
+      if (!overlap) {
+        wgmmaFence(km);
+        next = issueDQ(step, Value(), part + 1);
+        wgmmaCommit(km);
+      }
+      wgmmaWait(km, 0);
+      dq = next;
+    }
+    endDQ(target);
+    return;
+  }
+  for (int64_t part = 0; part < parts; ++part) {
     wgmmaFence(km);
     Fragment dq = issueDQ(step, Value(), part);
     wgmmaCommit(km);
@@ -1014,7 +1107,7 @@ Fragment BackwardKernel::issueDQ(Value ring, Value valid, int64_t part) {
     // per column within the block's 128-byte rows.
     Value c0 = km.mul(consumer, km.i32(split.columns));
     if (part >= 0)
-      c0 = km.add(c0, km.i32(part * kDQPartColumns));
+      c0 = km.add(c0, km.i32(part * partColumns()));
     bOffset = km.add(
         bOffset,
         km.add(km.mul(km.shru(c0, km.i32(6)), km.i32(Bc * kSwizzleBytes)),
@@ -1023,7 +1116,7 @@ Fragment BackwardKernel::issueDQ(Value ring, Value valid, int64_t part) {
   return wgmmaSS(
       km, et, {wgmmaDescriptor(km, smem, aOffset, Bc * kSwizzleBytes), true, 0},
       {wgmmaDescriptor(km, smem, bOffset, Bc * kSwizzleBytes), true, 0},
-      part >= 0 ? kDQPartColumns : split.columns, Bc);
+      part >= 0 ? partColumns() : split.columns, Bc);
 }
 
 void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
@@ -1033,6 +1126,7 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
   // of them live across the loop (64-bit each; the consumers spilled).
   SharedBase entrySmem = smem;
   smem = sharedBase();
+  stepMasked = masked;
   auto [stage, use] = layout.full.slotOf(km, ring);
   layout.full.waitComplete(km, smem, {stage, use});
   // (dO in one slot: its own barrier, use `ring`.)
@@ -1100,33 +1194,7 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
                      wgmmaDescriptor(km, smem, qTile, Br * kSwizzleBytes),
                      ownColumns, Br);
   wgmmaCommit(km);
-  // dV has read Pᵀ's registers (and dO_i: in one slot, every consumer
-  // thread releases it).
-  wgmmaWait(km, 1);
-  keepAlive(km, probWords);
-  if (!doRing)
-    layout.doEmpty.arrive(km, smem, km.i32(0));
-
-  // dQ of the previous step: one step late, so that no consumer waits for
-  // the others' dSᵀ of this step (each arrives on its barrier at the end of
-  // a step). Issued at the first step too, on whatever the buffer holds, and
-  // dropped: cheaper than a branch whose results keep registers.
-  // (Split columns: after this step's dK, part by part, below.)
   using P = arith::CmpIPredicate;
-  Value hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
-  Fragment dq;
-  if (!columnSplit) {
-    wgmmaFence(km);
-    dq = issueDQ(km.sub(ring, km.i32(1)), hasPrevious);
-    wgmmaCommit(km);
-  }
-
-  // This step's dSᵀ to shared memory (buffer ring mod 2, rows of keys, one
-  // box per 64 queries), while dK and dQ run. The buffer's previous use, dQ
-  // two steps back, has completed in every consumer: each arrived on its
-  // barrier of the last step after that GEMM, and issueDQ waited on those.
-  // (Split columns: after the previous step's dQ, whose issueDQ waits
-  // there.)
   auto writeGradient = [&] {
     Value dsBuffer = dsBufferOf(ring);
     SmallVector<Value> boxes;
@@ -1163,30 +1231,73 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
     }
     fenceAsyncShared(km);
   };
+  Value hasPrevious;
+  // EXPERIMENT (stepBits): the previous step's dQ part 0 issued behind dV
+  // and dK, before waiting for them.
+  Fragment earlyPart;
+  if (earlyDQ()) {
+    hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
+    wgmmaFence(km);
+    earlyPart = issueDQ(km.sub(ring, km.i32(1)), hasPrevious, 0);
+    wgmmaCommit(km);
+    // The others' dQ two steps back has completed (issueDQ waited for
+    // their arrivals of the last step): this step's dSᵀ may go now.
+    if (stepBits & 4)
+      writeGradient();
+  }
+  int64_t pendingAfterDV = earlyDQ() ? 2 : 1;
+  // dV has read Pᵀ's registers (and dO_i: in one slot, every consumer
+  // thread releases it).
+  wgmmaWait(km, pendingAfterDV);
+  keepAlive(km, probWords);
+  if (!doRing)
+    layout.doEmpty.arrive(km, smem, km.i32(0));
+
+  // dQ of the previous step: one step late, so that no consumer waits for
+  // the others' dSᵀ of this step (each arrives on its barrier at the end of
+  // a step). Issued at the first step too, on whatever the buffer holds, and
+  // dropped: cheaper than a branch whose results keep registers.
+  // (Split columns: after this step's dK, part by part, below.)
+  if (!hasPrevious)
+    hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
+  Fragment dq;
+  if (!columnSplit) {
+    wgmmaFence(km);
+    dq = issueDQ(km.sub(ring, km.i32(1)), hasPrevious);
+    wgmmaCommit(km);
+  }
+
+  // This step's dSᵀ to shared memory (buffer ring mod 2, rows of keys, one
+  // box per 64 queries), while dK and dQ run. The buffer's previous use, dQ
+  // two steps back, has completed in every consumer: each arrived on its
+  // barrier of the last step after that GEMM, and issueDQ waited on those.
+  // (Split columns: after the previous step's dQ, whose issueDQ waits
+  // there.)
   if (!columnSplit)
     writeGradient();
   // dK has read dSᵀ's registers, and with it the slot's Q_i and dO_i: every
   // consumer thread releases the slot.
-  wgmmaWait(km, columnSplit ? 0 : 1);
+  wgmmaWait(km, columnSplit ? pendingAfterDV - 1 : 1);
   keepAlive(km, gradientWords);
   layout.empty.arrive(km, smem, stage);
   // The previous dQ to the writer; then this consumer's arrival for the
   // others' dQ of this step.
-  if (!columnSplit)
+  if (!columnSplit || earlyDQ())
     wgmmaWait(km, 0);
   {
     auto ifStage = scf::IfOp::create(b, loc, hasPrevious, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifStage.thenBlock()->getTerminator());
     if (columnSplit)
-      addDQParts(km.sub(ring, km.i32(1)));
+      addDQParts(km.sub(ring, km.i32(1)), earlyDQ() ? &earlyPart : nullptr);
     else
       stageDQ(dq, km.sub(ring, km.i32(1)));
   }
-  if (columnSplit)
+  if (columnSplit && !(earlyDQ() && (stepBits & 4)))
     writeGradient();
   namedBarrierArrive(km, dsBarrier(consumer, ring), /*firstId=*/1,
                      /*threads=*/128 * C);
+  stepMasked = false;
   smem = entrySmem;
 }
 
@@ -1194,7 +1305,9 @@ void BackwardKernel::drainDQ(Value last) {
   SharedBase entrySmem = smem;
   smem = sharedBase();
   if (columnSplit) {
+    stepMasked = stepBits & 32;
     addDQParts(last);
+    stepMasked = false;
     smem = entrySmem;
     return;
   }
@@ -1217,6 +1330,10 @@ void BackwardKernel::buildConsumer() {
   Value zero = km.f32(0.0);
 
   layout.kvFull.waitComplete(km, smem, {km.i32(0), km.i32(0)});
+  if (roles) {
+    buildRoleConsumer();
+    return;
+  }
 
   // dK and dV of this warpgroup's 64 rows, carried over the heads and the Q
   // tiles (masked tiles first: they are the ones on the diagonal).
@@ -1358,6 +1475,237 @@ void BackwardKernel::storeOwnRows(const Fragment &dK, const Fragment &dV) {
   storeOutputTma(km, smem, tmDK, D, tid, consumer, storeBarrierId(),
                  kvStart, mapKV(), [&](int64_t box) { return kBoxes[box]; });
 }
+
+//===----------------------------------------------------------------------===//
+// Consumers by roles (EXPERIMENT: splitsRoles)
+//===----------------------------------------------------------------------===//
+
+void BackwardKernel::roleStep(Value ring, Value qStart, bool masked,
+                              Fragment &acc) {
+  using P = arith::CmpIPredicate;
+  SharedBase entrySmem = smem;
+  smem = sharedBase();
+  auto [stage, use] = layout.full.slotOf(km, ring);
+  layout.full.waitComplete(km, smem, {stage, use});
+  Value qTile = slotOffset(layout.offQ, stage);
+  Value doTile = km.i32(layout.offDO);
+  Value hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
+  // P in fragment order: thread t's values 4q..4q+3 at (q·128 + t)·16.
+  Value localTid = km.andi(tid, km.i32(127));
+  auto f32x4 = VectorType::get({4}, b.getF32Type());
+  auto pSlot = [&](int64_t q) {
+    return smem.at(km, km.add(km.i32(layout.offP + q * 128 * 16),
+                              km.mul(localTid, km.i32(16))));
+  };
+  if (role == 0) {
+    // Sᵀ = K·Q_iᵀ, Pᵀ, dV += Pᵀ·dO_i.
+    WgmmaOperand kRows{wgmmaDescriptor(km, smem, km.i32(layout.offK), 16),
+                       false, Bc};
+    wgmmaFence(km);
+    Fragment scores = wgmmaSS(
+        km, et, kRows, {wgmmaDescriptor(km, smem, qTile, 16), false, Br}, Br,
+        D);
+    wgmmaCommit(km);
+    wgmmaWait(km, 0);
+    SmallVector<Value> shifts = columnValues(layout.offShift, stage);
+    // This consumer has read Q_i and the shift.
+    layout.empty.arrive(km, smem, stage);
+    if (masked) {
+      Value keyRows = km.add(kvStart, km.mul(warpInGroup, km.i32(16)));
+      buildKeyRowMask(km, scores, coords, keyRows, qStart, seqQ, seqKV,
+                      config.causal);
+    }
+    Fragment probs = buildRecomputedProbs(km, scores, shifts,
+                                          /*perColumn=*/true, scaleLog2e);
+    // Consumer 1 has read the last step's P.
+    {
+      auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
+      namedBarrierSync(km, km.i32(0), pReadBarrierId(), /*threads=*/128 * C);
+    }
+    for (int64_t q = 0; q < (int64_t)probs.regs.size() / 4; ++q) {
+      Value quad = vector::FromElementsOp::create(
+          b, loc, f32x4,
+          ValueRange{probs.regs[4 * q], probs.regs[4 * q + 1],
+                     probs.regs[4 * q + 2], probs.regs[4 * q + 3]});
+      LLVM::StoreOp::create(b, loc, quad, pSlot(q), /*alignment=*/16);
+    }
+    namedBarrierArrive(km, km.i32(0), pWrittenBarrierId(), /*threads=*/128 * C);
+    SmallVector<Value> probWords = operandWords(probs);
+    layout.doFull.waitComplete(km, smem, {km.i32(0), ring});
+    wgmmaFence(km);
+    acc = wgmmaRS(km, et, acc, probWords,
+                  wgmmaDescriptor(km, smem, doTile, Br * kSwizzleBytes), D, Br);
+    wgmmaCommit(km);
+    {
+      auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
+      addDQParts(km.sub(ring, km.i32(1)));
+    }
+    wgmmaWait(km, 0);
+    keepAlive(km, probWords);
+    layout.doEmpty.arrive(km, smem, km.i32(0));
+  } else {
+    // dPᵀ = V·dO_iᵀ, dSᵀ = Pᵀ∘(dPᵀ − Δ), dK += dSᵀ·Q_i.
+    layout.doFull.waitComplete(km, smem, {km.i32(0), ring});
+    WgmmaOperand vRows{wgmmaDescriptor(km, smem, km.i32(layout.offV), 16),
+                       false, Bc};
+    wgmmaFence(km);
+    Fragment probsGradient = wgmmaSS(
+        km, et, vRows, {wgmmaDescriptor(km, smem, doTile, 16), false, Br}, Br,
+        D);
+    wgmmaCommit(km);
+    wgmmaWait(km, 0);
+    layout.doEmpty.arrive(km, smem, km.i32(0));
+    namedBarrierSync(km, km.i32(0), pWrittenBarrierId(), /*threads=*/128 * C);
+    Fragment probs = probsGradient;
+    for (int64_t q = 0; q < (int64_t)probs.regs.size() / 4; ++q) {
+      Value quad = LLVM::LoadOp::create(b, loc, f32x4, pSlot(q),
+                                        /*alignment=*/16);
+      for (int64_t e = 0; e < 4; ++e)
+        probs.regs[4 * q + e] =
+            vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{e});
+    }
+    namedBarrierArrive(km, km.i32(0), pReadBarrierId(), /*threads=*/128 * C);
+    SmallVector<Value> deltas = columnValues(layout.offDelta, stage);
+    Fragment gradient = buildScoreGradient(km, probs, probsGradient, deltas,
+                                           /*perColumn=*/true);
+    SmallVector<Value> gradientWords = operandWords(gradient);
+    wgmmaFence(km);
+    acc = wgmmaRS(km, et, acc, gradientWords,
+                  wgmmaDescriptor(km, smem, qTile, Br * kSwizzleBytes), D, Br);
+    wgmmaCommit(km);
+    {
+      auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
+      addDQParts(km.sub(ring, km.i32(1)));
+    }
+    // This step's dSᵀ, all of it (buffer ring mod 2: its last readers, dQ
+    // two steps back, have completed in both consumers; addDQParts waited
+    // for consumer 0's arrival of the last step).
+    Value dsBuffer = dsBufferOf(ring);
+    SmallVector<Value> boxes;
+    for (int64_t box = 0; box < Br / kAtomColumns; ++box)
+      boxes.push_back(km.add(dsBuffer, km.i32(box * Bc * kSwizzleBytes)));
+    writeSwizzledOutput(km, smem, fragmentWords(gradient, Value()), boxes,
+                        km.i32(0), km.i32(0), coords.quadLane);
+    fenceAsyncShared(km);
+    wgmmaWait(km, 0);
+    keepAlive(km, gradientWords);
+    layout.empty.arrive(km, smem, stage);
+  }
+  namedBarrierArrive(km, dsBarrier(consumer, ring), /*firstId=*/1,
+                     /*threads=*/128 * C);
+  smem = entrySmem;
+}
+
+void BackwardKernel::buildRoleConsumer() {
+  Value zero = km.f32(0.0);
+  Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
+  auto roleBody = [&] {
+    SmallVector<Value> inits(D / 2, zero);
+    auto unpack = [&](ValueRange values) {
+      Fragment acc(1, D / 8, Value());
+      acc.regs.assign(values.begin(), values.end());
+      return acc;
+    };
+    auto heads = scf::ForOp::create(b, loc, km.i32(0), groupSize, km.i32(1),
+                                    inits);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(heads.getBody());
+      Value h = heads.getInductionVar();
+      Value base = km.mul(h, tilesPerHead);
+      bool bySteps = config.deterministic;
+      auto tileLoop = [&](Value lb, Value ub, ValueRange carried,
+                          bool masked) {
+        auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), carried);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value iv = loop.getInductionVar();
+        Value i = bySteps ? tileAt(iv) : iv;
+        Value k = bySteps ? iv : km.sub(iv, tiles.firstTile);
+        Fragment acc = unpack(loop.getRegionIterArgs());
+        roleStep(km.add(base, k), km.mul(i, km.i32(Br)), masked, acc);
+        scf::YieldOp::create(b, loc, acc.regs);
+        return SmallVector<Value>(loop.getResults());
+      };
+      SmallVector<Value> state;
+      if (bySteps) {
+        Value unmasked = km.sub(tiles.numTiles, tiles.firstUnmasked);
+        state = tileLoop(km.i32(0), unmasked, heads.getRegionIterArgs(), false);
+        state = tileLoop(unmasked, tilesPerHead, state, true);
+      } else {
+        state = tileLoop(tiles.firstTile, tiles.firstUnmasked,
+                         heads.getRegionIterArgs(), true);
+        state = tileLoop(tiles.firstUnmasked, tiles.numTiles, state, false);
+      }
+      scf::YieldOp::create(b, loc, state);
+    }
+    Fragment done = unpack(heads.getResults());
+    Value steps = km.mul(groupSize, tilesPerHead);
+    {
+      auto ifSteps = scf::IfOp::create(
+          b, loc, km.cmp(arith::CmpIPredicate::sgt, steps, km.i32(0)), false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifSteps.thenBlock()->getTerminator());
+      // Consumer 0: consumer 1's last read of P (its arrivals and these
+      // waits pair up).
+      if (role == 0)
+        namedBarrierSync(km, km.i32(0), pReadBarrierId(), /*threads=*/128 * C);
+      drainDQ(km.sub(steps, km.i32(1)));
+    }
+    storeRoleGradient(done);
+  };
+  auto ifFirst = scf::IfOp::create(
+      b, loc, km.cmp(arith::CmpIPredicate::eq, consumer, km.i32(0)), true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+    role = 0;
+    roleBody();
+    b.setInsertionPoint(ifFirst.elseBlock()->getTerminator());
+    role = 1;
+    roleBody();
+    role = 0;
+  }
+}
+
+void BackwardKernel::storeRoleGradient(const Fragment &acc) {
+  using P = arith::CmpIPredicate;
+  // Every consumer's GEMMs have read K and V: dV (consumer 0) over V's
+  // column blocks, dK·scale (consumer 1) over K's, each stored by its
+  // warpgroup's leader.
+  namedBarrierSync(km, km.i32(0), consumersBarrierId(), /*threads=*/128 * C);
+  int64_t base = role == 0 ? layout.offV : layout.offK;
+  SmallVector<Value> boxes;
+  for (int64_t box = 0; box < D / kAtomColumns; ++box)
+    boxes.push_back(km.i32(base + box * Bc * kSwizzleBytes));
+  writeSwizzledOutput(km, smem, fragmentWords(acc, role == 0 ? Value() : scale),
+                      boxes, km.i32(0), km.i32(0), coords.quadLane);
+  fenceAsyncShared(km);
+  namedBarrierSync(km, consumer, storeBarrierId(), /*threads=*/128);
+  {
+    Value localTid = km.andi(tid, km.i32(127));
+    auto leader =
+        scf::IfOp::create(b, loc, km.cmp(P::eq, localTid, km.i32(0)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(leader.thenBlock()->getTerminator());
+    tmaStoreBoxes(km, smem, role == 0 ? tmDV : tmDK, D,
+                  [&](int64_t box) { return boxes[box]; }, kvStart, mapKV(),
+                  km.i32(0));
+  }
+  waitOutputRead(km, tid, [] {});
+  auto ifIssuer = scf::IfOp::create(
+      b, loc, km.cmp(P::ult, lane, km.i32(16)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr());
+}
+
 
 //===----------------------------------------------------------------------===//
 // The kernel
