@@ -423,3 +423,29 @@ def test_compile_ships_the_sm90a_d256_backward(tmp_path, capsys):
     for name, box in (("q", 64), ("dout", 64), ("k", 64), ("v", 64), ("dk", 64), ("dv", 64)):
         assert list(args[name].map_box[:3]) == [64, box, 1], name
 
+
+
+def test_compile_sm90a_backward_roles_is_an_off_by_default_option(tmp_path, capsys, monkeypatch):
+    # --sm90-backward-roles (experimental, FLASH_SM90_BWD_ROLES=1 for flash-opt):
+    # the D = 256 main kernel by roles (dV and dK over all 256 columns: m64n256
+    # GEMMs; P^T through 16 KB of shared memory), no spills; without the flag
+    # the shipped split-columns kernel (m64n128 GEMMs). monkeypatch restores the
+    # variable that the flag sets.
+    monkeypatch.delenv("FLASH_SM90_BWD_ROLES", raising=False)
+    common = ["--ops", "backward", "--arch", "sm_90a", "--dtypes", "bf16", "--head-dims", "256",
+              "--causal", "yes", "--deterministic", "no"]
+    assert fcompile.main(common + ["--out", str(tmp_path / "default")]) == 0
+    monkeypatch.setenv("FLASH_SM90_BWD_ROLES", "0")
+    assert fcompile.main(common + ["--out", str(tmp_path / "roles"), "--sm90-backward-roles"]) == 0
+    capsys.readouterr()
+    name = "flash_bwd_sm_90a_bf16_d256_causal"
+    for form, gemm, other, shared in (("default", "m64n128k16", "m64n256k16", 231496),
+                                      ("roles", "m64n256k16", "m64n128k16", 231512)):
+        ptx = (tmp_path / form / (name + ".ptx")).read_text()
+        assert gemm in ptx and other not in ptx, form
+        text = json.loads((tmp_path / form / (name + ".json")).read_text())
+        main = next(k for k in text["kernels"] if k["name"] == name)
+        assert main["dynamic_shared_memory"] == shared, form
+        for k in text["kernels"]:
+            cubin = k["files"]["cubins"]["sm_90a"]
+            assert cubin["spill_stores"] == 0 and cubin["spill_loads"] == 0, (form, k["name"])

@@ -649,8 +649,17 @@ def main(argv=None) -> int:
                          "which the Python runtime picks for strided views (e.g. B×N×H×D "
                          "transposed) instead of copying them; no (default): the shipped "
                          "kernels only, which address rows of D elements")
+    ap.add_argument("--sm90-backward-roles", action="store_true",
+                    help="EXPERIMENTAL, sm_90a backward at D = 256: the consumer "
+                         "warpgroups split each step by roles (one computes S and P and "
+                         "owns dV, the other dP and dS and owns dK; five GEMMs' work per "
+                         "step instead of seven) instead of both computing S and dP "
+                         "(FLASH_SM90_BWD_ROLES=1 for flash-opt; docs/gpu.md). Not yet "
+                         "the default: its racecheck run is pending")
     ap.add_argument("--flash-opt", default=DEFAULT_FLASH_OPT)
     args = ap.parse_args(argv)
+    if args.sm90_backward_roles:
+        os.environ["FLASH_SM90_BWD_ROLES"] = "1"
     if args.batch_maps != "no" and args.arch != "sm_90a":
         ap.error(f"--batch-maps is for sm_90a (tensor maps), not {args.arch}")
     extra = ["batch-maps=true"] if args.batch_maps == "yes" else []

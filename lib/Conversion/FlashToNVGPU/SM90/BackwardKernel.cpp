@@ -43,6 +43,10 @@
 // splitsColumns): no staged tile and no writer; each consumer warp stages
 // its dQ in 16 × 32 f32 slices that its lane 0 adds with one 2 KB bulk
 // reduction each, into an accumulator laid out in such slices (blockedDQ).
+// Experimental, off by default (FLASH_SM90_BWD_ROLES=1: splitsRoles): the
+// two consumers split the step by roles, consumer 0 Sᵀ, Pᵀ and dV over all
+// of D, consumer 1 dPᵀ, dSᵀ and dK (Pᵀ handed over in shared memory), instead
+// of both computing Sᵀ and dPᵀ (buildRoleConsumer).
 // The cluster's dQ (D = 256, clusterBlocks = 2): two blocks of neighbouring
 // K/V tiles in a cluster add their dQ of the Q tiles both visit through
 // distributed shared memory, each reducing half of the slices (exchangeDQ;
@@ -75,6 +79,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <string>
 
 using namespace mlir;
 using namespace mlir::flash;
@@ -140,25 +145,32 @@ constexpr int64_t kDQSliceBytes = 16 * kDQSliceColumns * 4;
 /// block and step, 32 of them this way.
 bool blockedDQ(const KernelConfig &c) { return splitsColumns(c); }
 
-/// Split columns in one block (not the cluster's exchange): each warp's
-/// slices go through a ring of this many buffers, so that a warp writes a
-/// slice while the reductions of the two before it may still read theirs
-/// (cp.async.bulk.wait_group.read 2); the cluster's form keeps one buffer
-/// per warp (exchangeDQ writes the partner's).
-static int experimentBits() {
-  const char *e = std::getenv("FLASH_D256_STEP");
-  return e ? std::atoi(e) : 0;
-}
-
-/// Split columns in one block, by roles (EXPERIMENT bit 128): consumer 0
-/// computes Sᵀ and P and owns dV (64 × D), consumer 1 computes dPᵀ and dS
-/// (P through shared memory, f32) and owns dK; dQ split by columns as in
-/// the split-columns form. Five GEMMs' work per step instead of seven.
+/// Split columns in one block (D = 256): the consumers split the step's
+/// work by roles instead of duplicating Sᵀ and dPᵀ. Consumer 0 computes Sᵀ
+/// and Pᵀ and owns dV (64 rows × D), consumer 1 computes dPᵀ and dSᵀ (Pᵀ
+/// handed over through shared memory in f32, pFull / pEmpty) and owns dK;
+/// each adds its D/C columns of dQ as before. Five GEMMs' work per step
+/// instead of seven (docs/benchmarks.md, nineteenth session). The cluster's
+/// exchange (not in the model) keeps the duplicated form.
+/// EXPERIMENTAL, off by default: only where the environment of the compiler
+/// has FLASH_SM90_BWD_ROLES=1 (`python3 -m flash_mlir.compile
+/// --sm90-backward-roles`). Checked and 1.10-1.26× main's form on the H200
+/// in a version whose Pᵀ hand-over used named barriers, which racecheck
+/// flagged (docs/benchmarks.md); this version's mbarriers are not yet run.
 bool splitsRoles(const KernelConfig &c) {
-  return splitsColumns(c) && c.sm90.clusterBlocks != 2 &&
-         (experimentBits() & 128);
+  static const bool enabled = [] {
+    const char *e = std::getenv("FLASH_SM90_BWD_ROLES");
+    return e && std::string(e) == "1";
+  }();
+  return enabled && splitsColumns(c) && c.sm90.clusterBlocks != 2;
 }
 
+/// Split columns: each warp's slices go through a ring of this many
+/// buffers (roles: 2, a step's 4 slices then use each twice; else 3 in one
+/// block), so that a warp writes a slice while the reductions of the ones
+/// before it may still read theirs (cp.async.bulk.wait_group.read n − 1);
+/// the cluster's form keeps one buffer per warp (exchangeDQ writes the
+/// partner's).
 int64_t dqSliceBuffers(const KernelConfig &c) {
   if (splitsRoles(c))
     return 2;
@@ -187,8 +199,8 @@ int64_t doSlots(const KernelConfig &c) {
 struct BackwardLayout {
   int64_t kvBytes, qBytes, dsBytes, dqBytes, rowBytes;
   int64_t offK, offV, offQ, offDO, offDS, offDQ, offShift, offDelta, total;
-  /// Roles (splitsRoles): P of a step, f32, in fragment order (thread t's
-  /// value i at (i / 4 · 128 + t) · 16 + (i mod 4) · 4).
+  /// Roles (splitsRoles): Pᵀ of a step, f32, in fragment order (thread t of
+  /// the warpgroup: its values 4q..4q+3 at (q·128 + t)·16).
   int64_t offP = 0;
   MBarrierRing kvFull, full, empty, dqFull, dqEmpty;
   /// dO in one slot (doSlots = 1): the producer's expect_tx, and every
@@ -200,6 +212,9 @@ struct BackwardLayout {
   /// take this warp's next part (dqTaken, 32 arrivals of the partner's
   /// lanes once its reductions have read it).
   MBarrierRing dqArrived, dqTaken;
+  /// Roles: Pᵀ written (consumer 0's 128 threads arrive), read (consumer
+  /// 1's 128 threads arrive).
+  MBarrierRing pFull, pEmpty;
 
   explicit BackwardLayout(const KernelConfig &c) {
     kvBytes = c.blockKV * c.headDim * 2;
@@ -231,6 +246,10 @@ struct BackwardLayout {
       doFull = arena.carveRing(1);
       doEmpty = arena.carveRing(1);
     }
+    if (splitsRoles(c)) {
+      pFull = arena.carveRing(1);
+      pEmpty = arena.carveRing(1);
+    }
     if (c.sm90.clusterBlocks == 2) {
       dqArrived = arena.carveRing(c.sm90.consumers * 4);
       dqTaken = arena.carveRing(c.sm90.consumers * 4);
@@ -248,14 +267,7 @@ public:
         split(dqSplit(config)), columnSplit(splitsColumns(config)),
         ownColumns(columnSplit ? D / C : D),
         clusterDQ(config.sm90.clusterBlocks == 2),
-        pairedStage(pairedDQ(config)) {
-    stepBits = experimentBits();
-    roles = splitsRoles(config);
-    if (roles)
-      stepBits = 0;
-    if (!columnSplit || clusterDQ)
-      stepBits = 0;
-  }
+        pairedStage(pairedDQ(config)), roles(splitsRoles(config)) {}
 
   void build(LLVM::LLVMFuncOp func);
 
@@ -337,8 +349,7 @@ private:
   /// This warpgroup's columns of dQ part `part` added to the accumulator
   /// through each warp's slice buffer and bulk reductions (whole slices,
   /// in the accumulator's chunk order: dqChunk).
-  void addDQ(const Fragment &dq, const DQTarget &target, int64_t part,
-             llvm::function_ref<void()> afterFirstSlice = nullptr);
+  void addDQ(const Fragment &dq, const DQTarget &target, int64_t part);
   /// The lane that adds a warp's staged slice (blockedDQ): lane 0.
   Value sliceIssuer();
   /// The warp's staged slice at `buffer` (its 16 rows of the step's Q tile,
@@ -371,7 +382,7 @@ private:
   }
   /// Split columns: dQ of step `step` (its ring position), part by part:
   /// issued, waited for, added.
-  void addDQParts(Value step, const Fragment *first = nullptr);
+  void addDQParts(Value step);
   /// The first of this warpgroup's K/V rows in the tile (0 when the
   /// consumers share the rows).
   Value firstOwnRow() {
@@ -426,21 +437,19 @@ private:
   bool clusterDQ;
   /// dQ staged with 16-byte stores (pairedDQ).
   bool pairedStage;
-  /// EXPERIMENT: 1 early dQ part 0, 2 part 1 before staging part 0, 8 one part.
-  int stepBits = 0;
-  bool earlyDQ() const { return stepBits & 1; }
-  bool overlapParts() const { return (stepBits & 2) && !(stepBits & 16 && stepMasked); }
-  int64_t partColumns() const {
-    return stepBits & 8 && !(stepBits & 16 && stepMasked) ? 2 * kDQPartColumns : kDQPartColumns;
-  }
-  bool stepMasked = false;
-  /// By roles (splitsRoles); `role` the consumer being generated.
-  bool roles = false;
+  /// The consumers split the step by roles (splitsRoles); `role` is the
+  /// consumer whose code is being built (0: Sᵀ, Pᵀ, dV; 1: dPᵀ, dSᵀ, dK).
+  bool roles;
   int64_t role = 0;
-  int64_t pWrittenBarrierId() const { return 2 + 3 * C; }
-  int64_t pReadBarrierId() const { return 3 + 3 * C; }
+  /// Roles: one step of consumer `role` at ring position `ring`: its GEMMs
+  /// of the step, the previous step's dQ (addDQParts), and (consumer 1)
+  /// this step's dSᵀ to shared memory; `acc` is dV or dK.
   void roleStep(Value ring, Value qStart, bool masked, Fragment &acc);
+  /// Roles: the consumer's loops over heads and Q tiles, built once per
+  /// role under a branch on the consumer index.
   void buildRoleConsumer();
+  /// Roles: dV (consumer 0) or dK·scale (consumer 1) through shared memory
+  /// and TMA stores.
   void storeRoleGradient(const Fragment &acc);
 
   // Kernel-wide values.
@@ -689,7 +698,8 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
     target.firstBuffer =
         perStep % buffers == 0
             ? km.i32(0)
-            : arith::RemUIOp::create(b, loc, step, km.i32(buffers)).getResult();
+            : arith::RemUIOp::create(b, loc, step, km.i32(buffers))
+                  .getResult();
   }
   if (config.deterministic) {
     // The K/V tiles before this one have added their dQ of Q tile i (as the
@@ -713,8 +723,7 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
 }
 
 void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
-                           int64_t part,
-                           llvm::function_ref<void()> afterFirstSlice) {
+                           int64_t part) {
   // The part's columns in slices of 32 through this warp's 16 × 32 f32
   // buffer: each thread writes its pairs of the slice, then lane 0 adds
   // the whole slice (2 KB, contiguous in the accumulator: blockedDQ) with
@@ -731,7 +740,7 @@ void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
       km.i32(layout.offDQ),
       km.mul(km.add(km.mul(consumer, km.i32(4)), warpInGroup),
              km.i32(buffers * kDQSliceBytes)));
-  int64_t slicesPerPart = partColumns() / kDQSliceColumns;
+  int64_t slicesPerPart = kDQPartColumns / kDQSliceColumns;
   auto bufferOf = [&](int64_t k) {
     if (buffers == 1)
       return ringBase;
@@ -778,12 +787,10 @@ void BackwardKernel::addDQ(const Fragment &dq, const DQTarget &target,
     }
     fenceAsyncShared(km);
     NVVM::SyncWarpOp::create(b, loc, km.i32(-1));
-    int64_t firstColumn = part * partColumns() + slice * kDQSliceColumns;
+    int64_t firstColumn = part * kDQPartColumns + slice * kDQSliceColumns;
     reduceSlice(target, buffer,
                 km.add(km.mul(consumer, km.i32(split.columns)),
                        km.i32(firstColumn)));
-    if (slice == 0 && afterFirstSlice)
-      afterFirstSlice();
   }
 }
 
@@ -830,7 +837,7 @@ void BackwardKernel::endDQ(const DQTarget &target) {
   semaphoreRelease(km, target.semaphore);
 }
 
-void BackwardKernel::addDQParts(Value step, const Fragment *first) {
+void BackwardKernel::addDQParts(Value step) {
   using P = arith::CmpIPredicate;
   DQTarget target = beginDQ(step);
   // A cluster: the Q tiles both blocks visit are the steps they exchange
@@ -846,48 +853,7 @@ void BackwardKernel::addDQParts(Value step, const Fragment *first) {
                      km.andi(km.cmp(P::sge, i, partner.firstTile),
                              km.cmp(P::slt, i, partner.numTiles)));
   }
-  int64_t parts = split.columns / partColumns();
-  if (overlapParts() || first) {
-    // Part k + 1 runs while part k is staged and added (dQ of 2 × 64
-    // columns live at once); part 0 may come issued and completed.
-    Fragment dq;
-    if (first) {
-      dq = *first;
-    } else {
-      wgmmaFence(km);
-      dq = issueDQ(step, Value(), 0);
-      wgmmaCommit(km);
-      wgmmaWait(km, 0);
-    }
-    for (int64_t part = 0; part < parts; ++part) {
-      Fragment next;
-      bool overlap = overlapParts() && part + 1 < parts;
-      auto issueNext = [&] {
-        wgmmaFence(km);
-        next = issueDQ(step, Value(), part + 1);
-        wgmmaCommit(km);
-      };
-      bool late = stepBits & 64;
-      if (overlap && !late)
-        issueNext();
-      if (overlap && late)
-        addDQ(dq, target, part, issueNext);
-      else
-        addDQ(dq, target, part);
-      if (part + 1 == parts)
-        break;
-      if (!overlap) {
-        wgmmaFence(km);
-        next = issueDQ(step, Value(), part + 1);
-        wgmmaCommit(km);
-      }
-      wgmmaWait(km, 0);
-      dq = next;
-    }
-    endDQ(target);
-    return;
-  }
-  for (int64_t part = 0; part < parts; ++part) {
+  for (int64_t part = 0; part < split.columns / kDQPartColumns; ++part) {
     wgmmaFence(km);
     Fragment dq = issueDQ(step, Value(), part);
     wgmmaCommit(km);
@@ -1107,7 +1073,7 @@ Fragment BackwardKernel::issueDQ(Value ring, Value valid, int64_t part) {
     // per column within the block's 128-byte rows.
     Value c0 = km.mul(consumer, km.i32(split.columns));
     if (part >= 0)
-      c0 = km.add(c0, km.i32(part * partColumns()));
+      c0 = km.add(c0, km.i32(part * kDQPartColumns));
     bOffset = km.add(
         bOffset,
         km.add(km.mul(km.shru(c0, km.i32(6)), km.i32(Bc * kSwizzleBytes)),
@@ -1116,7 +1082,7 @@ Fragment BackwardKernel::issueDQ(Value ring, Value valid, int64_t part) {
   return wgmmaSS(
       km, et, {wgmmaDescriptor(km, smem, aOffset, Bc * kSwizzleBytes), true, 0},
       {wgmmaDescriptor(km, smem, bOffset, Bc * kSwizzleBytes), true, 0},
-      part >= 0 ? partColumns() : split.columns, Bc);
+      part >= 0 ? kDQPartColumns : split.columns, Bc);
 }
 
 void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
@@ -1126,7 +1092,6 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
   // of them live across the loop (64-bit each; the consumers spilled).
   SharedBase entrySmem = smem;
   smem = sharedBase();
-  stepMasked = masked;
   auto [stage, use] = layout.full.slotOf(km, ring);
   layout.full.waitComplete(km, smem, {stage, use});
   // (dO in one slot: its own barrier, use `ring`.)
@@ -1194,7 +1159,33 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
                      wgmmaDescriptor(km, smem, qTile, Br * kSwizzleBytes),
                      ownColumns, Br);
   wgmmaCommit(km);
+  // dV has read Pᵀ's registers (and dO_i: in one slot, every consumer
+  // thread releases it).
+  wgmmaWait(km, 1);
+  keepAlive(km, probWords);
+  if (!doRing)
+    layout.doEmpty.arrive(km, smem, km.i32(0));
+
+  // dQ of the previous step: one step late, so that no consumer waits for
+  // the others' dSᵀ of this step (each arrives on its barrier at the end of
+  // a step). Issued at the first step too, on whatever the buffer holds, and
+  // dropped: cheaper than a branch whose results keep registers.
+  // (Split columns: after this step's dK, part by part, below.)
   using P = arith::CmpIPredicate;
+  Value hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
+  Fragment dq;
+  if (!columnSplit) {
+    wgmmaFence(km);
+    dq = issueDQ(km.sub(ring, km.i32(1)), hasPrevious);
+    wgmmaCommit(km);
+  }
+
+  // This step's dSᵀ to shared memory (buffer ring mod 2, rows of keys, one
+  // box per 64 queries), while dK and dQ run. The buffer's previous use, dQ
+  // two steps back, has completed in every consumer: each arrived on its
+  // barrier of the last step after that GEMM, and issueDQ waited on those.
+  // (Split columns: after the previous step's dQ, whose issueDQ waits
+  // there.)
   auto writeGradient = [&] {
     Value dsBuffer = dsBufferOf(ring);
     SmallVector<Value> boxes;
@@ -1231,73 +1222,30 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
     }
     fenceAsyncShared(km);
   };
-  Value hasPrevious;
-  // EXPERIMENT (stepBits): the previous step's dQ part 0 issued behind dV
-  // and dK, before waiting for them.
-  Fragment earlyPart;
-  if (earlyDQ()) {
-    hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
-    wgmmaFence(km);
-    earlyPart = issueDQ(km.sub(ring, km.i32(1)), hasPrevious, 0);
-    wgmmaCommit(km);
-    // The others' dQ two steps back has completed (issueDQ waited for
-    // their arrivals of the last step): this step's dSᵀ may go now.
-    if (stepBits & 4)
-      writeGradient();
-  }
-  int64_t pendingAfterDV = earlyDQ() ? 2 : 1;
-  // dV has read Pᵀ's registers (and dO_i: in one slot, every consumer
-  // thread releases it).
-  wgmmaWait(km, pendingAfterDV);
-  keepAlive(km, probWords);
-  if (!doRing)
-    layout.doEmpty.arrive(km, smem, km.i32(0));
-
-  // dQ of the previous step: one step late, so that no consumer waits for
-  // the others' dSᵀ of this step (each arrives on its barrier at the end of
-  // a step). Issued at the first step too, on whatever the buffer holds, and
-  // dropped: cheaper than a branch whose results keep registers.
-  // (Split columns: after this step's dK, part by part, below.)
-  if (!hasPrevious)
-    hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
-  Fragment dq;
-  if (!columnSplit) {
-    wgmmaFence(km);
-    dq = issueDQ(km.sub(ring, km.i32(1)), hasPrevious);
-    wgmmaCommit(km);
-  }
-
-  // This step's dSᵀ to shared memory (buffer ring mod 2, rows of keys, one
-  // box per 64 queries), while dK and dQ run. The buffer's previous use, dQ
-  // two steps back, has completed in every consumer: each arrived on its
-  // barrier of the last step after that GEMM, and issueDQ waited on those.
-  // (Split columns: after the previous step's dQ, whose issueDQ waits
-  // there.)
   if (!columnSplit)
     writeGradient();
   // dK has read dSᵀ's registers, and with it the slot's Q_i and dO_i: every
   // consumer thread releases the slot.
-  wgmmaWait(km, columnSplit ? pendingAfterDV - 1 : 1);
+  wgmmaWait(km, columnSplit ? 0 : 1);
   keepAlive(km, gradientWords);
   layout.empty.arrive(km, smem, stage);
   // The previous dQ to the writer; then this consumer's arrival for the
   // others' dQ of this step.
-  if (!columnSplit || earlyDQ())
+  if (!columnSplit)
     wgmmaWait(km, 0);
   {
     auto ifStage = scf::IfOp::create(b, loc, hasPrevious, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifStage.thenBlock()->getTerminator());
     if (columnSplit)
-      addDQParts(km.sub(ring, km.i32(1)), earlyDQ() ? &earlyPart : nullptr);
+      addDQParts(km.sub(ring, km.i32(1)));
     else
       stageDQ(dq, km.sub(ring, km.i32(1)));
   }
-  if (columnSplit && !(earlyDQ() && (stepBits & 4)))
+  if (columnSplit)
     writeGradient();
   namedBarrierArrive(km, dsBarrier(consumer, ring), /*firstId=*/1,
                      /*threads=*/128 * C);
-  stepMasked = false;
   smem = entrySmem;
 }
 
@@ -1305,9 +1253,7 @@ void BackwardKernel::drainDQ(Value last) {
   SharedBase entrySmem = smem;
   smem = sharedBase();
   if (columnSplit) {
-    stepMasked = stepBits & 32;
     addDQParts(last);
-    stepMasked = false;
     smem = entrySmem;
     return;
   }
@@ -1477,7 +1423,7 @@ void BackwardKernel::storeOwnRows(const Fragment &dK, const Fragment &dV) {
 }
 
 //===----------------------------------------------------------------------===//
-// Consumers by roles (EXPERIMENT: splitsRoles)
+// Consumers by roles (splitsRoles)
 //===----------------------------------------------------------------------===//
 
 void BackwardKernel::roleStep(Value ring, Value qStart, bool masked,
@@ -1490,7 +1436,8 @@ void BackwardKernel::roleStep(Value ring, Value qStart, bool masked,
   Value qTile = slotOffset(layout.offQ, stage);
   Value doTile = km.i32(layout.offDO);
   Value hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
-  // P in fragment order: thread t's values 4q..4q+3 at (q·128 + t)·16.
+  // Pᵀ in fragment order (both consumers' fragments of the 64 × Br step
+  // have one layout): thread t's values 4q..4q+3 at (q·128 + t)·16.
   Value localTid = km.andi(tid, km.i32(127));
   auto f32x4 = VectorType::get({4}, b.getF32Type());
   auto pSlot = [&](int64_t q) {
@@ -1517,12 +1464,13 @@ void BackwardKernel::roleStep(Value ring, Value qStart, bool masked,
     }
     Fragment probs = buildRecomputedProbs(km, scores, shifts,
                                           /*perColumn=*/true, scaleLog2e);
-    // Consumer 1 has read the last step's P.
+    // Consumer 1 has read the last step's Pᵀ (use ring − 1 of pEmpty).
     {
       auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
-      namedBarrierSync(km, km.i32(0), pReadBarrierId(), /*threads=*/128 * C);
+      layout.pEmpty.waitComplete(km, smem,
+                                 {km.i32(0), km.sub(ring, km.i32(1))});
     }
     for (int64_t q = 0; q < (int64_t)probs.regs.size() / 4; ++q) {
       Value quad = vector::FromElementsOp::create(
@@ -1531,7 +1479,7 @@ void BackwardKernel::roleStep(Value ring, Value qStart, bool masked,
                      probs.regs[4 * q + 2], probs.regs[4 * q + 3]});
       LLVM::StoreOp::create(b, loc, quad, pSlot(q), /*alignment=*/16);
     }
-    namedBarrierArrive(km, km.i32(0), pWrittenBarrierId(), /*threads=*/128 * C);
+    layout.pFull.arrive(km, smem, km.i32(0));
     SmallVector<Value> probWords = operandWords(probs);
     layout.doFull.waitComplete(km, smem, {km.i32(0), ring});
     wgmmaFence(km);
@@ -1559,7 +1507,7 @@ void BackwardKernel::roleStep(Value ring, Value qStart, bool masked,
     wgmmaCommit(km);
     wgmmaWait(km, 0);
     layout.doEmpty.arrive(km, smem, km.i32(0));
-    namedBarrierSync(km, km.i32(0), pWrittenBarrierId(), /*threads=*/128 * C);
+    layout.pFull.waitComplete(km, smem, {km.i32(0), ring});
     Fragment probs = probsGradient;
     for (int64_t q = 0; q < (int64_t)probs.regs.size() / 4; ++q) {
       Value quad = LLVM::LoadOp::create(b, loc, f32x4, pSlot(q),
@@ -1568,7 +1516,7 @@ void BackwardKernel::roleStep(Value ring, Value qStart, bool masked,
         probs.regs[4 * q + e] =
             vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{e});
     }
-    namedBarrierArrive(km, km.i32(0), pReadBarrierId(), /*threads=*/128 * C);
+    layout.pEmpty.arrive(km, smem, km.i32(0));
     SmallVector<Value> deltas = columnValues(layout.offDelta, stage);
     Fragment gradient = buildScoreGradient(km, probs, probsGradient, deltas,
                                            /*perColumn=*/true);
@@ -1652,10 +1600,6 @@ void BackwardKernel::buildRoleConsumer() {
           b, loc, km.cmp(arith::CmpIPredicate::sgt, steps, km.i32(0)), false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(ifSteps.thenBlock()->getTerminator());
-      // Consumer 0: consumer 1's last read of P (its arrivals and these
-      // waits pair up).
-      if (role == 0)
-        namedBarrierSync(km, km.i32(0), pReadBarrierId(), /*threads=*/128 * C);
       drainDQ(km.sub(steps, km.i32(1)));
     }
     storeRoleGradient(done);
@@ -1782,6 +1726,13 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
                    km.i32(128 * C));
       mbarrierInit(km, layout.dqEmpty.address(km, smem, km.i32(0)),
                    km.i32(1));
+    }
+    // Roles: Pᵀ written by consumer 0's threads, read by consumer 1's.
+    if (roles) {
+      mbarrierInit(km, layout.pFull.address(km, smem, km.i32(0)),
+                   km.i32(128));
+      mbarrierInit(km, layout.pEmpty.address(km, smem, km.i32(0)),
+                   km.i32(128));
     }
     if (doSlots(config) == 1) {
       mbarrierInit(km, layout.doFull.address(km, smem, km.i32(0)), km.i32(1));
