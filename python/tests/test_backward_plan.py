@@ -423,3 +423,23 @@ def test_compile_ships_the_sm90a_d256_backward(tmp_path, capsys):
     for name, box in (("q", 64), ("dout", 64), ("k", 64), ("v", 64), ("dk", 64), ("dv", 64)):
         assert list(args[name].map_box[:3]) == [64, box, 1], name
 
+
+
+def test_compile_sm90a_backward_d256_is_split_by_roles(tmp_path, capsys):
+    # The D = 256 main kernel that compile ships splits each step by roles
+    # (nineteenth session): dV and dK over all 256 columns (m64n256 GEMMs, no
+    # m64n128), P^T handed over through 16 KB of shared memory (231,512 bytes
+    # in all), and no kernel of the plan spills.
+    assert fcompile.main(["--ops", "backward", "--arch", "sm_90a", "--dtypes", "bf16",
+                          "--head-dims", "256", "--causal", "yes", "--deterministic", "no",
+                          "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    name = "flash_bwd_sm_90a_bf16_d256_causal"
+    ptx = (tmp_path / (name + ".ptx")).read_text()
+    assert "m64n256k16" in ptx and "m64n128k16" not in ptx
+    text = json.loads((tmp_path / (name + ".json")).read_text())
+    main = next(k for k in text["kernels"] if k["name"] == name)
+    assert main["dynamic_shared_memory"] == 231512
+    for k in text["kernels"]:
+        cubin = k["files"]["cubins"]["sm_90a"]
+        assert cubin["spill_stores"] == 0 and cubin["spill_loads"] == 0, k["name"]

@@ -3,7 +3,8 @@
 // backward L1 -> flash-lower-to-nvgpu -> NVVM -> PTX -> bundles): the main
 // kernel of SM90/BackwardKernel.cpp with its two consumer warpgroups sharing
 // the 64 K/V rows of a tile (block_kv = 64) and splitting the 256 columns of
-// dK, dV and dQ (splitsColumns), bf16/f16 × causal or not, and the
+// dK, dV and dQ (splitsColumns) and the step's work by roles (splitsRoles),
+// bf16/f16 × causal or not, and the
 // deterministic plan at bf16 causal and f16; assembled by ptxas
 // -arch=sm_90a -v with no spill stores, spill loads or stack frame in any
 // kernel.
@@ -14,27 +15,33 @@
 // RUN: cat %t/*.json | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/*.json | grep -c '"spill_stores": 0' | FileCheck %s --check-prefix=COUNT
 
-// Sᵀ and dPᵀ of all 64 rows in each warpgroup (m64n64, k = 256), its 128
-// columns of dV and dK (RS m64n128) and of dQ (SS m64n64, two parts), dQ
-// staged per warp (16 × 32 f32) in a ring of three slice buffers, each
-// slice added whole (2048 bytes, the blocked accumulator: blockedDQ) by one
-// bulk reduction, never 128-byte rows, waiting only for the slice three
-// back (wait_group.read 2; no f32 atomics), dK and dV stored by TMA.
+// By roles (splitsRoles): Sᵀ (consumer 0) and dPᵀ (consumer 1) once each
+// (SS m64n64, k = 256), dV and dK over all 256 columns (RS m64n256, from
+// the Pᵀ and dSᵀ registers), no m64n128 GEMM; Pᵀ handed over as 8 16-byte
+// stores and loads per thread; dQ (SS m64n64, each warpgroup 128 columns)
+// staged per warp (16 × 32 f32) in a ring of two slice buffers, each slice
+// added whole (2048 bytes, the blocked accumulator: blockedDQ) by one bulk
+// reduction, never 128-byte rows, waiting only for the slice before
+// (wait_group.read 1; no f32 atomics), dK and dV stored by TMA.
 // PTX: .target sm_90a
 // PTX-DAG: .entry bwd_bf16_d256_causal(
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
-// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// PTX-DAG: st.shared.v4.{{[bf]}}32 [{{%rd[0-9]+}}+212992],
+// PTX-DAG: ld.shared.v4.{{[bf]}}32 {{.*}}, [{{%rd[0-9]+}}+212992];
 // PTX-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [{{%rd[0-9]+}}], [{{%r[0-9]+}}], 2048;
-// PTX-DAG: cp.async.bulk.wait_group.read 2;
+// PTX-DAG: cp.async.bulk.wait_group.read 1;
 // PTX-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
-// PTX-NOT: red.relaxed.gpu.global.add.f32
+// PTX-NOT: wgmma.mma_async.sync.aligned.m64n128k16
+// RUN: FileCheck %s --check-prefix=NORED < %t/bwd_bf16_d256_causal.ptx
+// NORED-NOT: red.relaxed.gpu.global.add.f32
 // RUN: FileCheck %s --check-prefix=ROWS < %t/bwd_bf16_d256_causal.ptx
 // ROWS-NOT: bulk_group.add.f32 [{{%rd[0-9]+}}], [{{%r[0-9]+}}], 128;
 
 // The plan: K and V boxes of 64 rows, a grid over 64-row K/V tiles, 384
-// threads; one dO slot (its second slot's 32 KB hold the slice rings):
-// 231,496 bytes of shared memory.
+// threads; one dO slot, the slice rings, 16 KB of Pᵀ and its two
+// mbarriers: 231,512 bytes of shared memory.
 // PLAN: "name": "k",
 // PLAN-NEXT: "tensor": "k",
 // PLAN-NEXT: "tensor_map": {
@@ -43,7 +50,7 @@
 // PLAN-NEXT: 64,
 // PLAN: "block": [
 // PLAN-NEXT: 384,
-// PLAN: "dynamic_shared_memory": 231496,
+// PLAN: "dynamic_shared_memory": 231512,
 // PLAN: "name": "bwd_bf16_d256_causal"{{$}}
 
 // NOSPILL-NOT: "spill_stores": {{[1-9]}}
@@ -58,6 +65,7 @@
 // RUN: FileCheck %s --check-prefix=DET < %t/bwd_bf16_d256_causal_deterministic.ptx
 // DET: .entry bwd_bf16_d256_causal_deterministic(
 // DET: ld.acquire.gpu.global.u32
+// DET: wgmma.mma_async.sync.aligned.m64n256k16
 // DET: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
 // DET: cp.async.bulk.wait_group 0
 // DET: fence.acq_rel.gpu;

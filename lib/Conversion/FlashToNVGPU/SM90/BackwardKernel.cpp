@@ -43,6 +43,10 @@
 // splitsColumns): no staged tile and no writer; each consumer warp stages
 // its dQ in 16 × 32 f32 slices that its lane 0 adds with one 2 KB bulk
 // reduction each, into an accumulator laid out in such slices (blockedDQ).
+// In one block (splitsRoles) the two consumers split the step by roles,
+// consumer 0 Sᵀ, Pᵀ and dV over all of D, consumer 1 dPᵀ, dSᵀ and dK (Pᵀ
+// handed over in shared memory through mbarriers), instead of both computing
+// Sᵀ and dPᵀ (buildRoleConsumer).
 // The cluster's dQ (D = 256, clusterBlocks = 2): two blocks of neighbouring
 // K/V tiles in a cluster add their dQ of the Q tiles both visit through
 // distributed shared memory, each reducing half of the slices (exchangeDQ;
@@ -74,6 +78,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
+#include <string>
 
 using namespace mlir;
 using namespace mlir::flash;
@@ -139,13 +144,28 @@ constexpr int64_t kDQSliceBytes = 16 * kDQSliceColumns * 4;
 /// block and step, 32 of them this way.
 bool blockedDQ(const KernelConfig &c) { return splitsColumns(c); }
 
-/// Split columns in one block (not the cluster's exchange): each warp's
-/// slices go through a ring of this many buffers, so that a warp writes a
-/// slice while the reductions of the two before it may still read theirs
-/// (cp.async.bulk.wait_group.read 2); the cluster's form keeps one buffer
-/// per warp (exchangeDQ writes the partner's).
+/// Split columns in one block (D = 256): the consumers split the step's
+/// work by roles instead of duplicating Sᵀ and dPᵀ. Consumer 0 computes Sᵀ
+/// and Pᵀ and owns dV (64 rows × D), consumer 1 computes dPᵀ and dSᵀ (Pᵀ
+/// handed over through shared memory in f32, pFull / pEmpty) and owns dK;
+/// each adds its D/C columns of dQ as before. Five GEMMs' work per step
+/// instead of seven (docs/benchmarks.md, nineteenth session). The cluster's
+/// exchange (not in the model) keeps the duplicated form.
+/// Checked on the H200 (nineteenth session, docs/benchmarks.md: racecheck
+/// clean with the mbarrier hand-over) and 1.07-1.16× cuDNN, 1.10-1.26× the
+/// duplicated form's speed there.
+bool splitsRoles(const KernelConfig &c) {
+  return splitsColumns(c) && c.sm90.clusterBlocks != 2;
+}
+
+/// Split columns: each warp's slices go through a ring of this many
+/// buffers (one block, by roles: 2, a step's 4 slices then use each twice),
+/// so that a warp writes a slice while the reduction of the one before it
+/// may still read its own (cp.async.bulk.wait_group.read n − 1); the
+/// cluster's form keeps one buffer per warp (exchangeDQ writes the
+/// partner's).
 int64_t dqSliceBuffers(const KernelConfig &c) {
-  return splitsColumns(c) && c.sm90.clusterBlocks != 2 ? 3 : 1;
+  return splitsRoles(c) ? 2 : 1;
 }
 
 /// dO's ring slots: one where the dQ slices have a ring (its second slot's
@@ -170,6 +190,9 @@ int64_t doSlots(const KernelConfig &c) {
 struct BackwardLayout {
   int64_t kvBytes, qBytes, dsBytes, dqBytes, rowBytes;
   int64_t offK, offV, offQ, offDO, offDS, offDQ, offShift, offDelta, total;
+  /// Roles (splitsRoles): Pᵀ of a step, f32, in fragment order (thread t of
+  /// the warpgroup: its values 4q..4q+3 at (q·128 + t)·16).
+  int64_t offP = 0;
   MBarrierRing kvFull, full, empty, dqFull, dqEmpty;
   /// dO in one slot (doSlots = 1): the producer's expect_tx, and every
   /// consumer thread once its dV GEMM has read the slot.
@@ -180,6 +203,9 @@ struct BackwardLayout {
   /// take this warp's next part (dqTaken, 32 arrivals of the partner's
   /// lanes once its reductions have read it).
   MBarrierRing dqArrived, dqTaken;
+  /// Roles: Pᵀ written (consumer 0's 128 threads arrive), read (consumer
+  /// 1's 128 threads arrive).
+  MBarrierRing pFull, pEmpty;
 
   explicit BackwardLayout(const KernelConfig &c) {
     kvBytes = c.blockKV * c.headDim * 2;
@@ -198,6 +224,8 @@ struct BackwardLayout {
     offDO = arena.carve(doSlots(c) * qBytes);
     offDS = arena.carve(2 * dsBytes);
     offDQ = arena.carve(dqBytes);
+    if (splitsRoles(c))
+      offP = arena.carve(c.blockKV * c.blockQ * 4);
     offShift = arena.carve(c.stages * rowBytes);
     offDelta = arena.carve(c.stages * rowBytes);
     kvFull = arena.carveRing(1);
@@ -208,6 +236,10 @@ struct BackwardLayout {
     if (doSlots(c) == 1) {
       doFull = arena.carveRing(1);
       doEmpty = arena.carveRing(1);
+    }
+    if (splitsRoles(c)) {
+      pFull = arena.carveRing(1);
+      pEmpty = arena.carveRing(1);
     }
     if (c.sm90.clusterBlocks == 2) {
       dqArrived = arena.carveRing(c.sm90.consumers * 4);
@@ -226,7 +258,7 @@ public:
         split(dqSplit(config)), columnSplit(splitsColumns(config)),
         ownColumns(columnSplit ? D / C : D),
         clusterDQ(config.sm90.clusterBlocks == 2),
-        pairedStage(pairedDQ(config)) {}
+        pairedStage(pairedDQ(config)), roles(splitsRoles(config)) {}
 
   void build(LLVM::LLVMFuncOp func);
 
@@ -396,6 +428,20 @@ private:
   bool clusterDQ;
   /// dQ staged with 16-byte stores (pairedDQ).
   bool pairedStage;
+  /// The consumers split the step by roles (splitsRoles); `role` is the
+  /// consumer whose code is being built (0: Sᵀ, Pᵀ, dV; 1: dPᵀ, dSᵀ, dK).
+  bool roles;
+  int64_t role = 0;
+  /// Roles: one step of consumer `role` at ring position `ring`: its GEMMs
+  /// of the step, the previous step's dQ (addDQParts), and (consumer 1)
+  /// this step's dSᵀ to shared memory; `acc` is dV or dK.
+  void roleStep(Value ring, Value qStart, bool masked, Fragment &acc);
+  /// Roles: the consumer's loops over heads and Q tiles, built once per
+  /// role under a branch on the consumer index.
+  void buildRoleConsumer();
+  /// Roles: dV (consumer 0) or dK·scale (consumer 1) through shared memory
+  /// and TMA stores.
+  void storeRoleGradient(const Fragment &acc);
 
   // Kernel-wide values.
   Value tid, seqQ, seqKV, scale, scaleLog2e, queryHeads, kvHeads;
@@ -637,10 +683,14 @@ BackwardKernel::DQTarget BackwardKernel::beginDQ(Value step) {
   DQTarget target{km.add(firstHeadQ, h), km.mul(i, km.i32(Br)), Value(),
                   Value()};
   if (int64_t buffers = dqSliceBuffers(config); buffers > 1) {
-    assert(split.columns / kDQSliceColumns % buffers == 1 &&
-           "a step's slices advance the ring by one");
+    int64_t perStep = split.columns / kDQSliceColumns;
+    assert((perStep % buffers == 1 || perStep % buffers == 0) &&
+           "a step's slices advance the ring by one or by whole turns");
     target.firstBuffer =
-        arith::RemUIOp::create(b, loc, step, km.i32(buffers));
+        perStep % buffers == 0
+            ? km.i32(0)
+            : arith::RemUIOp::create(b, loc, step, km.i32(buffers))
+                  .getResult();
   }
   if (config.deterministic) {
     // The K/V tiles before this one have added their dQ of Q tile i (as the
@@ -1217,6 +1267,10 @@ void BackwardKernel::buildConsumer() {
   Value zero = km.f32(0.0);
 
   layout.kvFull.waitComplete(km, smem, {km.i32(0), km.i32(0)});
+  if (roles) {
+    buildRoleConsumer();
+    return;
+  }
 
   // dK and dV of this warpgroup's 64 rows, carried over the heads and the Q
   // tiles (masked tiles first: they are the ones on the diagonal).
@@ -1360,6 +1414,235 @@ void BackwardKernel::storeOwnRows(const Fragment &dK, const Fragment &dV) {
 }
 
 //===----------------------------------------------------------------------===//
+// Consumers by roles (splitsRoles)
+//===----------------------------------------------------------------------===//
+
+void BackwardKernel::roleStep(Value ring, Value qStart, bool masked,
+                              Fragment &acc) {
+  using P = arith::CmpIPredicate;
+  SharedBase entrySmem = smem;
+  smem = sharedBase();
+  auto [stage, use] = layout.full.slotOf(km, ring);
+  layout.full.waitComplete(km, smem, {stage, use});
+  Value qTile = slotOffset(layout.offQ, stage);
+  Value doTile = km.i32(layout.offDO);
+  Value hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
+  // Pᵀ in fragment order (both consumers' fragments of the 64 × Br step
+  // have one layout): thread t's values 4q..4q+3 at (q·128 + t)·16.
+  Value localTid = km.andi(tid, km.i32(127));
+  auto f32x4 = VectorType::get({4}, b.getF32Type());
+  auto pSlot = [&](int64_t q) {
+    return smem.at(km, km.add(km.i32(layout.offP + q * 128 * 16),
+                              km.mul(localTid, km.i32(16))));
+  };
+  if (role == 0) {
+    // Sᵀ = K·Q_iᵀ, Pᵀ, dV += Pᵀ·dO_i.
+    WgmmaOperand kRows{wgmmaDescriptor(km, smem, km.i32(layout.offK), 16),
+                       false, Bc};
+    wgmmaFence(km);
+    Fragment scores = wgmmaSS(
+        km, et, kRows, {wgmmaDescriptor(km, smem, qTile, 16), false, Br}, Br,
+        D);
+    wgmmaCommit(km);
+    wgmmaWait(km, 0);
+    SmallVector<Value> shifts = columnValues(layout.offShift, stage);
+    // This consumer has read Q_i and the shift.
+    layout.empty.arrive(km, smem, stage);
+    if (masked) {
+      Value keyRows = km.add(kvStart, km.mul(warpInGroup, km.i32(16)));
+      buildKeyRowMask(km, scores, coords, keyRows, qStart, seqQ, seqKV,
+                      config.causal);
+    }
+    Fragment probs = buildRecomputedProbs(km, scores, shifts,
+                                          /*perColumn=*/true, scaleLog2e);
+    // Consumer 1 has read the last step's Pᵀ (use ring − 1 of pEmpty).
+    {
+      auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
+      layout.pEmpty.waitComplete(km, smem,
+                                 {km.i32(0), km.sub(ring, km.i32(1))});
+    }
+    for (int64_t q = 0; q < (int64_t)probs.regs.size() / 4; ++q) {
+      Value quad = vector::FromElementsOp::create(
+          b, loc, f32x4,
+          ValueRange{probs.regs[4 * q], probs.regs[4 * q + 1],
+                     probs.regs[4 * q + 2], probs.regs[4 * q + 3]});
+      LLVM::StoreOp::create(b, loc, quad, pSlot(q), /*alignment=*/16);
+    }
+    layout.pFull.arrive(km, smem, km.i32(0));
+    SmallVector<Value> probWords = operandWords(probs);
+    layout.doFull.waitComplete(km, smem, {km.i32(0), ring});
+    wgmmaFence(km);
+    acc = wgmmaRS(km, et, acc, probWords,
+                  wgmmaDescriptor(km, smem, doTile, Br * kSwizzleBytes), D, Br);
+    wgmmaCommit(km);
+    {
+      auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
+      addDQParts(km.sub(ring, km.i32(1)));
+    }
+    wgmmaWait(km, 0);
+    keepAlive(km, probWords);
+    layout.doEmpty.arrive(km, smem, km.i32(0));
+  } else {
+    // dPᵀ = V·dO_iᵀ, dSᵀ = Pᵀ∘(dPᵀ − Δ), dK += dSᵀ·Q_i.
+    layout.doFull.waitComplete(km, smem, {km.i32(0), ring});
+    WgmmaOperand vRows{wgmmaDescriptor(km, smem, km.i32(layout.offV), 16),
+                       false, Bc};
+    wgmmaFence(km);
+    Fragment probsGradient = wgmmaSS(
+        km, et, vRows, {wgmmaDescriptor(km, smem, doTile, 16), false, Br}, Br,
+        D);
+    wgmmaCommit(km);
+    wgmmaWait(km, 0);
+    layout.doEmpty.arrive(km, smem, km.i32(0));
+    layout.pFull.waitComplete(km, smem, {km.i32(0), ring});
+    Fragment probs = probsGradient;
+    for (int64_t q = 0; q < (int64_t)probs.regs.size() / 4; ++q) {
+      Value quad = LLVM::LoadOp::create(b, loc, f32x4, pSlot(q),
+                                        /*alignment=*/16);
+      for (int64_t e = 0; e < 4; ++e)
+        probs.regs[4 * q + e] =
+            vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{e});
+    }
+    layout.pEmpty.arrive(km, smem, km.i32(0));
+    SmallVector<Value> deltas = columnValues(layout.offDelta, stage);
+    Fragment gradient = buildScoreGradient(km, probs, probsGradient, deltas,
+                                           /*perColumn=*/true);
+    SmallVector<Value> gradientWords = operandWords(gradient);
+    wgmmaFence(km);
+    acc = wgmmaRS(km, et, acc, gradientWords,
+                  wgmmaDescriptor(km, smem, qTile, Br * kSwizzleBytes), D, Br);
+    wgmmaCommit(km);
+    {
+      auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
+      addDQParts(km.sub(ring, km.i32(1)));
+    }
+    // This step's dSᵀ, all of it (buffer ring mod 2: its last readers, dQ
+    // two steps back, have completed in both consumers; addDQParts waited
+    // for consumer 0's arrival of the last step).
+    Value dsBuffer = dsBufferOf(ring);
+    SmallVector<Value> boxes;
+    for (int64_t box = 0; box < Br / kAtomColumns; ++box)
+      boxes.push_back(km.add(dsBuffer, km.i32(box * Bc * kSwizzleBytes)));
+    writeSwizzledOutput(km, smem, fragmentWords(gradient, Value()), boxes,
+                        km.i32(0), km.i32(0), coords.quadLane);
+    fenceAsyncShared(km);
+    wgmmaWait(km, 0);
+    keepAlive(km, gradientWords);
+    layout.empty.arrive(km, smem, stage);
+  }
+  namedBarrierArrive(km, dsBarrier(consumer, ring), /*firstId=*/1,
+                     /*threads=*/128 * C);
+  smem = entrySmem;
+}
+
+void BackwardKernel::buildRoleConsumer() {
+  Value zero = km.f32(0.0);
+  Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
+  auto roleBody = [&] {
+    SmallVector<Value> inits(D / 2, zero);
+    auto unpack = [&](ValueRange values) {
+      Fragment acc(1, D / 8, Value());
+      acc.regs.assign(values.begin(), values.end());
+      return acc;
+    };
+    auto heads = scf::ForOp::create(b, loc, km.i32(0), groupSize, km.i32(1),
+                                    inits);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(heads.getBody());
+      Value h = heads.getInductionVar();
+      Value base = km.mul(h, tilesPerHead);
+      bool bySteps = config.deterministic;
+      auto tileLoop = [&](Value lb, Value ub, ValueRange carried,
+                          bool masked) {
+        auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), carried);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value iv = loop.getInductionVar();
+        Value i = bySteps ? tileAt(iv) : iv;
+        Value k = bySteps ? iv : km.sub(iv, tiles.firstTile);
+        Fragment acc = unpack(loop.getRegionIterArgs());
+        roleStep(km.add(base, k), km.mul(i, km.i32(Br)), masked, acc);
+        scf::YieldOp::create(b, loc, acc.regs);
+        return SmallVector<Value>(loop.getResults());
+      };
+      SmallVector<Value> state;
+      if (bySteps) {
+        Value unmasked = km.sub(tiles.numTiles, tiles.firstUnmasked);
+        state = tileLoop(km.i32(0), unmasked, heads.getRegionIterArgs(), false);
+        state = tileLoop(unmasked, tilesPerHead, state, true);
+      } else {
+        state = tileLoop(tiles.firstTile, tiles.firstUnmasked,
+                         heads.getRegionIterArgs(), true);
+        state = tileLoop(tiles.firstUnmasked, tiles.numTiles, state, false);
+      }
+      scf::YieldOp::create(b, loc, state);
+    }
+    Fragment done = unpack(heads.getResults());
+    Value steps = km.mul(groupSize, tilesPerHead);
+    {
+      auto ifSteps = scf::IfOp::create(
+          b, loc, km.cmp(arith::CmpIPredicate::sgt, steps, km.i32(0)), false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifSteps.thenBlock()->getTerminator());
+      drainDQ(km.sub(steps, km.i32(1)));
+    }
+    storeRoleGradient(done);
+  };
+  auto ifFirst = scf::IfOp::create(
+      b, loc, km.cmp(arith::CmpIPredicate::eq, consumer, km.i32(0)), true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+    role = 0;
+    roleBody();
+    b.setInsertionPoint(ifFirst.elseBlock()->getTerminator());
+    role = 1;
+    roleBody();
+    role = 0;
+  }
+}
+
+void BackwardKernel::storeRoleGradient(const Fragment &acc) {
+  using P = arith::CmpIPredicate;
+  // Every consumer's GEMMs have read K and V: dV (consumer 0) over V's
+  // column blocks, dK·scale (consumer 1) over K's, each stored by its
+  // warpgroup's leader.
+  namedBarrierSync(km, km.i32(0), consumersBarrierId(), /*threads=*/128 * C);
+  int64_t base = role == 0 ? layout.offV : layout.offK;
+  SmallVector<Value> boxes;
+  for (int64_t box = 0; box < D / kAtomColumns; ++box)
+    boxes.push_back(km.i32(base + box * Bc * kSwizzleBytes));
+  writeSwizzledOutput(km, smem, fragmentWords(acc, role == 0 ? Value() : scale),
+                      boxes, km.i32(0), km.i32(0), coords.quadLane);
+  fenceAsyncShared(km);
+  namedBarrierSync(km, consumer, storeBarrierId(), /*threads=*/128);
+  {
+    Value localTid = km.andi(tid, km.i32(127));
+    auto leader =
+        scf::IfOp::create(b, loc, km.cmp(P::eq, localTid, km.i32(0)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(leader.thenBlock()->getTerminator());
+    tmaStoreBoxes(km, smem, role == 0 ? tmDV : tmDK, D,
+                  [&](int64_t box) { return boxes[box]; }, kvStart, mapKV(),
+                  km.i32(0));
+  }
+  waitOutputRead(km, tid, [] {});
+  auto ifIssuer = scf::IfOp::create(
+      b, loc, km.cmp(P::ult, lane, km.i32(16)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr());
+}
+
+
+//===----------------------------------------------------------------------===//
 // The kernel
 //===----------------------------------------------------------------------===//
 
@@ -1434,6 +1717,13 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
                    km.i32(128 * C));
       mbarrierInit(km, layout.dqEmpty.address(km, smem, km.i32(0)),
                    km.i32(1));
+    }
+    // Roles: Pᵀ written by consumer 0's threads, read by consumer 1's.
+    if (roles) {
+      mbarrierInit(km, layout.pFull.address(km, smem, km.i32(0)),
+                   km.i32(128));
+      mbarrierInit(km, layout.pEmpty.address(km, smem, km.i32(0)),
+                   km.i32(128));
     }
     if (doSlots(config) == 1) {
       mbarrierInit(km, layout.doFull.address(km, smem, km.i32(0)), km.i32(1));
