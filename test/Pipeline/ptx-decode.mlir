@@ -8,7 +8,6 @@
 // RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/one" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=GROUP < %t/one/decode.ptx
-// RUN: FileCheck %s --check-prefix=MERGE < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/one/decode.json
 // RUN: not grep -q membar %t/one/decode.ptx
 // The kernel: the block table and the lengths read by 32-bit loads,
@@ -34,15 +33,6 @@
 // PTX-COUNT-16: ld.volatile.global.v4.b32
 // PTX: atom.global.exch.b32
 // PTX-NOT: .entry
-// The merge's per-part branch holds the part's two loads only: their
-// addresses are stepped by 64-bit adds outside the branches (no index
-// math between the branch and the loads).
-// MERGE: atom.acq_rel.gpu.global.add.u32
-// MERGE: ld.volatile.global.v4.b32
-// MERGE: @%p{{[0-9]+}} bra
-// MERGE-NEXT: ld.volatile.global.b32
-// MERGE-NEXT: ld.volatile.global.v4.b32
-// MERGE-NEXT: $L__BB
 // GROUP: atom.acq_rel.gpu.global.add.u32
 // GROUP: bar.warp.sync{{[[:space:]]+}}-1;
 // GROUP: st.global.v4.b32

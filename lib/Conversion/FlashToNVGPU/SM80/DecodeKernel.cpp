@@ -310,20 +310,15 @@ void writeOutputRow(KernelMath &km, const KernelConfig &config,
                [&] { km.store(lse, out.lse, rowIndex); });
 }
 
-/// The address of f32 element `element` (index) past `pointer`.
-Value f32Address(KernelMath &km, Value pointer, Value element) {
+/// A load from global memory that bypasses L1 (ld.volatile.global): another
+/// block wrote it during this launch.
+Value loadPastL1(KernelMath &km, Type type, Value pointer, Value element) {
   OpBuilder &b = km.b;
-  return LLVM::GEPOp::create(
+  Value address = LLVM::GEPOp::create(
       b, km.loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
       b.getF32Type(), pointer,
       ValueRange{arith::IndexCastOp::create(b, km.loc, b.getI64Type(),
                                             element)});
-}
-
-/// A load from global memory that bypasses L1 (ld.volatile.global): another
-/// block wrote it during this launch.
-Value loadPastL1(KernelMath &km, Type type, Value address) {
-  OpBuilder &b = km.b;
   unsigned alignment = std::min<unsigned>(
       16, type.isF32() ? 4 : 4 * cast<VectorType>(type).getNumElements());
   return LLVM::LoadOp::create(b, km.loc, type, address, alignment,
@@ -384,14 +379,9 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
         rowIndex);
   };
   auto partOf = [&](Value i) { return km.add(first, km.mul(i, stride)); };
-  // Consecutive parts of a batch are `stride` parts apart: stride·allRows
-  // rows of the partials. Their LSE and O addresses are stepped from the
-  // batch's first part (one 64-bit add each, outside the per-part branches),
-  // so that a part's loads are not behind a chain of 32/64-bit index math
-  // in their branch (docs/benchmarks.md, nineteenth session).
-  Value stepRows =
-      arith::MulIOp::create(b, loc, km.toIndex(stride), partStride);
-  Value stepO = arith::MulIOp::create(b, loc, stepRows, km.index(Dv));
+  auto lseOf = [&](Value part) {
+    return loadPastL1(km, f32, out.partialLse, partRow(part));
+  };
   // Carried: the O sums, the weight sum, the running maximum.
   SmallVector<Value> inits(columns + 1, km.f32(0.0));
   inits.push_back(negInf);
@@ -404,23 +394,18 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
     SmallVector<Value> acc(sumLoop.getRegionIterArgs());
     Type vectorType = VectorType::get({columns}, f32);
     SmallVector<Value> valid, lses, values;
-    Value firstRow = partRow(partOf(i0));
-    Value lseAddress = f32Address(km, out.partialLse, firstRow);
-    Value oAddress = f32Address(
-        km, out.partialO,
-        arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, firstRow, km.index(Dv)),
-            km.toIndex(km.mul(lane, km.i32(columns)))));
     for (int64_t u = 0; u < batch; ++u) {
       Value i = km.add(i0, km.i32(u));
       valid.push_back(km.cmp(P::slt, i, count));
-      if (u > 0) {
-        lseAddress = f32Address(km, lseAddress, stepRows);
-        oAddress = f32Address(km, oAddress, stepO);
-      }
-      auto load = [&, lseAt = lseAddress, oAt = oAddress] {
-        return SmallVector<Value>{loadPastL1(km, f32, lseAt),
-                                  loadPastL1(km, vectorType, oAt)};
+      auto load = [&] {
+        Value part = partOf(i);
+        Value element = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, partRow(part), km.index(Dv)),
+            km.toIndex(km.mul(lane, km.i32(columns))));
+        return SmallVector<Value>{
+            lseOf(part),
+            loadPastL1(km, vectorType, out.partialO, element)};
       };
       if (u == 0) { // i0 < count
         SmallVector<Value> loaded = load();
