@@ -6,8 +6,8 @@ After the Python files, it puts into the wheel's flash_mlir/:
   $FLASH_WHEEL_BUNDLES:
     full (default)  sm_90a forward and backward (rank-3 maps, and their rank-4
                     twins as the variant "batch_maps" for B×N×H×D views),
-                    sm_80 forward (and its strided twins, the variant
-                    "strided", for B×N×H×D views) and backward (cubins sm_80,
+                    sm_80 forward and backward (and their strided twins, the
+                    variant "strided", for B×N×H×D views; cubins sm_80,
                     sm_86, sm_89, sm_90), bf16 and f16, D 64 and 128
     ci              one small bundle per arch (bf16, D 64, forward, not causal,
                     no LSE): what CI's wheel test builds in seconds
