@@ -31,7 +31,8 @@ llvm::Error error(const llvm::Twine &message) {
 
 /// Formulas of the lowering's text ("min(blocks_per_sm*SMs, ceildiv(Nq,
 /// block_q)*Hq*B)"): products of terms, a term a number, a name, or a
-/// call min/max/ceildiv. Names found in `constants` become numbers; names
+/// call min/max/ceildiv/le (le(x, y): 1 if x <= y, else 0; every runtime
+/// since the first plan format evaluates it). Names found in `constants` become numbers; names
 /// in `rename` are renamed (the "N" of a tensor map is Nq or Nk); the rest
 /// stay symbols that the runtime binds.
 class FormulaParser {
@@ -92,7 +93,7 @@ private:
       return JValue(number);
     skip();
     if (pos < text.size() && text[pos] == '(') {
-      if (word != "min" && word != "max" && word != "ceildiv")
+      if (word != "min" && word != "max" && word != "ceildiv" && word != "le")
         return error("unknown function '" + word + "' in formula '" + text +
                      "'");
       ++pos;
@@ -514,13 +515,20 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
     auto own = options.kernelCubins.find(*kName);
     if (own != options.kernelCubins.end())
       kernelFiles["cubins"] = Object(own->second);
-    kernels.push_back(Object{{"name", *kName},
-                             {"files", std::move(kernelFiles)},
-                             {"grid", std::move(gridFormula)},
-                             {"block", Array{*threads, 1, 1}},
-                             {"dynamic_shared_memory", *shared},
-                             {"args", std::move(arguments)},
-                             {"description", std::move(description)}});
+    Object launch{{"name", *kName},
+                  {"files", std::move(kernelFiles)},
+                  {"grid", std::move(gridFormula)},
+                  {"block", Array{*threads, 1, 1}},
+                  {"dynamic_shared_memory", *shared},
+                  {"args", std::move(arguments)},
+                  {"description", std::move(description)}};
+    // Launched with programmatic dependent launch behind the previous
+    // kernel (docs/launch-plan.md): a runtime that ignores the field
+    // launches it in stream order, which is correct (slower).
+    if (auto pdl = entry.getAs<BoolAttr>("programmatic_dependent_launch"))
+      if (pdl.getValue())
+        launch["programmatic_dependent_launch"] = true;
+    kernels.push_back(std::move(launch));
   }
   plan["kernels"] = std::move(kernels);
   return plan;

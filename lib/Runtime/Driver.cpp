@@ -33,6 +33,8 @@ const Driver *Driver::get(std::string &error) {
     driver.cuThreadExchangeStreamCaptureMode =
         reinterpret_cast<decltype(driver.cuThreadExchangeStreamCaptureMode)>(
             dlsym(handle, "cuThreadExchangeStreamCaptureMode"));
+    driver.cuLaunchKernelEx = reinterpret_cast<decltype(driver.cuLaunchKernelEx)>(
+        dlsym(handle, "cuLaunchKernelEx"));
     if (loadError.empty()) {
       CUresult r = driver.cuInit(0);
       if (r != CUDA_SUCCESS)

@@ -46,6 +46,10 @@ struct Driver {
   /// the thread captures a CUDA graph in global mode.
   decltype(&::cuThreadExchangeStreamCaptureMode)
       cuThreadExchangeStreamCaptureMode = nullptr;
+  /// Optional (CUDA 12 drivers and later): launches with attributes, here
+  /// programmatic dependent launch. Without it a kernel that asks for PDL is
+  /// launched by cuLaunchKernel, in stream order (correct, not overlapped).
+  decltype(&::cuLaunchKernelEx) cuLaunchKernelEx = nullptr;
 
   /// The loaded driver, or null with `error` set.
   static const Driver *get(std::string &error);

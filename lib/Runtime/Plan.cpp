@@ -355,6 +355,9 @@ bool Plan::read(const std::string &jsonPath, std::string &error) {
       for (size_t a = 0; a < 3 && a < block->array.size(); ++a)
         spec.block[a] = unsigned(block->array[a].number);
     spec.sharedBytes = unsigned(f.number("dynamic_shared_memory"));
+    if (const Json *pdl =
+            f.get("programmatic_dependent_launch", Json::Bool, true))
+      spec.programmaticDependentLaunch = pdl->boolean;
     if (const Json *args = f.get("args", Json::Array)) {
       if (args->array.size() > FLASH_MAX_KERNEL_ARGS && error.empty())
         error = jsonPath + ": more arguments than the ABI carries";

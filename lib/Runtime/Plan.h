@@ -75,6 +75,9 @@ struct KernelSpec {
   std::map<std::string, std::string> cubins; ///< ptxas target -> file
   Json grid[3];
   bool persistent = false;
+  /// Launched with programmatic dependent launch behind the previous kernel
+  /// of the plan ("programmatic_dependent_launch": true).
+  bool programmaticDependentLaunch = false;
   unsigned block[3] = {1, 1, 1};
   unsigned sharedBytes = 0;
   std::vector<ArgSpec> args;

@@ -784,12 +784,38 @@ int flash_plan_launch(const flash_plan *p, const flash_attention_args *args,
     void *params[FLASH_MAX_KERNEL_ARGS];
     for (int a = 0; a < info.num_args; ++a)
       params[a] = buffer + info.args[a].offset;
-    CUresult r = cu->cuLaunchKernel(function, info.grid[0], info.grid[1],
-                                    info.grid[2], info.block[0], info.block[1],
-                                    info.block[2], info.shared_bytes, cuStream,
-                                    params, nullptr);
+    // A kernel marked for programmatic dependent launch may start while the
+    // previous kernel of the stream runs (it waits, griddepcontrol.wait,
+    // before it reads what that kernel writes); stream capture records the
+    // programmatic edge. Without cuLaunchKernelEx: stream order.
+    CUresult r;
+    const char *entry = "cuLaunchKernel";
+    if (plan.kernels[i].programmaticDependentLaunch && cu->cuLaunchKernelEx) {
+      CUlaunchAttribute attribute{};
+      attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attribute.value.programmaticStreamSerializationAllowed = 1;
+      CUlaunchConfig config{};
+      config.gridDimX = info.grid[0];
+      config.gridDimY = info.grid[1];
+      config.gridDimZ = info.grid[2];
+      config.blockDimX = info.block[0];
+      config.blockDimY = info.block[1];
+      config.blockDimZ = info.block[2];
+      config.sharedMemBytes = info.shared_bytes;
+      config.hStream = cuStream;
+      config.attrs = &attribute;
+      config.numAttrs = 1;
+      entry = "cuLaunchKernelEx";
+      r = cu->cuLaunchKernelEx(&config, function, params, nullptr);
+    } else {
+      r = cu->cuLaunchKernel(function, info.grid[0], info.grid[1],
+                             info.grid[2], info.block[0], info.block[1],
+                             info.block[2], info.shared_bytes, cuStream,
+                             params, nullptr);
+    }
     if (r != CUDA_SUCCESS)
-      return failDriver("cuLaunchKernel(" + plan.kernels[i].name + "): " + cu->errorName(r));
+      return failDriver(std::string(entry) + "(" + plan.kernels[i].name +
+                        "): " + cu->errorName(r));
   }
   return 0;
 }

@@ -90,6 +90,44 @@ constexpr int64_t kSplitKVWholeDen = 16;
 constexpr int64_t kSplitKVMergeDirect = 32;
 constexpr int64_t kSplitKVMergeGroup = 16;
 
+/// The separate merge (sm_90a, docs/benchmarks.md nineteenth session): a
+/// call of at most kSplitKVSeparateMergeMaxWorkUnits work units (B · Hkv ·
+/// row tiles) on a target with programmatic dependent launch does not merge
+/// at the end of the split kernel (one block per row tile merges there) but
+/// in a second kernel of a block per (output row, kSplitKVMergeSlice
+/// columns), launched behind the split kernel with programmatic dependent
+/// launch: the split kernel triggers its dependents at its start
+/// (griddepcontrol.launch_dependents) and skips its count and merge; the
+/// merge kernel waits (griddepcontrol.wait) before it reads the partials.
+/// Measured on the H200 (H4's prototype): 1 work unit 0.83-0.93× the fused
+/// merge's time, 8 work units a tie or a loss, 64 a loss; so the bound is 1.
+/// The condition depends on the shapes only (never on a length), so the
+/// launch plan sizes the merge grid with it (zero blocks when the fused
+/// merge runs) and both kernels compute it the same way; the merge kernel
+/// leaves rows of a sequence of fewer than two parts alone (the split
+/// kernel writes them).
+constexpr int64_t kSplitKVSeparateMergeMaxWorkUnits = 1;
+/// Columns of an output row one merge block takes (4 a thread, float4).
+constexpr int64_t kSplitKVMergeSlice = 32;
+/// Threads of a merge block: kSplitKVMergeSlice / 4 across the columns
+/// times kSplitKVMergeThreads · 4 / kSplitKVMergeSlice groups of parts.
+constexpr int64_t kSplitKVMergeThreads = 128;
+/// Shared memory of a merge block: (max, sum, 4 O sums) a thread, f32.
+constexpr int64_t kSplitKVMergeSharedBytes = kSplitKVMergeThreads * 6 * 4;
+
+/// The bound of the separate merge on a target: 0 (never) without
+/// programmatic dependent launch (sm_80), kSplitKVSeparateMergeMaxWorkUnits
+/// on sm_90a.
+inline int64_t splitKVSeparateMergeBound(bool programmaticDependentLaunch) {
+  return programmaticDependentLaunch ? kSplitKVSeparateMergeMaxWorkUnits : 0;
+}
+
+/// Whether a call of `workUnits` merges in the separate kernel: workUnits
+/// <= bound (the launch plan's le(B*Hkv*row_tiles, bound)).
+inline bool splitKVSeparateMerge(int64_t workUnits, int64_t bound) {
+  return workUnits <= bound;
+}
+
 template <typename V>
 struct SplitKVCount {
   V numSplits;     ///< parts the sequence is cut into (0 when it has no tile)

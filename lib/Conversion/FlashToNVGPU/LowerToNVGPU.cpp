@@ -376,6 +376,35 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
          b.getNamedAttr("init", str(zeroed ? "zero" : "none")),
          b.getNamedAttr("kernel_restores", b.getBoolAttr(zeroed))});
   };
+  SmallVector<Attribute> kernelList = {b.getDictionaryAttr(
+      {b.getNamedAttr("kernel", str(c.name)),
+       b.getNamedAttr("grid", b.getStrArrayAttr(gridRefs)),
+       b.getNamedAttr("threads", i64(c.threads())),
+       b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
+       b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
+                                  c.decode.paged)))})};
+  // sm_90a: the separate merge (Target/SplitKV.h), a block per output row
+  // and column slice when the call has at most `bound` work units, no block
+  // otherwise (the split kernel merges); launched with programmatic
+  // dependent launch behind the split kernel.
+  if (int64_t bound = decodeSeparateMergeBound(c)) {
+    std::string mergeGrid[] = {"B*Hq*Nq*le(B*Hkv*" + rowTiles + ", " +
+                                   std::to_string(bound) + ")",
+                               std::to_string(c.headDim / kSplitKVMergeSlice),
+                               "1"};
+    SmallVector<StringRef> mergeRefs(std::begin(mergeGrid),
+                                     std::end(mergeGrid));
+    kernelList.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("kernel", str(decodeMergeKernelName(c))),
+         b.getNamedAttr("grid", b.getStrArrayAttr(mergeRefs)),
+         b.getNamedAttr("threads", i64(kSplitKVMergeThreads)),
+         b.getNamedAttr("dynamic_shared_memory",
+                        i64(kSplitKVMergeSharedBytes)),
+         b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
+                                    c.decode.paged))),
+         b.getNamedAttr("programmatic_dependent_launch",
+                        b.getBoolAttr(true))}));
+  }
   SmallVector<NamedAttribute> fields = commonKernelFields(b, c);
   fields.append({
       b.getNamedAttr("op", str(c.decode.paged ? "paged_attention"
@@ -384,15 +413,7 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
       b.getNamedAttr("max_splits", i64(c.decode.maxSplits)),
       b.getNamedAttr("page_size", i64(c.decode.pageSize)),
       b.getNamedAttr("grid", b.getStrArrayAttr(gridRefs)),
-      b.getNamedAttr(
-          "kernels",
-          b.getArrayAttr({b.getDictionaryAttr(
-              {b.getNamedAttr("kernel", str(c.name)),
-               b.getNamedAttr("grid", b.getStrArrayAttr(gridRefs)),
-               b.getNamedAttr("threads", i64(c.threads())),
-               b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
-               b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
-                                          c.decode.paged)))})})),
+      b.getNamedAttr("kernels", b.getArrayAttr(kernelList)),
       // f32 partials, part-major: O_s of row r at (s·B·Hq·Nq + r)·Dv, for
       // the parts the grid can have (small when the batch fills the GPU);
       // counters of finished parts per row tile (2·⌈parts / merge group⌉:

@@ -1,7 +1,7 @@
 """GPU check of the split-KV (Flash-Decoding) plans: paged and contiguous.
 
   python3 -m flash_mlir.tools.decode_check --bundles bundles/ [--quick] [--json out.json]
-      [--plant table-row]   # a broken copy of the paged plans: the check must fail
+      [--plant table-row|merge-sms]   # a broken copy of the plans: the check must fail
 
 Every case draws fresh random inputs and checks ours against a float32 torch
 reference on the K/V gathered through the block table, with FlashAttention's
@@ -215,7 +215,15 @@ def many_parts_cases(small=False):
             ("paged", "f16", 128, 32, 8, 1, False, True, 256, [33000]),
             ("split", "bf16", 128, 8, 1, 1, False, True, 0, [131072]),
             ("split", "bf16", 128, 8, 1, 1, True, True, 0, [40000, 40000, 40000]),
-            ("split", "bf16", 256, 8, 1, 1, False, False, 0, [9000])]
+            ("split", "bf16", 256, 8, 1, 1, False, False, 0, [9000]),
+            # One work unit (B = 1, one row tile): sm_90a's separate merge
+            # kernel (Target/SplitKV.h), every head dimension and dtype, a
+            # causal multi-query row tile, one part and no key.
+            ("paged", "f16", 64, 8, 1, 1, True, True, 16, [20000]),
+            ("split", "f16", 256, 8, 1, 1, True, True, 0, [30000]),
+            ("paged", "bf16", 128, 8, 1, 2, True, True, 64, [12345]),
+            ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [1]),
+            ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [0])]
 
 
 def check_many_parts(lib, results, seed=4, small=False):
@@ -382,9 +390,12 @@ def check_graph(lib, results, seed=2):
     failures = 0
     # The third: two sequences of up to 20000 keys at GQA 8/1, so that the
     # replays' lengths move between one part, one merge level and two.
+    # The fourth: B = 1, one work unit (sm_90a's separate merge kernel,
+    # launched with programmatic dependent launch: the captured edge).
     for d, hq, hkv, nq, causal, page, b, cap in ((128, 32, 8, 1, False, 16, 8, 6000),
                                                  (64, 8, 1, 4, True, 64, 8, 6000),
-                                                 (128, 8, 1, 1, False, 16, 2, 20000)):
+                                                 (128, 8, 1, 1, False, 16, 2, 20000),
+                                                 (128, 8, 1, 1, False, 16, 1, 40000)):
         t = torch.bfloat16
         kc, vc, table, lens, _, _ = make_paged(b, hkv, d, page, [cap] * b, t, gen=gen)
         q = torch.randn(b, hq, nq, d, generator=gen).to("cuda", t)
@@ -453,11 +464,16 @@ def check_capture_after_eager_warmup(lib, results, seed=3):
 
 
 def planted(bundles, plant):
-    """A copy of the paged plans with a planted bug (table-row: the kernel's
-    block-table row stride M - 1, an off-by-one that stays in bounds)."""
+    """A copy of the plans with a planted bug. table-row (paged plans): the
+    kernel's block-table row stride M - 1, an off-by-one that stays in
+    bounds. merge-sms (every plan with a separate merge kernel, sm_90a): the
+    merge kernel is given SMs = 1, so it counts one part where the split
+    kernel cut several and leaves those rows unmerged (NaN-poisoned)."""
     tmp = tempfile.mkdtemp(prefix="decode-plant-")
     for name in os.listdir(bundles):
-        if not name.startswith("flash_decode_paged") or name.endswith(".mlir"):
+        if name.endswith(".mlir") or not (
+                name.startswith("flash_decode_paged") or
+                (plant == "merge-sms" and name.startswith("flash_decode_split"))):
             continue
         src = os.path.join(bundles, name)
         if name.endswith(".json"):
@@ -465,6 +481,10 @@ def planted(bundles, plant):
             for arg in plan["kernels"][0]["args"]:
                 if arg["name"] == "M" and plant == "table-row":
                     arg["value"] = ["sub", "M", 1]
+            for kernel in plan["kernels"][1:]:
+                for arg in kernel["args"]:
+                    if arg["name"] == "SMs" and plant == "merge-sms":
+                        arg["value"] = 1
             json.dump(plan, open(os.path.join(tmp, name), "w"))
         else:
             shutil.copy(src, tmp)
@@ -478,7 +498,7 @@ def main(argv=None):
     ap.add_argument("--small", action="store_true",
                     help="two tiny cases per check (for compute-sanitizer)")
     ap.add_argument("--json", default=None)
-    ap.add_argument("--plant", default=None, choices=["table-row"])
+    ap.add_argument("--plant", default=None, choices=["table-row", "merge-sms"])
     ap.add_argument("--only", default="paged,split,many,peaks,graph,capture")
     args = ap.parse_args(argv)
     from flash_mlir.runtime import KernelLibrary
@@ -490,9 +510,9 @@ def main(argv=None):
         failures += check_paged(lib, args.quick, results, small=args.small)
     if "split" in only and not args.plant:
         failures += check_split(lib, args.quick, results, small=args.small)
-    if "many" in only and not args.plant:
+    if "many" in only and args.plant in (None, "merge-sms"):
         failures += check_many_parts(lib, results, small=args.small)
-    if "peaks" in only and not args.plant:
+    if "peaks" in only and args.plant in (None, "merge-sms"):
         failures += check_merge_peaks(lib, results, small=args.small)
     if "graph" in only and not args.plant:
         failures += check_graph(lib, results)

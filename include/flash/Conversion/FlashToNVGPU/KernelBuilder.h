@@ -538,6 +538,14 @@ LogicalResult buildDecodeKernels(OpBuilder &b, Location loc,
 /// The split-KV kernel's arguments ("name:type", in order), paged or over a
 /// contiguous cache: what the launch plan fills each with.
 SmallVector<StringRef> decodeSplitKernelArgs(bool paged);
+/// The separate merge's bound (Target/SplitKV.h) for `config`'s target:
+/// a call of at most this many work units merges in the second kernel
+/// (`config.name` + "_merge", programmatic dependent launch), 0 (never, no
+/// merge kernel built) on targets without programmatic dependent launch.
+int64_t decodeSeparateMergeBound(const KernelConfig &config);
+/// The merge kernel's name for `config` (the same arguments as the split
+/// kernel's).
+std::string decodeMergeKernelName(const KernelConfig &config);
 
 /// Emits the sm_80 backward kernels of `config` (kind = backward) as
 /// gpu.funcs at the builder's insertion point (inside a gpu.module), one per

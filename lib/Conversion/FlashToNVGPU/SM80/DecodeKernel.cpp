@@ -866,6 +866,21 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   numKVHeads = arg["Hkv"];
   Value queryHeads = arg["Hq"], seqQ = arg["Nq"];
   DecodeSizes sizes = decodeSizes(km, config, arg);
+  // The separate merge (Target/SplitKV.h; sm_90a): a call of few work units
+  // lets the merge kernel's blocks start now (they wait for this grid to
+  // complete before reading a partial) and leaves the merge to them.
+  const int64_t mergeBound = decodeSeparateMergeBound(config);
+  Value fusedMerge;
+  if (mergeBound > 0) {
+    fusedMerge = km.cmp(P::sgt, sizes.workUnits, km.i32(mergeBound));
+    auto ifSeparate = scf::IfOp::create(
+        b, loc, km.cmp(P::sle, sizes.workUnits, km.i32(mergeBound)),
+        /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifSeparate.thenBlock()->getTerminator());
+    NVVM::GriddepcontrolOp::create(
+        b, loc, NVVM::GridDepActionKind::launch_dependents);
+  }
 
   auto asI32 = [&](Value index) -> Value {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
@@ -1265,7 +1280,11 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // Counters of a work unit u (stride 2·⌈gridDim.x / kMergeGroup⌉ words):
   // u·stride the groups (or the parts, one level), u·stride + 1 + g the
   // parts of group g.
-  km.ifLanes(km.cmp(P::sge, split.numSplits, km.i32(2)), [&] {
+  // With the separate merge the partials are all this kernel writes.
+  Value countAndMerge = km.cmp(P::sge, split.numSplits, km.i32(2));
+  if (fusedMerge)
+    countAndMerge = arith::AndIOp::create(b, loc, countAndMerge, fusedMerge);
+  km.ifLanes(countAndMerge, [&] {
     gpu::BarrierOp::create(b, loc);
     Value numSplits = split.numSplits;
     Value twoLevel = km.cmp(P::sgt, numSplits, km.i32(kMergeDirect));
@@ -1376,7 +1395,217 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   gpu::ReturnOp::create(b, loc);
 }
 
+//===----------------------------------------------------------------------===//
+// The separate merge kernel (sm_90a, few work units)
+//===----------------------------------------------------------------------===//
+
+/// Grid (B·Hq·Nq, Dv / kSplitKVMergeSlice): a block per output row and
+/// slice of kSplitKVMergeSlice columns, launched behind the split kernel
+/// with programmatic dependent launch (only when the call has at most
+/// decodeSeparateMergeBound work units; the plan gives it no block
+/// otherwise). It waits for the split grid (griddepcontrol.wait: the grid
+/// complete, its stores visible), then merges the row's parts by their LSE
+/// as the fused merge does (buildMergeRow), spread over the block: a thread
+/// takes 4 consecutive columns (one 16-byte load a part) of every
+/// (threads·4/slice)-th part, in batches of kMergeKernelBatch parts loaded
+/// together, with a running maximum; then the groups' (max, sum, O sums)
+/// are combined through shared memory by the first group's threads, which
+/// write O (and LSE). Rows of a sequence of fewer than two parts are left
+/// alone: the split kernel writes them (O = 0, LSE = −inf with no key).
+constexpr int64_t kMergeKernelBatch = 4;
+
+int64_t mergeKernelGroups() {
+  return kSplitKVMergeThreads * 4 / kSplitKVMergeSlice;
+}
+
+void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
+                      gpu::GPUFuncOp func, llvm::StringMap<Value> &arg) {
+  using P = arith::CmpIPredicate;
+  KernelMath km{b, loc};
+  MLIRContext *ctx = b.getContext();
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  const int64_t Dv = config.headDim;
+  const int64_t quads = kSplitKVMergeSlice / 4, groups = mergeKernelGroups();
+  Type f32 = b.getF32Type();
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  auto asI32 = [&](Value index) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  };
+  // Nothing of the split grid is read before this point.
+  NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+  DecodeSizes sizes = decodeSizes(km, config, arg);
+  Value tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value flatRow = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value slice = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+  Value quad = km.andi(tid, km.i32(quads - 1));
+  Value group = km.shru(tid, km.i32(llvm::Log2_64(quads)));
+  Value batch = km.divu(flatRow, km.mul(arg["Hq"], arg["Nq"]));
+  Value seqLens = config.decode.paged
+                      ? buildFlatGlobalMemref(km, arg["seq_lens"],
+                                              b.getI32Type())
+                      : Value();
+  Value length = sequenceLength(km, config, arg, seqLens, batch);
+  SequenceSplit split = sequenceSplit(km, config, length, arg["Nq"],
+                                      sizes.workUnits, arg["SMs"]);
+  Value numSplits = split.numSplits;
+  Value column = km.add(km.mul(slice, km.i32(kSplitKVMergeSlice)),
+                        km.mul(quad, km.i32(4)));
+  Value allRows =
+      km.toIndex(km.mul(km.mul(arg["B"], arg["Hq"]), arg["Nq"]));
+  Value rowIndex = km.toIndex(flatRow);
+  auto partRow = [&](Value part) {
+    return arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, km.toIndex(part), allRows),
+        rowIndex);
+  };
+  auto weightOf = [&](Value x, Value shift) {
+    return buildExp2(km, arith::MulFOp::create(
+                             b, loc, arith::SubFOp::create(b, loc, x, shift),
+                             km.f32(M_LOG2E)));
+  };
+  auto shiftOf = [&](Value max) {
+    return km.select(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                           max, negInf),
+                     km.f32(0.0), max);
+  };
+  auto ifMerge = scf::IfOp::create(
+      b, loc, km.cmp(P::sge, numSplits, km.i32(2)), /*withElse=*/false);
+  b.setInsertionPoint(ifMerge.thenBlock()->getTerminator());
+
+  // This thread's parts: group, group + groups, ... (batches of
+  // kMergeKernelBatch, each part of a batch `groups` apart). Carried: the 4
+  // O sums, the weight sum, the running maximum.
+  Type vectorType = VectorType::get({4}, f32);
+  SmallVector<Value> inits(5, km.f32(0.0));
+  inits.push_back(negInf);
+  auto loop = scf::ForOp::create(b, loc, group, numSplits,
+                                 km.i32(groups * kMergeKernelBatch), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value i0 = loop.getInductionVar();
+    SmallVector<Value> acc(loop.getRegionIterArgs());
+    Value lastPart = km.sub(numSplits, km.i32(1));
+    SmallVector<Value> valid, lses, values;
+    for (int64_t u = 0; u < kMergeKernelBatch; ++u) {
+      Value i = km.add(i0, km.i32(u * groups));
+      valid.push_back(km.cmp(P::slt, i, numSplits));
+      // Past the last part: read the last part again, weight 0.
+      Value row = partRow(km.minsi(i, lastPart));
+      lses.push_back(loadPastL1(km, f32, arg["partial_lse"], row));
+      Value element = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, row, km.index(Dv)),
+          km.toIndex(column));
+      values.push_back(
+          loadPastL1(km, vectorType, arg["partial_o"], element));
+    }
+    Value oldMax = acc[5], newMax = oldMax;
+    for (int64_t u = 0; u < kMergeKernelBatch; ++u)
+      newMax = arith::MaxNumFOp::create(b, loc, newMax,
+                                        km.select(valid[u], lses[u], negInf));
+    Value shift = shiftOf(newMax);
+    Value rescale = weightOf(oldMax, shift);
+    for (int64_t c = 0; c < 5; ++c)
+      acc[c] = arith::MulFOp::create(b, loc, acc[c], rescale);
+    for (int64_t u = 0; u < kMergeKernelBatch; ++u) {
+      Value weight = km.select(valid[u], weightOf(lses[u], shift),
+                               km.f32(0.0));
+      for (int64_t c = 0; c < 4; ++c) {
+        Value o = LLVM::ExtractElementOp::create(b, loc, values[u], km.i32(c));
+        acc[c] = buildFma(km, weight, o, acc[c]);
+      }
+      acc[4] = arith::AddFOp::create(b, loc, acc[4], weight);
+    }
+    acc[5] = newMax;
+    scf::YieldOp::create(b, loc, acc);
+  }
+
+  // The groups' (max, sum, O sums) through shared memory: word k of thread
+  // (group, quad) at (k·groups + group)·quads + quad.
+  auto bytes = MemRefType::get(
+      {ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
+  Value exchange = memref::ViewOp::create(
+      b, loc,
+      MemRefType::get({kSplitKVMergeSharedBytes / 4}, f32, AffineMap(),
+                      gpu::AddressSpaceAttr::get(
+                          ctx, gpu::AddressSpace::Workgroup)),
+      smem, km.index(0), ValueRange{});
+  auto slot = [&](int64_t word, Value g) {
+    return km.toIndex(km.add(
+        km.mul(km.add(km.i32(word * groups), g), km.i32(quads)), quad));
+  };
+  SmallVector<Value> mine = {loop.getResult(5), loop.getResult(4)};
+  for (int64_t c = 0; c < 4; ++c)
+    mine.push_back(loop.getResult(c));
+  for (auto [k, w] : llvm::enumerate(mine))
+    km.store(w, exchange, slot(k, group));
+  gpu::BarrierOp::create(b, loc);
+  km.ifLanes(km.cmp(P::eq, group, km.i32(0)), [&] {
+    auto load = [&](int64_t word, int64_t g) -> Value {
+      return memref::LoadOp::create(b, loc, exchange,
+                                    ValueRange{slot(word, km.i32(g))});
+    };
+    SmallVector<Value> maxes;
+    Value maxLse = negInf;
+    for (int64_t g = 0; g < groups; ++g) {
+      maxes.push_back(load(0, g));
+      maxLse = arith::MaxNumFOp::create(b, loc, maxLse, maxes.back());
+    }
+    Value shift = shiftOf(maxLse);
+    SmallVector<Value> sums(5, km.f32(0.0));
+    for (int64_t g = 0; g < groups; ++g) {
+      Value f = weightOf(maxes[g], shift);
+      for (int64_t k = 0; k < 5; ++k)
+        sums[k] = buildFma(km, f, load(k + 1, g), sums[k]);
+    }
+    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                        maxLse, negInf);
+    Value total = sums[0];
+    Value inverse = km.select(
+        noKey, km.f32(0.0), arith::DivFOp::create(b, loc, km.f32(1.0), total));
+    SmallVector<Value> o;
+    for (int64_t c = 0; c < 4; ++c)
+      o.push_back(arith::MulFOp::create(b, loc, sums[c + 1], inverse));
+    Value globalO = buildFlatGlobalMemref(km, arg["o"], b.getI32Type());
+    Value base = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, rowIndex, km.index(Dv)),
+        km.toIndex(column));
+    for (int64_t c = 0; c < 4; c += 2) {
+      Value word = km.pairWord(
+          buildPackPair(km, o[c], o[c + 1], config.elementType));
+      Value index = arith::ShRUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, base, km.index(c)),
+          km.index(1));
+      km.store(word, globalO, index);
+    }
+    if (config.writesLse) {
+      Value lse = km.select(
+          noKey, negInf,
+          arith::AddFOp::create(
+              b, loc, maxLse,
+              arith::MulFOp::create(b, loc, buildLog2(km, total),
+                                    km.f32(M_LN2))));
+      Value globalLse = buildFlatGlobalMemref(km, arg["lse"], f32);
+      km.ifLanes(km.cmp(P::eq, km.add(slice, quad), km.i32(0)),
+                 [&] { km.store(lse, globalLse, rowIndex); });
+    }
+  });
+  b.setInsertionPointToEnd(&entry);
+  gpu::ReturnOp::create(b, loc);
+}
+
 } // namespace
+
+int64_t mlir::flash::decodeSeparateMergeBound(const KernelConfig &config) {
+  return splitKVSeparateMergeBound(config.arch == "sm_90a");
+}
+
+std::string mlir::flash::decodeMergeKernelName(const KernelConfig &config) {
+  return config.name + "_merge";
+}
 
 LogicalResult mlir::flash::buildDecodeKernels(OpBuilder &b, Location loc,
                                               const KernelConfig &config) {
@@ -1387,5 +1616,14 @@ LogicalResult mlir::flash::buildDecodeKernels(OpBuilder &b, Location loc,
                    decodeSplitKernelArgs(config.decode.paged),
                    config.threads(), arg);
   SplitKernelBuilder(b, loc, config).build(split, arg);
+  if (decodeSeparateMergeBound(config) > 0) {
+    b.setInsertionPointAfter(split);
+    llvm::StringMap<Value> mergeArg;
+    std::string mergeName = decodeMergeKernelName(config);
+    gpu::GPUFuncOp merge = createKernel(
+        b, loc, mergeName, decodeSplitKernelArgs(config.decode.paged),
+        kSplitKVMergeThreads, mergeArg);
+    buildMergeKernel(b, loc, config, merge, mergeArg);
+  }
   return success();
 }
