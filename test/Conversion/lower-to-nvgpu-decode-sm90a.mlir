@@ -1,9 +1,10 @@
 // flash-lower-to-nvgpu on split-KV attentions (#flash.kernel kinds split_kv
 // and paged) for sm_90a: the split loop carries the descriptor, the merge
 // loop (flash.stage = "merge") yields the function's results; the lowering
-// reads only the descriptor and builds one kernel (the block finishing a
-// row tile's last part merges the parts) in a gpu.module, recorded as a
-// launch contract with its workspaces. The loop bodies are empty: the lowering ignores them.
+// reads only the descriptor and builds the split kernel (the block finishing
+// a row tile's last part merges the parts) and sm_90a's separate merge
+// kernel (calls of one work unit) in a gpu.module, recorded as a launch
+// contract with its workspaces. The loop bodies are empty: the lowering ignores them.
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s
 
 // sm_90a runs the same code with the pipeline its shared memory allows (at
@@ -11,11 +12,30 @@
 // the stages flash-select-schedule records (splitKVTileShape) and the kernel
 // takes from the schedule. A paged kernel has its block-table window (512
 // i32) after them: 4096 + 3·32768 + 2048 bytes at D = 128.
+// The separate merge (Target/SplitKV.h): a second kernel in the module, in
+// the descriptor's list with the split kernel's arguments, 128 threads,
+// (max, sum, 4 O sums) a thread of shared memory, programmatic dependent
+// launch and a grid of a block per output row and 32 columns when the call
+// has one work unit (le(...) is 0 otherwise); the split kernel triggers its
+// dependents when it has one work unit (a uniform branch at its start).
 // CHECK: block_q = 16 : i64
 // CHECK-SAME: dynamic_shared_memory = 104448 : i64
+// CHECK-SAME: kernels = [{args = [
+// CHECK-SAME: kernel = "decode_paged_d128"
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 3072 : i64, grid = ["B*Hq*Nq*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)", "4", "1"], kernel = "decode_paged_d128_merge", programmatic_dependent_launch = true, threads = 128 : i64}]
 // CHECK-SAME: op = "paged_attention"
 // CHECK-SAME: stages = 3 : i64
 // CHECK: gpu.func @decode_paged_d128(
+// CHECK: %[[SEP:.*]] = arith.cmpi sle, %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: scf.if %[[SEP]] {
+// CHECK-NEXT: nvvm.griddepcontrol launch_dependents
+// CHECK: atom.acq_rel.gpu.global.add.u32
+// CHECK: gpu.func @decode_paged_d128_merge(
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.griddepcontrol wait
+// CHECK: llvm.load volatile
+// CHECK: gpu.barrier
+// CHECK: gpu.return
 // CHECK-NOT: gpu.func
 func.func @decode_paged_d128(%q: tensor<1x32x1x128xbf16>, %k: tensor<256x16x8x128xbf16>, %v: tensor<256x16x8x128xbf16>, %table: tensor<1x256xi32>, %lens: tensor<1xi32>) -> (tensor<1x32x1x128xbf16>) {
   %partials = tensor.empty() : tensor<64x1x32x1x128xf32>

@@ -32,7 +32,18 @@
 // The sixteen parts' loads of a batch.
 // PTX-COUNT-16: ld.volatile.global.v4.b32
 // PTX: atom.global.exch.b32
+// The separate merge kernel (sm_90a, calls of one work unit): it waits for
+// the split grid (griddepcontrol.wait) before it loads anything, then a
+// batch of 4 parts' LSEs and 16-byte O loads a thread, block-combined
+// through shared memory; the split kernel triggers it first thing.
+// PTX: .entry decode_merge(
+// PTX-NOT: ld.global
+// PTX-NOT: ld.volatile
+// PTX: griddepcontrol.wait;
+// PTX-COUNT-4: ld.volatile.global.v4.b32
+// PTX: bar.sync
 // PTX-NOT: .entry
+// GROUP: griddepcontrol.launch_dependents;
 // GROUP: atom.acq_rel.gpu.global.add.u32
 // GROUP: bar.warp.sync{{[[:space:]]+}}-1;
 // GROUP: st.global.v4.b32
@@ -40,6 +51,8 @@
 // sizes are formulas.
 // JSON: "kernels": [
 // JSON: "name": "decode"{{$}}
+// JSON: "name": "decode_merge",
+// JSON: "programmatic_dependent_launch": true
 // JSON: "op": "paged_attention",
 // JSON: "name": "block_table",
 // JSON-NEXT: "output": false,
