@@ -326,6 +326,16 @@ private:
   void storeOwnRows(const Fragment &dK, const Fragment &dV);
   /// The dQ of the last step (at ring position `last`), after the loops.
   void drainDQ(Value last);
+  /// A consumer's walk over the group's q-heads and, per head, its Q tiles
+  /// (masked tiles first: they are the ones on the diagonal; deterministic:
+  /// by steps k, tile tileAt(k), the unmasked tiles first), carrying `inits`
+  /// through `step(ring, qStart, masked, carried)` (which returns what the
+  /// step carries on), then the last step's dQ (drainDQ). Returns what the
+  /// walk carried out. Shared by the duplicated and the roles consumers.
+  SmallVector<Value>
+  walkSteps(Value tilesPerHead, ValueRange inits,
+            function_ref<SmallVector<Value>(Value, Value, bool, ValueRange)>
+                step);
   /// Split columns: where a step's dQ goes: its q-head and first query,
   /// and (deterministic) the Q tile's semaphore, which beginDQ waits on
   /// (the K/V tiles before this one have added theirs) and endDQ counts on
@@ -1256,6 +1266,53 @@ void BackwardKernel::drainDQ(Value last) {
   smem = entrySmem;
 }
 
+SmallVector<Value> BackwardKernel::walkSteps(
+    Value tilesPerHead, ValueRange inits,
+    function_ref<SmallVector<Value>(Value, Value, bool, ValueRange)> step) {
+  auto heads = scf::ForOp::create(b, loc, km.i32(0), groupSize, km.i32(1),
+                                  inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(heads.getBody());
+    Value h = heads.getInductionVar();
+    Value base = km.mul(h, tilesPerHead);
+    bool bySteps = config.deterministic;
+    auto tileLoop = [&](Value lb, Value ub, ValueRange carried, bool masked) {
+      auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), carried);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value iv = loop.getInductionVar();
+      Value i = bySteps ? tileAt(iv) : iv;
+      Value k = bySteps ? iv : km.sub(iv, tiles.firstTile);
+      SmallVector<Value> next = step(km.add(base, k), km.mul(i, km.i32(Br)),
+                                     masked, loop.getRegionIterArgs());
+      scf::YieldOp::create(b, loc, next);
+      return SmallVector<Value>(loop.getResults());
+    };
+    SmallVector<Value> state;
+    if (bySteps) {
+      Value unmasked = km.sub(tiles.numTiles, tiles.firstUnmasked);
+      state = tileLoop(km.i32(0), unmasked, heads.getRegionIterArgs(), false);
+      state = tileLoop(unmasked, tilesPerHead, state, true);
+    } else {
+      state = tileLoop(tiles.firstTile, tiles.firstUnmasked,
+                       heads.getRegionIterArgs(), true);
+      state = tileLoop(tiles.firstUnmasked, tiles.numTiles, state, false);
+    }
+    scf::YieldOp::create(b, loc, state);
+  }
+  // The last step's dQ.
+  Value steps = km.mul(groupSize, tilesPerHead);
+  {
+    auto ifSteps = scf::IfOp::create(
+        b, loc, km.cmp(arith::CmpIPredicate::sgt, steps, km.i32(0)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifSteps.thenBlock()->getTerminator());
+    drainDQ(km.sub(steps, km.i32(1)));
+  }
+  return SmallVector<Value>(heads.getResults());
+}
+
 void BackwardKernel::buildConsumer() {
   setRegisterBudget(km, config.sm90.consumerRegisters, /*increase=*/true);
   smem = sharedBase();
@@ -1291,50 +1348,13 @@ void BackwardKernel::buildConsumer() {
     return values;
   };
   Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
-  auto heads = scf::ForOp::create(b, loc, km.i32(0), groupSize, km.i32(1),
-                                  inits);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(heads.getBody());
-    Value h = heads.getInductionVar();
-    Value base = km.mul(h, tilesPerHead);
-    // Over Q tiles (increasing order) or steps k (deterministic: tile
-    // tileAt(k), the unmasked tiles first).
-    bool bySteps = config.deterministic;
-    auto tileLoop = [&](Value lb, Value ub, ValueRange carried, bool masked) {
-      auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), carried);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value iv = loop.getInductionVar();
-      Value i = bySteps ? tileAt(iv) : iv;
-      Value k = bySteps ? iv : km.sub(iv, tiles.firstTile);
-      StepState state = unpack(loop.getRegionIterArgs());
-      consumerStep(km.add(base, k), km.mul(i, km.i32(Br)), masked, state);
-      scf::YieldOp::create(b, loc, pack(state));
-      return SmallVector<Value>(loop.getResults());
-    };
-    SmallVector<Value> state;
-    if (bySteps) {
-      Value unmasked = km.sub(tiles.numTiles, tiles.firstUnmasked);
-      state = tileLoop(km.i32(0), unmasked, heads.getRegionIterArgs(), false);
-      state = tileLoop(unmasked, tilesPerHead, state, true);
-    } else {
-      state = tileLoop(tiles.firstTile, tiles.firstUnmasked,
-                       heads.getRegionIterArgs(), true);
-      state = tileLoop(tiles.firstUnmasked, tiles.numTiles, state, false);
-    }
-    scf::YieldOp::create(b, loc, state);
-  }
-  StepState done = unpack(heads.getResults());
-  // The last step's dQ.
-  Value steps = km.mul(groupSize, tilesPerHead);
-  {
-    auto ifSteps = scf::IfOp::create(
-        b, loc, km.cmp(arith::CmpIPredicate::sgt, steps, km.i32(0)), false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifSteps.thenBlock()->getTerminator());
-    drainDQ(km.sub(steps, km.i32(1)));
-  }
+  StepState done = unpack(walkSteps(
+      tilesPerHead, inits,
+      [&](Value ring, Value qStart, bool masked, ValueRange carried) {
+        StepState state = unpack(carried);
+        consumerStep(ring, qStart, masked, state);
+        return pack(state);
+      }));
   const Fragment &dK = done.dK, &dV = done.dV;
   storeGradients(dK, dV);
 }
@@ -1551,48 +1571,13 @@ void BackwardKernel::buildRoleConsumer() {
       acc.regs.assign(values.begin(), values.end());
       return acc;
     };
-    auto heads = scf::ForOp::create(b, loc, km.i32(0), groupSize, km.i32(1),
-                                    inits);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(heads.getBody());
-      Value h = heads.getInductionVar();
-      Value base = km.mul(h, tilesPerHead);
-      bool bySteps = config.deterministic;
-      auto tileLoop = [&](Value lb, Value ub, ValueRange carried,
-                          bool masked) {
-        auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), carried);
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(loop.getBody());
-        Value iv = loop.getInductionVar();
-        Value i = bySteps ? tileAt(iv) : iv;
-        Value k = bySteps ? iv : km.sub(iv, tiles.firstTile);
-        Fragment acc = unpack(loop.getRegionIterArgs());
-        roleStep(km.add(base, k), km.mul(i, km.i32(Br)), masked, acc);
-        scf::YieldOp::create(b, loc, acc.regs);
-        return SmallVector<Value>(loop.getResults());
-      };
-      SmallVector<Value> state;
-      if (bySteps) {
-        Value unmasked = km.sub(tiles.numTiles, tiles.firstUnmasked);
-        state = tileLoop(km.i32(0), unmasked, heads.getRegionIterArgs(), false);
-        state = tileLoop(unmasked, tilesPerHead, state, true);
-      } else {
-        state = tileLoop(tiles.firstTile, tiles.firstUnmasked,
-                         heads.getRegionIterArgs(), true);
-        state = tileLoop(tiles.firstUnmasked, tiles.numTiles, state, false);
-      }
-      scf::YieldOp::create(b, loc, state);
-    }
-    Fragment done = unpack(heads.getResults());
-    Value steps = km.mul(groupSize, tilesPerHead);
-    {
-      auto ifSteps = scf::IfOp::create(
-          b, loc, km.cmp(arith::CmpIPredicate::sgt, steps, km.i32(0)), false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifSteps.thenBlock()->getTerminator());
-      drainDQ(km.sub(steps, km.i32(1)));
-    }
+    Fragment done = unpack(walkSteps(
+        tilesPerHead, inits,
+        [&](Value ring, Value qStart, bool masked, ValueRange carried) {
+          Fragment acc = unpack(carried);
+          roleStep(ring, qStart, masked, acc);
+          return SmallVector<Value>(acc.regs);
+        }));
     storeRoleGradient(done);
   };
   auto ifFirst = scf::IfOp::create(
