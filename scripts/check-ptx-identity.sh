@@ -3,11 +3,15 @@
 # byte as they were (refactorings of lib/Conversion/FlashToNVGPU must).
 #
 #   scripts/check-ptx-identity.sh bundles BASELINE_DIR
-#       Compiles the shipped bundles of BASELINE_DIR's arch (read from its
-#       file names: flash_fwd_<arch>_...) with this worktree's flash-opt into
-#       a temporary directory, the way `python3 -m flash_mlir.compile` ships
-#       them, and cmp's every BASELINE_DIR/*.ptx against its new twin. Any
-#       bundle missing on either side is a failure.
+#       Compiles the shipped bundles of BASELINE_DIR's arch and kinds (read
+#       from its file names: flash_fwd_<arch>_... forward, flash_bwd_...
+#       backward, flash_decode_split_... / flash_decode_paged_... the decode
+#       plans) with this worktree's flash-opt into a temporary directory, the
+#       way `python3 -m flash_mlir.compile --ops <those kinds>` ships them
+#       (its defaults otherwise: a baseline compiled with other options, e.g.
+#       --strides variant, lists its extra files as different), and cmp's
+#       every BASELINE_DIR/*.ptx against its new twin. Any bundle missing on
+#       either side is a failure.
 #   scripts/check-ptx-identity.sh variants record DIR
 #   scripts/check-ptx-identity.sh variants compare DIR
 #       The forms the shipped bundles do not use: every flash-opt command of
@@ -42,14 +46,18 @@ verdict() {
 case "$1" in
 bundles)
   base=$(cd "$2" && pwd)
-  first=$(ls "$base"/flash_fwd_*.ptx 2>/dev/null | head -1)
-  [ -n "$first" ] || { echo "no flash_fwd_*.ptx in $base"; exit 2; }
-  arch=$(basename "$first" | sed -E 's/^flash_fwd_(sm_[0-9]+a?)_.*/\1/')
+  first=$(ls "$base"/flash_*_sm_*.ptx 2>/dev/null | head -1)
+  [ -n "$first" ] || { echo "no flash_*_sm_*.ptx in $base"; exit 2; }
+  arch=$(basename "$first" | sed -E 's/^flash_[a-z_]*_(sm_[0-9]+a?)_.*/\1/')
+  ops=""
+  for kind in fwd:forward bwd:backward decode_split:split_kv decode_paged:paged; do
+    ls "$base"/flash_${kind%%:*}_"$arch"_*.ptx >/dev/null 2>&1 && ops="$ops${ops:+,}${kind#*:}"
+  done
   cubins=$arch
   [ "$arch" = sm_80 ] && cubins=sm_80,sm_90
   tmp=$(mktemp -d /tmp/ptx-identity.XXXXXX)
   trap 'rm -rf "$tmp"' EXIT
-  PYTHONPATH=$root/python python3 -m flash_mlir.compile --out "$tmp" --arch "$arch" --ops forward \
+  PYTHONPATH=$root/python python3 -m flash_mlir.compile --out "$tmp" --arch "$arch" --ops "$ops" \
     --cubin-archs "$cubins" --flash-opt "$flash_opt" >/dev/null
   for ptx in "$base"/*.ptx; do
     name=$(basename "$ptx")
