@@ -190,6 +190,21 @@ SmallVector<StringRef> mlir::flash::decodeSplitKernelArgs(bool paged) {
 }
 
 namespace {
+/// A merged row's LSE from its parts' largest LSE and the sum of their
+/// rescaled weights: maxLse + ln(total), −inf where the row sees no key.
+/// Shared by the fused merge and the separate merge kernel.
+Value mergedLse(KernelMath &km, Value noKey, Value negInf, Value maxLse,
+                Value total) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  return km.select(
+      noKey, negInf,
+      arith::AddFOp::create(
+          b, loc, maxLse,
+          arith::MulFOp::create(b, loc, buildLog2(km, total),
+                                km.f32(M_LN2))));
+}
+
 /// A gpu.func kernel whose arguments are `args` ("name:type"), and its
 /// arguments by name.
 gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc, StringRef name,
@@ -469,12 +484,7 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
   SmallVector<Value> o;
   for (int64_t c = 0; c < columns; ++c)
     o.push_back(arith::MulFOp::create(b, loc, sumLoop.getResult(c), inverse));
-  Value lse = km.select(
-      noKey, negInf,
-      arith::AddFOp::create(
-          b, loc, maxLse,
-          arith::MulFOp::create(b, loc, buildLog2(km, total),
-                                km.f32(M_LN2))));
+  Value lse = mergedLse(km, noKey, negInf, maxLse, total);
   if (!target.toPart) {
     writeOutputRow(km, config, out, lane, flatRow, o, lse);
     return;
@@ -1582,12 +1592,7 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
       km.store(word, globalO, index);
     }
     if (config.writesLse) {
-      Value lse = km.select(
-          noKey, negInf,
-          arith::AddFOp::create(
-              b, loc, maxLse,
-              arith::MulFOp::create(b, loc, buildLog2(km, total),
-                                    km.f32(M_LN2))));
+      Value lse = mergedLse(km, noKey, negInf, maxLse, total);
       Value globalLse = buildFlatGlobalMemref(km, arg["lse"], f32);
       km.ifLanes(km.cmp(P::eq, km.add(slice, quad), km.i32(0)),
                  [&] { km.store(lse, globalLse, rowIndex); });

@@ -1447,6 +1447,14 @@ void BackwardKernel::roleStep(Value ring, Value qStart, bool masked,
   Value qTile = slotOffset(layout.offQ, stage);
   Value doTile = km.i32(layout.offDO);
   Value hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
+  // The previous step's dQ (its dSᵀ is complete), behind this step's first
+  // gradient GEMM in either role.
+  auto addPreviousDQ = [&] {
+    auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
+    addDQParts(km.sub(ring, km.i32(1)));
+  };
   // Pᵀ in fragment order (both consumers' fragments of the 64 × Br step
   // have one layout): thread t's values 4q..4q+3 at (q·128 + t)·16.
   Value localTid = km.andi(tid, km.i32(127));
@@ -1497,12 +1505,7 @@ void BackwardKernel::roleStep(Value ring, Value qStart, bool masked,
     acc = wgmmaRS(km, et, acc, probWords,
                   wgmmaDescriptor(km, smem, doTile, Br * kSwizzleBytes), D, Br);
     wgmmaCommit(km);
-    {
-      auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
-      addDQParts(km.sub(ring, km.i32(1)));
-    }
+    addPreviousDQ();
     wgmmaWait(km, 0);
     keepAlive(km, probWords);
     layout.doEmpty.arrive(km, smem, km.i32(0));
@@ -1536,12 +1539,7 @@ void BackwardKernel::roleStep(Value ring, Value qStart, bool masked,
     acc = wgmmaRS(km, et, acc, gradientWords,
                   wgmmaDescriptor(km, smem, qTile, Br * kSwizzleBytes), D, Br);
     wgmmaCommit(km);
-    {
-      auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
-      addDQParts(km.sub(ring, km.i32(1)));
-    }
+    addPreviousDQ();
     // This step's dSᵀ, all of it (buffer ring mod 2: its last readers, dQ
     // two steps back, have completed in both consumers; addDQParts waited
     // for consumer 0's arrival of the last step).
