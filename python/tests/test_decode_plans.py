@@ -63,13 +63,15 @@ def plan_kernels(bundle, args, sm_count=132):
 def test_decode_plans_validate(bundles):
     for name, plan in bundles[1].items():
         assert errors(plan, SCHEMA) == [], name
-        # sm_90a: the split kernel and the separate merge kernel (launched
-        # with programmatic dependent launch; zero blocks unless the call has
-        # one work unit, Target/SplitKV.h); sm_80: the split kernel alone.
-        merge = [name + "_merge"] if "_sm_90a_" in name else []
-        assert [k["name"] for k in plan["kernels"]] == [name] + merge
+        # sm_90a: the split kernel (fused merge), the separate merge's split
+        # kernel and the merge kernel (launched with programmatic dependent
+        # launch); Target/SplitKV.h's rule gives blocks to the first or to the
+        # other two. sm_80: the split kernel alone.
+        more = [name + "_separate", name + "_merge"] if "_sm_90a_" in name else []
+        assert [k["name"] for k in plan["kernels"]] == [name] + more
         assert [k.get("programmatic_dependent_launch", False)
-                for k in plan["kernels"]] == [False] + [True] * len(merge)
+                for k in plan["kernels"]] == [False] * (1 + len(more) // 2) + \
+            [True] * (len(more) // 2)
         # Sizes are formulas. Partials are not cleared (the parts write what
         # the merge reads); the counters of finished parts are zeroed once
         # and left zero by the kernel.
@@ -110,12 +112,15 @@ def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
     (SplitKV.h takes the floor; blocks past a sequence's parts exit)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
-    assert bundle.kernel_count == 2
-    [(name, grid, shared, args), (merge, merge_grid, _, _)] = plan_kernels(
+    assert bundle.kernel_count == 3
+    [(name, grid, shared, args), (separate, separate_grid, _, _),
+     (merge, merge_grid, _, _)] = plan_kernels(
         bundle, paged_args(batch, 32, 8, 1, 128, 4096, 16, 300))
     # Q tile + 3 K/V stages + the block-table window (512 i32)
     assert name == bundle.name and grid == (parts, 8, batch) and shared == 102400 + 2048
-    # 8 work units or more: the split kernel merges, the merge kernel has no block.
+    # 8 work units or more: the split kernel merges, the separate merge's
+    # kernels have no block.
+    assert separate == bundle.name + "_separate" and separate_grid == (parts, 8, 0)
     assert merge == bundle.name + "_merge" and merge_grid == (0, 4, 1)
     assert {n: args[n].int_value for n in ("B", "Hq", "Hkv", "Nq", "S", "M", "SMs")} == \
         dict(B=batch, Hq=32, Hkv=8, Nq=1, S=16, M=300, SMs=132)
@@ -127,7 +132,7 @@ def test_row_tiles_of_large_groups(bundles):
     """Groups × Nq beyond the 16-row tile take several row tiles (grid y)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
-    [(_, grid, _, _), _] = plan_kernels(bundle, paged_args(2, 8, 1, 4, 128, 64, 64, 8))
+    [(_, grid, _, _), _, _] = plan_kernels(bundle, paged_args(2, 8, 1, 4, 128, 64, 64, 8))
     assert grid == (min(256, -(-264 // (2 * 1 * 2))), 2, 2)  # 8/1 × 4 rows = 2 tiles of 16
 
 
@@ -140,24 +145,28 @@ def test_row_tiles_of_large_groups(bundles):
     (1, 32, 8, 1, 0),    # 8 work units (H4: a tie or a loss): the fused merge
 ])
 def test_separate_merge_rule(bundles, batch, hq, hkv, nq, blocks):
-    """sm_90a's separate merge (Target/SplitKV.h): the merge kernel's grid is
-    (B·Hq·Nq, Dv / 32, 1) when B·Hkv·row tiles <= 1, else no block (x = 0,
-    which the runtime does not launch); it carries the split kernel's
-    arguments, 128 threads and programmatic dependent launch."""
+    """sm_90a's separate merge (Target/SplitKV.h): when B·Hkv·row tiles <= 1
+    the split kernel has no block (z = 0, which the runtime does not launch),
+    the separate merge's split kernel the split kernel's grid and the merge
+    kernel (B·Hq·Nq, Dv / 32, 1); otherwise the other way round. All three
+    take the same arguments; the merge kernel 128 threads and programmatic
+    dependent launch."""
     lib = KernelLibrary(str(bundles[0]))
     for op in ("paged_attention", "attention_split_kv"):
         bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention") \
             if op == "paged_attention" else lib._split_kv("bf16", 128, False, False, 90)
         args = paged_args(batch, hq, hkv, nq, 128, 4096, 16, 300) if op == "paged_attention" \
             else split_args(batch, hq, hkv, nq, 128, 32768)
-        (split, _, _, split_args_), (merge, grid, shared, merge_args) = \
-            plan_kernels(bundle, args)
-        assert merge == split + "_merge"
+        (split, fused, _, split_args_), (separate, separate_grid, _, _), \
+            (merge, grid, shared, merge_args) = plan_kernels(bundle, args)
+        assert (separate, merge) == (split + "_separate", split + "_merge")
+        assert fused[:2] == separate_grid[:2]
+        assert (fused[2], separate_grid[2]) == ((0, batch) if blocks else (batch, 0))
         assert grid == (blocks, 4, 1) and shared == 128 * 6 * 4
         assert {n: a.int_value for n, a in merge_args.items() if a.kind == capi.ARG_I32} == \
             {n: a.int_value for n, a in split_args_.items() if a.kind == capi.ARG_I32}
-        assert bundle.plan["kernels"][1]["block"] == [128, 1, 1]
-        assert bundle.plan["kernels"][1]["programmatic_dependent_launch"] is True
+        assert bundle.plan["kernels"][2]["block"] == [128, 1, 1]
+        assert bundle.plan["kernels"][2]["programmatic_dependent_launch"] is True
     # sm_80 keeps the fused merge: one kernel.
     assert lib.find("f16", 64, True, False, None, 80, op="paged_attention").kernel_count == 1
 
@@ -216,14 +225,14 @@ def test_a_call_with_other_addresses_reuses_the_plan(bundles):
     for i, name in enumerate(("q", "k", "v", "block_table", "seq_lens", "o")):
         getattr(moved, name).data = 0x1000000 * (i + 1)
     moved.workspaces[2] = 0xABC000  # the caller's counters
-    [(_, grid, shared, args), _] = plan_kernels(bundle, moved)
+    [(_, grid, shared, args), _, _] = plan_kernels(bundle, moved)
     assert (grid, shared) == first[0][1:3]
     assert [args[n].pointer for n in ("q", "k", "v", "block_table", "seq_lens", "o")] == \
         [0x1000000 * (i + 1) for i in range(6)]
     assert [args[n].pointer for n in ("partial_o", "partial_lse", "split_counter")] == \
         [0, 0, 0xABC000]
     # Another batch: planned again (grid and B); then the first call again.
-    [(_, grid4, _, args4), _] = plan_kernels(bundle, paged_args(4, 32, 8, 1, 128, 64, 16, 8))
+    [(_, grid4, _, args4), _, _] = plan_kernels(bundle, paged_args(4, 32, 8, 1, 128, 64, 16, 8))
     assert grid4 == (9, 8, 4) and args4["B"].int_value == 4
     assert plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, 16, 8), sm_count=66)[0][1] \
         == (9, 8, 2)

@@ -376,9 +376,20 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
          b.getNamedAttr("init", str(zeroed ? "zero" : "none")),
          b.getNamedAttr("kernel_restores", b.getBoolAttr(zeroed))});
   };
+  // sm_90a: the split kernel (fused merge) only for calls of more work
+  // units than the separate merge's bound (its z = B·le(bound + 1, work
+  // units)), the separate merge's split kernel and merge kernel for the
+  // others (Target/SplitKV.h); a kernel of zero blocks is not launched.
+  const int64_t bound = decodeSeparateMergeBound(c);
+  std::string workUnits = "B*Hkv*" + rowTiles;
+  std::string fusedGrid[] = {
+      grid[0], grid[1],
+      bound ? "B*le(" + std::to_string(bound + 1) + ", " + workUnits + ")"
+            : grid[2]};
+  SmallVector<StringRef> fusedRefs(std::begin(fusedGrid), std::end(fusedGrid));
   SmallVector<Attribute> kernelList = {b.getDictionaryAttr(
       {b.getNamedAttr("kernel", str(c.name)),
-       b.getNamedAttr("grid", b.getStrArrayAttr(gridRefs)),
+       b.getNamedAttr("grid", b.getStrArrayAttr(fusedRefs)),
        b.getNamedAttr("threads", i64(c.threads())),
        b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
        b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
@@ -387,9 +398,20 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
   // and column slice when the call has at most `bound` work units, no block
   // otherwise (the split kernel merges); launched with programmatic
   // dependent launch behind the split kernel.
-  if (int64_t bound = decodeSeparateMergeBound(c)) {
-    std::string mergeGrid[] = {"B*Hq*Nq*le(B*Hkv*" + rowTiles + ", " +
-                                   std::to_string(bound) + ")",
+  if (bound) {
+    std::string separate = "le(" + workUnits + ", " + std::to_string(bound) +
+                           ")";
+    std::string splitGrid[] = {grid[0], grid[1], "B*" + separate};
+    SmallVector<StringRef> splitRefs(std::begin(splitGrid),
+                                     std::end(splitGrid));
+    kernelList.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("kernel", str(decodeSeparateSplitKernelName(c))),
+         b.getNamedAttr("grid", b.getStrArrayAttr(splitRefs)),
+         b.getNamedAttr("threads", i64(c.threads())),
+         b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
+         b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
+                                    c.decode.paged)))}));
+    std::string mergeGrid[] = {"B*Hq*Nq*" + separate,
                                std::to_string(c.headDim / kSplitKVMergeSlice),
                                "1"};
     SmallVector<StringRef> mergeRefs(std::begin(mergeGrid),

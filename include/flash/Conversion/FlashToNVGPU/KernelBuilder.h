@@ -546,6 +546,11 @@ int64_t decodeSeparateMergeBound(const KernelConfig &config);
 /// The merge kernel's name for `config` (the same arguments as the split
 /// kernel's).
 std::string decodeMergeKernelName(const KernelConfig &config);
+/// The split kernel of the separate merge (`config.name` + "_separate"):
+/// the split kernel less its count and merge, with the trigger of its
+/// dependents at its start. The split kernel `config.name` (the fused
+/// merge) is the same code as on targets without the separate merge.
+std::string decodeSeparateSplitKernelName(const KernelConfig &config);
 
 /// Emits the sm_80 backward kernels of `config` (kind = backward) as
 /// gpu.funcs at the builder's insertion point (inside a gpu.module), one per

@@ -520,10 +520,15 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
 
 class SplitKernelBuilder {
 public:
-  SplitKernelBuilder(OpBuilder &b, Location loc, const KernelConfig &config)
+  /// `separateMerge`: the split kernel of the separate merge (sm_90a, few
+  /// work units): it triggers its dependents at its start and writes the
+  /// partials only (no count, no merge).
+  SplitKernelBuilder(OpBuilder &b, Location loc, const KernelConfig &config,
+                     bool separateMerge = false)
       : b(b), loc(loc), km{b, loc}, config(config), et(config.elementType),
         D(config.headDim), Mw(config.decode.mTiles), stages(config.stages),
-        threads(config.threads()), paged(config.decode.paged) {}
+        threads(config.threads()), paged(config.decode.paged),
+        separateMerge(separateMerge) {}
 
   void build(gpu::GPUFuncOp func, llvm::StringMap<Value> &arg);
 
@@ -570,7 +575,7 @@ private:
   const KernelConfig &config;
   Type et;
   int64_t D, Mw, stages, threads;
-  bool paged;
+  bool paged, separateMerge;
 
   // Block-wide values.
   Value tid, lane, warp, batch, kvHead, length, scaleLog2e;
@@ -876,21 +881,12 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   numKVHeads = arg["Hkv"];
   Value queryHeads = arg["Hq"], seqQ = arg["Nq"];
   DecodeSizes sizes = decodeSizes(km, config, arg);
-  // The separate merge (Target/SplitKV.h; sm_90a): a call of few work units
-  // lets the merge kernel's blocks start now (they wait for this grid to
-  // complete before reading a partial) and leaves the merge to them.
-  const int64_t mergeBound = decodeSeparateMergeBound(config);
-  Value fusedMerge;
-  if (mergeBound > 0) {
-    fusedMerge = km.cmp(P::sgt, sizes.workUnits, km.i32(mergeBound));
-    auto ifSeparate = scf::IfOp::create(
-        b, loc, km.cmp(P::sle, sizes.workUnits, km.i32(mergeBound)),
-        /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifSeparate.thenBlock()->getTerminator());
+  // The separate merge (Target/SplitKV.h; sm_90a): the merge kernel's
+  // blocks may start now (they wait for this grid to complete before they
+  // read a partial); the merge is theirs.
+  if (separateMerge)
     NVVM::GriddepcontrolOp::create(
         b, loc, NVVM::GridDepActionKind::launch_dependents);
-  }
 
   auto asI32 = [&](Value index) -> Value {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
@@ -1291,10 +1287,12 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // u·stride the groups (or the parts, one level), u·stride + 1 + g the
   // parts of group g.
   // With the separate merge the partials are all this kernel writes.
-  Value countAndMerge = km.cmp(P::sge, split.numSplits, km.i32(2));
-  if (fusedMerge)
-    countAndMerge = arith::AndIOp::create(b, loc, countAndMerge, fusedMerge);
-  km.ifLanes(countAndMerge, [&] {
+  if (separateMerge) {
+    b.setInsertionPointToEnd(&entry);
+    gpu::ReturnOp::create(b, loc);
+    return;
+  }
+  km.ifLanes(km.cmp(P::sge, split.numSplits, km.i32(2)), [&] {
     gpu::BarrierOp::create(b, loc);
     Value numSplits = split.numSplits;
     Value twoLevel = km.cmp(P::sgt, numSplits, km.i32(kMergeDirect));
@@ -1612,6 +1610,11 @@ std::string mlir::flash::decodeMergeKernelName(const KernelConfig &config) {
   return config.name + "_merge";
 }
 
+std::string
+mlir::flash::decodeSeparateSplitKernelName(const KernelConfig &config) {
+  return config.name + "_separate";
+}
+
 LogicalResult mlir::flash::buildDecodeKernels(OpBuilder &b, Location loc,
                                               const KernelConfig &config) {
   OpBuilder::InsertionGuard guard(b);
@@ -1622,7 +1625,17 @@ LogicalResult mlir::flash::buildDecodeKernels(OpBuilder &b, Location loc,
                    config.threads(), arg);
   SplitKernelBuilder(b, loc, config).build(split, arg);
   if (decodeSeparateMergeBound(config) > 0) {
+    // The separate merge's split kernel and the merge kernel, the same
+    // arguments (each launch plan entry runs one of the two paths).
     b.setInsertionPointAfter(split);
+    llvm::StringMap<Value> separateArg;
+    gpu::GPUFuncOp separate = createKernel(
+        b, loc, decodeSeparateSplitKernelName(config),
+        decodeSplitKernelArgs(config.decode.paged), config.threads(),
+        separateArg);
+    SplitKernelBuilder(b, loc, config, /*separateMerge=*/true)
+        .build(separate, separateArg);
+    b.setInsertionPointAfter(separate);
     llvm::StringMap<Value> mergeArg;
     std::string mergeName = decodeMergeKernelName(config);
     gpu::GPUFuncOp merge = createKernel(
