@@ -116,12 +116,17 @@ def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
     [(name, grid, shared, args), (separate, separate_grid, _, _),
      (merge, merge_grid, _, _)] = plan_kernels(
         bundle, paged_args(batch, 32, 8, 1, 128, 4096, 16, 300))
+    # At most 8 work units (B·Hkv·row tiles, Target/SplitKV.h): the separate
+    # merge's split kernel and the merge kernel, the split kernel no block;
+    # more: the split kernel merges, the separate merge's kernels no block.
+    separate_call = batch * 8 <= 8
     # Q tile + 3 K/V stages + the block-table window (512 i32)
-    assert name == bundle.name and grid == (parts, 8, batch) and shared == 102400 + 2048
-    # 8 work units or more: the split kernel merges, the separate merge's
-    # kernels have no block.
-    assert separate == bundle.name + "_separate" and separate_grid == (parts, 8, 0)
-    assert merge == bundle.name + "_merge" and merge_grid == (0, 4, 1)
+    assert name == bundle.name and shared == 102400 + 2048
+    assert grid == (parts, 8, 0 if separate_call else batch)
+    assert separate == bundle.name + "_separate"
+    assert separate_grid == (parts, 8, batch if separate_call else 0)
+    assert merge == bundle.name + "_merge"
+    assert merge_grid == (32 * batch if separate_call else 0, 4, 1)
     assert {n: args[n].int_value for n in ("B", "Hq", "Hkv", "Nq", "S", "M", "SMs")} == \
         dict(B=batch, Hq=32, Hkv=8, Nq=1, S=16, M=300, SMs=132)
     assert [args[n].workspace for n in ("partial_o", "partial_lse", "split_counter")] == \
@@ -132,20 +137,26 @@ def test_row_tiles_of_large_groups(bundles):
     """Groups × Nq beyond the 16-row tile take several row tiles (grid y)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
-    [(_, grid, _, _), _, _] = plan_kernels(bundle, paged_args(2, 8, 1, 4, 128, 64, 64, 8))
-    assert grid == (min(256, -(-264 // (2 * 1 * 2))), 2, 2)  # 8/1 × 4 rows = 2 tiles of 16
+    [(_, grid, _, _), (_, separate_grid, _, _), _] = plan_kernels(
+        bundle, paged_args(2, 8, 1, 4, 128, 64, 64, 8))
+    # 8/1 × 4 rows = 2 tiles of 16; 4 work units: the separate merge's grid
+    assert grid[:2] == separate_grid[:2] == (min(256, -(-264 // (2 * 1 * 2))), 2)
+    assert (grid[2], separate_grid[2]) == (0, 2)
 
 
 @pytest.mark.parametrize("batch,hq,hkv,nq,blocks", [
     (1, 8, 1, 1, 8),     # one work unit: a block per output row
     (1, 16, 1, 1, 16),   # a group of 16 rows: one row tile
     (1, 8, 1, 2, 16),    # 8/1 × 2 query rows: 16 rows, one row tile
-    (1, 8, 1, 4, 0),     # 32 rows: two row tiles, the fused merge
-    (2, 8, 1, 1, 0),     # two work units: the fused merge
-    (1, 32, 8, 1, 0),    # 8 work units (H4: a tie or a loss): the fused merge
+    (1, 8, 1, 4, 32),    # 32 rows: two row tiles, two work units
+    (2, 8, 1, 1, 16),    # two work units
+    (1, 32, 8, 1, 32),   # 8 work units, the bound
+    (8, 8, 1, 1, 64),    # 8 work units of one kv-head each
+    (9, 8, 1, 1, 0),     # 9 work units: the fused merge
+    (2, 32, 8, 1, 0),    # 16 work units: the fused merge
 ])
 def test_separate_merge_rule(bundles, batch, hq, hkv, nq, blocks):
-    """sm_90a's separate merge (Target/SplitKV.h): when B·Hkv·row tiles <= 1
+    """sm_90a's separate merge (Target/SplitKV.h): when B·Hkv·row tiles <= 8
     the split kernel has no block (z = 0, which the runtime does not launch),
     the separate merge's split kernel the split kernel's grid and the merge
     kernel (B·Hq·Nq, Dv / 32, 1); otherwise the other way round. All three

@@ -3,8 +3,9 @@
 // loop (flash.stage = "merge") yields the function's results; the lowering
 // reads only the descriptor and builds the split kernel (the block finishing
 // a row tile's last part merges the parts) and sm_90a's separate merge
-// kernel (calls of one work unit) in a gpu.module, recorded as a launch
-// contract with its workspaces. The loop bodies are empty: the lowering ignores them.
+// (calls of at most 8 work units: its own split kernel and the merge kernel)
+// in a gpu.module, recorded as a launch contract with its workspaces. The
+// loop bodies are empty: the lowering ignores them.
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s
 
 // sm_90a runs the same code with the pipeline its shared memory allows (at
@@ -12,24 +13,34 @@
 // the stages flash-select-schedule records (splitKVTileShape) and the kernel
 // takes from the schedule. A paged kernel has its block-table window (512
 // i32) after them: 4096 + 3·32768 + 2048 bytes at D = 128.
-// The separate merge (Target/SplitKV.h): a second kernel in the module, in
-// the descriptor's list with the split kernel's arguments, 128 threads,
-// (max, sum, 4 O sums) a thread of shared memory, programmatic dependent
-// launch and a grid of a block per output row and 32 columns when the call
-// has one work unit (le(...) is 0 otherwise); the split kernel triggers its
-// dependents when it has one work unit (a uniform branch at its start).
+// The separate merge (Target/SplitKV.h): the descriptor's list holds three
+// kernels of the same arguments, whose grids the rule splits between two
+// paths by B·Hkv·row tiles: the split kernel with the fused merge (z =
+// B·le(9, work units): calls of more than 8 work units), the separate
+// merge's split kernel (z = B·le(work units, 8)) and the merge kernel (128
+// threads, (max, sum, 4 O sums) a thread of shared memory, programmatic
+// dependent launch, a block per output row and 32 columns, x = 0 past 8
+// work units). The fused split kernel counts its parts and merges (the
+// atomics) and has no griddepcontrol; the separate one triggers its
+// dependents after its K/V loop (its last mma) and neither counts nor
+// merges; the merge kernel waits before its first load.
 // CHECK: block_q = 16 : i64
 // CHECK-SAME: dynamic_shared_memory = 104448 : i64
 // CHECK-SAME: kernels = [{args = [
-// CHECK-SAME: kernel = "decode_paged_d128"
-// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 3072 : i64, grid = ["B*Hq*Nq*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)", "4", "1"], kernel = "decode_paged_d128_merge", programmatic_dependent_launch = true, threads = 128 : i64}]
+// CHECK-SAME: grid = ["min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))"], kernel = "decode_paged_d128", threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)"], kernel = "decode_paged_d128_separate", threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 3072 : i64, grid = ["B*Hq*Nq*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)", "4", "1"], kernel = "decode_paged_d128_merge", programmatic_dependent_launch = true, threads = 128 : i64}]
 // CHECK-SAME: op = "paged_attention"
 // CHECK-SAME: stages = 3 : i64
 // CHECK: gpu.func @decode_paged_d128(
-// CHECK: %[[SEP:.*]] = arith.cmpi sle, %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: scf.if %[[SEP]] {
-// CHECK-NEXT: nvvm.griddepcontrol launch_dependents
+// CHECK-NOT: griddepcontrol
 // CHECK: atom.acq_rel.gpu.global.add.u32
+// CHECK-NOT: griddepcontrol
+// CHECK: gpu.func @decode_paged_d128_separate(
+// CHECK: nvvm.mma.sync
+// CHECK: nvvm.griddepcontrol launch_dependents
+// CHECK-NOT: nvvm.mma.sync
+// CHECK-NOT: atom.acq_rel
 // CHECK: gpu.func @decode_paged_d128_merge(
 // CHECK-NOT: llvm.load
 // CHECK: nvvm.griddepcontrol wait

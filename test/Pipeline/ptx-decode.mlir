@@ -32,10 +32,22 @@
 // The sixteen parts' loads of a batch.
 // PTX-COUNT-16: ld.volatile.global.v4.b32
 // PTX: atom.global.exch.b32
-// The separate merge kernel (sm_90a, calls of one work unit): it waits for
-// the split grid (griddepcontrol.wait) before it loads anything, then a
-// batch of 4 parts' LSEs and 16-byte O loads a thread, block-combined
-// through shared memory; the split kernel triggers it first thing.
+// sm_90a's separate merge (calls of at most 8 work units, Target/SplitKV.h):
+// its own split kernel, which neither counts nor merges and triggers its
+// dependents after its K/V loop (its last mma), and the merge kernel, which
+// waits for the split grid (griddepcontrol.wait) before it loads anything,
+// then a batch of 4 parts' LSEs and 16-byte O loads a thread,
+// block-combined through shared memory. The fused split kernel (`decode`)
+// has no griddepcontrol: it is the code of the targets without the
+// separate merge.
+// PTX-NOT: griddepcontrol
+// PTX: .entry decode_separate(
+// PTX-NOT: atom.
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-NOT: atom.
+// PTX: griddepcontrol.launch_dependents;
+// PTX-NOT: mma.sync
+// PTX-NOT: atom.
 // PTX: .entry decode_merge(
 // PTX-NOT: ld.global
 // PTX-NOT: ld.volatile
@@ -43,7 +55,6 @@
 // PTX-COUNT-4: ld.volatile.global.v4.b32
 // PTX: bar.sync
 // PTX-NOT: .entry
-// GROUP: griddepcontrol.launch_dependents;
 // GROUP: atom.acq_rel.gpu.global.add.u32
 // GROUP: bar.warp.sync{{[[:space:]]+}}-1;
 // GROUP: st.global.v4.b32
@@ -51,6 +62,7 @@
 // sizes are formulas.
 // JSON: "kernels": [
 // JSON: "name": "decode"{{$}}
+// JSON: "name": "decode_separate"{{$}}
 // JSON: "name": "decode_merge",
 // JSON: "programmatic_dependent_launch": true
 // JSON: "op": "paged_attention",

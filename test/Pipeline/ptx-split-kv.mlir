@@ -35,12 +35,14 @@
 // SM90-SAME: .target sm_90a
 // SM80-SAME: .target sm_80
 // CHECK-SAME: .entry decode(
-// SM90-SAME: griddepcontrol.launch_dependents;
 // CHECK-SAME: cp.async.cg.shared.global
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK-SAME: atom.acq_rel.gpu.global.add.u32
-// sm_90a's separate merge kernel (one work unit; Target/SplitKV.h) waits for
-// the split grid first; sm_80 has none (no programmatic dependent launch).
+// sm_90a's separate merge (at most 8 work units; Target/SplitKV.h): its
+// split kernel triggers the merge kernel, which waits for the split grid
+// first; sm_80 has neither (no programmatic dependent launch).
+// SM90-SAME: .entry decode_separate(
+// SM90-SAME: griddepcontrol.launch_dependents;
 // SM90-SAME: .entry decode_merge(
 // SM90-SAME: griddepcontrol.wait;
 // SM90-SAME: ld.volatile.global.v4.b32

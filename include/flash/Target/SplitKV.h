@@ -90,23 +90,32 @@ constexpr int64_t kSplitKVWholeDen = 16;
 constexpr int64_t kSplitKVMergeDirect = 32;
 constexpr int64_t kSplitKVMergeGroup = 16;
 
-/// The separate merge (sm_90a, docs/benchmarks.md nineteenth session): a
-/// call of at most kSplitKVSeparateMergeMaxWorkUnits work units (B · Hkv ·
-/// row tiles) on a target with programmatic dependent launch does not merge
-/// at the end of the split kernel (one block per row tile merges there) but
-/// in a second kernel of a block per (output row, kSplitKVMergeSlice
-/// columns), launched behind the split kernel with programmatic dependent
-/// launch: the split kernel triggers its dependents at its start
-/// (griddepcontrol.launch_dependents) and skips its count and merge; the
-/// merge kernel waits (griddepcontrol.wait) before it reads the partials.
-/// Measured on the H200 (H4's prototype): 1 work unit 0.83-0.93× the fused
-/// merge's time, 8 work units a tie or a loss, 64 a loss; so the bound is 1.
+/// The separate merge (sm_90a, docs/benchmarks.md nineteenth and
+/// twentieth sessions): a call of at most kSplitKVSeparateMergeMaxWorkUnits
+/// work units (B · Hkv · row tiles) on a target with programmatic dependent
+/// launch does not merge at the end of the split kernel (one block per row
+/// tile merges there) but in a second kernel of a block per (output row,
+/// kSplitKVMergeSlice columns), launched behind the split kernel with
+/// programmatic dependent launch. Such a call runs the separate merge's own
+/// split kernel (`<name>_separate`: no count, no merge; it triggers its
+/// dependents with griddepcontrol.launch_dependents after its K/V loop), the
+/// merge kernel waits (griddepcontrol.wait) before it reads the partials;
+/// a call of more work units runs the split kernel `<name>` with the fused
+/// merge alone (the same code as on sm_80). Measured on the H200:
+/// - nineteenth session (trigger at the split kernel's start): 1 work unit
+///   0.73-0.93× the fused merge's time;
+/// - twentieth session (bound 8, trigger after the K/V loop, against main's
+///   bound 1): 2 work units 0.75-0.77×, 4 0.87-0.88×, 8 0.91-0.99× (GQA
+///   8/1 B = 8 L = 32k 36.80 against 38.41 µs, cuDNN 37.6), 1 work unit
+///   0.96-1.00×, every row of more than 8 work units unchanged (the same
+///   kernel); the separate merge at 16 work units 1.01-1.02×, 32
+///   1.005-1.007×, 64 1.14-1.15× (9 to 15 not measured).
 /// The condition depends on the shapes only (never on a length), so the
-/// launch plan sizes the merge grid with it (zero blocks when the fused
-/// merge runs) and both kernels compute it the same way; the merge kernel
-/// leaves rows of a sequence of fewer than two parts alone (the split
-/// kernel writes them).
-constexpr int64_t kSplitKVSeparateMergeMaxWorkUnits = 1;
+/// launch plan sizes the three kernels' grids with it (zero blocks for the
+/// path a call does not take) and both kernels compute the part count the
+/// same way; the merge kernel leaves rows of a sequence of fewer than two
+/// parts alone (the split kernel writes them).
+constexpr int64_t kSplitKVSeparateMergeMaxWorkUnits = 8;
 /// Columns of an output row one merge block takes (4 a thread, float4).
 constexpr int64_t kSplitKVMergeSlice = 32;
 /// Threads of a merge block: kSplitKVMergeSlice / 4 across the columns

@@ -466,9 +466,11 @@ def check_capture_after_eager_warmup(lib, results, seed=3):
 def planted(bundles, plant):
     """A copy of the plans with a planted bug. table-row (paged plans): the
     kernel's block-table row stride M - 1, an off-by-one that stays in
-    bounds. merge-sms (every plan with a separate merge kernel, sm_90a): the
-    merge kernel is given SMs = 1, so it counts one part where the split
-    kernel cut several and leaves those rows unmerged (NaN-poisoned)."""
+    bounds, in every split kernel of the plan (sm_90a's fused-merge and
+    separate-merge split kernels). merge-sms (every plan with a separate
+    merge kernel, sm_90a): the merge kernel (`<name>_merge`) is given SMs =
+    1, so it counts one part where the split kernel cut several and leaves
+    those rows unmerged (NaN-poisoned)."""
     tmp = tempfile.mkdtemp(prefix="decode-plant-")
     for name in os.listdir(bundles):
         if name.endswith(".mlir") or not (
@@ -478,12 +480,12 @@ def planted(bundles, plant):
         src = os.path.join(bundles, name)
         if name.endswith(".json"):
             plan = json.load(open(src))
-            for arg in plan["kernels"][0]["args"]:
-                if arg["name"] == "M" and plant == "table-row":
-                    arg["value"] = ["sub", "M", 1]
-            for kernel in plan["kernels"][1:]:
+            for kernel in plan["kernels"]:
+                merge = kernel["name"].endswith("_merge")
                 for arg in kernel["args"]:
-                    if arg["name"] == "SMs" and plant == "merge-sms":
+                    if arg["name"] == "M" and plant == "table-row" and not merge:
+                        arg["value"] = ["sub", "M", 1]
+                    if arg["name"] == "SMs" and plant == "merge-sms" and merge:
                         arg["value"] = 1
             json.dump(plan, open(os.path.join(tmp, name), "w"))
         else:

@@ -548,7 +548,7 @@ int64_t decodeSeparateMergeBound(const KernelConfig &config);
 std::string decodeMergeKernelName(const KernelConfig &config);
 /// The split kernel of the separate merge (`config.name` + "_separate"):
 /// the split kernel less its count and merge, with the trigger of its
-/// dependents at its start. The split kernel `config.name` (the fused
+/// dependents after its K/V loop. The split kernel `config.name` (the fused
 /// merge) is the same code as on targets without the separate merge.
 std::string decodeSeparateSplitKernelName(const KernelConfig &config);
 

@@ -521,8 +521,8 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
 class SplitKernelBuilder {
 public:
   /// `separateMerge`: the split kernel of the separate merge (sm_90a, few
-  /// work units): it triggers its dependents at its start and writes the
-  /// partials only (no count, no merge).
+  /// work units): it triggers its dependents after its K/V loop and writes
+  /// the partials only (no count, no merge).
   SplitKernelBuilder(OpBuilder &b, Location loc, const KernelConfig &config,
                      bool separateMerge = false)
       : b(b), loc(loc), km{b, loc}, config(config), et(config.elementType),
@@ -881,13 +881,6 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   numKVHeads = arg["Hkv"];
   Value queryHeads = arg["Hq"], seqQ = arg["Nq"];
   DecodeSizes sizes = decodeSizes(km, config, arg);
-  // The separate merge (Target/SplitKV.h; sm_90a): the merge kernel's
-  // blocks may start now (they wait for this grid to complete before they
-  // read a partial); the merge is theirs.
-  if (separateMerge)
-    NVVM::GriddepcontrolOp::create(
-        b, loc, NVVM::GridDepActionKind::launch_dependents);
-
   auto asI32 = [&](Value index) -> Value {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
   };
@@ -1129,6 +1122,18 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   state.acc = Fragment(Mw, D / 8, km.f32(0.0));
   State unmasked = buildLoop(km.i32(0), numUnmaskedLocal, state, false);
   State done = buildLoop(numUnmaskedLocal, numLocal, unmasked, true);
+  // The separate merge (Target/SplitKV.h; sm_90a): the merge kernel's
+  // blocks may start once every block of this grid has issued its last
+  // tile's copies (or exited: the blocks past a sequence's parts); they
+  // wait for this grid to complete before they read a partial, and the
+  // merge is theirs. Here and not at the kernel's start: measured on the
+  // H200 (docs/benchmarks.md, twentieth session), the trigger first was
+  // slower than here on the calls of 2 to 8 work units (up to 12%: paged
+  // GQA 32/8 B = 1 L = 8k, 11.67 against 10.44 us, slower than the fused
+  // merge's 11.28) and no faster at one work unit.
+  if (separateMerge)
+    NVVM::GriddepcontrolOp::create(
+        b, loc, NVVM::GridDepActionKind::launch_dependents);
 
   // Combine the warps' (m, l, acc): warps 1..3 leave theirs in shared
   // memory (over the drained K/V ring, word i of lane l at i·32 + l), warp 0
