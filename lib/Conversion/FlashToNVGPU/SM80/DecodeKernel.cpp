@@ -1123,14 +1123,15 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   State unmasked = buildLoop(km.i32(0), numUnmaskedLocal, state, false);
   State done = buildLoop(numUnmaskedLocal, numLocal, unmasked, true);
   // The separate merge (Target/SplitKV.h; sm_90a): the merge kernel's
-  // blocks may start once every block of this grid has issued its last
-  // tile's copies (or exited: the blocks past a sequence's parts); they
-  // wait for this grid to complete before they read a partial, and the
-  // merge is theirs. Here and not at the kernel's start: measured on the
-  // H200 (docs/benchmarks.md, twentieth session), the trigger first was
-  // slower than here on the calls of 2 to 8 work units (up to 12%: paged
-  // GQA 32/8 B = 1 L = 8k, 11.67 against 10.44 us, slower than the fused
-  // merge's 11.28) and no faster at one work unit.
+  // blocks may start once every block of this grid has run its K/V loop
+  // (its last tile loaded, its MMAs issued) or exited (the blocks past a
+  // sequence's parts); they wait for this grid to complete before they
+  // read a partial, and the merge is theirs. Here and not at the kernel's
+  // start: measured on the H200 (docs/benchmarks.md, twentieth session),
+  // the trigger first was slower than here on the calls of 2 to 8 work
+  // units (up to 12%: paged GQA 32/8 B = 1 L = 8k, 11.67 against 10.44 us,
+  // slower than the fused merge's 11.28; a tie at L = 128k) and no faster
+  // at one work unit.
   if (separateMerge)
     NVVM::GriddepcontrolOp::create(
         b, loc, NVVM::GridDepActionKind::launch_dependents);
