@@ -18,6 +18,9 @@
 // launch and a grid of a block per output row and 32 columns when the call
 // has one work unit (le(...) is 0 otherwise); the split kernel triggers its
 // dependents when it has one work unit (a uniform branch at its start).
+// The paged merge kernel loads seq_lens[b] and counts the row's parts before
+// its griddepcontrol.wait (seq_lens is no output of the split grid), then
+// reads the partials; the contiguous one (Nk an argument) waits first.
 // CHECK: block_q = 16 : i64
 // CHECK-SAME: dynamic_shared_memory = 104448 : i64
 // CHECK-SAME: kernels = [{args = [
@@ -31,6 +34,8 @@
 // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
 // CHECK: atom.acq_rel.gpu.global.add.u32
 // CHECK: gpu.func @decode_paged_d128_merge(
+// CHECK-NOT: nvvm.griddepcontrol wait
+// CHECK: memref.load {{.*}} : memref<1099511627776xi32, 1>
 // CHECK-NOT: llvm.load
 // CHECK: nvvm.griddepcontrol wait
 // CHECK: llvm.load volatile
@@ -76,6 +81,9 @@ func.func @decode_paged_d64(%q: tensor<1x32x1x64xf16>, %k: tensor<256x16x8x64xf1
 // CHECK: dynamic_shared_memory = 139264 : i64
 // CHECK-SAME: op = "attention_split_kv"
 // CHECK-SAME: stages = 2 : i64
+// CHECK: gpu.func @decode_split_d256_merge(
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: nvvm.griddepcontrol wait
 func.func @decode_split_d256(%q: tensor<1x32x1x256xbf16>, %k: tensor<1x8x4096x256xbf16>, %v: tensor<1x8x4096x256xbf16>) -> (tensor<1x32x1x256xbf16>) {
   %partials = tensor.empty() : tensor<64x1x32x1x256xf32>
   %o0 = tensor.empty() : tensor<1x32x1x256xbf16>

@@ -32,12 +32,16 @@
 // The sixteen parts' loads of a batch.
 // PTX-COUNT-16: ld.volatile.global.v4.b32
 // PTX: atom.global.exch.b32
-// The separate merge kernel (sm_90a, calls of one work unit): it waits for
-// the split grid (griddepcontrol.wait) before it loads anything, then a
-// batch of 4 parts' LSEs and 16-byte O loads a thread, block-combined
-// through shared memory; the split kernel triggers it first thing.
+// The separate merge kernel (sm_90a, calls of one work unit): it loads the
+// row's length (seq_lens[b], an input: the one 32-bit load) and counts its
+// parts, waits for the split grid (griddepcontrol.wait) before it loads any
+// partial, then a batch of 4 parts' LSEs and 16-byte O loads a thread,
+// block-combined through shared memory; the split kernel triggers it first
+// thing.
 // PTX: .entry decode_merge(
-// PTX-NOT: ld.global
+// PTX-NOT: ld.volatile
+// PTX-NOT: griddepcontrol.wait
+// PTX: ld.global.b32
 // PTX-NOT: ld.volatile
 // PTX: griddepcontrol.wait;
 // PTX-COUNT-4: ld.volatile.global.v4.b32
