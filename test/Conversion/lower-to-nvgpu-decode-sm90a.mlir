@@ -24,6 +24,9 @@
 // atomics) and has no griddepcontrol; the separate one triggers its
 // dependents after its K/V loop (its last mma) and neither counts nor
 // merges; the merge kernel waits before its first load.
+// The paged merge kernel loads seq_lens[b] and counts the row's parts before
+// its griddepcontrol.wait (seq_lens is no output of the split grid), then
+// reads the partials; the contiguous one (Nk an argument) waits first.
 // CHECK: block_q = 16 : i64
 // CHECK-SAME: dynamic_shared_memory = 104448 : i64
 // CHECK-SAME: kernels = [{args = [
@@ -42,6 +45,8 @@
 // CHECK-NOT: nvvm.mma.sync
 // CHECK-NOT: atom.acq_rel
 // CHECK: gpu.func @decode_paged_d128_merge(
+// CHECK-NOT: nvvm.griddepcontrol wait
+// CHECK: memref.load {{.*}} : memref<1099511627776xi32, 1>
 // CHECK-NOT: llvm.load
 // CHECK: nvvm.griddepcontrol wait
 // CHECK: llvm.load volatile
@@ -87,6 +92,9 @@ func.func @decode_paged_d64(%q: tensor<1x32x1x64xf16>, %k: tensor<256x16x8x64xf1
 // CHECK: dynamic_shared_memory = 139264 : i64
 // CHECK-SAME: op = "attention_split_kv"
 // CHECK-SAME: stages = 2 : i64
+// CHECK: gpu.func @decode_split_d256_merge(
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: nvvm.griddepcontrol wait
 func.func @decode_split_d256(%q: tensor<1x32x1x256xbf16>, %k: tensor<1x8x4096x256xbf16>, %v: tensor<1x8x4096x256xbf16>) -> (tensor<1x32x1x256xbf16>) {
   %partials = tensor.empty() : tensor<64x1x32x1x256xf32>
   %o0 = tensor.empty() : tensor<1x32x1x256xbf16>

@@ -35,8 +35,9 @@
 // sm_90a's separate merge (calls of at most 8 work units, Target/SplitKV.h):
 // its own split kernel, which neither counts nor merges and triggers its
 // dependents after its K/V loop (its last mma), and the merge kernel, which
-// waits for the split grid (griddepcontrol.wait) before it loads anything,
-// then a batch of 4 parts' LSEs and 16-byte O loads a thread,
+// loads the row's length (seq_lens[b], an input: the one 32-bit load) and
+// counts its parts, waits for the split grid (griddepcontrol.wait) before it
+// loads any partial, then a batch of 4 parts' LSEs and 16-byte O loads a thread,
 // block-combined through shared memory. The fused split kernel (`decode`)
 // has no griddepcontrol: it is the code of the targets without the
 // separate merge.
@@ -49,7 +50,9 @@
 // PTX-NOT: mma.sync
 // PTX-NOT: atom.
 // PTX: .entry decode_merge(
-// PTX-NOT: ld.global
+// PTX-NOT: ld.volatile
+// PTX-NOT: griddepcontrol.wait
+// PTX: ld.global.b32
 // PTX-NOT: ld.volatile
 // PTX: griddepcontrol.wait;
 // PTX-COUNT-4: ld.volatile.global.v4.b32

@@ -1,7 +1,7 @@
 """Decode bandwidth: the split-KV plans against torch SDPA (cuDNN, FA2).
 
   python3 -m flash_mlir.tools.decode_bench --bundles bundles/ [--json out.json]
-      [--rows 1x8192,...,128x2048] [--gqa 32/8,8/1] [--rounds 5]
+      [--rows 1x8192,...,128x2048] [--gqa 32/8,8/1] [--rounds 5] [--table-pad N]
 
 One query row, D=128, bf16, for each GQA group (Hq/Hkv) and row (BxL) of issue
 17 item 5 by default. Bytes = K + V of the valid lengths +
@@ -72,6 +72,10 @@ def main(argv=None):
                     help="a bundle directory whose paged plans (S=16 and S=64) and split-KV "
                          "plan are timed in the same rounds as 'paged S=.. [NAME]' and "
                          "'split_kv [NAME]' (repeatable)")
+    ap.add_argument("--table-pad", type=int, default=0, metavar="N",
+                    help="N more block-table entries a sequence than its pages (M = L/S + N, "
+                         "the extra entries pointing at one of its pages), as a serving "
+                         "engine's table sized for a longer maximum")
     args = ap.parse_args(argv)
 
     import torch
@@ -111,6 +115,8 @@ def main(argv=None):
             kc[perm] = blocks_k
             vc[perm] = blocks_v
             table = perm.view(b, length // page).to(torch.int32).contiguous()
+            if args.table_pad:
+                table = torch.cat([table, table[:, :1].expand(b, args.table_pad)], 1).contiguous()
             out = torch.empty_like(q)
             impls[f"paged S={page}"] = (lambda kc=kc, vc=vc, table=table, out=out:
                                        lib.paged_attention(q, kc, vc, table, lens, out=out))

@@ -1417,8 +1417,9 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
 /// slice of kSplitKVMergeSlice columns, launched behind the split kernel
 /// with programmatic dependent launch (only when the call has at most
 /// decodeSeparateMergeBound work units; the plan gives it no block
-/// otherwise). It waits for the split grid (griddepcontrol.wait: the grid
-/// complete, its stores visible), then merges the row's parts by their LSE
+/// otherwise). It counts the row's parts (a paged plan from seq_lens[b],
+/// loaded before the wait), waits for the split grid (griddepcontrol.wait:
+/// the grid complete, its stores visible), then merges the row's parts by their LSE
 /// as the fused merge does (buildMergeRow), spread over the block: a thread
 /// takes 4 consecutive columns (one 16-byte load a part) of every
 /// (threads·4/slice)-th part, in batches of kMergeKernelBatch parts loaded
@@ -1446,8 +1447,16 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
   auto asI32 = [&](Value index) -> Value {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
   };
-  // Nothing of the split grid is read before this point.
-  NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+  // Nothing of the split grid is read before the wait. A paged plan reads
+  // seq_lens[b] and counts the row's parts before it: seq_lens is an input,
+  // written before the split kernel started (which is launched in stream
+  // order), so the load and the count overlap the split grid's tail instead
+  // of following it (GQA 8/1 B = 1: 0.98-0.99x the time; docs/benchmarks.md,
+  // twentieth session). A contiguous plan's count comes from Nk, an argument;
+  // its wait stays first.
+  const bool lengthBeforeWait = config.decode.paged;
+  if (!lengthBeforeWait)
+    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
   DecodeSizes sizes = decodeSizes(km, config, arg);
   Value tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   Value flatRow = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
@@ -1463,6 +1472,8 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
   SequenceSplit split = sequenceSplit(km, config, length, arg["Nq"],
                                       sizes.workUnits, arg["SMs"]);
   Value numSplits = split.numSplits;
+  if (lengthBeforeWait)
+    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
   Value column = km.add(km.mul(slice, km.i32(kSplitKVMergeSlice)),
                         km.mul(quad, km.i32(4)));
   Value allRows =
