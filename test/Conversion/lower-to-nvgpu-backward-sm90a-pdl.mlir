@@ -9,9 +9,7 @@
 // preprocess's results waits (griddepcontrol.wait) before it does: the dQ
 // writer (thread 32) before its first reduction into the accumulator, the
 // producer after the K/V loads and before the first shift and Δ rows, the
-// consumers after K/V have arrived. The main kernel in turn executes
-// launch_dependents first thing, and the convert, launched behind it, waits
-// first thing (before it reads the accumulator). sm_80 has no programmatic dependent
+// consumers after K/V have arrived. sm_80 has no programmatic dependent
 // launch: its plans and kernels have none of it (ptx-sm80-backward.mlir,
 // NOPDL).
 
@@ -26,17 +24,14 @@ func.func @bwd(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x1x1000x128xbf16>, %v:
   return %r#0, %r#1, %r#2 : tensor<1x2x1000x128xbf16>, tensor<1x1x1000x128xbf16>, tensor<1x1x1000x128xbf16>
 }
 
-// The plan: the preprocess in stream order, the main kernel behind it, the
-// convert behind the main kernel.
+// The plan: the preprocess in stream order, the main kernel behind it.
 // CHECK: launches = [{args = {{.*}}kernel = "bwd_preprocess", threads = 128 : i64}
 // CHECK-SAME: kernel = "bwd", producer_registers = 24 : i64, programmatic_dependent_launch = true, tensor_maps
-// CHECK-SAME: kernel = "bwd_convert", programmatic_dependent_launch = true, threads = 128 : i64}]
 // CHECK: gpu.func @bwd_preprocess(
 // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
 // CHECK-NOT: nvvm.griddepcontrol
 // The tensor maps are its first arguments: Q, K, V, dO, dK, dV.
 // CHECK: llvm.func @bwd(%[[TMQ:[a-z0-9]+]]: !llvm.ptr {{[^}]*}}nvvm.grid_constant}, %[[TMK:[a-z0-9]+]]: !llvm.ptr {{[^}]*}}nvvm.grid_constant}, %[[TMV:[a-z0-9]+]]: !llvm.ptr {{[^}]*}}nvvm.grid_constant}, %[[TMDO:[a-z0-9]+]]: !llvm.ptr {{[^}]*}}nvvm.grid_constant},
-// CHECK-NEXT: nvvm.griddepcontrol launch_dependents
 // Barriers first, before any wait.
 // CHECK-NOT: nvvm.griddepcontrol
 // CHECK: nvvm.fence.mbarrier.init
@@ -66,8 +61,6 @@ func.func @bwd(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x1x1000x128xbf16>, %v:
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: llvm.return
 // CHECK: gpu.func @bwd_convert(
-// CHECK-NEXT: nvvm.griddepcontrol wait
-// CHECK-NOT: nvvm.griddepcontrol
 
 // -----
 
@@ -88,7 +81,6 @@ func.func @bwd256(%q: tensor<1x4x300x256xbf16>, %k: tensor<1x2x270x256xbf16>, %v
 // CHECK: gpu.func @bwd256_preprocess(
 // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
 // CHECK: llvm.func @bwd256(
-// CHECK-NEXT: nvvm.griddepcontrol launch_dependents
 // No writer thread: the producer's wait after K and V.
 // CHECK: nvvm.setmaxregister  decrease
 // CHECK-NOT: scf.for
@@ -101,5 +93,3 @@ func.func @bwd256(%q: tensor<1x4x300x256xbf16>, %k: tensor<1x2x270x256xbf16>, %v
 // CHECK: scf.if
 // CHECK: scf.for
 // CHECK: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
-// CHECK: gpu.func @bwd256_convert(
-// CHECK-NEXT: nvvm.griddepcontrol wait

@@ -59,8 +59,7 @@
 // PLAN-NEXT: 384,
 // PLAN: "name": "bwd_bf16_d128_causal",
 // PLAN-NEXT: "programmatic_dependent_launch": true
-// PLAN: "name": "bwd_bf16_d128_causal_convert",
-// PLAN-NEXT: "programmatic_dependent_launch": true
+// PLAN: "name": "bwd_bf16_d128_causal_convert"
 // PLAN: "op": "attention_backward"
 
 // NOSPILL-NOT: "spill_stores": {{[1-9]}}
@@ -85,22 +84,16 @@
 // RUN: FileCheck %s --check-prefix=PTXNODET < %t/bwd_bf16_d128_causal.ptx
 // Programmatic dependent launch (lower-to-nvgpu-backward-sm90a-pdl.mlir):
 // the preprocess lets the main kernel start; the main kernel waits in its
-// producer's first thread, its dQ writer and its consumers, and lets the
-// convert start, which waits before it reads the accumulator.
+// producer's first thread, its dQ writer and its consumers.
 // RUN: FileCheck %s --check-prefix=PDL < %t/bwd_bf16_d128_causal.ptx
 // PDL: .entry bwd_bf16_d128_causal_preprocess(
 // PDL-NOT: griddepcontrol.wait
 // PDL: griddepcontrol.launch_dependents;
 // PDL-NOT: griddepcontrol
 // PDL: .entry bwd_bf16_d128_causal(
-// PDL-NOT: griddepcontrol.wait
-// PDL: griddepcontrol.launch_dependents;
 // PDL-COUNT-3: griddepcontrol.wait;
 // PDL-NOT: griddepcontrol
 // PDL: .entry bwd_bf16_d128_causal_convert(
-// PDL-NOT: ld.global
-// PDL: griddepcontrol.wait;
-// PDL-NOT: griddepcontrol
 // PTXNODET-NOT: ld.acquire
 // PTXNODET-NOT: red.release
 

@@ -644,10 +644,6 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   ValueRange args = entry.getArguments();
-  // sm_90a: launched behind the main kernel with programmatic dependent
-  // launch; the accumulator is complete once its grid has completed.
-  if (programmaticDependentLaunch)
-    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
   Value globalAccum = buildFlatGlobalMemref(km, args[0], b.getF32Type());
   Value globalDQ = buildFlatGlobalMemref(km, args[1], et);
   Value queryHeads = args[3], seqQ = args[4], scale = args[5];

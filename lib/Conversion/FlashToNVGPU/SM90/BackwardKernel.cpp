@@ -265,10 +265,6 @@ public:
   /// The launch's sm80::BackwardLaunch::programmaticDependentLaunch: the
   /// kernel may start while the preprocess runs (waitForPreprocess).
   bool waitsForPreprocess = false;
-  /// The launch's launchesDependents: griddepcontrol.launch_dependents first
-  /// thing (the convert, launched behind this kernel with programmatic
-  /// dependent launch, waits for the grid to complete before it reads).
-  bool launchesDependents = false;
 
 private:
   /// griddepcontrol.wait when the kernel is launched behind the preprocess
@@ -1660,9 +1656,6 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
   using P = arith::CmpIPredicate;
   Block *entry = func.addEntryBlock(b);
   b.setInsertionPointToStart(entry);
-  if (launchesDependents)
-    NVVM::GriddepcontrolOp::create(
-        b, loc, NVVM::GridDepActionKind::launch_dependents);
   unsigned a = 0;
   tmQ = entry->getArgument(a++);
   tmK = entry->getArgument(a++);
@@ -1820,7 +1813,6 @@ sm90::backwardLaunches(const KernelConfig &c) {
       launch.launchesDependents = kBackwardMainOverlapsPreprocess;
     // The writer adds whole tiles in the accumulator's chunk order (dqChunk).
     if (launch.role == Role::Convert) {
-      launch.programmaticDependentLaunch = kBackwardConvertOverlapsMain;
       launch.swizzledAccumulator = true;
       launch.pairedAccumulator = pairedDQ(c);
       launch.blockedAccumulator = blockedDQ(c);
@@ -1846,7 +1838,6 @@ sm90::backwardLaunches(const KernelConfig &c) {
     launch.threads = 128 * (c.sm90.consumers + 1);
     launch.sharedBytes = backwardSharedBytes(c);
     launch.programmaticDependentLaunch = kBackwardMainOverlapsPreprocess;
-    launch.launchesDependents = kBackwardConvertOverlapsMain;
   }
   return launches;
 }
@@ -1903,7 +1894,6 @@ static void buildMainKernel(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   BackwardKernel kernel(b, loc, config);
   kernel.waitsForPreprocess = launch.programmaticDependentLaunch;
-  kernel.launchesDependents = launch.launchesDependents;
   kernel.build(func);
 }
 

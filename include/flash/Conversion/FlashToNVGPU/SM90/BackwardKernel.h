@@ -39,13 +39,6 @@ namespace sm90 {
 /// the dQ accumulator (or reads the semaphores), before it does. false: the
 /// kernels in stream order, main's PTX before the twentieth session.
 constexpr bool kBackwardMainOverlapsPreprocess = true;
-/// Programmatic dependent launch between the main kernel and the convert:
-/// the main kernel executes griddepcontrol.launch_dependents at its start,
-/// so the convert's blocks may become resident once every main block has
-/// started (on the SMs the main grid's last wave leaves idle), and the
-/// convert executes griddepcontrol.wait before it reads the accumulator.
-/// Independent of kBackwardMainOverlapsPreprocess. false: stream order.
-constexpr bool kBackwardConvertOverlapsMain = true;
 
 /// The kernels of `config` (kind = backward) in launch order: the shared
 /// preprocess and convert (sm80::backwardLaunches' with dQ through the
