@@ -257,10 +257,8 @@ public:
   bool swizzledAccumulator = false;
   bool pairedAccumulator = false;
   bool blockedAccumulator = false;
-  /// The launch's programmaticDependentLaunch (convert: griddepcontrol.wait
-  /// first) and launchesDependents (preprocess: griddepcontrol
+  /// The launch's launchesDependents (preprocess: griddepcontrol
   /// launch_dependents first); sm_90a's plan only.
-  bool programmaticDependentLaunch = false;
   bool launchesDependents = false;
   void buildConvert(gpu::GPUFuncOp func);
   void buildDQ(gpu::GPUFuncOp func);
@@ -1591,7 +1589,6 @@ void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
   builder.swizzledAccumulator = launch.swizzledAccumulator;
   builder.pairedAccumulator = launch.pairedAccumulator;
   builder.blockedAccumulator = launch.blockedAccumulator;
-  builder.programmaticDependentLaunch = launch.programmaticDependentLaunch;
   builder.launchesDependents = launch.launchesDependents;
   switch (launch.role) {
   case BackwardLaunch::Role::Preprocess:

@@ -89,7 +89,7 @@ struct BackwardLaunch {
   /// in the plan (the plan's "programmatic_dependent_launch": true): it may
   /// start while that kernel's last blocks run, and executes
   /// griddepcontrol.wait before it touches what that kernel writes (sm_90a's
-  /// plan only; SM90/BackwardKernel.h says where).
+  /// main kernel only; SM90/BackwardKernel.h says where).
   bool programmaticDependentLaunch = false;
   /// Executes griddepcontrol.launch_dependents at its start, so that the
   /// next kernel of the plan (launched with programmatic dependent launch)
