@@ -707,13 +707,20 @@ llvm::Expected<Object> buildBackwardLaunchPlan(DictionaryAttr kernel,
     for (NamedAttribute field : launch)
       description[field.getName().getValue()] =
           attributeToJSON(field.getValue());
-    kernels.push_back(Object{{"name", kernelName},
-                             {"files", std::move(files)},
-                             {"grid", std::move(gridFormula)},
-                             {"block", Array{threads, 1, 1}},
-                             {"dynamic_shared_memory", sharedBytes},
-                             {"args", std::move(arguments)},
-                             {"description", std::move(description)}});
+    Object kernelObject{{"name", kernelName},
+                        {"files", std::move(files)},
+                        {"grid", std::move(gridFormula)},
+                        {"block", Array{threads, 1, 1}},
+                        {"dynamic_shared_memory", sharedBytes},
+                        {"args", std::move(arguments)},
+                        {"description", std::move(description)}};
+    // sm_90a: the main kernel and the convert launched behind the kernel
+    // before them with programmatic dependent launch (a runtime that
+    // ignores the field launches in stream order: correct, slower).
+    if (auto pdl = launch.getAs<BoolAttr>("programmatic_dependent_launch"))
+      if (pdl.getValue())
+        kernelObject["programmatic_dependent_launch"] = true;
+    kernels.push_back(std::move(kernelObject));
   }
   plan["kernels"] = std::move(kernels);
   return plan;

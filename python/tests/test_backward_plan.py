@@ -255,6 +255,36 @@ def test_sm90a_plans_hold_the_shared_kernels_around_a_tensor_map_main(sm90_bundl
                 "mul", "B", "Hq", ["ceildiv", "Nq", 128], 2, 4]
 
 
+def _entries(ptx: str) -> dict:
+    """The PTX text of each .entry, by name."""
+    parts = ptx.split(".entry ")[1:]
+    return {p.split("(", 1)[0].strip(): p for p in parts}
+
+
+def test_sm90a_plans_chain_their_kernels_with_programmatic_dependent_launch(sm90_bundles):
+    """sm_90a (SM90/BackwardKernel.h): the main kernel is launched behind the
+    preprocess with programmatic dependent launch and waits (griddepcontrol
+    .wait) before it reads the preprocess's results; the preprocess lets it
+    start (launch_dependents). Both plans."""
+    for name, plan in sm90_bundles[1].items():
+        kernels = plan["kernels"]
+        assert [k.get("programmatic_dependent_launch", False) for k in kernels][:2] == [
+            False, True]
+        ptx = _entries((sm90_bundles[0] / kernels[0]["files"]["ptx"]).read_text())
+        pre, main = ptx[name + "_preprocess"], ptx[name]
+        assert "griddepcontrol.launch_dependents;" in pre and "griddepcontrol.wait" not in pre
+        # The producer's first thread, the dQ writer and the consumers.
+        assert main.count("griddepcontrol.wait;") >= 3
+
+
+def test_sm80_plans_launch_in_stream_order(bundles):
+    """sm_80 (no programmatic dependent launch): no plan field, no
+    griddepcontrol in any kernel."""
+    for name, plan in bundles[1].items():
+        assert not any("programmatic_dependent_launch" in k for k in plan["kernels"])
+        assert "griddepcontrol" not in (bundles[0] / (name + ".ptx")).read_text()
+
+
 def test_sm90a_main_kernel_launch(sm90_bundles):
     lib = KernelLibrary(str(sm90_bundles[0]))
     plan = lib.find("bf16", 128, True, False, 1000, op="attention_backward")

@@ -22,6 +22,12 @@
 // RUN: cat %t/shipped/*.json %t/variant/*.json | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/shipped/*.json | grep -c '"spill_stores": 0' | FileCheck %s --check-prefix=COUNT
 // RUN: cat %t/variant/*.json | grep -c '"spill_stores": 0' | FileCheck %s --check-prefix=COUNT-VARIANT
+// No programmatic dependent launch on sm_80 (sm_90a's backward plans chain
+// their kernels with it: lower-to-nvgpu-backward-sm90a-pdl.mlir): no plan
+// field, no griddepcontrol in any kernel.
+// RUN: cat %t/shipped/*.ptx %t/shipped/*.json | FileCheck %s --check-prefix=NOPDL
+// NOPDL-NOT: griddepcontrol
+// NOPDL-NOT: programmatic_dependent_launch
 
 // Three entry points in one PTX file: preprocess, main (mma.sync, ldmatrix and
 // ldmatrix.trans, f32 atomics for dQ; .minnctapersm 1), convert.

@@ -58,7 +58,8 @@
 // PLAN-NEXT: "ceildiv",
 // PLAN-NEXT: "Nk",
 // PLAN-NEXT: 128
-// PLAN: "name": "cl_bf16_d256_causal"{{$}}
+// PLAN: "name": "cl_bf16_d256_causal",
+// PLAN-NEXT: "programmatic_dependent_launch": true
 
 // NOSPILL-NOT: "spill_stores": {{[1-9]}}
 // NOSPILL-NOT: "spill_loads": {{[1-9]}}

@@ -51,7 +51,8 @@
 // PLAN: "block": [
 // PLAN-NEXT: 384,
 // PLAN: "dynamic_shared_memory": 231512,
-// PLAN: "name": "bwd_bf16_d256_causal"{{$}}
+// PLAN: "name": "bwd_bf16_d256_causal",
+// PLAN-NEXT: "programmatic_dependent_launch": true
 
 // NOSPILL-NOT: "spill_stores": {{[1-9]}}
 // NOSPILL-NOT: "spill_loads": {{[1-9]}}

@@ -57,7 +57,8 @@
 // PLAN-NEXT: "Hkv"
 // PLAN: "block": [
 // PLAN-NEXT: 384,
-// PLAN: "name": "bwd_bf16_d128_causal"{{$}}
+// PLAN: "name": "bwd_bf16_d128_causal",
+// PLAN-NEXT: "programmatic_dependent_launch": true
 // PLAN: "name": "bwd_bf16_d128_causal_convert"
 // PLAN: "op": "attention_backward"
 
@@ -81,6 +82,18 @@
 // D64-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // D64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // RUN: FileCheck %s --check-prefix=PTXNODET < %t/bwd_bf16_d128_causal.ptx
+// Programmatic dependent launch (lower-to-nvgpu-backward-sm90a-pdl.mlir):
+// the preprocess lets the main kernel start; the main kernel waits in its
+// producer's first thread, its dQ writer and its consumers.
+// RUN: FileCheck %s --check-prefix=PDL < %t/bwd_bf16_d128_causal.ptx
+// PDL: .entry bwd_bf16_d128_causal_preprocess(
+// PDL-NOT: griddepcontrol.wait
+// PDL: griddepcontrol.launch_dependents;
+// PDL-NOT: griddepcontrol
+// PDL: .entry bwd_bf16_d128_causal(
+// PDL-COUNT-3: griddepcontrol.wait;
+// PDL-NOT: griddepcontrol
+// PDL: .entry bwd_bf16_d128_causal_convert(
 // PTXNODET-NOT: ld.acquire
 // PTXNODET-NOT: red.release
 

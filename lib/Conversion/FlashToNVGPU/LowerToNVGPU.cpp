@@ -212,6 +212,11 @@ DictionaryAttr describeBackward(Builder &b, const KernelConfig &c,
         b.getNamedAttr("dynamic_shared_memory", i64(l.sharedBytes))};
     if (sm90 && l.role == sm80::BackwardLaunch::Role::Main)
       llvm::append_range(fields, sm90::describeBackwardMain(b, c));
+    // Launched behind the kernel before it with programmatic dependent
+    // launch (sm_90a's main kernel and convert; docs/launch-plan.md).
+    if (l.programmaticDependentLaunch)
+      fields.push_back(
+          b.getNamedAttr("programmatic_dependent_launch", b.getBoolAttr(true)));
     launches.push_back(b.getDictionaryAttr(fields));
   }
   SmallVector<Attribute> workspaces;

@@ -273,6 +273,58 @@ def check_repeatable(lib, dtype, d, causal, shape, seed, repeat):
             "shape": list(shape), "runs": repeat, "kernel": "deterministic", "pass": same}
 
 
+def check_backward_graph(lib, dtype, d, causal, shape, seed, deterministic, replays=3):
+    """The backward plan captured in a CUDA graph (torch.cuda.graph, stream
+    capture: on sm_90a the programmatic dependent launches of the main
+    kernel and the convert become programmatic edges) and replayed on new
+    inputs copied into the captured buffers, the gradient buffers poisoned
+    with NaN before each replay: every replay meets the criterion against the
+    f32 reference of its inputs, and the deterministic plan's gradients are
+    bitwise an eager call's."""
+    import torch
+    scale = 1.0 / math.sqrt(d)
+    q, k, v, do = backward_inputs(shape, d, dtype, seed)
+    o32, lse, _, _ = backward_reference(q, k, v, do, causal, scale)
+    o, lse = o32.to(q.dtype).contiguous(), lse.float().contiguous()
+    grads = tuple(torch.empty_like(t) for t in (q, k, v))
+    call = lambda: lib.attention_backward(q, k, v, o, do, lse, causal=causal, scale=scale,
+                                          deterministic=deterministic, out=grads)
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(2):  # warm-up: module load, the stream's workspaces
+            call()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        call()
+    ok, worst = True, {}
+    for r in range(replays):
+        nq, nk, nd, ndo = backward_inputs(shape, d, dtype, seed + 1000 * (r + 1))
+        n_o32, n_lse, ref, same = backward_reference(nq, nk, nd, ndo, causal, scale)
+        for dst, src in ((q, nq), (k, nk), (v, nd), (do, ndo), (o, n_o32.to(q.dtype)),
+                         (lse, n_lse.float())):
+            dst.copy_(src)
+        for g in grads:
+            g.fill_(float("nan"))
+        torch.cuda.synchronize()
+        graph.replay()
+        torch.cuda.synchronize()
+        passed, details = gradient_criterion(grads, ref, same)
+        ok &= passed
+        for g, det in details.items():
+            worst[g] = max(worst.get(g, 0.0), det["max_err"] / det["bound"])
+        if deterministic:
+            eager = lib.attention_backward(q, k, v, o, do, lse, causal=causal, scale=scale,
+                                           deterministic=True)
+            torch.cuda.synchronize()
+            ok &= all(bool(torch.equal(a.view(torch.int16), b_.view(torch.int16)))
+                      for a, b_ in zip(grads, eager))
+    return {"mode": "graph", "dtype": dtype, "D": d, "causal": causal, "shape": list(shape),
+            "deterministic": deterministic, "replays": replays, "pass": ok,
+            "kernel": "graph", "worst_err_over_bound": worst}
+
+
 def check_torch_autograd(lib, seed):
     """torch.ops.flash_mlir.attention's gradients (the forward plan with LSE,
     then the backward plan, through autograd) against the f32 reference, by
@@ -308,6 +360,15 @@ def backward_main(args, lib):
 
     def report(r):
         results.append(r)
+        if r["mode"] == "graph":
+            print(f"{'PASS' if r['pass'] else 'FAIL'} graph replay {r['dtype']} D={r['D']} "
+                  f"causal={int(r['causal'])} deterministic={int(r['deterministic'])} "
+                  f"{r['shape']}: {r['replays']} replays on new inputs"
+                  + (", bitwise = eager" if r["deterministic"] else "")
+                  + " (max err/bound " + ", ".join(f"{g} {x:.2f}" for g, x in
+                                                    r["worst_err_over_bound"].items()) + ")",
+                  flush=True)
+            return
         if r["mode"] == "repeatable":
             print(f"{'PASS' if r['pass'] else 'FAIL'} deterministic {r['dtype']} D={r['D']} "
                   f"causal={int(r['causal'])} {r['shape']}: bitwise identical over {r['runs']} runs"
@@ -359,6 +420,23 @@ def backward_main(args, lib):
         results.append(check_torch_autograd(lib, seed + 1))
         r = results[-1]
         print(f"{'PASS' if r['pass'] else 'FAIL'} {r['kernel']}: {r.get('detail', '')}", flush=True)
+    if args.graph:
+        # CUDA-graph capture and replay of each plan (sm_90a: the
+        # programmatic dependent launches captured as programmatic edges).
+        for dtype in args.dtypes.split(","):
+            for d in head_dims:
+                for causal in causals:
+                    for deterministic in variants:
+                        seed += 1
+                        try:
+                            report(check_backward_graph(lib, dtype, d, causal, (2, 4, 2, 300, 270),
+                                                        seed, deterministic))
+                        except (ValueError, RuntimeError) as e:
+                            report({"mode": "graph", "dtype": dtype, "D": d, "causal": causal,
+                                    "shape": [2, 4, 2, 300, 270], "deterministic": deterministic,
+                                    "replays": 0, "pass": False, "kernel": "graph",
+                                    "worst_err_over_bound": {}})
+                            print(f"  error: {e}", flush=True)
     if args.repeat and True in variants:
         # Causal and not: without causal masking every block reaches a Q tile
         # at the same step, where unordered sums would differ from run to run.
@@ -401,6 +479,9 @@ def main(argv=None):
     ap.add_argument("--torch-op", action="store_true",
                     help="backward: also torch.ops.flash_mlir.attention's autograd (needs "
                          "forward plans with LSE for bf16 D=64 causal)")
+    ap.add_argument("--graph", action="store_true",
+                    help="backward: also capture each plan in a CUDA graph and replay it on new "
+                         "inputs (criterion per replay; deterministic: bitwise = eager)")
     ap.add_argument("--repeat", type=int, default=10,
                     help="backward: runs of the deterministic plan that must be bitwise "
                          "identical (0: skip)")

@@ -257,6 +257,9 @@ public:
   bool swizzledAccumulator = false;
   bool pairedAccumulator = false;
   bool blockedAccumulator = false;
+  /// The launch's launchesDependents (preprocess: griddepcontrol
+  /// launch_dependents first); sm_90a's plan only.
+  bool launchesDependents = false;
   void buildConvert(gpu::GPUFuncOp func);
   void buildDQ(gpu::GPUFuncOp func);
 
@@ -519,6 +522,12 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
         shiftPtr = args[a++], deltaPtr = args[a++];
   Value accumPtr = config.deterministic ? Value() : args[a++];
   Value semaphorePtr = semaphoresPerRowBlock ? args[a++] : Value();
+  // sm_90a: the main kernel may start once every block of this grid has
+  // started (it loads K and V, then waits for this grid to complete before
+  // it reads Δ or the shift or adds to the dQ accumulator).
+  if (launchesDependents)
+    NVVM::GriddepcontrolOp::create(
+        b, loc, NVVM::GridDepActionKind::launch_dependents);
   Value queryHeads = args[a + 1], seqQ = args[a + 2];
   Value oStrides[3] = {args[a + 3], args[a + 4], args[a + 5]};
   Value doStrides[3] = {args[a + 6], args[a + 7], args[a + 8]};
@@ -1580,6 +1589,7 @@ void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
   builder.swizzledAccumulator = launch.swizzledAccumulator;
   builder.pairedAccumulator = launch.pairedAccumulator;
   builder.blockedAccumulator = launch.blockedAccumulator;
+  builder.launchesDependents = launch.launchesDependents;
   switch (launch.role) {
   case BackwardLaunch::Role::Preprocess:
     builder.buildPreprocess(func);

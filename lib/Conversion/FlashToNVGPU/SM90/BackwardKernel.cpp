@@ -262,7 +262,21 @@ public:
 
   void build(LLVM::LLVMFuncOp func);
 
+  /// The launch's sm80::BackwardLaunch::programmaticDependentLaunch: the
+  /// kernel may start while the preprocess runs (waitForPreprocess).
+  bool waitsForPreprocess = false;
+
 private:
+  /// griddepcontrol.wait when the kernel is launched behind the preprocess
+  /// with programmatic dependent launch: once it returns, the preprocess's
+  /// grid has completed and its writes (Δ, the shift, the zeroed dQ
+  /// accumulator and semaphores) are visible to this thread. Executed by
+  /// every thread that touches them, before it does: the producer's first
+  /// thread after its K_j, V_j loads, the dQ writer, the consumers.
+  void waitForPreprocess() {
+    if (waitsForPreprocess)
+      NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+  }
   void buildProducer();
   /// The dQ writer (one thread of the producer warpgroup): per step, once
   /// the consumers have staged its dQ tile, one bulk reduction of the tile
@@ -505,6 +519,8 @@ void BackwardKernel::buildProducer() {
               mapKV());
   tmaLoadTile(km, smem, TmaBox{tmV, Bc, D}, kvBar, km.i32(layout.offV), kvStart,
               mapKV());
+  // Everything below reads the preprocess's results (the shift and Δ).
+  waitForPreprocess();
 
   // For each q-head of the group and each Q tile that sees K/V tile j: Q,
   // dO, the shift and Δ into ring slot (position mod stages).
@@ -576,6 +592,8 @@ void BackwardKernel::buildProducer() {
 void BackwardKernel::buildDQWriter() {
   SharedBase entrySmem = smem;
   smem = sharedBase();
+  // The accumulator (and the semaphores) as the preprocess left them.
+  waitForPreprocess();
   // The steps in the consumers' order: the group's q-heads, and per head the
   // Q tiles that see K/V tile j.
   Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
@@ -1324,6 +1342,11 @@ void BackwardKernel::buildConsumer() {
   Value zero = km.f32(0.0);
 
   layout.kvFull.waitComplete(km, smem, {km.i32(0), km.i32(0)});
+  // (Split columns: the consumers add dQ to the accumulator themselves.
+  // Otherwise they read the preprocess's results only through the
+  // producer's loads; the wait costs nothing there, as the first step's
+  // slot is loaded after the producer's own wait.)
+  waitForPreprocess();
   if (roles) {
     buildRoleConsumer();
     return;
@@ -1785,6 +1808,9 @@ sm90::backwardLaunches(const KernelConfig &c) {
       launch.args.insert(std::next(accum), "dq_semaphore:ptr");
       launch.semaphoresPerRowBlock = dqSemaphoresPerRowBlock(c);
     }
+    // The main kernel's prologue overlaps the preprocess's last blocks.
+    if (launch.role == Role::Preprocess)
+      launch.launchesDependents = kBackwardMainOverlapsPreprocess;
     // The writer adds whole tiles in the accumulator's chunk order (dqChunk).
     if (launch.role == Role::Convert) {
       launch.swizzledAccumulator = true;
@@ -1811,6 +1837,7 @@ sm90::backwardLaunches(const KernelConfig &c) {
       launch.args.insert(launch.args.begin() + 9, "dq_semaphore:ptr");
     launch.threads = 128 * (c.sm90.consumers + 1);
     launch.sharedBytes = backwardSharedBytes(c);
+    launch.programmaticDependentLaunch = kBackwardMainOverlapsPreprocess;
   }
   return launches;
 }
@@ -1846,7 +1873,8 @@ sm90::describeBackwardMain(Builder &b, const KernelConfig &c) {
 }
 
 static void buildMainKernel(OpBuilder &b, Location loc,
-                            const KernelConfig &config) {
+                            const KernelConfig &config,
+                            const sm80::BackwardLaunch &launch) {
   auto global = LLVM::LLVMPointerType::get(b.getContext(), 1);
   Type i32 = b.getI32Type();
   // (tmQ, tmK, tmV, tmDO, tmDK, tmDV;) shift, Δ, the dQ accumulator; B, Hq,
@@ -1864,14 +1892,16 @@ static void buildMainKernel(OpBuilder &b, Location loc,
                   b.getDenseI32ArrayAttr(
                       {static_cast<int32_t>(config.sm90.clusterBlocks), 1, 1}));
   OpBuilder::InsertionGuard guard(b);
-  BackwardKernel(b, loc, config).build(func);
+  BackwardKernel kernel(b, loc, config);
+  kernel.waitsForPreprocess = launch.programmaticDependentLaunch;
+  kernel.build(func);
 }
 
 LogicalResult mlir::flash::buildSM90BackwardKernels(OpBuilder &b, Location loc,
                                                     const KernelConfig &config) {
   for (const sm80::BackwardLaunch &launch : sm90::backwardLaunches(config)) {
     if (launch.role == sm80::BackwardLaunch::Role::Main)
-      buildMainKernel(b, loc, config);
+      buildMainKernel(b, loc, config, launch);
     else
       sm80::buildBackwardKernel(b, loc, accumulatorPlan(config), launch);
   }

@@ -85,6 +85,16 @@ struct BackwardLaunch {
   /// sm_90a D = 256 kernel adds each warp's 16 × 32 f32 slice with one bulk
   /// reduction (SM90/BackwardKernel.cpp, blockedDQ).
   bool blockedAccumulator = false;
+  /// Launched with programmatic dependent launch behind the kernel before it
+  /// in the plan (the plan's "programmatic_dependent_launch": true): it may
+  /// start while that kernel's last blocks run, and executes
+  /// griddepcontrol.wait before it touches what that kernel writes (sm_90a's
+  /// main kernel only; SM90/BackwardKernel.h says where).
+  bool programmaticDependentLaunch = false;
+  /// Executes griddepcontrol.launch_dependents at its start, so that the
+  /// next kernel of the plan (launched with programmatic dependent launch)
+  /// may start once every block of this one has started.
+  bool launchesDependents = false;
 };
 
 /// The kernels of `config` (kind = backward) in launch order.

@@ -29,6 +29,17 @@ struct TargetModel;
 
 namespace sm90 {
 
+/// Programmatic dependent launch between the preprocess and the main kernel
+/// (docs/gpu.md, "Backward on sm_90a"): the preprocess executes
+/// griddepcontrol.launch_dependents at its start; the main kernel, launched
+/// behind it with the plan's "programmatic_dependent_launch", initialises
+/// its barriers and loads K_j and V_j (inputs the preprocess does not
+/// write) while the preprocess's last blocks run, and executes
+/// griddepcontrol.wait in every thread that reads Δ or the shift or adds to
+/// the dQ accumulator (or reads the semaphores), before it does. false: the
+/// kernels in stream order, main's PTX before the twentieth session.
+constexpr bool kBackwardMainOverlapsPreprocess = true;
+
 /// The kernels of `config` (kind = backward) in launch order: the shared
 /// preprocess and convert (sm80::backwardLaunches' with dQ through the
 /// accumulator) around this main kernel, the convert reading the
