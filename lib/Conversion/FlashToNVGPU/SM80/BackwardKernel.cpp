@@ -570,7 +570,7 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
       Value row, valid, readRow, o, dO, lse;
     };
     SmallVector<Pass> pass;
-    for (int64_t p = g; p < g + group; ++p) {
+    for (int64_t p = g; p < std::min(g + group, rc.passes); ++p) {
       Pass &x = pass.emplace_back();
       x.row = km.add(km.mul(rowBlock, km.i32(kBackwardRowBlock)),
                      km.add(rc.rowInPass, km.i32(p * rc.rowsPerPass)));
@@ -783,7 +783,7 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
   int64_t group = std::clamp<int64_t>(loadPasses, 1, rc.passes);
   for (int64_t g = 0; g < rc.passes; g += group) {
     SmallVector<Value> rows, loaded;
-    for (int64_t p = g; p < g + group; ++p) {
+    for (int64_t p = g; p < std::min(g + group, rc.passes); ++p) {
       rows.push_back(
           km.add(km.mul(rowBlock, km.i32(kBackwardRowBlock)),
                  km.add(rc.rowInPass, km.i32(p * rc.rowsPerPass))));

@@ -1817,9 +1817,9 @@ sm90::backwardLaunches(const KernelConfig &c) {
       launch.launchesDependents = kBackwardMainOverlapsPreprocess;
     // The side kernels are bound by memory: each thread issues the loads of
     // up to 16 row passes at once (all of a row block's at D = 64 and 128;
-    // two groups at D = 256) instead of one (1.5 to 4 µs faster each on the
-    // H200, docs/benchmarks.md, twenty-first session; 4 or 8 passes gain
-    // less, and 8 is slower at D = 256).
+    // two groups at D = 256) instead of one (on the H200 the preprocess 2.7
+    // to 4.4 µs faster, the convert 1.6 to 4.8: docs/benchmarks.md,
+    // twenty-first session; 4 or 8 passes gain less, 8 is slower at D = 256).
     if (launch.role == Role::Preprocess || launch.role == Role::Convert)
       launch.loadPasses = kSideKernelLoadPasses;
     // The writer adds whole tiles in the accumulator's chunk order (dqChunk).
