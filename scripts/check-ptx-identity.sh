@@ -46,7 +46,7 @@ verdict() {
 case "$1" in
 bundles)
   base=$(cd "$2" && pwd)
-  first=$(ls "$base"/flash_*_sm_*.ptx 2>/dev/null | head -1)
+  first=$(ls "$base"/flash_*_sm_*.ptx 2>/dev/null | sed -n 1p)
   [ -n "$first" ] || { echo "no flash_*_sm_*.ptx in $base"; exit 2; }
   arch=$(basename "$first" | sed -E 's/^flash_[a-z_]*_(sm_[0-9]+a?)_.*/\1/')
   ops=""

@@ -96,6 +96,22 @@
 // PDL: .entry bwd_bf16_d128_causal_convert(
 // PTXNODET-NOT: ld.acquire
 // PTXNODET-NOT: red.release
+// The side kernels issue the loads of up to 16 row passes per thread before
+// any store (BackwardLaunch::loadPasses): at D = 128 all 16 of the row
+// block's, so every global load comes first. The preprocess: O and dO (16
+// bytes each) and the row's lse per pass; then Δ, the shift and the zeroed
+// accumulator. The convert: four 8-byte pairs of the accumulator per pass,
+// then 16 stores of dQ.
+// RUN: awk '/^\.visible \.entry bwd_bf16_d128_causal_preprocess\(/,/^}/' %t/bwd_bf16_d128_causal.ptx \
+// RUN:   | grep -o -E '(ld|st)\.global' | uniq -c | FileCheck %s --check-prefix=PRELOADS
+// PRELOADS: {{^ *}}48 ld.global
+// PRELOADS-NEXT: {{^ *}}64 st.global
+// PRELOADS-NOT: ld.global
+// RUN: awk '/^\.visible \.entry bwd_bf16_d128_causal_convert\(/,/^}/' %t/bwd_bf16_d128_causal.ptx \
+// RUN:   | grep -o -E '(ld|st)\.global' | uniq -c | FileCheck %s --check-prefix=CONVLOADS
+// CONVLOADS: {{^ *}}64 ld.global
+// CONVLOADS-NEXT: {{^ *}}16 st.global
+// CONVLOADS-NOT: ld.global
 
 func.func @bwd_bf16_d64(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>, %o: tensor<2x8x1000x64xbf16>, %do: tensor<2x8x1000x64xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
   %d0 = tensor.empty() : tensor<2x8x1000xf32>

@@ -71,6 +71,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -260,6 +261,8 @@ public:
   /// The launch's launchesDependents (preprocess: griddepcontrol
   /// launch_dependents first); sm_90a's plan only.
   bool launchesDependents = false;
+  /// The launch's loadPasses (preprocess, convert).
+  int64_t loadPasses = 1;
   void buildConvert(gpu::GPUFuncOp func);
   void buildDQ(gpu::GPUFuncOp func);
 
@@ -559,59 +562,81 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
   auto f32x4 = VectorType::get({4}, b.getF32Type());
   auto alignment = b.getI64IntegerAttr(16);
 
-  for (int64_t p = 0; p < rc.passes; ++p) {
-    Value row = km.add(km.mul(rowBlock, km.i32(kBackwardRowBlock)),
-                       km.add(rc.rowInPass, km.i32(p * rc.rowsPerPass)));
-    Value valid = km.cmp(P::slt, row, seqQ);
-    // Rows past Nq read the last row (in bounds) and are discarded.
-    Value readRow = km.minsi(row, lastRow);
-    Value column = km.mul(rc.chunk, km.i32(8));
-    auto loadChunk = [&](Value memref, Value base, Value rowStride) -> Value {
-      Value element = km.toIndex(
-          km.add(km.add(base, km.mul(readRow, rowStride)), column));
-      Value v = vector::LoadOp::create(b, loc, VectorType::get({8}, et),
-                                       memref, ValueRange{element},
-                                       /*nontemporal=*/false, alignment);
-      return arith::ExtFOp::create(b, loc, f32x8, v);
+  // Each thread issues the loads of `group` passes (loadPasses) before it
+  // uses any of them; the lse too, then, in every thread of the row.
+  int64_t group = std::clamp<int64_t>(loadPasses, 1, rc.passes);
+  for (int64_t g = 0; g < rc.passes; g += group) {
+    struct Pass {
+      Value row, valid, readRow, o, dO, lse;
     };
-    // Δ = rowsum(dO∘O): 8 products per thread, then over the row's threads.
-    Value products = arith::MulFOp::create(
-        b, loc, loadChunk(globalO, oBase, oStrides[2]),
-        loadChunk(globalDO, doBase, doStrides[2]));
-    Value sum = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
-                                            products);
-    for (int64_t offset = 1; offset < D / 8; offset *= 2)
-      sum = arith::AddFOp::create(b, loc, sum, km.shuffleXor(sum, offset));
-    Value padIndex = km.toIndex(km.add(km.mul(bh, padded), row));
-    km.ifLanes(km.cmp(P::eq, rc.chunk, km.i32(0)), [&] {
-      Value lse = memref::LoadOp::create(
-          b, loc, globalLse,
-          ValueRange{km.toIndex(km.add(km.mul(bh, seqQ), readRow))});
-      // shift = LSE·log2(e); +inf for a row that saw no key (LSE = −inf)
-      // and for padding, so that P = exp2(S·c − shift) is 0 there.
-      Value sawKeys = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
-                                            lse, negInf);
-      Value shift =
-          km.select(km.andi(valid, sawKeys),
-                    arith::MulFOp::create(b, loc, lse, km.f32(M_LOG2E)), posInf);
-      km.store(shift, globalShift, padIndex);
-      km.store(km.select(valid, sum, km.f32(0.0)), globalDelta, padIndex);
-    });
-    // The accumulator's rows, padding included (the main kernel adds to
-    // every row of a Q tile; fragment order permutes within 16-row blocks).
-    if (globalAccum) {
-      Value zeros = arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(f32x4, b.getF32FloatAttr(0.0f)));
-      // (In index arithmetic: the padded rows times D may pass 2^31.)
-      Value accumElement =
-          km.add(km.mul(km.toIndex(km.add(km.mul(bh, padded), row)),
-                        km.index(D)),
-                 km.toIndex(km.mul(rc.chunk, km.i32(8))));
-      for (int64_t half = 0; half < 2; ++half)
-        vector::StoreOp::create(
-            b, loc, zeros, globalAccum,
-            ValueRange{km.add(accumElement, km.index(4 * half))},
-            /*nontemporal=*/false, alignment);
+    SmallVector<Pass> pass;
+    for (int64_t p = g; p < std::min(g + group, rc.passes); ++p) {
+      Pass &x = pass.emplace_back();
+      x.row = km.add(km.mul(rowBlock, km.i32(kBackwardRowBlock)),
+                     km.add(rc.rowInPass, km.i32(p * rc.rowsPerPass)));
+      x.valid = km.cmp(P::slt, x.row, seqQ);
+      // Rows past Nq read the last row (in bounds) and are discarded.
+      x.readRow = km.minsi(x.row, lastRow);
+      Value column = km.mul(rc.chunk, km.i32(8));
+      auto loadChunk = [&](Value memref, Value base, Value rowStride) -> Value {
+        Value element = km.toIndex(
+            km.add(km.add(base, km.mul(x.readRow, rowStride)), column));
+        Value v = vector::LoadOp::create(b, loc, VectorType::get({8}, et),
+                                         memref, ValueRange{element},
+                                         /*nontemporal=*/false, alignment);
+        return arith::ExtFOp::create(b, loc, f32x8, v);
+      };
+      // (dO first: the order of main's kernels before loadPasses, whose
+      // compiler evaluated the two loads as arguments right to left.)
+      x.dO = loadChunk(globalDO, doBase, doStrides[2]);
+      x.o = loadChunk(globalO, oBase, oStrides[2]);
+      if (group > 1)
+        x.lse = memref::LoadOp::create(
+            b, loc, globalLse,
+            ValueRange{km.toIndex(km.add(km.mul(bh, seqQ), x.readRow))});
+    }
+    for (Pass &x : pass) {
+      // Δ = rowsum(dO∘O): 8 products per thread, then over the row's threads.
+      Value products = arith::MulFOp::create(b, loc, x.o, x.dO);
+      Value sum = vector::ReductionOp::create(
+          b, loc, vector::CombiningKind::ADD, products);
+      for (int64_t offset = 1; offset < D / 8; offset *= 2)
+        sum = arith::AddFOp::create(b, loc, sum, km.shuffleXor(sum, offset));
+      Value padIndex = km.toIndex(km.add(km.mul(bh, padded), x.row));
+      km.ifLanes(km.cmp(P::eq, rc.chunk, km.i32(0)), [&] {
+        Value lse =
+            x.lse ? x.lse
+                  : memref::LoadOp::create(
+                        b, loc, globalLse,
+                        ValueRange{km.toIndex(
+                            km.add(km.mul(bh, seqQ), x.readRow))});
+        // shift = LSE·log2(e); +inf for a row that saw no key (LSE = −inf)
+        // and for padding, so that P = exp2(S·c − shift) is 0 there.
+        Value sawKeys = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::ONE, lse, negInf);
+        Value shift = km.select(
+            km.andi(x.valid, sawKeys),
+            arith::MulFOp::create(b, loc, lse, km.f32(M_LOG2E)), posInf);
+        km.store(shift, globalShift, padIndex);
+        km.store(km.select(x.valid, sum, km.f32(0.0)), globalDelta, padIndex);
+      });
+      // The accumulator's rows, padding included (the main kernel adds to
+      // every row of a Q tile; fragment order permutes within 16-row
+      // blocks).
+      if (globalAccum) {
+        Value zeros = arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(f32x4, b.getF32FloatAttr(0.0f)));
+        // (In index arithmetic: the padded rows times D may pass 2^31.)
+        Value accumElement =
+            km.add(km.mul(km.toIndex(km.add(km.mul(bh, padded), x.row)),
+                          km.index(D)),
+                   km.toIndex(km.mul(rc.chunk, km.i32(8))));
+        for (int64_t half = 0; half < 2; ++half)
+          vector::StoreOp::create(
+              b, loc, zeros, globalAccum,
+              ValueRange{km.add(accumElement, km.index(4 * half))},
+              /*nontemporal=*/false, alignment);
+      }
     }
   }
   // The semaphores of this row block (sm_90a's deterministic plan: counts of
@@ -661,106 +686,123 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
   auto alignment = b.getI64IntegerAttr(16);
   Value scales = vector::BroadcastOp::create(b, loc, f32x8, scale);
   Value padded = paddedRows(seqQ);
-  for (int64_t p = 0; p < rc.passes; ++p) {
-    Value row = km.add(km.mul(rowBlock, km.i32(kBackwardRowBlock)),
-                       km.add(rc.rowInPass, km.i32(p * rc.rowsPerPass)));
-    km.ifLanes(km.cmp(P::slt, row, seqQ), [&] {
-      Value element = km.add(km.add(dqBase, km.mul(row, dqStrides[2])),
-                             km.mul(rc.chunk, km.i32(8)));
-      Value all;
-      if (pairedAccumulator) {
-        // Paired chunks (sm_90a D = 128): columns 16G + 8u + 2t + e are
-        // element 2u + e of chunk 4G + t, placed at (4G + t) ^ f, f = the
-        // row's pair swizzle ((s & 1) << 2 | s >> 1, s = row mod 8): this
-        // thread's 8 columns (G = chunk / 2, u = chunk % 2) are a pair of
-        // floats from each of the group's four chunks.
-        auto f32x2 = VectorType::get({2}, b.getF32Type());
-        Value s = km.andi(row, km.i32(7));
-        Value f = km.add(km.mul(km.andi(s, km.i32(1)), km.i32(4)),
-                         km.shru(s, km.i32(1)));
-        Value group4 = km.mul(km.shru(rc.chunk, km.i32(1)), km.i32(4));
-        Value rowBase = km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D));
-        Value inChunk = km.mul(km.andi(rc.chunk, km.i32(1)), km.i32(2));
-        SmallVector<Value> pairs;
-        for (int64_t t = 0; t < 4; ++t) {
-          Value chunk = km.xori(km.add(group4, km.i32(t)), f);
-          Value source = km.add(rowBase,
-                                km.add(km.mul(chunk, km.i32(4)), inChunk));
-          pairs.push_back(vector::LoadOp::create(
-              b, loc, f32x2, globalAccum, ValueRange{km.toIndex(source)},
-              false, b.getI64IntegerAttr(8)));
-        }
-        Value low = vector::ShuffleOp::create(b, loc, pairs[0], pairs[1],
-                                              ArrayRef<int64_t>{0, 1, 2, 3});
-        Value high = vector::ShuffleOp::create(b, loc, pairs[2], pairs[3],
-                                               ArrayRef<int64_t>{0, 1, 2, 3});
-        all = vector::ShuffleOp::create(b, loc, low, high,
-                                        ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6,
-                                                          7});
-      } else if (swizzledAccumulator) {
-        // Swizzled rows (sm_90a): the 16-byte chunks 2k, 2k + 1 of this
-        // thread's 8 columns are at (2k) ^ s and (2k + 1) ^ s, s = row mod
-        // 8: the pair of chunks at 2(k ^ (s >> 1)), in order when s is
-        // even, swapped when odd.
-        Value s = km.andi(row, km.i32(7));
-        Value chunk = km.xori(rc.chunk, km.shru(s, km.i32(1)));
-        Value source = km.add(km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D)),
-                              km.mul(chunk, km.i32(8)));
-        if (blockedAccumulator) {
-          // Blocks of 16 padded rows, each a run of 32-column slices of 16
-          // rows × 128 bytes: the pair of chunks (4 per slice) lies in
-          // slice chunk / 4, row row mod 16 of it.
-          Value inBlock = km.andi(row, km.i32(15));
-          source = km.add(
-              km.mul(km.add(km.mul(bh, padded), km.sub(row, inBlock)),
-                     km.i32(D)),
-              km.add(km.add(km.mul(km.shru(chunk, km.i32(2)), km.i32(16 * 32)),
-                            km.mul(inBlock, km.i32(32))),
-                     km.mul(km.andi(chunk, km.i32(3)), km.i32(8))));
-        }
-        Value swapped = km.cmp(P::ne, km.andi(s, km.i32(1)), km.i32(0));
-        Value low = vector::LoadOp::create(b, loc, f32x4, globalAccum,
-                                           ValueRange{km.toIndex(source)},
-                                           false, alignment);
-        Value high = vector::LoadOp::create(
-            b, loc, f32x4, globalAccum,
-            ValueRange{km.toIndex(km.add(source, km.i32(4)))}, false,
-            alignment);
-        Value first = arith::SelectOp::create(b, loc, swapped, high, low);
-        high = arith::SelectOp::create(b, loc, swapped, low, high);
-        all = vector::ShuffleOp::create(b, loc, first, high,
-                                        ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6,
-                                                          7});
-      } else {
-        // Fragment order (sm_80): columns 8k + 2t + e of row 16m + g + 8h
-        // are at 16m·D + 128k + 32(2h + e) + 4g + t: four floats for e = 0,
-        // four for e = 1, interleaved.
-        Value inBlock = km.andi(row, km.i32(15));
-        Value source = km.add(
-            km.mul(
-                km.toIndex(km.add(km.mul(bh, padded), km.sub(row, inBlock))),
-                km.index(D)),
-            km.toIndex(km.add(
-                km.mul(rc.chunk, km.i32(128)),
-                km.add(km.mul(km.shru(inBlock, km.i32(3)), km.i32(64)),
-                       km.mul(km.andi(inBlock, km.i32(7)), km.i32(4))))));
-        Value even = vector::LoadOp::create(b, loc, f32x4, globalAccum,
-                                            ValueRange{source}, false,
-                                            alignment);
-        Value odd = vector::LoadOp::create(
-            b, loc, f32x4, globalAccum,
-            ValueRange{km.add(source, km.index(32))}, false, alignment);
-        all = vector::ShuffleOp::create(b, loc, even, odd,
-                                        ArrayRef<int64_t>{0, 4, 1, 5, 2, 6, 3,
-                                                          7});
+  // This thread's 8 columns of row `row` of the accumulator, in order.
+  auto loadAccum = [&](Value row) -> Value {
+    Value all;
+    if (pairedAccumulator) {
+      // Paired chunks (sm_90a D = 128): columns 16G + 8u + 2t + e are
+      // element 2u + e of chunk 4G + t, placed at (4G + t) ^ f, f = the
+      // row's pair swizzle ((s & 1) << 2 | s >> 1, s = row mod 8): this
+      // thread's 8 columns (G = chunk / 2, u = chunk % 2) are a pair of
+      // floats from each of the group's four chunks.
+      auto f32x2 = VectorType::get({2}, b.getF32Type());
+      Value s = km.andi(row, km.i32(7));
+      Value f = km.add(km.mul(km.andi(s, km.i32(1)), km.i32(4)),
+                       km.shru(s, km.i32(1)));
+      Value group4 = km.mul(km.shru(rc.chunk, km.i32(1)), km.i32(4));
+      Value rowBase = km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D));
+      Value inChunk = km.mul(km.andi(rc.chunk, km.i32(1)), km.i32(2));
+      SmallVector<Value> pairs;
+      for (int64_t t = 0; t < 4; ++t) {
+        Value chunk = km.xori(km.add(group4, km.i32(t)), f);
+        Value source = km.add(rowBase,
+                              km.add(km.mul(chunk, km.i32(4)), inChunk));
+        pairs.push_back(vector::LoadOp::create(
+            b, loc, f32x2, globalAccum, ValueRange{km.toIndex(source)},
+            false, b.getI64IntegerAttr(8)));
       }
-      Value scaled = arith::MulFOp::create(b, loc, all, scales);
-      Value out = arith::TruncFOp::create(b, loc, VectorType::get({8}, et),
-                                          scaled);
-      vector::StoreOp::create(b, loc, out, globalDQ,
-                              ValueRange{km.toIndex(element)}, false,
-                              alignment);
-    });
+      Value low = vector::ShuffleOp::create(b, loc, pairs[0], pairs[1],
+                                            ArrayRef<int64_t>{0, 1, 2, 3});
+      Value high = vector::ShuffleOp::create(b, loc, pairs[2], pairs[3],
+                                             ArrayRef<int64_t>{0, 1, 2, 3});
+      all = vector::ShuffleOp::create(b, loc, low, high,
+                                      ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6,
+                                                        7});
+    } else if (swizzledAccumulator) {
+      // Swizzled rows (sm_90a): the 16-byte chunks 2k, 2k + 1 of this
+      // thread's 8 columns are at (2k) ^ s and (2k + 1) ^ s, s = row mod
+      // 8: the pair of chunks at 2(k ^ (s >> 1)), in order when s is
+      // even, swapped when odd.
+      Value s = km.andi(row, km.i32(7));
+      Value chunk = km.xori(rc.chunk, km.shru(s, km.i32(1)));
+      Value source = km.add(km.mul(km.add(km.mul(bh, seqQ), row), km.i32(D)),
+                            km.mul(chunk, km.i32(8)));
+      if (blockedAccumulator) {
+        // Blocks of 16 padded rows, each a run of 32-column slices of 16
+        // rows × 128 bytes: the pair of chunks (4 per slice) lies in
+        // slice chunk / 4, row row mod 16 of it.
+        Value inBlock = km.andi(row, km.i32(15));
+        source = km.add(
+            km.mul(km.add(km.mul(bh, padded), km.sub(row, inBlock)),
+                   km.i32(D)),
+            km.add(km.add(km.mul(km.shru(chunk, km.i32(2)), km.i32(16 * 32)),
+                          km.mul(inBlock, km.i32(32))),
+                   km.mul(km.andi(chunk, km.i32(3)), km.i32(8))));
+      }
+      Value swapped = km.cmp(P::ne, km.andi(s, km.i32(1)), km.i32(0));
+      Value low = vector::LoadOp::create(b, loc, f32x4, globalAccum,
+                                         ValueRange{km.toIndex(source)},
+                                         false, alignment);
+      Value high = vector::LoadOp::create(
+          b, loc, f32x4, globalAccum,
+          ValueRange{km.toIndex(km.add(source, km.i32(4)))}, false,
+          alignment);
+      Value first = arith::SelectOp::create(b, loc, swapped, high, low);
+      high = arith::SelectOp::create(b, loc, swapped, low, high);
+      all = vector::ShuffleOp::create(b, loc, first, high,
+                                      ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6,
+                                                        7});
+    } else {
+      // Fragment order (sm_80): columns 8k + 2t + e of row 16m + g + 8h
+      // are at 16m·D + 128k + 32(2h + e) + 4g + t: four floats for e = 0,
+      // four for e = 1, interleaved.
+      Value inBlock = km.andi(row, km.i32(15));
+      Value source = km.add(
+          km.mul(
+              km.toIndex(km.add(km.mul(bh, padded), km.sub(row, inBlock))),
+              km.index(D)),
+          km.toIndex(km.add(
+              km.mul(rc.chunk, km.i32(128)),
+              km.add(km.mul(km.shru(inBlock, km.i32(3)), km.i32(64)),
+                     km.mul(km.andi(inBlock, km.i32(7)), km.i32(4))))));
+      Value even = vector::LoadOp::create(b, loc, f32x4, globalAccum,
+                                          ValueRange{source}, false,
+                                          alignment);
+      Value odd = vector::LoadOp::create(
+          b, loc, f32x4, globalAccum,
+          ValueRange{km.add(source, km.index(32))}, false, alignment);
+      all = vector::ShuffleOp::create(b, loc, even, odd,
+                                      ArrayRef<int64_t>{0, 4, 1, 5, 2, 6, 3,
+                                                        7});
+    }
+    return all;
+  };
+  // Each thread issues the loads of `group` passes (loadPasses) before it
+  // stores any of them: rows past Nq too (the accumulator spans the padded
+  // rows), their results unused.
+  int64_t group = std::clamp<int64_t>(loadPasses, 1, rc.passes);
+  for (int64_t g = 0; g < rc.passes; g += group) {
+    SmallVector<Value> rows, loaded;
+    for (int64_t p = g; p < std::min(g + group, rc.passes); ++p) {
+      rows.push_back(
+          km.add(km.mul(rowBlock, km.i32(kBackwardRowBlock)),
+                 km.add(rc.rowInPass, km.i32(p * rc.rowsPerPass))));
+      if (group > 1)
+        loaded.push_back(loadAccum(rows.back()));
+    }
+    for (auto [index, row] : llvm::enumerate(rows)) {
+      km.ifLanes(km.cmp(P::slt, row, seqQ), [&] {
+        Value element = km.add(km.add(dqBase, km.mul(row, dqStrides[2])),
+                               km.mul(rc.chunk, km.i32(8)));
+        Value all = group > 1 ? loaded[index] : loadAccum(row);
+        Value scaled = arith::MulFOp::create(b, loc, all, scales);
+        Value out = arith::TruncFOp::create(b, loc, VectorType::get({8}, et),
+                                            scaled);
+        vector::StoreOp::create(b, loc, out, globalDQ,
+                                ValueRange{km.toIndex(element)}, false,
+                                alignment);
+      });
+    }
   }
   gpu::ReturnOp::create(b, loc);
 }
@@ -1590,6 +1632,7 @@ void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
   builder.pairedAccumulator = launch.pairedAccumulator;
   builder.blockedAccumulator = launch.blockedAccumulator;
   builder.launchesDependents = launch.launchesDependents;
+  builder.loadPasses = launch.loadPasses;
   switch (launch.role) {
   case BackwardLaunch::Role::Preprocess:
     builder.buildPreprocess(func);

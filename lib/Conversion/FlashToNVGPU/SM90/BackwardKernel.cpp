@@ -1797,6 +1797,10 @@ int64_t sm90::dqSemaphoresPerRowBlock(const KernelConfig &c) {
              : 0;
 }
 
+/// The row passes whose loads a thread of the preprocess and of the dQ
+/// convert issues together (sm80::BackwardLaunch::loadPasses).
+static constexpr int64_t kSideKernelLoadPasses = 16;
+
 SmallVector<sm80::BackwardLaunch>
 sm90::backwardLaunches(const KernelConfig &c) {
   SmallVector<sm80::BackwardLaunch> launches =
@@ -1811,6 +1815,13 @@ sm90::backwardLaunches(const KernelConfig &c) {
     // The main kernel's prologue overlaps the preprocess's last blocks.
     if (launch.role == Role::Preprocess)
       launch.launchesDependents = kBackwardMainOverlapsPreprocess;
+    // The side kernels are bound by memory: each thread issues the loads of
+    // up to 16 row passes at once (all of a row block's at D = 64 and 128;
+    // two groups at D = 256) instead of one (on the H200 the preprocess 2.7
+    // to 4.4 µs faster, the convert 1.6 to 4.8: docs/benchmarks.md,
+    // twenty-first session; 4 or 8 passes gain less, 8 is slower at D = 256).
+    if (launch.role == Role::Preprocess || launch.role == Role::Convert)
+      launch.loadPasses = kSideKernelLoadPasses;
     // The writer adds whole tiles in the accumulator's chunk order (dqChunk).
     if (launch.role == Role::Convert) {
       launch.swizzledAccumulator = true;

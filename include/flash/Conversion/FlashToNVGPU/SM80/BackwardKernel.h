@@ -95,6 +95,12 @@ struct BackwardLaunch {
   /// next kernel of the plan (launched with programmatic dependent launch)
   /// may start once every block of this one has started.
   bool launchesDependents = false;
+  /// Preprocess and convert: the row passes whose global loads each thread
+  /// issues together, before it computes or stores any of them (the
+  /// compiler keeps a pass's loads behind the stores of the pass before,
+  /// which it cannot tell apart from them: one pass at a time leaves one
+  /// pass's loads in flight per thread). 1: pass after pass (sm_80's plans).
+  int64_t loadPasses = 1;
 };
 
 /// The kernels of `config` (kind = backward) in launch order.
