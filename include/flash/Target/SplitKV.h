@@ -65,7 +65,6 @@
 #define FLASH_TARGET_SPLITKV_H
 
 #include <cstdint>
-#include <cstdlib>
 
 namespace mlir {
 namespace flash {
@@ -73,12 +72,6 @@ namespace flash {
 /// Blocks per SM the split count aims at (two resident decode blocks per SM
 /// keep enough loads in flight while one of them merges its warps).
 constexpr int64_t kSplitKVTargetBlocksPerSM = 2;
-/// EXPERIMENT (twenty-first session, not shipped): FLASH_DECODE_TARGET
-/// overrides the target at compile time (unset: kSplitKVTargetBlocksPerSM).
-inline int64_t splitKVTargetBlocksPerSM() {
-  const char *env = std::getenv("FLASH_DECODE_TARGET");
-  return env ? std::atoll(env) : kSplitKVTargetBlocksPerSM;
-}
 /// A part visits at least this many K/V tiles (below that the partials'
 /// writes and the merge cost more than the parallelism brings).
 constexpr int64_t kSplitKVMinTilesPerSplit = 4;
@@ -163,7 +156,7 @@ splitKVCount(Domain &d, typename Domain::Value numTiles,
     return d.floorDiv(d.sub(d.add(x, y), d.constant(1)), y);
   };
   V one = d.constant(1);
-  V wanted = d.floorDiv(d.mul(d.constant(splitKVTargetBlocksPerSM()), numSMs),
+  V wanted = d.floorDiv(d.mul(d.constant(kSplitKVTargetBlocksPerSM), numSMs),
                         workUnits);
   V byLength = d.max(d.floorDiv(numTiles, d.constant(kSplitKVMinTilesPerSplit)),
                      one);
@@ -237,9 +230,6 @@ inline SplitKVTileShape splitKVTileShape(int64_t rows, int64_t headDim,
   t.stages = stages < kSplitKVMinStages   ? kSplitKVMinStages
              : stages > kSplitKVMaxStages ? kSplitKVMaxStages
                                           : stages;
-  // EXPERIMENT (twenty-first session, not shipped): FLASH_DECODE_STAGES.
-  if (const char *e = std::getenv("FLASH_DECODE_STAGES"))
-    t.stages = std::atoll(e);
   t.sharedBytes = queryBytes + t.stages * stageBytes;
   return t;
 }

@@ -370,7 +370,7 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
   // (never on a length); blocks past a sequence's parts exit.
   std::string rowTiles = "ceildiv(ceildiv(Hq*Nq, Hkv), block_q)";
   std::string parts = "min(max_splits, ceildiv(" +
-                      std::to_string(splitKVTargetBlocksPerSM()) +
+                      std::to_string(kSplitKVTargetBlocksPerSM) +
                       "*SMs, B*Hkv*" + rowTiles + "))";
   std::string grid[] = {parts, "Hkv*" + rowTiles, "B"};
   SmallVector<StringRef> gridRefs(std::begin(grid), std::end(grid));

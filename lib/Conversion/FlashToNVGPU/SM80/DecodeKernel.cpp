@@ -69,7 +69,6 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 
 using namespace mlir;
@@ -92,21 +91,6 @@ constexpr int64_t kMaxSplitsLimit = 1024;
 /// entries cover a part of 8192 keys at S = 16; the 2 KiB keep two blocks
 /// an SM at D = 64 and 128 on sm_80 and sm_90a.
 constexpr int64_t kTableWindow = 512;
-
-/// EXPERIMENT (twenty-first session, not shipped): FLASH_DECODE_EXP names
-/// variants (comma-separated), FLASH_DECODE_<NAME> integers; unset: main.
-bool decodeExp(StringRef name) {
-  const char *env = std::getenv("FLASH_DECODE_EXP");
-  if (!env)
-    return false;
-  SmallVector<StringRef> names;
-  StringRef(env).split(names, ',');
-  return llvm::is_contained(names, name);
-}
-int64_t decodeExpInt(const char *name, int64_t otherwise) {
-  const char *env = std::getenv(name);
-  return env ? std::atoll(env) : otherwise;
-}
 
 /// Accumulator registers per thread: mTiles·D/2 (≤ 128, so the row tile
 /// is at most 16·max(256/D, 1) rows).
@@ -1166,112 +1150,112 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   auto writeResult = [&](Fragment &acc, ArrayRef<Value> common,
                          ArrayRef<Value> runningSum, Value columnShift,
                          Value lseWriter) {
-  // One part: O and LSE straight to the outputs.
-  auto ifWhole = scf::IfOp::create(
-      b, loc, km.cmp(P::eq, split.numSplits, km.i32(1)), /*withElse=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifWhole.thenBlock()->getTerminator());
-    Value globalO = buildFlatGlobalMemref(km, arg["o"], b.getI32Type());
-    Value globalLse = config.writesLse
-                          ? buildFlatGlobalMemref(km, arg["lse"],
-                                                  b.getF32Type())
-                          : Value();
-    Fragment out = acc;
-    Value outBase =
-        columnShift ? arith::AddIOp::create(b, loc, qBase, columnShift)
-                    : qBase;
-    buildEpilogue(km, config, out, common, runningSum, coords, tileRow0,
-                  sizes.groupRows, scale, globalO, outBase,
-                  lseWriter ? Value() : globalLse, groupBase);
-    if (lseWriter && globalLse) {
-      // EXPERIMENT (pcombine): LSE by the writer warp's quad lane 0.
+    // One part: O and LSE straight to the outputs.
+    auto ifWhole = scf::IfOp::create(
+        b, loc, km.cmp(P::eq, split.numSplits, km.i32(1)), /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifWhole.thenBlock()->getTerminator());
+      Value globalO = buildFlatGlobalMemref(km, arg["o"], b.getI32Type());
+      Value globalLse = config.writesLse ? buildFlatGlobalMemref(km, arg["lse"],
+                                                                 b.getF32Type())
+                                         : Value();
+      Fragment out = acc;
+      Value outBase = columnShift
+                          ? arith::AddIOp::create(b, loc, qBase, columnShift)
+                          : qBase;
+      buildEpilogue(km, config, out, common, runningSum, coords, tileRow0,
+                    sizes.groupRows, scale, globalO, outBase,
+                    lseWriter ? Value() : globalLse, groupBase);
+      if (lseWriter && globalLse) {
+        // The LSE by the writing warp's quad lane 0.
+        for (int64_t r = 0; r < numRows; ++r) {
+          Value rowSum = buildRowSum(km, acc.layout, runningSum[r]);
+          Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              rowSum, km.f32(0.0));
+          Value row = km.add(
+              tileRow0, km.add(coords.group, km.i32(acc.layout.rowOffset(r))));
+          Value writes = km.andi(
+              lseWriter, km.andi(km.cmp(P::slt, row, sizes.groupRows),
+                                 km.cmp(P::eq, coords.quadLane, km.i32(0))));
+          km.ifLanes(writes, [&] {
+            Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
+                                              km.f32(M_LN2));
+            Value lse = buildFma(km, common[r], scale, log);
+            km.store(km.select(empty, negInf, lse), globalLse,
+                     arith::AddIOp::create(b, loc, groupBase, km.toIndex(row)));
+          });
+        }
+      }
+      // Several parts: this part's normalised O and its LSE (natural log;
+      // −inf for a row that saw no key of the part), f32, at part-major
+      // rows of the workspaces.
+      b.setInsertionPoint(ifWhole.elseBlock()->getTerminator());
+      Value partialO =
+          buildFlatGlobalMemref(km, arg["partial_o"], b.getF32Type());
+      Value partialLse =
+          buildFlatGlobalMemref(km, arg["partial_lse"], b.getF32Type());
+      Value allRows = km.toIndex(km.mul(km.mul(arg["B"], queryHeads), seqQ));
+      Value partRow0 = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, km.toIndex(part), allRows),
+          groupBase);
+      const AccumulatorLayout &layout = acc.layout;
       for (int64_t r = 0; r < numRows; ++r) {
-        Value rowSum = buildRowSum(km, acc.layout, runningSum[r]);
-        Value empty = arith::CmpFOp::create(
-            b, loc, arith::CmpFPredicate::OEQ, rowSum, km.f32(0.0));
-        Value row = km.add(tileRow0, km.add(coords.group,
-                                            km.i32(acc.layout.rowOffset(r))));
-        Value writes = km.andi(
-            lseWriter,
-            km.andi(km.cmp(P::slt, row, sizes.groupRows),
-                    km.cmp(P::eq, coords.quadLane, km.i32(0))));
-        km.ifLanes(writes, [&] {
-          Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
-                                            km.f32(M_LN2));
-          Value lse = buildFma(km, common[r], scale, log);
-          km.store(km.select(empty, negInf, lse), globalLse,
-                   arith::AddIOp::create(b, loc, groupBase,
-                                         km.toIndex(row)));
+        Value rowSum = buildRowSum(km, layout, runningSum[r]);
+        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            rowSum, km.f32(0.0));
+        Value inverse =
+            km.select(empty, km.f32(0.0),
+                      arith::DivFOp::create(b, loc, km.f32(1.0), rowSum));
+        Value row =
+            km.add(tileRow0, km.add(coords.group, km.i32(layout.rowOffset(r))));
+        km.ifLanes(km.cmp(P::slt, row, sizes.groupRows), [&] {
+          Value flatRow =
+              arith::AddIOp::create(b, loc, partRow0, km.toIndex(row));
+          Value rowBase = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, flatRow, km.index(D)),
+              km.toIndex(
+                  km.mul(coords.quadLane, km.i32(layout.columnLaneStride()))));
+          if (columnShift)
+            rowBase = arith::AddIOp::create(b, loc, rowBase, columnShift);
+          for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+            Value o = arith::MulFOp::create(b, loc, acc.reg(r, c), inverse);
+            km.store(o, partialO,
+                     arith::AddIOp::create(b, loc, rowBase,
+                                           km.index(layout.columnOffset(c))));
+          }
+          Value lseLane = km.cmp(P::eq, coords.quadLane, km.i32(0));
+          if (lseWriter)
+            lseLane = km.andi(lseLane, lseWriter);
+          km.ifLanes(lseLane, [&] {
+            Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
+                                              km.f32(M_LN2));
+            Value lse = buildFma(km, common[r], scale, log);
+            km.store(km.select(empty, negInf, lse), partialLse, flatRow);
+          });
         });
       }
     }
-    // Several parts: this part's normalised O and its LSE (natural log;
-    // −inf for a row that saw no key of the part), f32, at part-major
-    // rows of the workspaces.
-    b.setInsertionPoint(ifWhole.elseBlock()->getTerminator());
-    Value partialO = buildFlatGlobalMemref(km, arg["partial_o"],
-                                           b.getF32Type());
-    Value partialLse = buildFlatGlobalMemref(km, arg["partial_lse"],
-                                             b.getF32Type());
-    Value allRows = km.toIndex(
-        km.mul(km.mul(arg["B"], queryHeads), seqQ));
-    Value partRow0 = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, km.toIndex(part), allRows),
-        groupBase);
-    const AccumulatorLayout &layout = acc.layout;
-    for (int64_t r = 0; r < numRows; ++r) {
-      Value rowSum = buildRowSum(km, layout, runningSum[r]);
-      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          rowSum, km.f32(0.0));
-      Value inverse = km.select(
-          empty, km.f32(0.0),
-          arith::DivFOp::create(b, loc, km.f32(1.0), rowSum));
-      Value row = km.add(tileRow0, km.add(coords.group,
-                                          km.i32(layout.rowOffset(r))));
-      km.ifLanes(km.cmp(P::slt, row, sizes.groupRows), [&] {
-        Value flatRow = arith::AddIOp::create(b, loc, partRow0,
-                                              km.toIndex(row));
-        Value rowBase = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, flatRow, km.index(D)),
-            km.toIndex(km.mul(coords.quadLane,
-                              km.i32(layout.columnLaneStride()))));
-        if (columnShift)
-          rowBase = arith::AddIOp::create(b, loc, rowBase, columnShift);
-        for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
-          Value o = arith::MulFOp::create(b, loc, acc.reg(r, c), inverse);
-          km.store(o, partialO,
-                   arith::AddIOp::create(b, loc, rowBase,
-                                         km.index(layout.columnOffset(c))));
-        }
-        Value lseLane = km.cmp(P::eq, coords.quadLane, km.i32(0));
-        if (lseWriter)
-          lseLane = km.andi(lseLane, lseWriter);
-        km.ifLanes(lseLane, [&] {
-          Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
-                                            km.f32(M_LN2));
-          Value lse = buildFma(km, common[r], scale, log);
-          km.store(km.select(empty, negInf, lse), partialLse, flatRow);
-        });
-      });
-    }
-  }
   };
 
-  // EXPERIMENT (twenty-first session, pcombine): every warp leaves its
-  // (m, l, acc) in shared memory and combines a quarter of the columns (the
-  // statistics of every row), then writes its columns of O or the partials.
+  // Every warp leaves its (m, l, acc) in shared memory (over the drained
+  // K/V ring, word i of warp w's lane l at (w·perWarp/32 + i)·32 + l), then
+  // combines a quarter of the columns (the statistics of every row: each
+  // warp computes the common maxima and the row sums) and writes them, O
+  // or the part's partials; warp 0 writes the LSE. Where the four warps'
+  // words do not fit in the ring (sm_80 at D = 64 with four row tiles),
+  // warp 0 combines and writes everything (the three others' words in
+  // shared memory). Measured: docs/benchmarks.md, twenty-first session.
   const bool parallelCombine =
-      decodeExp("pcombine") &&
       4 * kWarps * perWarp <= 2 * elementBytes * ringElements;
   if (parallelCombine) {
     Value exchange = view(b.getF32Type(), queryBytes, kWarps * perWarp);
     auto slotAt = [&](Value warpIndex, Value word) {
       // (warp·perWarp/32 + word)·32 + lane
-      return km.toIndex(km.add(
-          km.mul(km.add(km.mul(warpIndex, km.i32(perWarp / 32)), word),
-                 km.i32(32)),
-          lane));
+      return km.toIndex(
+          km.add(km.mul(km.add(km.mul(warpIndex, km.i32(perWarp / 32)), word),
+                        km.i32(32)),
+                 lane));
     };
     SmallVector<Value> words(done.runningMax);
     words.append(done.runningSum.begin(), done.runningSum.end());
@@ -1306,8 +1290,8 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     const int64_t nTiles = D / 8, sliceTiles = nTiles / kWarps;
     Fragment acc(Mw, sliceTiles, km.f32(0.0));
     SmallVector<Value> runningSum(numRows);
-    Value sliceWord0 = km.add(km.i32(2 * numRows),
-                              km.mul(warp, km.i32(sliceTiles * 4)));
+    Value sliceWord0 =
+        km.add(km.i32(2 * numRows), km.mul(warp, km.i32(sliceTiles * 4)));
     for (int64_t w = 0; w < kWarps; ++w) {
       SmallVector<Value> f;
       for (int64_t r = 0; r < numRows; ++r)
@@ -1321,92 +1305,90 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
       for (int64_t mt = 0; mt < Mw; ++mt)
         for (int64_t t = 0; t < sliceTiles; ++t)
           for (int64_t e = 0; e < 4; ++e) {
-            Value word = km.add(sliceWord0,
-                                km.i32((mt * nTiles + t) * 4 + e));
+            Value word = km.add(sliceWord0, km.i32((mt * nTiles + t) * 4 + e));
             Value &reg = acc.at(mt, t, e);
-            int64_t row = acc.layout.rowOfRegister((mt * sliceTiles + t) * 4 +
-                                                   e);
+            int64_t row =
+                acc.layout.rowOfRegister((mt * sliceTiles + t) * 4 + e);
             Value x = load(w, word);
             reg = w == 0 ? arith::MulFOp::create(b, loc, x, f[row])
                          : buildFma(km, x, f[row], reg);
           }
     }
-    // EXPERIMENT plant (pcplant): warp 3 writes warp 2's columns.
-    Value sliceWarp =
-        decodeExp("pcplant") ? km.minsi(warp, km.i32(2)) : warp;
     writeResult(acc, common, runningSum,
-                km.toIndex(km.mul(sliceWarp, km.i32(D / kWarps))),
+                km.toIndex(km.mul(warp, km.i32(D / kWarps))),
                 km.cmp(P::eq, warp, km.i32(0)));
   } else {
-  Value exchange = view(b.getF32Type(), queryBytes, (kWarps - 1) * perWarp);
-  auto slot = [&](Value warpIndex, int64_t word) {
-    // ((warp − 1)·perWarp/32 + word)·32 + lane
-    return km.toIndex(km.add(
-        km.mul(km.add(km.mul(km.sub(warpIndex, km.i32(1)),
-                             km.i32(perWarp / 32)),
-                      km.i32(word)),
-               km.i32(32)),
-        lane));
-  };
-  SmallVector<Value> words(done.runningMax);
-  words.append(done.runningSum.begin(), done.runningSum.end());
-  words.append(done.acc.regs.begin(), done.acc.regs.end());
-  km.ifLanes(km.cmp(P::ne, warp, km.i32(0)), [&] {
-    for (auto [i, w] : llvm::enumerate(words))
-      km.store(w, exchange, slot(warp, i));
-  });
-  gpu::BarrierOp::create(b, loc);
-  km.ifLanes(km.cmp(P::eq, warp, km.i32(0)), [&] {
-    SmallVector<Value> runningMax(done.runningMax), runningSum(done.runningSum);
-    Fragment acc = done.acc;
-    // The common max of each row over the warps, then each warp's part
-    // rescaled by 2^(m_w·c − shift) (0 for a warp whose row saw no key) and
-    // summed, one warp at a time (its words loaded as they are used).
-    auto load = [&](int64_t w, int64_t word) -> Value {
-      return memref::LoadOp::create(b, loc, exchange,
-                                    ValueRange{slot(km.i32(w), word)});
+    Value exchange = view(b.getF32Type(), queryBytes, (kWarps - 1) * perWarp);
+    auto slot = [&](Value warpIndex, int64_t word) {
+      // ((warp − 1)·perWarp/32 + word)·32 + lane
+      return km.toIndex(km.add(
+          km.mul(
+              km.add(km.mul(km.sub(warpIndex, km.i32(1)), km.i32(perWarp / 32)),
+                     km.i32(word)),
+              km.i32(32)),
+          lane));
     };
-    SmallVector<SmallVector<Value>> otherMax;
-    SmallVector<Value> common(runningMax);
-    for (int64_t w = 1; w < kWarps; ++w) {
-      otherMax.emplace_back();
-      for (int64_t r = 0; r < numRows; ++r) {
-        otherMax.back().push_back(load(w, r));
-        common[r] = arith::MaxNumFOp::create(b, loc, common[r],
-                                             otherMax.back()[r]);
+    SmallVector<Value> words(done.runningMax);
+    words.append(done.runningSum.begin(), done.runningSum.end());
+    words.append(done.acc.regs.begin(), done.acc.regs.end());
+    km.ifLanes(km.cmp(P::ne, warp, km.i32(0)), [&] {
+      for (auto [i, w] : llvm::enumerate(words))
+        km.store(w, exchange, slot(warp, i));
+    });
+    gpu::BarrierOp::create(b, loc);
+    km.ifLanes(km.cmp(P::eq, warp, km.i32(0)), [&] {
+      SmallVector<Value> runningMax(done.runningMax),
+          runningSum(done.runningSum);
+      Fragment acc = done.acc;
+      // The common max of each row over the warps, then each warp's part
+      // rescaled by 2^(m_w·c − shift) (0 for a warp whose row saw no key) and
+      // summed, one warp at a time (its words loaded as they are used).
+      auto load = [&](int64_t w, int64_t word) -> Value {
+        return memref::LoadOp::create(b, loc, exchange,
+                                      ValueRange{slot(km.i32(w), word)});
+      };
+      SmallVector<SmallVector<Value>> otherMax;
+      SmallVector<Value> common(runningMax);
+      for (int64_t w = 1; w < kWarps; ++w) {
+        otherMax.emplace_back();
+        for (int64_t r = 0; r < numRows; ++r) {
+          otherMax.back().push_back(load(w, r));
+          common[r] =
+              arith::MaxNumFOp::create(b, loc, common[r], otherMax.back()[r]);
+        }
       }
-    }
-    SmallVector<Value> shift;
-    for (int64_t r = 0; r < numRows; ++r) {
-      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          common[r], negInf);
-      shift.push_back(arith::NegFOp::create(
-          b, loc,
-          km.select(empty, km.f32(0.0),
-                    arith::MulFOp::create(b, loc, common[r], scaleLog2e))));
-    }
-    auto factors = [&](ArrayRef<Value> m) {
-      SmallVector<Value> f;
+      SmallVector<Value> shift;
+      for (int64_t r = 0; r < numRows; ++r) {
+        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            common[r], negInf);
+        shift.push_back(arith::NegFOp::create(
+            b, loc,
+            km.select(empty, km.f32(0.0),
+                      arith::MulFOp::create(b, loc, common[r], scaleLog2e))));
+      }
+      auto factors = [&](ArrayRef<Value> m) {
+        SmallVector<Value> f;
+        for (int64_t r = 0; r < numRows; ++r)
+          f.push_back(buildExp2(km, buildFma(km, m[r], scaleLog2e, shift[r])));
+        return f;
+      };
+      SmallVector<Value> own = factors(runningMax);
       for (int64_t r = 0; r < numRows; ++r)
-        f.push_back(buildExp2(km, buildFma(km, m[r], scaleLog2e, shift[r])));
-      return f;
-    };
-    SmallVector<Value> own = factors(runningMax);
-    for (int64_t r = 0; r < numRows; ++r)
-      runningSum[r] = arith::MulFOp::create(b, loc, runningSum[r], own[r]);
-    buildRescale(km, acc, own);
-    for (int64_t w = 1; w < kWarps; ++w) {
-      SmallVector<Value> f = factors(otherMax[w - 1]);
-      for (int64_t r = 0; r < numRows; ++r)
-        runningSum[r] = buildFma(km, load(w, numRows + r), f[r], runningSum[r]);
-      for (int64_t reg = 0; reg < int64_t(acc.regs.size()); ++reg)
-        acc.regs[reg] = buildFma(km, load(w, 2 * numRows + reg),
-                                 f[acc.layout.rowOfRegister(reg)],
-                                 acc.regs[reg]);
-    }
+        runningSum[r] = arith::MulFOp::create(b, loc, runningSum[r], own[r]);
+      buildRescale(km, acc, own);
+      for (int64_t w = 1; w < kWarps; ++w) {
+        SmallVector<Value> f = factors(otherMax[w - 1]);
+        for (int64_t r = 0; r < numRows; ++r)
+          runningSum[r] =
+              buildFma(km, load(w, numRows + r), f[r], runningSum[r]);
+        for (int64_t reg = 0; reg < int64_t(acc.regs.size()); ++reg)
+          acc.regs[reg] =
+              buildFma(km, load(w, 2 * numRows + reg),
+                       f[acc.layout.rowOfRegister(reg)], acc.regs[reg]);
+      }
 
-    writeResult(acc, common, runningSum, Value(), Value());
-  });
+      writeResult(acc, common, runningSum, Value(), Value());
+    });
   }
 
   // Several parts: the block that finishes last merges them. Its partials
@@ -1564,15 +1546,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
 /// are combined through shared memory by the first group's threads, which
 /// write O (and LSE). Rows of a sequence of fewer than two parts are left
 /// alone: the split kernel writes them (O = 0, LSE = −inf with no key).
-constexpr int64_t kMergeKernelBatch = 4;
-/// EXPERIMENT: FLASH_DECODE_MERGE_BATCH parts a batch; set, the parts past
-/// the last are not read (a branch) instead of read again.
-int64_t mergeKernelBatch() {
-  return decodeExpInt("FLASH_DECODE_MERGE_BATCH", kMergeKernelBatch);
-}
-bool mergeKernelPredicated() {
-  return std::getenv("FLASH_DECODE_MERGE_BATCH") != nullptr;
-}
+constexpr int64_t kMergeKernelBatch = 8;
 
 int64_t mergeKernelGroups() {
   return kSplitKVMergeThreads * 4 / kSplitKVMergeSlice;
@@ -1649,8 +1623,7 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
   Type vectorType = VectorType::get({4}, f32);
   SmallVector<Value> inits(5, km.f32(0.0));
   inits.push_back(negInf);
-  const int64_t mergeBatch = mergeKernelBatch();
-  const bool predicated = mergeKernelPredicated();
+  const int64_t mergeBatch = kMergeKernelBatch;
   auto loop = scf::ForOp::create(b, loc, group, numSplits,
                                  km.i32(groups * mergeBatch), inits);
   {
@@ -1672,26 +1645,26 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
         return SmallVector<Value>{
             lse, loadPastL1(km, vectorType, arg["partial_o"], element)};
       };
-      if (predicated && u > 0) {
-        // EXPERIMENT plant (mbplant): the last part is not read.
-        Value reads = decodeExp("mbplant") ? km.cmp(P::slt, i, lastPart)
-                                           : valid.back();
-        auto ifValid = scf::IfOp::create(b, loc, TypeRange{f32, vectorType},
-                                         reads, /*withElse=*/true);
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(ifValid.thenBlock());
-        scf::YieldOp::create(b, loc, load(i));
-        b.setInsertionPointToStart(ifValid.elseBlock());
-        Value zero = LLVM::ZeroOp::create(b, loc, vectorType);
-        scf::YieldOp::create(b, loc, ValueRange{negInf, zero});
-        lses.push_back(ifValid.getResult(0));
-        values.push_back(ifValid.getResult(1));
+      // Parts past the last are not read (weight 0): a branch, so that a
+      // batch of 8 costs no load at the few parts of most calls of 2-8 work
+      // units. The first part of a batch is always one (i0 < numSplits);
+      // its index is clamped all the same (the form that was measured).
+      if (u == 0) {
+        SmallVector<Value> loaded = load(km.minsi(i, lastPart));
+        lses.push_back(loaded[0]);
+        values.push_back(loaded[1]);
         continue;
       }
-      // Past the last part: read the last part again, weight 0.
-      SmallVector<Value> loaded = load(km.minsi(i, lastPart));
-      lses.push_back(loaded[0]);
-      values.push_back(loaded[1]);
+      auto ifValid = scf::IfOp::create(b, loc, TypeRange{f32, vectorType},
+                                       valid.back(), /*withElse=*/true);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifValid.thenBlock());
+      scf::YieldOp::create(b, loc, load(i));
+      b.setInsertionPointToStart(ifValid.elseBlock());
+      Value zero = LLVM::ZeroOp::create(b, loc, vectorType);
+      scf::YieldOp::create(b, loc, ValueRange{negInf, zero});
+      lses.push_back(ifValid.getResult(0));
+      values.push_back(ifValid.getResult(1));
     }
     Value oldMax = acc[5], newMax = oldMax;
     for (int64_t u = 0; u < mergeBatch; ++u)
