@@ -2,6 +2,7 @@
 
   python3 -m flash_mlir.tools.decode_check --bundles bundles/ [--quick] [--json out.json]
       [--plant table-row|merge-sms]   # a broken copy of the plans: the check must fail
+      [--page-sizes 16,64,256]        # the paged cases' page sizes (e.g. 8,48)
 
 Every case draws fresh random inputs and checks ours against a float32 torch
 reference on the K/V gathered through the block table, with FlashAttention's
@@ -137,13 +138,14 @@ def judge(out, lse, out32, outlp, lse32):
     return ok, res
 
 
-def paged_cases(quick, small=False):
-    """(dtype, D, Hq, Hkv, Nq, causal, lse, S)."""
+def paged_cases(quick, small=False, pages=(16, 64, 256)):
+    """(dtype, D, Hq, Hkv, Nq, causal, lse, S). `pages`: the page sizes of
+    the main cases (--page-sizes)."""
     if small:
         return [("bf16", 64, 8, 1, 4, True, True, 16), ("bf16", 128, 32, 8, 1, False, False, 64)]
     out = []
     for d in (64, 128, 256):
-        for page in (16, 64, 256):
+        for page in pages:
             out.append(("bf16", d, 32, 8, 1, False, d == 128, page))
             out.append(("bf16", d, 8, 1, 4, True, True, page))
             if not quick:
@@ -169,13 +171,13 @@ def _record(results, name, ok, res, **extra):
     return 0 if ok else 1
 
 
-def check_paged(lib, quick, results, seed=0, small=False):
+def check_paged(lib, quick, results, seed=0, small=False, pages=(16, 64, 256)):
     import random
     import torch
     rng = random.Random(seed)
     gen = torch.Generator().manual_seed(seed)
     failures = 0
-    for dtype, d, hq, hkv, nq, causal, lse, page in paged_cases(quick, small):
+    for dtype, d, hq, hkv, nq, causal, lse, page in paged_cases(quick, small, pages):
         lengths = lengths_for(page, nq, rng, small)
         t = _dtypes()[dtype]
         kc, vc, table, lens, ks, vs = make_paged(len(lengths), hkv, d, page, lengths, t, gen=gen)
@@ -502,6 +504,9 @@ def main(argv=None):
     ap.add_argument("--json", default=None)
     ap.add_argument("--plant", default=None, choices=["table-row", "merge-sms"])
     ap.add_argument("--only", default="paged,split,many,peaks,graph,capture")
+    ap.add_argument("--page-sizes", default="16,64,256",
+                    help="page sizes of the paged check's main cases (e.g. 8,48: "
+                         "pages below 16 keys or not a power of two)")
     args = ap.parse_args(argv)
     from flash_mlir.runtime import KernelLibrary
     bundles = planted(args.bundles, args.plant) if args.plant else args.bundles
@@ -509,7 +514,8 @@ def main(argv=None):
     results, failures = [], 0
     only = args.only.split(",")
     if "paged" in only:
-        failures += check_paged(lib, args.quick, results, small=args.small)
+        failures += check_paged(lib, args.quick, results, small=args.small,
+                                pages=tuple(int(x) for x in args.page_sizes.split(",")))
     if "split" in only and not args.plant:
         failures += check_split(lib, args.quick, results, small=args.small)
     if "many" in only and args.plant in (None, "merge-sms"):
