@@ -37,8 +37,9 @@
 // dependents after its K/V loop (its last mma), and the merge kernel, which
 // loads the row's length (seq_lens[b], an input: the one 32-bit load) and
 // counts its parts, waits for the split grid (griddepcontrol.wait) before it
-// loads any partial, then a batch of 4 parts' LSEs and 16-byte O loads a thread,
-// block-combined through shared memory. The fused split kernel (`decode`)
+// loads any partial, then a batch of 8 parts' LSEs and 16-byte O loads a
+// thread (each but the first under a branch that skips parts past the
+// count), block-combined through shared memory. The fused split kernel (`decode`)
 // has no griddepcontrol: it is the code of the targets without the
 // separate merge.
 // PTX-NOT: griddepcontrol
@@ -49,13 +50,23 @@
 // PTX: griddepcontrol.launch_dependents;
 // PTX-NOT: mma.sync
 // PTX-NOT: atom.
+// The warps' combine: every warp leaves its 68 words (m, l and the 64
+// accumulators of a lane at D = 128) in shared memory and, after a
+// barrier, reads the 4 warps' m and l and its quarter of their
+// accumulators (4 · (2 + 2 + 16) = 80 words; warp 0 alone read 3 · 68).
+// PTX: bar.sync
+// PTX-COUNT-68: st.shared.b32
+// PTX-NEXT: bar.sync
+// PTX-COUNT-80: ld.shared.b32
+// PTX-NOT: ld.shared
 // PTX: .entry decode_merge(
 // PTX-NOT: ld.volatile
 // PTX-NOT: griddepcontrol.wait
 // PTX: ld.global.b32
 // PTX-NOT: ld.volatile
 // PTX: griddepcontrol.wait;
-// PTX-COUNT-4: ld.volatile.global.v4.b32
+// PTX-COUNT-8: ld.volatile.global.v4.b32
+// PTX-NOT: ld.volatile.global.v4.b32
 // PTX: bar.sync
 // PTX-NOT: .entry
 // GROUP: atom.acq_rel.gpu.global.add.u32

@@ -1143,42 +1143,139 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   gpu::BarrierOp::create(b, loc);
   const int64_t numRows = 2 * Mw;
   const int64_t perWarp = exchangeWordsPerWarp(Mw, D);
-  Value exchange = view(b.getF32Type(), queryBytes, (kWarps - 1) * perWarp);
-  auto slot = [&](Value warpIndex, int64_t word) {
-    // ((warp − 1)·perWarp/32 + word)·32 + lane
-    return km.toIndex(km.add(
-        km.mul(km.add(km.mul(km.sub(warpIndex, km.i32(1)),
-                             km.i32(perWarp / 32)),
-                      km.i32(word)),
-               km.i32(32)),
-        lane));
-  };
-  SmallVector<Value> words(done.runningMax);
-  words.append(done.runningSum.begin(), done.runningSum.end());
-  words.append(done.acc.regs.begin(), done.acc.regs.end());
-  km.ifLanes(km.cmp(P::ne, warp, km.i32(0)), [&] {
-    for (auto [i, w] : llvm::enumerate(words))
-      km.store(w, exchange, slot(warp, i));
-  });
-  gpu::BarrierOp::create(b, loc);
-  km.ifLanes(km.cmp(P::eq, warp, km.i32(0)), [&] {
-    SmallVector<Value> runningMax(done.runningMax), runningSum(done.runningSum);
-    Fragment acc = done.acc;
-    // The common max of each row over the warps, then each warp's part
-    // rescaled by 2^(m_w·c − shift) (0 for a warp whose row saw no key) and
-    // summed, one warp at a time (its words loaded as they are used).
-    auto load = [&](int64_t w, int64_t word) -> Value {
-      return memref::LoadOp::create(b, loc, exchange,
-                                    ValueRange{slot(km.i32(w), word)});
-    };
-    SmallVector<SmallVector<Value>> otherMax;
-    SmallVector<Value> common(runningMax);
-    for (int64_t w = 1; w < kWarps; ++w) {
-      otherMax.emplace_back();
+  // The block's result from the combined (m, l, acc) of its rows: O and LSE
+  // (one part) or the part's partials. `columnShift` (index, or null) moves
+  // the fragment's columns (a slice of them); `lseWriter` (i1, or null: every
+  // warp that calls it) says which warp writes the LSE.
+  auto writeResult = [&](Fragment &acc, ArrayRef<Value> common,
+                         ArrayRef<Value> runningSum, Value columnShift,
+                         Value lseWriter) {
+    // One part: O and LSE straight to the outputs.
+    auto ifWhole = scf::IfOp::create(
+        b, loc, km.cmp(P::eq, split.numSplits, km.i32(1)), /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifWhole.thenBlock()->getTerminator());
+      Value globalO = buildFlatGlobalMemref(km, arg["o"], b.getI32Type());
+      Value globalLse = config.writesLse ? buildFlatGlobalMemref(km, arg["lse"],
+                                                                 b.getF32Type())
+                                         : Value();
+      Fragment out = acc;
+      Value outBase = columnShift
+                          ? arith::AddIOp::create(b, loc, qBase, columnShift)
+                          : qBase;
+      buildEpilogue(km, config, out, common, runningSum, coords, tileRow0,
+                    sizes.groupRows, scale, globalO, outBase,
+                    lseWriter ? Value() : globalLse, groupBase);
+      if (lseWriter && globalLse) {
+        // The LSE by the writing warp's quad lane 0.
+        for (int64_t r = 0; r < numRows; ++r) {
+          Value rowSum = buildRowSum(km, acc.layout, runningSum[r]);
+          Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              rowSum, km.f32(0.0));
+          Value row = km.add(
+              tileRow0, km.add(coords.group, km.i32(acc.layout.rowOffset(r))));
+          Value writes = km.andi(
+              lseWriter, km.andi(km.cmp(P::slt, row, sizes.groupRows),
+                                 km.cmp(P::eq, coords.quadLane, km.i32(0))));
+          km.ifLanes(writes, [&] {
+            Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
+                                              km.f32(M_LN2));
+            Value lse = buildFma(km, common[r], scale, log);
+            km.store(km.select(empty, negInf, lse), globalLse,
+                     arith::AddIOp::create(b, loc, groupBase, km.toIndex(row)));
+          });
+        }
+      }
+      // Several parts: this part's normalised O and its LSE (natural log;
+      // −inf for a row that saw no key of the part), f32, at part-major
+      // rows of the workspaces.
+      b.setInsertionPoint(ifWhole.elseBlock()->getTerminator());
+      Value partialO =
+          buildFlatGlobalMemref(km, arg["partial_o"], b.getF32Type());
+      Value partialLse =
+          buildFlatGlobalMemref(km, arg["partial_lse"], b.getF32Type());
+      Value allRows = km.toIndex(km.mul(km.mul(arg["B"], queryHeads), seqQ));
+      Value partRow0 = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, km.toIndex(part), allRows),
+          groupBase);
+      const AccumulatorLayout &layout = acc.layout;
       for (int64_t r = 0; r < numRows; ++r) {
-        otherMax.back().push_back(load(w, r));
-        common[r] = arith::MaxNumFOp::create(b, loc, common[r],
-                                             otherMax.back()[r]);
+        Value rowSum = buildRowSum(km, layout, runningSum[r]);
+        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            rowSum, km.f32(0.0));
+        Value inverse =
+            km.select(empty, km.f32(0.0),
+                      arith::DivFOp::create(b, loc, km.f32(1.0), rowSum));
+        Value row =
+            km.add(tileRow0, km.add(coords.group, km.i32(layout.rowOffset(r))));
+        km.ifLanes(km.cmp(P::slt, row, sizes.groupRows), [&] {
+          Value flatRow =
+              arith::AddIOp::create(b, loc, partRow0, km.toIndex(row));
+          Value rowBase = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, flatRow, km.index(D)),
+              km.toIndex(
+                  km.mul(coords.quadLane, km.i32(layout.columnLaneStride()))));
+          if (columnShift)
+            rowBase = arith::AddIOp::create(b, loc, rowBase, columnShift);
+          for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+            Value o = arith::MulFOp::create(b, loc, acc.reg(r, c), inverse);
+            km.store(o, partialO,
+                     arith::AddIOp::create(b, loc, rowBase,
+                                           km.index(layout.columnOffset(c))));
+          }
+          Value lseLane = km.cmp(P::eq, coords.quadLane, km.i32(0));
+          if (lseWriter)
+            lseLane = km.andi(lseLane, lseWriter);
+          km.ifLanes(lseLane, [&] {
+            Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
+                                              km.f32(M_LN2));
+            Value lse = buildFma(km, common[r], scale, log);
+            km.store(km.select(empty, negInf, lse), partialLse, flatRow);
+          });
+        });
+      }
+    }
+  };
+
+  // Every warp leaves its (m, l, acc) in shared memory (over the drained
+  // K/V ring, word i of warp w's lane l at (w·perWarp/32 + i)·32 + l), then
+  // combines a quarter of the columns (the statistics of every row: each
+  // warp computes the common maxima and the row sums) and writes them, O
+  // or the part's partials; warp 0 writes the LSE. Where the four warps'
+  // words do not fit in the ring (sm_80 at D = 64 with four row tiles),
+  // warp 0 combines and writes everything (the three others' words in
+  // shared memory). Measured: docs/benchmarks.md, twenty-first session.
+  const bool parallelCombine =
+      4 * kWarps * perWarp <= 2 * elementBytes * ringElements;
+  if (parallelCombine) {
+    Value exchange = view(b.getF32Type(), queryBytes, kWarps * perWarp);
+    auto slotAt = [&](Value warpIndex, Value word) {
+      // (warp·perWarp/32 + word)·32 + lane
+      return km.toIndex(
+          km.add(km.mul(km.add(km.mul(warpIndex, km.i32(perWarp / 32)), word),
+                        km.i32(32)),
+                 lane));
+    };
+    SmallVector<Value> words(done.runningMax);
+    words.append(done.runningSum.begin(), done.runningSum.end());
+    words.append(done.acc.regs.begin(), done.acc.regs.end());
+    for (auto [i, w] : llvm::enumerate(words))
+      km.store(w, exchange, slotAt(warp, km.i32(int64_t(i))));
+    gpu::BarrierOp::create(b, loc);
+    auto load = [&](int64_t w, Value word) -> Value {
+      return memref::LoadOp::create(b, loc, exchange,
+                                    ValueRange{slotAt(km.i32(w), word)});
+    };
+    SmallVector<SmallVector<Value>> maxes;
+    SmallVector<Value> common(numRows, negInf);
+    for (int64_t w = 0; w < kWarps; ++w) {
+      maxes.emplace_back();
+      for (int64_t r = 0; r < numRows; ++r) {
+        maxes.back().push_back(load(w, km.i32(r)));
+        common[r] = w == 0 ? maxes.back()[r]
+                           : arith::MaxNumFOp::create(b, loc, common[r],
+                                                      maxes.back()[r]);
       }
     }
     SmallVector<Value> shift;
@@ -1190,87 +1287,109 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
           km.select(empty, km.f32(0.0),
                     arith::MulFOp::create(b, loc, common[r], scaleLog2e))));
     }
-    auto factors = [&](ArrayRef<Value> m) {
+    const int64_t nTiles = D / 8, sliceTiles = nTiles / kWarps;
+    Fragment acc(Mw, sliceTiles, km.f32(0.0));
+    SmallVector<Value> runningSum(numRows);
+    Value sliceWord0 =
+        km.add(km.i32(2 * numRows), km.mul(warp, km.i32(sliceTiles * 4)));
+    for (int64_t w = 0; w < kWarps; ++w) {
       SmallVector<Value> f;
       for (int64_t r = 0; r < numRows; ++r)
-        f.push_back(buildExp2(km, buildFma(km, m[r], scaleLog2e, shift[r])));
-      return f;
-    };
-    SmallVector<Value> own = factors(runningMax);
-    for (int64_t r = 0; r < numRows; ++r)
-      runningSum[r] = arith::MulFOp::create(b, loc, runningSum[r], own[r]);
-    buildRescale(km, acc, own);
-    for (int64_t w = 1; w < kWarps; ++w) {
-      SmallVector<Value> f = factors(otherMax[w - 1]);
-      for (int64_t r = 0; r < numRows; ++r)
-        runningSum[r] = buildFma(km, load(w, numRows + r), f[r], runningSum[r]);
-      for (int64_t reg = 0; reg < int64_t(acc.regs.size()); ++reg)
-        acc.regs[reg] = buildFma(km, load(w, 2 * numRows + reg),
-                                 f[acc.layout.rowOfRegister(reg)],
-                                 acc.regs[reg]);
-    }
-
-    // One part: O and LSE straight to the outputs.
-    auto ifWhole = scf::IfOp::create(
-        b, loc, km.cmp(P::eq, split.numSplits, km.i32(1)), /*withElse=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifWhole.thenBlock()->getTerminator());
-      Value globalO = buildFlatGlobalMemref(km, arg["o"], b.getI32Type());
-      Value globalLse = config.writesLse
-                            ? buildFlatGlobalMemref(km, arg["lse"],
-                                                    b.getF32Type())
-                            : Value();
-      Fragment out = acc;
-      buildEpilogue(km, config, out, common, runningSum, coords, tileRow0,
-                    sizes.groupRows, scale, globalO, qBase, globalLse,
-                    groupBase);
-      // Several parts: this part's normalised O and its LSE (natural log;
-      // −inf for a row that saw no key of the part), f32, at part-major
-      // rows of the workspaces.
-      b.setInsertionPoint(ifWhole.elseBlock()->getTerminator());
-      Value partialO = buildFlatGlobalMemref(km, arg["partial_o"],
-                                             b.getF32Type());
-      Value partialLse = buildFlatGlobalMemref(km, arg["partial_lse"],
-                                               b.getF32Type());
-      Value allRows = km.toIndex(
-          km.mul(km.mul(arg["B"], queryHeads), seqQ));
-      Value partRow0 = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, km.toIndex(part), allRows),
-          groupBase);
-      const AccumulatorLayout &layout = acc.layout;
+        f.push_back(
+            buildExp2(km, buildFma(km, maxes[w][r], scaleLog2e, shift[r])));
       for (int64_t r = 0; r < numRows; ++r) {
-        Value rowSum = buildRowSum(km, layout, runningSum[r]);
-        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                            rowSum, km.f32(0.0));
-        Value inverse = km.select(
-            empty, km.f32(0.0),
-            arith::DivFOp::create(b, loc, km.f32(1.0), rowSum));
-        Value row = km.add(tileRow0, km.add(coords.group,
-                                            km.i32(layout.rowOffset(r))));
-        km.ifLanes(km.cmp(P::slt, row, sizes.groupRows), [&] {
-          Value flatRow = arith::AddIOp::create(b, loc, partRow0,
-                                                km.toIndex(row));
-          Value rowBase = arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, flatRow, km.index(D)),
-              km.toIndex(km.mul(coords.quadLane,
-                                km.i32(layout.columnLaneStride()))));
-          for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
-            Value o = arith::MulFOp::create(b, loc, acc.reg(r, c), inverse);
-            km.store(o, partialO,
-                     arith::AddIOp::create(b, loc, rowBase,
-                                           km.index(layout.columnOffset(c))));
-          }
-          km.ifLanes(km.cmp(P::eq, coords.quadLane, km.i32(0)), [&] {
-            Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
-                                              km.f32(M_LN2));
-            Value lse = buildFma(km, common[r], scale, log);
-            km.store(km.select(empty, negInf, lse), partialLse, flatRow);
-          });
-        });
+        Value sum = load(w, km.i32(numRows + r));
+        runningSum[r] = w == 0 ? arith::MulFOp::create(b, loc, sum, f[r])
+                               : buildFma(km, sum, f[r], runningSum[r]);
       }
+      for (int64_t mt = 0; mt < Mw; ++mt)
+        for (int64_t t = 0; t < sliceTiles; ++t)
+          for (int64_t e = 0; e < 4; ++e) {
+            Value word = km.add(sliceWord0, km.i32((mt * nTiles + t) * 4 + e));
+            Value &reg = acc.at(mt, t, e);
+            int64_t row =
+                acc.layout.rowOfRegister((mt * sliceTiles + t) * 4 + e);
+            Value x = load(w, word);
+            reg = w == 0 ? arith::MulFOp::create(b, loc, x, f[row])
+                         : buildFma(km, x, f[row], reg);
+          }
     }
-  });
+    writeResult(acc, common, runningSum,
+                km.toIndex(km.mul(warp, km.i32(D / kWarps))),
+                km.cmp(P::eq, warp, km.i32(0)));
+  } else {
+    Value exchange = view(b.getF32Type(), queryBytes, (kWarps - 1) * perWarp);
+    auto slot = [&](Value warpIndex, int64_t word) {
+      // ((warp − 1)·perWarp/32 + word)·32 + lane
+      return km.toIndex(km.add(
+          km.mul(
+              km.add(km.mul(km.sub(warpIndex, km.i32(1)), km.i32(perWarp / 32)),
+                     km.i32(word)),
+              km.i32(32)),
+          lane));
+    };
+    SmallVector<Value> words(done.runningMax);
+    words.append(done.runningSum.begin(), done.runningSum.end());
+    words.append(done.acc.regs.begin(), done.acc.regs.end());
+    km.ifLanes(km.cmp(P::ne, warp, km.i32(0)), [&] {
+      for (auto [i, w] : llvm::enumerate(words))
+        km.store(w, exchange, slot(warp, i));
+    });
+    gpu::BarrierOp::create(b, loc);
+    km.ifLanes(km.cmp(P::eq, warp, km.i32(0)), [&] {
+      SmallVector<Value> runningMax(done.runningMax),
+          runningSum(done.runningSum);
+      Fragment acc = done.acc;
+      // The common max of each row over the warps, then each warp's part
+      // rescaled by 2^(m_w·c − shift) (0 for a warp whose row saw no key) and
+      // summed, one warp at a time (its words loaded as they are used).
+      auto load = [&](int64_t w, int64_t word) -> Value {
+        return memref::LoadOp::create(b, loc, exchange,
+                                      ValueRange{slot(km.i32(w), word)});
+      };
+      SmallVector<SmallVector<Value>> otherMax;
+      SmallVector<Value> common(runningMax);
+      for (int64_t w = 1; w < kWarps; ++w) {
+        otherMax.emplace_back();
+        for (int64_t r = 0; r < numRows; ++r) {
+          otherMax.back().push_back(load(w, r));
+          common[r] =
+              arith::MaxNumFOp::create(b, loc, common[r], otherMax.back()[r]);
+        }
+      }
+      SmallVector<Value> shift;
+      for (int64_t r = 0; r < numRows; ++r) {
+        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            common[r], negInf);
+        shift.push_back(arith::NegFOp::create(
+            b, loc,
+            km.select(empty, km.f32(0.0),
+                      arith::MulFOp::create(b, loc, common[r], scaleLog2e))));
+      }
+      auto factors = [&](ArrayRef<Value> m) {
+        SmallVector<Value> f;
+        for (int64_t r = 0; r < numRows; ++r)
+          f.push_back(buildExp2(km, buildFma(km, m[r], scaleLog2e, shift[r])));
+        return f;
+      };
+      SmallVector<Value> own = factors(runningMax);
+      for (int64_t r = 0; r < numRows; ++r)
+        runningSum[r] = arith::MulFOp::create(b, loc, runningSum[r], own[r]);
+      buildRescale(km, acc, own);
+      for (int64_t w = 1; w < kWarps; ++w) {
+        SmallVector<Value> f = factors(otherMax[w - 1]);
+        for (int64_t r = 0; r < numRows; ++r)
+          runningSum[r] =
+              buildFma(km, load(w, numRows + r), f[r], runningSum[r]);
+        for (int64_t reg = 0; reg < int64_t(acc.regs.size()); ++reg)
+          acc.regs[reg] =
+              buildFma(km, load(w, 2 * numRows + reg),
+                       f[acc.layout.rowOfRegister(reg)], acc.regs[reg]);
+      }
+
+      writeResult(acc, common, runningSum, Value(), Value());
+    });
+  }
 
   // Several parts: the block that finishes last merges them. Its partials
   // are ordered before the count by the block barrier (CTA scope: every
@@ -1427,7 +1546,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
 /// are combined through shared memory by the first group's threads, which
 /// write O (and LSE). Rows of a sequence of fewer than two parts are left
 /// alone: the split kernel writes them (O = 0, LSE = −inf with no key).
-constexpr int64_t kMergeKernelBatch = 4;
+constexpr int64_t kMergeKernelBatch = 8;
 
 int64_t mergeKernelGroups() {
   return kSplitKVMergeThreads * 4 / kSplitKVMergeSlice;
@@ -1504,8 +1623,9 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
   Type vectorType = VectorType::get({4}, f32);
   SmallVector<Value> inits(5, km.f32(0.0));
   inits.push_back(negInf);
+  const int64_t mergeBatch = kMergeKernelBatch;
   auto loop = scf::ForOp::create(b, loc, group, numSplits,
-                                 km.i32(groups * kMergeKernelBatch), inits);
+                                 km.i32(groups * mergeBatch), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -1513,27 +1633,48 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
     SmallVector<Value> acc(loop.getRegionIterArgs());
     Value lastPart = km.sub(numSplits, km.i32(1));
     SmallVector<Value> valid, lses, values;
-    for (int64_t u = 0; u < kMergeKernelBatch; ++u) {
+    for (int64_t u = 0; u < mergeBatch; ++u) {
       Value i = km.add(i0, km.i32(u * groups));
       valid.push_back(km.cmp(P::slt, i, numSplits));
-      // Past the last part: read the last part again, weight 0.
-      Value row = partRow(km.minsi(i, lastPart));
-      lses.push_back(loadPastL1(km, f32, arg["partial_lse"], row));
-      Value element = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, row, km.index(Dv)),
-          km.toIndex(column));
-      values.push_back(
-          loadPastL1(km, vectorType, arg["partial_o"], element));
+      auto load = [&](Value part) {
+        Value row = partRow(part);
+        Value lse = loadPastL1(km, f32, arg["partial_lse"], row);
+        Value element = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, row, km.index(Dv)),
+            km.toIndex(column));
+        return SmallVector<Value>{
+            lse, loadPastL1(km, vectorType, arg["partial_o"], element)};
+      };
+      // Parts past the last are not read (weight 0): a branch, so that a
+      // batch of 8 costs no load at the few parts of most calls of 2-8 work
+      // units. The first part of a batch is always one (i0 < numSplits);
+      // its index is clamped all the same (the form that was measured).
+      if (u == 0) {
+        SmallVector<Value> loaded = load(km.minsi(i, lastPart));
+        lses.push_back(loaded[0]);
+        values.push_back(loaded[1]);
+        continue;
+      }
+      auto ifValid = scf::IfOp::create(b, loc, TypeRange{f32, vectorType},
+                                       valid.back(), /*withElse=*/true);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifValid.thenBlock());
+      scf::YieldOp::create(b, loc, load(i));
+      b.setInsertionPointToStart(ifValid.elseBlock());
+      Value zero = LLVM::ZeroOp::create(b, loc, vectorType);
+      scf::YieldOp::create(b, loc, ValueRange{negInf, zero});
+      lses.push_back(ifValid.getResult(0));
+      values.push_back(ifValid.getResult(1));
     }
     Value oldMax = acc[5], newMax = oldMax;
-    for (int64_t u = 0; u < kMergeKernelBatch; ++u)
+    for (int64_t u = 0; u < mergeBatch; ++u)
       newMax = arith::MaxNumFOp::create(b, loc, newMax,
                                         km.select(valid[u], lses[u], negInf));
     Value shift = shiftOf(newMax);
     Value rescale = weightOf(oldMax, shift);
     for (int64_t c = 0; c < 5; ++c)
       acc[c] = arith::MulFOp::create(b, loc, acc[c], rescale);
-    for (int64_t u = 0; u < kMergeKernelBatch; ++u) {
+    for (int64_t u = 0; u < mergeBatch; ++u) {
       Value weight = km.select(valid[u], weightOf(lses[u], shift),
                                km.f32(0.0));
       for (int64_t c = 0; c < 4; ++c) {
