@@ -1248,6 +1248,20 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // shared memory). Measured: docs/benchmarks.md, twenty-first session.
   const bool parallelCombine =
       4 * kWarps * perWarp <= 2 * elementBytes * ringElements;
+  // −(the rows' common maxima)·c (0 for a row no warp saw a key of): the
+  // shift of every warp's rescale factor 2^(m_w·c − shift), in both forms.
+  auto shiftsOf = [&](ArrayRef<Value> common) {
+    SmallVector<Value> shift;
+    for (int64_t r = 0; r < numRows; ++r) {
+      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          common[r], negInf);
+      shift.push_back(arith::NegFOp::create(
+          b, loc,
+          km.select(empty, km.f32(0.0),
+                    arith::MulFOp::create(b, loc, common[r], scaleLog2e))));
+    }
+    return shift;
+  };
   if (parallelCombine) {
     Value exchange = view(b.getF32Type(), queryBytes, kWarps * perWarp);
     auto slotAt = [&](Value warpIndex, Value word) {
@@ -1278,15 +1292,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
                                                       maxes.back()[r]);
       }
     }
-    SmallVector<Value> shift;
-    for (int64_t r = 0; r < numRows; ++r) {
-      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          common[r], negInf);
-      shift.push_back(arith::NegFOp::create(
-          b, loc,
-          km.select(empty, km.f32(0.0),
-                    arith::MulFOp::create(b, loc, common[r], scaleLog2e))));
-    }
+    SmallVector<Value> shift = shiftsOf(common);
     const int64_t nTiles = D / 8, sliceTiles = nTiles / kWarps;
     Fragment acc(Mw, sliceTiles, km.f32(0.0));
     SmallVector<Value> runningSum(numRows);
@@ -1357,15 +1363,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
               arith::MaxNumFOp::create(b, loc, common[r], otherMax.back()[r]);
         }
       }
-      SmallVector<Value> shift;
-      for (int64_t r = 0; r < numRows; ++r) {
-        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                            common[r], negInf);
-        shift.push_back(arith::NegFOp::create(
-            b, loc,
-            km.select(empty, km.f32(0.0),
-                      arith::MulFOp::create(b, loc, common[r], scaleLog2e))));
-      }
+      SmallVector<Value> shift = shiftsOf(common);
       auto factors = [&](ArrayRef<Value> m) {
         SmallVector<Value> f;
         for (int64_t r = 0; r < numRows; ++r)
@@ -1623,9 +1621,8 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
   Type vectorType = VectorType::get({4}, f32);
   SmallVector<Value> inits(5, km.f32(0.0));
   inits.push_back(negInf);
-  const int64_t mergeBatch = kMergeKernelBatch;
   auto loop = scf::ForOp::create(b, loc, group, numSplits,
-                                 km.i32(groups * mergeBatch), inits);
+                                 km.i32(groups * kMergeKernelBatch), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -1633,7 +1630,7 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
     SmallVector<Value> acc(loop.getRegionIterArgs());
     Value lastPart = km.sub(numSplits, km.i32(1));
     SmallVector<Value> valid, lses, values;
-    for (int64_t u = 0; u < mergeBatch; ++u) {
+    for (int64_t u = 0; u < kMergeKernelBatch; ++u) {
       Value i = km.add(i0, km.i32(u * groups));
       valid.push_back(km.cmp(P::slt, i, numSplits));
       auto load = [&](Value part) {
@@ -1667,14 +1664,14 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
       values.push_back(ifValid.getResult(1));
     }
     Value oldMax = acc[5], newMax = oldMax;
-    for (int64_t u = 0; u < mergeBatch; ++u)
+    for (int64_t u = 0; u < kMergeKernelBatch; ++u)
       newMax = arith::MaxNumFOp::create(b, loc, newMax,
                                         km.select(valid[u], lses[u], negInf));
     Value shift = shiftOf(newMax);
     Value rescale = weightOf(oldMax, shift);
     for (int64_t c = 0; c < 5; ++c)
       acc[c] = arith::MulFOp::create(b, loc, acc[c], rescale);
-    for (int64_t u = 0; u < mergeBatch; ++u) {
+    for (int64_t u = 0; u < kMergeKernelBatch; ++u) {
       Value weight = km.select(valid[u], weightOf(lses[u], shift),
                                km.f32(0.0));
       for (int64_t c = 0; c < 4; ++c) {
