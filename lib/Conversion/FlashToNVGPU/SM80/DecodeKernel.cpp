@@ -24,7 +24,10 @@
 //   each tile's pages up there when it issues the tile in the loop; the
 //   prologue's tiles take theirs from the table in global memory, loads in
 //   flight with the window's (a part of more pages reads the table in global
-//   memory as it goes). Each of the 4 warps takes 16
+//   memory as it goes). The separate merge's split kernel (sm_90a, few work
+//   units) issues the prologue's table loads before the window's and, for
+//   tiles wholly inside the length with S = 2^k >= 16, looks a page up once
+//   per 16 keys (groupedStart). Each of the 4 warps takes 16
 //   keys of every tile: S = Q·Kᵀ and O += P·V on mma.sync m16n8k16, with its
 //   own online softmax (KernelBuilder); at the end the warps' (m, l, O) are
 //   combined through shared memory. With one part the block writes O (and
