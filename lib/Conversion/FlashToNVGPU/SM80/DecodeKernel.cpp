@@ -599,8 +599,9 @@ private:
   /// zero-fill operand; the prologue's table loads come before the
   /// window's, which have no branch, and the window's first and last page
   /// are shifts in a power-of-two branch. Measured on the H200
-  /// (docs/benchmarks.md, twenty-second session): 2-4% faster on GQA 8/1
-  /// and 32/8 B = 1 L = 8k/32k at S = 16. The fused kernel (calls that fill
+  /// (docs/benchmarks.md, twenty-second session): 3-4% faster on GQA 8/1
+  /// B = 1 L = 8k/32k, 1-2% on 32/8 B = 1 L = 8k at S = 16, equal on the
+  /// longer parts. The fused kernel (calls that fill
   /// the GPU) gained nothing beyond noise from the same forms: it keeps the
   /// per-pass lookups and the window's loads first.
   bool groupedStart;
