@@ -8,6 +8,8 @@
 // RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/one" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=GROUP < %t/one/decode.ptx
+// RUN: FileCheck %s --check-prefix=FUSED < %t/one/decode.ptx
+// RUN: FileCheck %s --check-prefix=SEP < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/one/decode.json
 // RUN: not grep -q membar %t/one/decode.ptx
 // The kernel: the block table and the lengths read by 32-bit loads,
@@ -72,6 +74,41 @@
 // GROUP: atom.acq_rel.gpu.global.add.u32
 // GROUP: bar.warp.sync{{[[:space:]]+}}-1;
 // GROUP: st.global.v4.b32
+// The paged start of the separate merge's split kernel (calls of at most 8
+// work units; docs/benchmarks.md, twenty-second session). Its prologue tile
+// (stages = 2: one) wholly inside the length with S = 2^k >= 16 takes one
+// table load per 16 keys (4 at D = 128, 8 rows a pass) in a uniform branch,
+// the other side the 8 per-pass loads; then the window's first and last
+// page (divisions only in the branch for S not a power of two) and the
+// window's 4 loads a thread with no branch among them, all before the
+// first copy (Q's); the full tiles' K/V copies without the zero-fill
+// operand (`, 16;`), the other form after them. The fused kernel keeps the
+// per-pass lookups and copies with the zero-fill operand only.
+// FUSED: .entry decode(
+// FUSED-NOT: ], 16;
+// FUSED: .entry decode_separate(
+// SEP: .entry decode_separate(
+// SEP: ld.global.b32
+// SEP-COUNT-4: ld.global.b32
+// SEP-NOT: ld.global.b32
+// SEP: bra.uni
+// SEP-COUNT-8: ld.global.b32
+// SEP-NOT: cp.async
+// SEP: div.u32
+// SEP-NEXT: div.u32
+// SEP-NOT: cp.async
+// SEP: ld.global.b32
+// SEP-NOT: bra
+// SEP: ld.global.b32
+// SEP-NOT: bra
+// SEP: ld.global.b32
+// SEP-NOT: bra
+// SEP: ld.global.b32
+// SEP-NOT: bra
+// SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
+// SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
+// SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
+// SEP: .entry decode_merge(
 // The launch plan: op, the paged tensors, the kernel, workspaces whose
 // sizes are formulas.
 // JSON: "kernels": [

@@ -24,7 +24,10 @@
 //   each tile's pages up there when it issues the tile in the loop; the
 //   prologue's tiles take theirs from the table in global memory, loads in
 //   flight with the window's (a part of more pages reads the table in global
-//   memory as it goes). Each of the 4 warps takes 16
+//   memory as it goes). The separate merge's split kernel (sm_90a, few work
+//   units) issues the prologue's table loads before the window's and, for
+//   tiles wholly inside the length with S = 2^k >= 16, looks a page up once
+//   per 16 keys (groupedStart). Each of the 4 warps takes 16
 //   keys of every tile: S = Q·Kᵀ and O += P·V on mma.sync m16n8k16, with its
 //   own online softmax (KernelBuilder); at the end the warps' (m, l, O) are
 //   combined through shared memory. With one part the block writes O (and
@@ -68,6 +71,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -528,7 +532,7 @@ public:
       : b(b), loc(loc), km{b, loc}, config(config), et(config.elementType),
         D(config.headDim), Mw(config.decode.mTiles), stages(config.stages),
         threads(config.threads()), paged(config.decode.paged),
-        separateMerge(separateMerge) {}
+        separateMerge(separateMerge), groupedStart(paged && separateMerge) {}
 
   void build(gpu::GPUFuncOp func, llvm::StringMap<Value> &arg);
 
@@ -561,9 +565,21 @@ private:
   /// into [0, partLastKey] so that no page past the part's (in particular
   /// no table entry past ceil(length / S)) is read.
   SmallVector<Value> cacheRowsOf(Value tile, bool fromTable = false);
+  /// groupedStart, `tile` wholly inside the length and S a power of two of
+  /// at least 16 keys (fastPages): the cache rows of `tile` with one page
+  /// lookup per 16 keys (the passes of an aligned 16-key group share their
+  /// page; the others' rows follow the first's), no clamp. `clampKeys`:
+  /// the groups' first keys clamped to partLastKey (prologue tiles past the
+  /// part, whose rows are computed but not used).
+  SmallVector<Value> groupedRowsOf(Value tile, bool fromTable,
+                                   bool clampKeys);
+  /// Whether tile `tile` lies wholly inside the length.
+  Value fullTile(Value tile);
   /// Issues the cp.async copies of K/V tile `tile` into stage `stage`
-  /// (rows at or past the length zero-filled).
-  void issueTile(Value tile, Value stage, ArrayRef<Value> rows);
+  /// (rows at or past the length zero-filled; `plain`: a tile wholly
+  /// inside the length, copied without the zero-fill operand).
+  void issueTile(Value tile, Value stage, ArrayRef<Value> rows,
+                 bool plain = false);
   /// One loop over local tiles [lb, ub) of the part.
   State buildLoop(Value lb, Value ub, const State &in, bool masked);
   /// S[.., key] = −inf where the key is past the row's last visible key.
@@ -576,11 +592,25 @@ private:
   Type et;
   int64_t D, Mw, stages, threads;
   bool paged, separateMerge;
+  /// Paged, the separate merge's split kernel (sm_90a; calls of at most
+  /// kSplitKVSeparateMergeMaxWorkUnits work units, whose blocks' start to
+  /// the first K/V copy is a large share of their time): full tiles take
+  /// one page lookup per 16 keys (groupedRowsOf) and copies without the
+  /// zero-fill operand; the prologue's table loads come before the
+  /// window's, which have no branch, and the window's first and last page
+  /// are shifts in a power-of-two branch. Measured on the H200
+  /// (docs/benchmarks.md, twenty-second session): 3-4% faster on GQA 8/1
+  /// B = 1 L = 8k/32k, 1-2% on 32/8 B = 1 L = 8k at S = 16, equal on the
+  /// longer parts. The fused kernel (calls that fill
+  /// the GPU) gained nothing beyond noise from the same forms: it keeps the
+  /// per-pass lookups and the window's loads first.
+  bool groupedStart;
 
   // Block-wide values.
   Value tid, lane, warp, batch, kvHead, length, scaleLog2e;
   Value tileBegin, tileEnd, numKVHeads, seqKV, pageSize, tableRow;
   Value pagePow2, pageShift; ///< S is a power of two, and log2(S)
+  Value fastPages; ///< groupedStart: S is a power of two of at least 16
   /// Paged: the block-table window (shared i32[kTableWindow]), whether the
   /// part's pages fit in it, the part's first page index and last key.
   Value window, windowed, firstPage, partLastKey;
@@ -663,8 +693,66 @@ SmallVector<Value> SplitKernelBuilder::cacheRowsOf(Value tile,
   return rows;
 }
 
+Value SplitKernelBuilder::fullTile(Value tile) {
+  return km.cmp(arith::CmpIPredicate::sle,
+                km.mul(km.add(tile, km.i32(1)), km.i32(kBlockKV)), length);
+}
+
+SmallVector<Value> SplitKernelBuilder::groupedRowsOf(Value tile,
+                                                     bool fromTable,
+                                                     bool clampKeys) {
+  // Pass p holds keys 8·p + copyRow (D = 128: 8 rows a pass), so the passes
+  // of an aligned group of 16 keys lie in one page when S >= 16 is a power
+  // of two: the first one's page, the others' rows at fixed offsets.
+  const int64_t rowStep = rowsPerPass();
+  const int64_t group =
+      std::clamp<int64_t>(16 / rowStep, 1, passes()); // passes a page
+  Value mask = km.sub(pageSize, km.i32(1));
+  SmallVector<Value> pageIndex, slots;
+  for (int64_t p = 0; p < passes(); p += group) {
+    Value key = keyOf(tile, p);
+    if (clampKeys)
+      key = km.minsi(key, partLastKey);
+    pageIndex.push_back(km.shru(key, pageShift));
+    slots.push_back(km.andi(key, mask));
+  }
+  auto globalPages = [&] {
+    SmallVector<Value> pages;
+    for (Value index : pageIndex)
+      pages.push_back(memref::LoadOp::create(
+          b, loc, globalTable,
+          ValueRange{km.toIndex(km.add(tableRow, index))}));
+    return pages;
+  };
+  SmallVector<Value> pages;
+  if (fromTable) {
+    pages = globalPages();
+  } else {
+    SmallVector<Type> pageTypes(pageIndex.size(), b.getI32Type());
+    auto ifWindow =
+        scf::IfOp::create(b, loc, pageTypes, windowed, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifWindow.thenBlock());
+    SmallVector<Value> fromWindow;
+    for (Value index : pageIndex)
+      fromWindow.push_back(memref::LoadOp::create(
+          b, loc, window, ValueRange{km.toIndex(km.sub(index, firstPage))}));
+    scf::YieldOp::create(b, loc, fromWindow);
+    b.setInsertionPointToStart(ifWindow.elseBlock());
+    scf::YieldOp::create(b, loc, globalPages());
+    pages.assign(ifWindow.getResults().begin(), ifWindow.getResults().end());
+  }
+  SmallVector<Value> rows;
+  for (auto [g, page] : llvm::enumerate(pages)) {
+    Value first = km.add(km.mul(page, pageSize), slots[g]);
+    for (int64_t i = 0; i < group; ++i)
+      rows.push_back(i == 0 ? first : km.add(first, km.i32(i * rowStep)));
+  }
+  return rows;
+}
+
 void SplitKernelBuilder::issueTile(Value tile, Value stage,
-                                   ArrayRef<Value> rows) {
+                                   ArrayRef<Value> rows, bool plain) {
   using P = arith::CmpIPredicate;
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
   Value stageOffset = km.mul(stage, km.i32(kBlockKV * D));
@@ -708,6 +796,25 @@ void SplitKernelBuilder::issueTile(Value tile, Value stage,
                                          b.getUnitAttr());
     }
     b.setInsertionPoint(full.elseBlock()->getTerminator());
+  }
+  if (paged && plain) {
+    // Paged, a tile wholly inside the length: no compare and no zero-fill
+    // operand (the rows are the keys' own, none clamped).
+    for (int64_t p = 0; p < passes(); ++p) {
+      Value source = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, km.toIndex(rows[p]), pagedRowStride),
+          pagedHeadChunk);
+      Value dest = destOf(p);
+      for (auto [global, shared] : {std::pair(globalK, sharedK),
+                                    std::pair(globalV, sharedV)})
+        nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
+                                         ValueRange{dest}, global,
+                                         ValueRange{source},
+                                         b.getIndexAttr(8), Value(),
+                                         b.getUnitAttr());
+    }
+    return;
   }
   // The other form: each row's address on its own, rows at or past the
   // length zero-filled (from a clamped, in-bounds row).
@@ -796,9 +903,25 @@ SplitKernelBuilder::State SplitKernelBuilder::buildLoop(Value lb, Value ub,
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPoint(ifAhead.thenBlock()->getTerminator());
-      issueTile(aheadTile, arith::RemUIOp::create(b, loc, ahead,
-                                                  km.i32(stages)),
-                paged ? cacheRowsOf(aheadTile) : SmallVector<Value>());
+      if (groupedStart) {
+        // A full tile with S = 2^k >= 16: grouped lookups, plain copies.
+        Value aheadStage =
+            arith::RemUIOp::create(b, loc, ahead, km.i32(stages));
+        Value fast = fullTile(aheadTile);
+        fast = arith::AndIOp::create(b, loc, fastPages, fast);
+        auto ifFast = scf::IfOp::create(b, loc, fast, /*withElse=*/true);
+        b.setInsertionPoint(ifFast.thenBlock()->getTerminator());
+        issueTile(aheadTile, aheadStage,
+                  groupedRowsOf(aheadTile, /*fromTable=*/false,
+                                /*clampKeys=*/false),
+                  /*plain=*/true);
+        b.setInsertionPoint(ifFast.elseBlock()->getTerminator());
+        issueTile(aheadTile, aheadStage, cacheRowsOf(aheadTile));
+      } else {
+        issueTile(aheadTile, arith::RemUIOp::create(b, loc, ahead,
+                                                    km.i32(stages)),
+                  paged ? cacheRowsOf(aheadTile) : SmallVector<Value>());
+      }
     }
     commitCopies(km);
 
@@ -966,6 +1089,10 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
         b, loc, b.getI32Type(),
         arith::UIToFPOp::create(b, loc, b.getF32Type(), pageSize));
     pageShift = km.sub(km.shru(asFloat, km.i32(23)), km.i32(127));
+    if (groupedStart)
+      fastPages = arith::AndIOp::create(
+          b, loc, pagePow2,
+          km.cmp(arith::CmpIPredicate::sge, pageSize, km.i32(16)));
   } else {
     seqKV = arg["Nk"];
     kvHeadBase = arith::MulIOp::create(
@@ -1027,46 +1154,118 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // between the table and the first K/V copies; the window is stored after
   // those copies are issued, and the loop's first barrier orders it before
   // any lookup (docs/benchmarks.md, eighteenth session).
+  //
+  // groupedStart (the separate merge's split kernel): the prologue's table
+  // loads (one a 16-key group when its tiles are full and S = 2^k >= 16)
+  // come first, then the window's, without a branch: entry e of the window
+  // is one of the part's pages whether or not the part fits in it (then
+  // windowPages > kTableWindow), so those loads are always in bounds.
   SmallVector<Value> windowEntries;
+  Value windowPages;
   if (paged) {
     window = view(b.getI32Type(),
                   queryBytes + 2 * elementBytes * ringElements, kTableWindow);
     partLastKey = km.sub(km.minsi(km.mul(tileEnd, km.i32(kBlockKV)), length),
                          km.i32(1));
-    auto pageOf = [&](Value key) {
-      return km.select(pagePow2, km.shru(key, pageShift),
-                       km.divu(key, pageSize));
-    };
-    firstPage = pageOf(km.mul(tileBegin, km.i32(kBlockKV)));
-    Value lastPage = pageOf(partLastKey);
-    Value windowPages = km.add(km.sub(lastPage, firstPage), km.i32(1));
+  }
+  auto loadWindow = [&] {
+    Value lastPage;
+    if (groupedStart) {
+      // Shifts when S is a power of two, divisions only when not.
+      Value firstKey = km.mul(tileBegin, km.i32(kBlockKV));
+      auto ifPow2 = scf::IfOp::create(
+          b, loc, TypeRange{b.getI32Type(), b.getI32Type()}, pagePow2,
+          /*withElse=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifPow2.thenBlock());
+      scf::YieldOp::create(b, loc,
+                           ValueRange{km.shru(firstKey, pageShift),
+                                      km.shru(partLastKey, pageShift)});
+      b.setInsertionPointToStart(ifPow2.elseBlock());
+      scf::YieldOp::create(b, loc,
+                           ValueRange{km.divu(firstKey, pageSize),
+                                      km.divu(partLastKey, pageSize)});
+      firstPage = ifPow2.getResult(0);
+      lastPage = ifPow2.getResult(1);
+    } else {
+      auto pageOf = [&](Value key) {
+        return km.select(pagePow2, km.shru(key, pageShift),
+                         km.divu(key, pageSize));
+      };
+      firstPage = pageOf(km.mul(tileBegin, km.i32(kBlockKV)));
+      lastPage = pageOf(partLastKey);
+    }
+    windowPages = km.add(km.sub(lastPage, firstPage), km.i32(1));
     windowed = km.cmp(P::sle, windowPages, km.i32(kTableWindow));
+    auto entryLoad = [&](int64_t i) {
+      Value entry = km.minsi(km.add(tid, km.i32(i * threads)),
+                             km.sub(windowPages, km.i32(1)));
+      return memref::LoadOp::create(
+                 b, loc, globalTable,
+                 ValueRange{
+                     km.toIndex(km.add(tableRow, km.add(firstPage, entry)))})
+          .getResult();
+    };
+    if (groupedStart) {
+      for (int64_t i = 0; i < kTableWindow / threads; ++i)
+        windowEntries.push_back(entryLoad(i));
+      return;
+    }
     SmallVector<Type> types(kTableWindow / threads, b.getI32Type());
     auto ifLoad = scf::IfOp::create(b, loc, types, windowed, /*withElse=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifLoad.thenBlock());
       SmallVector<Value> entries;
-      for (int64_t i = 0; i < kTableWindow / threads; ++i) {
-        Value entry = km.minsi(km.add(tid, km.i32(i * threads)),
-                               km.sub(windowPages, km.i32(1)));
-        entries.push_back(memref::LoadOp::create(
-            b, loc, globalTable,
-            ValueRange{km.toIndex(
-                km.add(tableRow, km.add(firstPage, entry)))}));
-      }
+      for (int64_t i = 0; i < kTableWindow / threads; ++i)
+        entries.push_back(entryLoad(i));
       scf::YieldOp::create(b, loc, entries);
       b.setInsertionPointToStart(ifLoad.elseBlock());
       scf::YieldOp::create(b, loc, SmallVector<Value>(types.size(), km.i32(0)));
     }
     windowEntries.assign(ifLoad.getResults().begin(),
                          ifLoad.getResults().end());
-  }
+  };
+  if (paged && !groupedStart)
+    loadWindow();
   SmallVector<SmallVector<Value>> prologueRows(stages);
-  if (paged)
+  Value prologueFast;
+  if (groupedStart) {
+    // The prologue's tiles are all wholly inside the length iff the last
+    // one it issues is.
+    Value lastIssued = km.sub(
+        km.minsi(km.add(tileBegin, km.i32(stages - 1)), tileEnd), km.i32(1));
+    prologueFast = fullTile(lastIssued);
+    prologueFast = arith::AndIOp::create(b, loc, fastPages, prologueFast);
+    SmallVector<Type> types((stages - 1) * passes(), b.getI32Type());
+    auto ifFast = scf::IfOp::create(b, loc, types, prologueFast,
+                                    /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      for (bool fast : {true, false}) {
+        b.setInsertionPointToStart(fast ? ifFast.thenBlock()
+                                        : ifFast.elseBlock());
+        SmallVector<Value> all;
+        for (int64_t s = 0; s < stages - 1; ++s) {
+          Value tile = km.add(tileBegin, km.i32(s));
+          SmallVector<Value> rows =
+              fast ? groupedRowsOf(tile, /*fromTable=*/true,
+                                   /*clampKeys=*/true)
+                   : cacheRowsOf(tile, /*fromTable=*/true);
+          all.append(rows.begin(), rows.end());
+        }
+        scf::YieldOp::create(b, loc, all);
+      }
+    }
+    for (int64_t s = 0; s < stages - 1; ++s)
+      prologueRows[s].assign(ifFast.getResults().begin() + s * passes(),
+                             ifFast.getResults().begin() + (s + 1) * passes());
+    loadWindow();
+  } else if (paged) {
     for (int64_t s = 0; s < stages - 1; ++s)
       prologueRows[s] =
           cacheRowsOf(km.add(tileBegin, km.i32(s)), /*fromTable=*/true);
+  }
   copier.copy(km, globalQ, qBase, tileRow0, sizes.groupRows, sharedQ,
               km.i32(0), config.blockQ);
   firstGroup = commitCopies(km);
@@ -1077,6 +1276,13 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(ifTile.thenBlock()->getTerminator());
+      if (prologueFast) {
+        auto ifFast =
+            scf::IfOp::create(b, loc, prologueFast, /*withElse=*/true);
+        b.setInsertionPoint(ifFast.thenBlock()->getTerminator());
+        issueTile(tile, km.i32(s), prologueRows[s], /*plain=*/true);
+        b.setInsertionPoint(ifFast.elseBlock()->getTerminator());
+      }
       issueTile(tile, km.i32(s), prologueRows[s]);
     }
     commitCopies(km);
