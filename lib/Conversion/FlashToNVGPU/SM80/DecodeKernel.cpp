@@ -1243,9 +1243,14 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // combines a quarter of the columns (the statistics of every row: each
   // warp computes the common maxima and the row sums) and writes them, O
   // or the part's partials; warp 0 writes the LSE. Where the four warps'
-  // words do not fit in the ring (sm_80 at D = 64 with four row tiles),
-  // warp 0 combines and writes everything (the three others' words in
-  // shared memory). Measured: docs/benchmarks.md, twenty-first session.
+  // words do not fit in the ring, warp 0 combines and writes everything
+  // (the three others' words in shared memory): with the schedules of
+  // splitKVTileShape only on sm_80, at D = 64 with m = 4 (4 stages) and at
+  // D = 128 with m = 2 (2 stages), i.e. ops of more than 48 or 16 packed
+  // rows G·Nq (flash-opt, `compile --decode-rows`), never the shipped
+  // plans' m = 1. Measured: docs/benchmarks.md, twenty-first session;
+  // both forms pinned in test/Pipeline/ptx-decode-combine.mlir and checked
+  // on the GPU (docs/gpu.md, twenty-second session).
   const bool parallelCombine =
       4 * kWarps * perWarp <= 2 * elementBytes * ringElements;
   // −(the rows' common maxima)·c (0 for a row no warp saw a key of): the
