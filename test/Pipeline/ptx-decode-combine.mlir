@@ -17,7 +17,8 @@
 // 2 · 32 KiB): ops of more than 48 (D = 64) or 16 (D = 128) packed rows,
 // and `compile --decode-rows 64` plans; the shipped bundles (GQA 32/8,
 // Nq = 1: m = 1) never. sm_90a (more stages) always combines with four
-// warps. The GPU check of both: docs/gpu.md, twenty-second session.
+// warps. The GPU check of the warp-0 form: docs/benchmarks.md, twenty-second
+// session (issue 17).
 
 // RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_80 bundle-dir=%t/sm80" -o /dev/null
 // RUN: flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/sm90a" -o /dev/null

@@ -129,7 +129,7 @@ DECODE_PAGE_SIZE = 16
 # sm_80 at D = 64 with m = 4 and D = 128 with m = 2 it is the kernel whose
 # warp 0 combines the four warps' results alone (the four warps' words do
 # not fit in its K/V stages; SM80/DecodeKernel.cpp), which no plan of
-# DECODE_SHAPE builds (docs/gpu.md, twenty-second session).
+# DECODE_SHAPE builds (docs/benchmarks.md, twenty-second session, issue 17).
 
 
 @dataclasses.dataclass(frozen=True)

@@ -590,7 +590,10 @@ def main(argv=None):
                     help="two tiny cases per check (for compute-sanitizer)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--plant", default=None, choices=["table-row", "merge-sms"])
-    ap.add_argument("--only", default="paged,split,many,peaks,graph,capture,rows")
+    ap.add_argument("--only", default="paged,split,many,peaks,graph,capture",
+                    help="comma-separated checks: paged, split, many, peaks, graph, capture "
+                         "(the default), and rows (row_tile_cases: many packed rows; with "
+                         "--min-block-q for compile --decode-rows plans)")
     ap.add_argument("--min-block-q", type=int, default=0,
                     help="rows check: a case whose plan has a row tile of fewer rows "
                          "(up to the most its D takes: 64 at D = 64, 32 at 128) fails; "
