@@ -18,3 +18,33 @@ def test_page_sizes_option():
     import random
     lengths = decode_check.lengths_for(48, 1, random.Random(0))
     assert {47, 48, 49} <= set(lengths)
+
+
+def test_row_tile_cases():
+    """The rows check's cases (compile --decode-rows 64 plans: on sm_80 the
+    kernels whose warp 0 combines the warps alone): D = 64 and 128, paged
+    and contiguous, full wide row tiles (64 rows at D = 64, 32 at D = 128),
+    partial ones, two a kv-head, GQA with Hkv > 1, causal Nq > 1, and
+    lengths of none, one part and many."""
+    cases = decode_check.row_tile_cases()
+    rows = {}
+    for op, dtype, d, hq, hkv, nq, causal, lse, page, lengths in cases:
+        assert op in ("paged", "split") and dtype in ("bf16", "f16")
+        assert hq % hkv == 0 and (page > 0) == (op == "paged")
+        assert nq <= 16 and (op == "paged" or len(lengths) == 1)  # split: one Nk
+        rows.setdefault((op, d), set()).add(hq // hkv * nq)
+        # The key's plans exist in a bundle of --causal both --lse both.
+        assert isinstance(causal, bool) and isinstance(lse, bool)
+    for op in ("paged", "split"):
+        for d, tile in ((64, 64), (128, 32)):
+            r = rows[(op, d)]
+            assert tile in r                                           # a full tile
+            assert any(x % tile and x > tile // 2 for x in r)          # a partial one
+            assert any(x > tile for x in r)                            # two tiles
+    assert any(hkv > 1 for _, _, _, _, hkv, *_ in cases)
+    assert any(nq > 1 and causal for _, _, _, _, _, nq, causal, *_ in cases)
+    lengths = [n for case in cases for n in case[-1]]
+    assert 0 in lengths and 1 in lengths and max(lengths) > 32 * 64 * 8
+    small = decode_check.row_tile_cases(small=True)
+    assert len(small) == 2 and {c[2] for c in small} == {64, 128}
+    assert {c[0] for c in small} == {"paged", "split"}

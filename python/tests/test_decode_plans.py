@@ -270,3 +270,51 @@ def test_compile_skips_the_decode_plans_an_arch_does_not_take(tmp_path, capsys):
     assert "1 bundles in" in out and "(2 not supported yet, skipped)" in out
     assert sorted(p.name for p in tmp_path.glob("*.json")) == ["flash_fwd_sm_100a_bf16_d64.json"]
     assert not list(tmp_path.glob("flash_decode_*"))
+
+
+def test_decode_rows_variant(tmp_path, capsys):
+    """compile --decode-rows R compiles each decode plan from an op of R
+    packed rows (GQA R/1, Nq = 1) as the variant "rows<R>": its row tile is
+    16·min(ceil(R/16), 256/D) rows (sm_80: 64 rows and 4 stages at D = 64,
+    32 rows and 2 stages at D = 128: the kernels whose warp 0 combines the
+    warps alone, test/Pipeline/ptx-decode-combine.mlir). The runtime takes
+    the default plan where the key has one and the variant where it is the
+    key's only plan. A contiguous cache of more packed rows than a split-KV
+    row tile takes (flash.attention's forward form) is skipped."""
+    assert fcompile.main(["--out", str(tmp_path), "--arch", "sm_80", "--ops", "split_kv,paged",
+                          "--dtypes", "bf16", "--head-dims", "64,128", "--causal", "no",
+                          "--lse", "no", "--decode-rows", "0,64"]) == 0
+    plans = {p.stem: json.loads(p.read_text()) for p in tmp_path.glob("*.json")}
+    assert len(plans) == 8
+    for kind in ("split", "paged"):
+        for d, block_q, stages in ((64, 64, 4), (128, 32, 2)):
+            plan = plans[f"flash_decode_{kind}_sm_80_bf16_d{d}_rows64"]
+            description = plan["kernels"][0]["description"]
+            assert plan["select"]["variant"] == "rows64"
+            assert (description["block_q"], description["stages"]) == (block_q, stages)
+            default = plans[f"flash_decode_{kind}_sm_80_bf16_d{d}"]
+            assert default["select"]["variant"] == ""
+            assert default["kernels"][0]["description"]["block_q"] == 16
+    op = {"split": "attention_split_kv", "paged": "paged_attention"}
+    lib = KernelLibrary(str(tmp_path))
+    for kind in ("split", "paged"):
+        assert lib.find("bf16", 64, False, False, None, 80, op=op[kind]).variant == ""
+        assert lib.find("bf16", 64, False, False, None, 80, op=op[kind],
+                        variant="rows64").variant == "rows64"
+    for path in tmp_path.glob("flash_decode_*"):
+        if "_rows64" not in path.name:
+            path.unlink()
+    lib = KernelLibrary(str(tmp_path))
+    assert lib.find("bf16", 128, False, False, None, 80, op="paged_attention").name == \
+        "flash_decode_paged_sm_80_bf16_d128_rows64"
+    capsys.readouterr()
+    out = tmp_path / "wide"
+    assert fcompile.main(["--out", str(out), "--arch", "sm_80", "--ops", "split_kv,paged",
+                          "--dtypes", "bf16", "--head-dims", "64", "--causal", "no",
+                          "--lse", "no", "--decode-rows", "128"]) == 0
+    text = capsys.readouterr().out
+    assert "skipped: flash_decode_split_sm_80_bf16_d64_rows128 (not supported yet: a split-KV " \
+        "plan of 128 packed rows" in text, text
+    assert sorted(p.name for p in out.glob("*.json")) == \
+        ["flash_decode_paged_sm_80_bf16_d64_rows128.json"]
+    assert not list(out.glob("flash_decode_split_*"))

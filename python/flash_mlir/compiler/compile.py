@@ -119,6 +119,17 @@ DECODE_MAX_SPLITS = 256
 # kernels take every size at run time; pages of any size S as well).
 DECODE_SHAPE = dict(batch=1, q_heads=32, kv_heads=8, seq_q=1, seq_kv=4096)
 DECODE_PAGE_SIZE = 16
+# The split-KV schedule's row tile is 16·m rows, m = ceil(G·Nq / 16) up to
+# max(256 / D, 1) (Target/SplitKV.h), from the op's packed rows G·Nq: 4 at
+# DECODE_SHAPE, a 16-row tile (m = 1). A call of more packed rows takes
+# several row tiles of the plan at run time (grid y), so these plans serve
+# every G·Nq. `compile --decode-rows R` compiles a plan of R packed rows
+# (GQA R/1, Nq = 1) as the variant "rows<R>": its row tile holds up to
+# 16·min(ceil(R / 16), max(256 / D, 1)) rows (K/V read once for them), and on
+# sm_80 at D = 64 with m = 4 and D = 128 with m = 2 it is the kernel whose
+# warp 0 combines the four warps' results alone (the four warps' words do
+# not fit in its K/V stages; SM80/DecodeKernel.cpp), which no plan of
+# DECODE_SHAPE builds (docs/benchmarks.md, twenty-second session, issue 17).
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,10 +143,18 @@ class DecodeSpec:
     paged: bool
     arch: str = "sm_80"
     max_splits: int = DECODE_MAX_SPLITS
+    # Packed rows (G·Nq) of the compiled op: 0 is DECODE_SHAPE's (the
+    # shipped plans); R > 0 compiles GQA R/1 with Nq = 1, the variant
+    # "rows<R>" (see DECODE_SHAPE).
+    rows: int = 0
 
     @property
     def kind(self) -> str:
         return "paged" if self.paged else "split_kv"
+
+    @property
+    def variant(self) -> str:
+        return f"rows{self.rows}" if self.rows else ""
 
     @property
     def name(self) -> str:
@@ -144,6 +163,8 @@ class DecodeSpec:
             name += "_causal"
         if self.lse:
             name += "_lse"
+        if self.rows:
+            name += f"_rows{self.rows}"
         return name
 
     def source(self) -> str:
@@ -153,6 +174,8 @@ class DecodeSpec:
         well). --flash-to-ptx schedules it (the split-KV kernels' tiles),
         tiles it in the split-KV form and lowers that to the decode kernel."""
         s = DECODE_SHAPE
+        if self.rows:
+            s = dict(s, q_heads=self.rows, kv_heads=1, seq_q=1)
         b, hq, hkv, nq, nk = s["batch"], s["q_heads"], s["kv_heads"], s["seq_q"], s["seq_kv"]
         d, t = self.head_dim, self.dtype
         page = DECODE_PAGE_SIZE
@@ -188,12 +211,26 @@ def compile_decode_bundle(spec: DecodeSpec, out_dir: str, flash_opt: str = DEFAU
     options = [f"arch={spec.arch}", f"bundle-dir={out_dir}", f"max-splits={spec.max_splits}"]
     if cubin_archs:
         options.append(f"cubin-archs={cubin_archs}")
+    if spec.variant:
+        options.append(f"variant={spec.variant}")
     cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         _raise_refusal(proc.stderr, src)
         raise RuntimeError(f"flash-opt failed for {spec.name}:\n  {shlex.join(cmd)}\n{proc.stderr}")
-    return os.path.join(out_dir, spec.name + ".json")
+    path = os.path.join(out_dir, spec.name + ".json")
+    with open(path) as f:
+        op = json.load(f)["op"]
+    if op != ("paged_attention" if spec.paged else "attention_split_kv"):
+        # A flash.attention of more packed rows than a split-KV row tile
+        # takes (--decode-rows) gets the forward schedule: not a decode plan.
+        for name in os.listdir(out_dir):
+            if name.startswith(spec.name + "."):
+                os.remove(os.path.join(out_dir, name))
+        raise NotSupportedYet(f"not supported yet: a split-KV plan of {spec.rows} packed rows "
+                              f"over a contiguous cache on {spec.arch} (flash.attention of "
+                              f"that many rows takes the forward form)")
+    return path
 
 
 class NotSupportedYet(RuntimeError):
@@ -626,6 +663,14 @@ def main(argv=None) -> int:
                          "backward (flash.attention_backward's gradients: three kernels per "
                          "plan; sm_80 and sm_90a: D 64, 128 and 256; what a kernel does not "
                          "take yet is skipped and reported); comma-separated")
+    ap.add_argument("--decode-rows", default="0",
+                    help="split_kv and paged: the packed rows (G·Nq) of the op each plan is "
+                         "compiled from, comma-separated; 0 (default) is the shipped plans' "
+                         "(GQA 32/8, Nq = 1: a 16-row tile); R > 0 compiles GQA R/1 as the "
+                         "variant 'rows<R>' (a row tile of 16·min(ceil(R/16), 256/D) rows; "
+                         "sm_80 at D = 64, R > 48 and D = 128, R > 16: warp 0 combines the "
+                         "warps alone), which the runtime takes by default only where a key "
+                         "has no other plan")
     ap.add_argument("--deterministic", default="both", choices=["both", "yes", "no"],
                     help="backward: the plan with f32 atomics (sm_80) or bulk f32 "
                          "reductions (sm_90a) for dQ (no), the bitwise "
@@ -732,12 +777,20 @@ def main(argv=None) -> int:
                                                                  args.cubin_archs, extra):
                                 print(path)
                                 count += 1
+    try:
+        decode_rows = [int(x) for x in args.decode_rows.split(",") if x]
+    except ValueError:
+        decode_rows = []
+    if not decode_rows or min(decode_rows) < 0:
+        ap.error(f"--decode-rows takes packed row counts (0: the default plans), "
+                 f"got {args.decode_rows!r}")
     for dtype in args.dtypes.split(","):
         for d in (int(x) for x in args.head_dims.split(",")):
             for causal in _flags(args.causal):
                 for lse in _flags(args.lse):
-                    for paged in [o == "paged" for o in ops if o in ("split_kv", "paged")]:
-                        spec = DecodeSpec(dtype, d, causal, lse, paged, args.arch)
+                    for paged, rows in [(o == "paged", r) for o in ops
+                                        if o in ("split_kv", "paged") for r in decode_rows]:
+                        spec = DecodeSpec(dtype, d, causal, lse, paged, args.arch, rows=rows)
                         try:
                             print(compile_decode_bundle(spec, args.out, args.flash_opt,
                                                         args.cubin_archs))

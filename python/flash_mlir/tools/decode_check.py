@@ -27,6 +27,12 @@ start): the merge's running maximum changes from batch to batch of parts.
 
 CUDA graphs: a decode step captured once is replayed with new seq_lens,
 block_table and q contents; each replay must equal an eager call bitwise.
+
+Row tiles (--only rows): many packed rows G·Nq a kv-head (up to 120), paged
+and contiguous, D = 64 and 128. With bundles of `compile --decode-rows 64`
+(plans of 64-row tiles at D = 64, 32-row at D = 128; on sm_80 the kernels
+whose warp 0 combines the warps alone) and --min-block-q 64, every case must
+run on such a plan.
 """
 
 import argparse
@@ -347,6 +353,87 @@ def check_merge_peaks(lib, results, seed=5, small=False):
     return failures
 
 
+def row_tile_cases(small=False):
+    """(op, dtype, D, Hq, Hkv, Nq, causal, lse, S, lengths) of large packed
+    row counts G·Nq, D = 64 and 128: the shipped plans (16-row tiles) run
+    them as several row tiles; a plan of more rows a tile (compile
+    --decode-rows 64: 64 rows at D = 64, 32 at D = 128) runs them in its
+    wide tiles: full (64 / 32 rows), partial (the last m-tile partly or
+    wholly empty), two wide tiles a kv-head, GQA with Hkv > 1, causal Nq > 1
+    (each m-tile's rows see different keys), and few rows in a wide tile.
+    On sm_80 those plans are the kernels whose warp 0 combines the four
+    warps' results alone (SM80/DecodeKernel.cpp). Lengths mix one part,
+    several, more than 32 (two merge levels) and none."""
+    if small:
+        return [("paged", "bf16", 64, 64, 1, 1, False, True, 16, [0, 1, 700, 5000]),
+                ("split", "bf16", 128, 8, 1, 4, True, False, 0, [3000])]
+    return [
+        # D = 64: a 64-row tile (m = 4)
+        ("paged", "bf16", 64, 64, 1, 1, False, True, 16, [0, 1, 17, 700, 5000, 30000]),
+        ("paged", "bf16", 64, 16, 1, 4, True, True, 64, [3, 64, 2000, 20000]),
+        ("paged", "bf16", 64, 50, 1, 1, True, False, 16, [9000, 65, 1]),       # 50 rows
+        ("paged", "bf16", 64, 96, 2, 1, False, False, 256, [8448, 300]),      # 48 rows
+        ("paged", "bf16", 64, 40, 1, 3, True, True, 16, [12345, 0, 129]),     # 120: 2 tiles
+        ("paged", "bf16", 64, 8, 1, 1, False, True, 64, [40000]),             # 8 rows
+        ("split", "bf16", 64, 64, 1, 1, False, True, 0, [30001]),
+        ("split", "bf16", 64, 8, 1, 8, True, False, 0, [4097]),
+        ("split", "bf16", 64, 12, 1, 5, True, True, 0, [777]),                # 60 rows
+        ("split", "bf16", 64, 16, 1, 5, False, False, 0, [2500]),             # 80: 2 tiles
+        # D = 128: a 32-row tile (m = 2)
+        ("paged", "bf16", 128, 32, 1, 1, False, True, 16, [0, 1, 700, 5000, 30000]),
+        ("paged", "bf16", 128, 8, 1, 4, True, True, 64, [3, 64, 2000, 20000]),
+        ("paged", "bf16", 128, 40, 1, 1, False, False, 16, [9000, 65]),      # 2 tiles
+        ("paged", "bf16", 128, 48, 2, 1, True, True, 256, [8448, 33000]),    # 24 rows
+        ("split", "bf16", 128, 32, 1, 1, False, True, 0, [20000]),
+        ("split", "bf16", 128, 8, 1, 5, True, True, 0, [777]),               # 40: 2 tiles
+        ("split", "bf16", 128, 4, 1, 8, False, False, 0, [65536])]
+
+
+def check_row_tiles(lib, results, seed=6, small=False, min_block_q=0):
+    """Calls of many packed rows (row_tile_cases). `min_block_q`: a case
+    whose plan has a smaller row tile fails (the check must reach the plans
+    of wide row tiles it is run for: compile --decode-rows)."""
+    import torch
+    gen = torch.Generator().manual_seed(seed)
+    device = torch.device("cuda")
+    capability, shared = lib._capability(device), lib._shared_memory(device)
+    failures = 0
+    for op, dtype, d, hq, hkv, nq, causal, lse, page, lengths in row_tile_cases(small):
+        t = _dtypes()[dtype]
+        b = len(lengths)
+        q = torch.randn(b, hq, nq, d, generator=gen).to("cuda", t)
+        scale = 1.0 / math.sqrt(d)
+        out = torch.full_like(q, float("nan"))
+        lse_out = torch.full((b, hq, nq), float("nan"), device="cuda") if lse else None
+        name = (f"row tiles {op} {dtype} D={d} {hq}/{hkv} Nq={nq} rows={hq // hkv * nq} "
+                f"causal={causal} lse={lse}" + (f" S={page}" if op == "paged" else "")
+                + f" lengths={lengths}")
+        try:
+            # The plan the runtime's own choice takes (as the calls below).
+            if op == "paged":
+                bundle = lib.find(dtype, d, causal, lse, None, capability,
+                                  op="paged_attention", shared_memory=shared)
+                kc, vc, table, lens, ks, vs = make_paged(b, hkv, d, page, lengths, t, gen=gen)
+                lib.paged_attention(q, kc, vc, table, lens, causal=causal, out=out,
+                                    return_lse=lse, lse_out=lse_out)
+            else:
+                bundle = lib._split_kv(dtype, d, causal, lse, capability, shared)
+                k = torch.randn(b, hkv, lengths[0], d, generator=gen).to("cuda", t)
+                v = torch.randn(b, hkv, lengths[0], d, generator=gen).to("cuda", t)
+                ks, vs = list(k), list(v)
+                lib.attention(q, k, v, causal=causal, out=out, return_lse=lse, lse_out=lse_out)
+            torch.cuda.synchronize()
+            out32, outlp, lse32 = reference(q, ks, vs, causal, scale)
+            ok, res = judge(out, lse_out, out32, outlp, lse32)
+            meta = bundle.meta
+            res.update(plan=bundle.name, block_q=meta["block_q"], stages=meta["stages"])
+            ok = ok and meta["block_q"] >= min(min_block_q, 16 * max(256 // d, 1))
+        except Exception as e:
+            ok, res = False, {"error": str(e)[:300]}
+        failures += _record(results, name, ok, res)
+    return failures
+
+
 def check_split(lib, quick, results, seed=1, small=False):
     """Few-row flash.attention routed to the split-KV plan (contiguous K/V)."""
     import torch
@@ -503,7 +590,14 @@ def main(argv=None):
                     help="two tiny cases per check (for compute-sanitizer)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--plant", default=None, choices=["table-row", "merge-sms"])
-    ap.add_argument("--only", default="paged,split,many,peaks,graph,capture")
+    ap.add_argument("--only", default="paged,split,many,peaks,graph,capture",
+                    help="comma-separated checks: paged, split, many, peaks, graph, capture "
+                         "(the default), and rows (row_tile_cases: many packed rows; with "
+                         "--min-block-q for compile --decode-rows plans)")
+    ap.add_argument("--min-block-q", type=int, default=0,
+                    help="rows check: a case whose plan has a row tile of fewer rows "
+                         "(up to the most its D takes: 64 at D = 64, 32 at 128) fails; "
+                         "e.g. 64 for bundles of compile --decode-rows 64")
     ap.add_argument("--page-sizes", default="16,64,256",
                     help="page sizes of the paged check's main cases (e.g. 8,48: "
                          "pages below 16 keys or not a power of two)")
@@ -526,6 +620,9 @@ def main(argv=None):
         failures += check_graph(lib, results)
     if "capture" in only and not args.plant:
         failures += check_capture_after_eager_warmup(lib, results)
+    if "rows" in only and not args.plant:
+        failures += check_row_tiles(lib, results, small=args.small,
+                                    min_block_q=args.min_block_q)
     print(f"{len(results) - failures}/{len(results)} passed"
           + (f" (planted bug: {args.plant})" if args.plant else ""))
     if args.json:

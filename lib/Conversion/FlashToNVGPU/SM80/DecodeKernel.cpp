@@ -1449,9 +1449,16 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // combines a quarter of the columns (the statistics of every row: each
   // warp computes the common maxima and the row sums) and writes them, O
   // or the part's partials; warp 0 writes the LSE. Where the four warps'
-  // words do not fit in the ring (sm_80 at D = 64 with four row tiles),
-  // warp 0 combines and writes everything (the three others' words in
-  // shared memory). Measured: docs/benchmarks.md, twenty-first session.
+  // words do not fit in the ring, warp 0 combines and writes everything
+  // (the three others' words in shared memory): with the schedules of
+  // splitKVTileShape only on sm_80, at D = 64 with m = 4 (4 stages) and at
+  // D = 128 with m = 2 (2 stages), i.e. ops of more than 48 or 16 packed
+  // rows G·Nq (flash-opt, `compile --decode-rows`), never the shipped
+  // plans' m = 1; schedules given by hand (block-q, stages) on both arches
+  // where three warps' words fit and four do not. Measured: docs/benchmarks.md, twenty-first session;
+  // both forms pinned in test/Pipeline/ptx-decode-combine.mlir, the GPU
+  // check of this one (decode_check --only rows on compile --decode-rows 64
+  // plans): docs/benchmarks.md, twenty-second session, issue 17.
   const bool parallelCombine =
       4 * kWarps * perWarp <= 2 * elementBytes * ringElements;
   // −(the rows' common maxima)·c (0 for a row no warp saw a key of): the
