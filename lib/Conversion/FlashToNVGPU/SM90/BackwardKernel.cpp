@@ -78,7 +78,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 using namespace mlir;
@@ -86,16 +85,6 @@ using namespace mlir::flash;
 using namespace mlir::flash::sm90;
 
 namespace {
-
-// TEMPORARY (twenty-second session, measuring): compile-time switches.
-bool envFlag(const char *name) {
-  const char *v = std::getenv(name);
-  return v && *v && std::string(v) != "0";
-}
-bool expSkip() { return envFlag("FLASH_BWD_SKIP"); }
-bool expExit() { return envFlag("FLASH_BWD_EXIT"); }
-bool expPre() { return envFlag("FLASH_BWD_PRE"); }
-bool expPlant() { return envFlag("FLASH_BWD_PLANT"); }
 
 /// How the consumer warpgroups share the dQ tile (Br × D): by 64-row slices
 /// of Q when Br = 64·C, else (Br = 64) by D/C columns, a whole number of
@@ -133,6 +122,24 @@ bool splitsColumns(const KernelConfig &c) {
 /// 8) / 2 for row r; the accumulator's layout too
 /// (BackwardLaunch::pairedAccumulator).
 bool pairedDQ(const KernelConfig &c) {
+  return !splitsColumns(c) && c.headDim == 128;
+}
+
+/// The first step's dQ GEMM (of a previous step it does not have) is not
+/// issued: the step's tail (its dQ GEMM, the waits, the staging) sits in a
+/// branch on the step having a previous one, the first step's copy without
+/// them (D = 128; the two copies share the stores of dSᵀ, no value leaves
+/// the branch, only dK's wgmma is in flight across it). It saves one of a
+/// K/V tile's 5·steps GEMMs: 2.5% of the tensor work of a block of 8 steps
+/// (N = 512), 0.6% at 32; on the H200 0.979-0.992 of main's time at
+/// N ≤ 1k (docs/benchmarks.md, twenty-second session). Elsewhere the GEMM
+/// is issued at the first step too, on whatever the dSᵀ buffer holds, and
+/// its result dropped: at D = 64 (128×128, consumers near their 240
+/// registers) the branch spills 4-8 bytes; a predicated wgmma (`@p`) or a
+/// branch around the GEMM alone, whose results leave it, spill 184-1,088
+/// bytes at D = 128 (ptxas keeps the accumulators of a wgmma that may not
+/// run).
+bool skipsFirstDQ(const KernelConfig &c) {
   return !splitsColumns(c) && c.headDim == 128;
 }
 
@@ -530,32 +537,6 @@ void BackwardKernel::buildProducer() {
               mapKV());
   tmaLoadTile(km, smem, TmaBox{tmV, Bc, D}, kvBar, km.i32(layout.offV), kvStart,
               mapKV());
-  bool doRing = doSlots(config) > 1;
-  bool early = expPre() && doRing;
-  if (early) {
-    // Q and dO of the first `stages` steps (inputs the preprocess does not
-    // write) before the wait; their shift and Δ rows after it, below.
-    Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
-    Value steps = km.mul(groupSize, tilesPerHead);
-    for (int64_t s = 0; s < S; ++s) {
-      auto ifStep = scf::IfOp::create(
-          b, loc, km.cmp(P::sgt, steps, km.i32(s)), false);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(ifStep.thenBlock()->getTerminator());
-      Value h = km.divu(km.i32(s), tilesPerHead);
-      Value k = km.sub(km.i32(s), km.mul(h, tilesPerHead));
-      Value i = tileAt(k);
-      Value headQ = km.add(firstHeadQ, h);
-      Value fullBar = layout.full.address(km, smem, km.i32(s));
-      mbarrierExpectTx(km, fullBar, 2 * layout.qBytes + 2 * layout.rowBytes);
-      Value qStart = km.mul(i, km.i32(Br));
-      tmaLoadTile(km, smem, TmaBox{tmQ, Br, D}, fullBar,
-                  slotOffset(layout.offQ, km.i32(s)), qStart, mapQ(headQ, h));
-      tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, fullBar,
-                  slotOffset(layout.offDO, km.i32(s)), qStart,
-                  mapQ(headQ, h));
-    }
-  }
   // Everything below reads the preprocess's results (the shift and Δ).
   waitForPreprocess();
 
@@ -588,30 +569,18 @@ void BackwardKernel::buildProducer() {
     b.setInsertionPoint(ifReused.thenBlock()->getTerminator());
     mbarrierWait(km, layout.empty.address(km, smem, stage),
                  releasedParity(km, use));
-    if (early) {
-      // (The first `stages` steps' Q and dO went before the wait.)
-      Value bar = layout.full.address(km, smem, stage);
-      mbarrierExpectTx(km, bar, 2 * layout.qBytes + 2 * layout.rowBytes);
-      Value first = km.mul(i, km.i32(Br));
-      tmaLoadTile(km, smem, TmaBox{tmQ, Br, D}, bar,
-                  slotOffset(layout.offQ, stage), first, mapQ(headQ, h));
-      tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, bar,
-                  slotOffset(layout.offDO, stage), first, mapQ(headQ, h));
-    }
   }
   Value fullBar = layout.full.address(km, smem, stage);
   // (dO in its own slot: below.)
-  if (!early)
-    mbarrierExpectTx(km, fullBar,
-                     (doRing ? 2 : 1) * layout.qBytes + 2 * layout.rowBytes);
+  bool doRing = doSlots(config) > 1;
+  mbarrierExpectTx(km, fullBar,
+                   (doRing ? 2 : 1) * layout.qBytes + 2 * layout.rowBytes);
   Value qStart = km.mul(i, km.i32(Br));
-  if (!early) {
-    tmaLoadTile(km, smem, TmaBox{tmQ, Br, D}, fullBar,
-                slotOffset(layout.offQ, stage), qStart, mapQ(headQ, h));
-    if (doRing)
-      tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, fullBar,
-                  slotOffset(layout.offDO, stage), qStart, mapQ(headQ, h));
-  }
+  tmaLoadTile(km, smem, TmaBox{tmQ, Br, D}, fullBar,
+              slotOffset(layout.offQ, stage), qStart, mapQ(headQ, h));
+  if (doRing)
+    tmaLoadTile(km, smem, TmaBox{tmDO, Br, D}, fullBar,
+                slotOffset(layout.offDO, stage), qStart, mapQ(headQ, h));
   // The rows of the padded per-row workspaces (16-byte aligned: the padding
   // is a multiple of Br).
   Value row = km.add(km.mul(headQ, paddedQ), qStart);
@@ -697,10 +666,7 @@ void BackwardKernel::buildDQWriter() {
     }
   }
   // Every reduction is complete before the block's shared memory goes.
-  if (expExit())
-    tmaWaitStoresRead(km);
-  else
-    bulkWaitComplete(km);
+  bulkWaitComplete(km);
   smem = entrySmem;
 }
 
@@ -1150,13 +1116,10 @@ Fragment BackwardKernel::issueDQ(Value ring, Value valid, int64_t part) {
         km.add(km.mul(km.shru(c0, km.i32(6)), km.i32(Bc * kSwizzleBytes)),
                km.mul(km.andi(c0, km.i32(kAtomColumns - 1)), km.i32(2))));
   }
-  // (K's descriptor first: the order main's compiler evaluated them in.)
-  WgmmaOperand kOperand{wgmmaDescriptor(km, smem, bOffset, Bc * kSwizzleBytes),
-                        true, 0};
-  WgmmaOperand dsOperand{wgmmaDescriptor(km, smem, aOffset, Bc * kSwizzleBytes),
-                         true, 0};
-  int64_t columns = part >= 0 ? kDQPartColumns : split.columns;
-  return wgmmaSS(km, et, dsOperand, kOperand, columns, Bc);
+  return wgmmaSS(
+      km, et, {wgmmaDescriptor(km, smem, aOffset, Bc * kSwizzleBytes), true, 0},
+      {wgmmaDescriptor(km, smem, bOffset, Bc * kSwizzleBytes), true, 0},
+      part >= 0 ? kDQPartColumns : split.columns, Bc);
 }
 
 void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
@@ -1242,88 +1205,15 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
 
   // dQ of the previous step: one step late, so that no consumer waits for
   // the others' dSᵀ of this step (each arrives on its barrier at the end of
-  // a step). Issued at the first step too, on whatever the buffer holds, and
-  // dropped: cheaper than a branch whose results keep registers.
+  // a step). At D = 128 not at the first step (skipsFirstDQ: below);
+  // elsewhere issued at the first step too, on whatever the buffer holds,
+  // and dropped.
   // (Split columns: after this step's dK, part by part, below.)
   using P = arith::CmpIPredicate;
   Value hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
-  if (expSkip() && !columnSplit && D == 128) {
-    // The first step has no previous dQ: its GEMM, the wait for it and the
-    // staging only where there is one (one branch: no wgmma in flight
-    // across it but dK's, no value out of it).
-    auto writeGradient = [&] {
-      Value dsBuffer = dsBufferOf(ring);
-      SmallVector<Value> boxes;
-      for (int64_t box = 0; box < Br / kAtomColumns; ++box)
-        boxes.push_back(km.add(dsBuffer, km.add(km.i32(box * Bc * kSwizzleBytes),
-                                                ownRows)));
-      SmallVector<OutputWord> words = fragmentWords(gradient, Value());
-      if (!columnSplit && D == 128) {
-        // stmatrix: 4 stores per thread for 64 × 64 (experiment, branch
-        // bwd-sm90-d128-stmatrix, D = 128 only: at D = 64 with 128-row Q
-        // tiles it spills 4 registers; 16 scalar stores on main).
-        writeSwizzledMatrices(
-            km, smem, words, boxes, km.mul(warpInGroup, km.i32(16)),
-            km.add(km.mul(coords.group, km.i32(4)), coords.quadLane));
-      } else if (!columnSplit) {
-        writeSwizzledOutput(km, smem, words, boxes, km.i32(0), consumer,
-                            coords.quadLane);
-      } else {
-        // Every consumer holds all of dSᵀ: consumer w writes the w-th of C
-        // slices of its columns (queries).
-        int64_t slice = gradient.nTiles / C;
-        for (int64_t w = 0; w < C; ++w) {
-          auto ifOwn = scf::IfOp::create(
-              b, loc, km.cmp(P::eq, consumer, km.i32(w)), false);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(ifOwn.thenBlock()->getTerminator());
-          SmallVector<OutputWord> own;
-          for (const OutputWord &word : words)
-            if (word.columnTile / slice == w)
-              own.push_back(word);
-          writeSwizzledOutput(km, smem, own, boxes, km.i32(0), km.i32(0),
-                              coords.quadLane);
-        }
-      }
-      fenceAsyncShared(km);
-    };
-    auto tail = [&](bool withDQ) {
-      Fragment dq;
-      if (withDQ) {
-        wgmmaFence(km);
-        dq = issueDQ(km.sub(ring, km.i32(1)));
-        wgmmaCommit(km);
-      }
-      writeGradient();
-      wgmmaWait(km, withDQ ? 1 : 0);
-      keepAlive(km, gradientWords);
-      layout.empty.arrive(km, smem, stage);
-      if (withDQ) {
-        wgmmaWait(km, 0);
-        if (expPlant()) {
-          // PLANTED BUG (measuring only): the first step's dQ dropped.
-          Value first = km.cmp(P::eq, ring, km.i32(1));
-          for (Value &v : dq.regs)
-            v = arith::SelectOp::create(b, loc, first, km.f32(0.0), v);
-        }
-        stageDQ(dq, km.sub(ring, km.i32(1)));
-      }
-    };
-    auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
-      tail(true);
-      b.setInsertionPoint(ifPrevious.elseBlock()->getTerminator());
-      tail(false);
-    }
-    namedBarrierArrive(km, dsBarrier(consumer, ring), /*firstId=*/1,
-                       /*threads=*/128 * C);
-    smem = entrySmem;
-    return;
-  }
+  bool branchesFirst = skipsFirstDQ(config);
   Fragment dq;
-  if (!columnSplit) {
+  if (!columnSplit && !branchesFirst) {
     wgmmaFence(km);
     dq = issueDQ(km.sub(ring, km.i32(1)), hasPrevious);
     wgmmaCommit(km);
@@ -1371,6 +1261,39 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
     }
     fenceAsyncShared(km);
   };
+  if (branchesFirst) {
+    // The step's tail with the previous step's dQ (issued, waited for,
+    // staged) or, at the first step, without it.
+    auto tail = [&](bool withDQ) {
+      Fragment previous;
+      if (withDQ) {
+        wgmmaFence(km);
+        previous = issueDQ(km.sub(ring, km.i32(1)));
+        wgmmaCommit(km);
+      }
+      writeGradient();
+      // dK has read dSᵀ's registers and the slot (below).
+      wgmmaWait(km, withDQ ? 1 : 0);
+      keepAlive(km, gradientWords);
+      layout.empty.arrive(km, smem, stage);
+      if (withDQ) {
+        wgmmaWait(km, 0);
+        stageDQ(previous, km.sub(ring, km.i32(1)));
+      }
+    };
+    auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
+      tail(true);
+      b.setInsertionPoint(ifPrevious.elseBlock()->getTerminator());
+      tail(false);
+    }
+    namedBarrierArrive(km, dsBarrier(consumer, ring), /*firstId=*/1,
+                       /*threads=*/128 * C);
+    smem = entrySmem;
+    return;
+  }
   if (!columnSplit)
     writeGradient();
   // dK has read dSᵀ's registers, and with it the slot's Q_i and dO_i: every
@@ -1557,8 +1480,7 @@ void BackwardKernel::storeGradients(const Fragment &dK, const Fragment &dV) {
       b, loc, km.cmp(P::ult, lane, km.i32(16)), false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
-  NVVM::CpAsyncBulkWaitGroupOp::create(
-      b, loc, 0, expExit() ? b.getUnitAttr() : UnitAttr());
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr());
 }
 
 void BackwardKernel::storeOwnRows(const Fragment &dK, const Fragment &dV) {
@@ -1775,8 +1697,7 @@ void BackwardKernel::storeRoleGradient(const Fragment &acc) {
       b, loc, km.cmp(P::ult, lane, km.i32(16)), false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifIssuer.thenBlock()->getTerminator());
-  NVVM::CpAsyncBulkWaitGroupOp::create(
-      b, loc, 0, expExit() ? b.getUnitAttr() : UnitAttr());
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr());
 }
 
 

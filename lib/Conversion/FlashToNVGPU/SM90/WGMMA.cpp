@@ -98,64 +98,6 @@ Fragment sm90::wgmmaSS(KernelMath &km, Type elementType, const WgmmaOperand &a,
   return result;
 }
 
-Fragment sm90::wgmmaSSIf(KernelMath &km, Type elementType,
-                         const WgmmaOperand &a, const WgmmaOperand &bOperand,
-                         int64_t n, int64_t k, Value issue) {
-  OpBuilder &b = km.b;
-  Location loc = km.loc;
-  const int64_t regs = n / 2; // accumulator registers per thread
-  std::string type = elementType.isF16() ? "f16" : "bf16";
-  // As nvvm.wgmma.mma_async prints it (imm-trans-a/b = 1 for MN-major A/B),
-  // under the predicate q.
-  auto text = [&](bool accumulate) {
-    std::string t = "{\n.reg .pred p, q;\nsetp.ne.b32 p, " +
-                    std::string(accumulate ? "1" : "0") +
-                    ", 0;\nsetp.ne.b32 q, $" +
-                    std::to_string(regs + 2) +
-                    ", 0;\n@q wgmma.mma_async.sync.aligned.m64n" +
-                    std::to_string(n) + "k16.f32." + type + "." + type + " {";
-    for (int64_t i = 0; i < regs; ++i)
-      t += (i ? ", $" : "$") + std::to_string(i);
-    t += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) +
-         ", p, 1, 1, " + std::to_string(a.mnMajor ? 1 : 0) + ", " +
-         std::to_string(bOperand.mnMajor ? 1 : 0) + ";\n}";
-    return t;
-  };
-  Value issue32 = arith::ExtUIOp::create(b, loc, b.getI32Type(), issue);
-  Type resultType = f32Struct(b, regs);
-  SmallVector<Value> acc;
-  for (int64_t kk = 0; kk < k / 16; ++kk) {
-    // The first starts undefined (scale-d = 0); the others read and write
-    // the accumulator (tied operands).
-    std::string constraints;
-    for (int64_t i = 0; i < regs; ++i)
-      constraints += "=f,";
-    constraints += "l,l,r";
-    SmallVector<Value> operands = {
-        advanceDescriptor(km, a.descriptor, a.sliceOffset(kk)),
-        advanceDescriptor(km, bOperand.descriptor, bOperand.sliceOffset(kk)),
-        issue32};
-    if (kk > 0) {
-      for (int64_t i = 0; i < regs; ++i)
-        constraints += "," + std::to_string(i);
-      operands.append(acc.begin(), acc.end());
-    }
-    auto asmOp = LLVM::InlineAsmOp::create(
-        b, loc, resultType, operands, b.getStringAttr(text(kk > 0)),
-        b.getStringAttr(constraints), b.getUnitAttr(), UnitAttr(),
-        LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
-        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-        ArrayAttr());
-    acc.assign(regs, Value());
-    for (int64_t i = 0; i < regs; ++i)
-      acc[i] = LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0),
-                                            ArrayRef<int64_t>{i});
-  }
-  Fragment result(1, n / 8, Value());
-  result.regs.assign(acc.begin(), acc.end());
-  return result;
-}
-
 Fragment sm90::wgmmaSS(KernelMath &km, Type elementType, Value descA,
                        int64_t aBlockRows, Value descB, int64_t bBlockRows,
                        int64_t n, int64_t k) {

@@ -63,13 +63,6 @@ struct WgmmaOperand {
 Fragment wgmmaSS(KernelMath &km, Type elementType, const WgmmaOperand &a,
                  const WgmmaOperand &b, int64_t n, int64_t k);
 
-/// The same SS wgmmas, each executed only where `issue` (i1, uniform over
-/// the warpgroup) holds (a predicated PTX instruction, inline): where it
-/// does not, nothing is issued and the result is undefined. For a GEMM
-/// whose result a step drops (the sm_90a backward's first-step dQ).
-Fragment wgmmaSSIf(KernelMath &km, Type elementType, const WgmmaOperand &a,
-                   const WgmmaOperand &b, int64_t n, int64_t k, Value issue);
-
 /// SS: D = A · Bᵀ with A (64 × k) and B (n × k) both K-major in shared
 /// memory as 64-column blocks of 128B-swizzled rows (TMA.h), A's blocks of
 /// `aBlockRows` rows (this warpgroup's 64 rows start at descA), B's of
