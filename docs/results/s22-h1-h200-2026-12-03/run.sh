@@ -35,4 +35,4 @@ step bench-else 50 python3 -m flash_mlir.bench --mode backward --bundles "$here/
 grep ^backward "$O/bench-else.log" | sed 's/err.*//' | tee -a "$O/steps.txt"
 step bench-256 35 python3 -m flash_mlir.bench --mode backward --bundles "$here/bench" --head-dims 256 --seqlens 2048 --rounds 3 --rep-ms 25 --variants --json "$O/bench-256.json"
 grep ^backward "$O/bench-256.log" | sed 's/err.*//' | tee -a "$O/steps.txt"
-step prof 40 python3 prof.py "$here/bench" 128 512,1024,4096
+step prof 30 python3 prof.py "$here/bench" 128 512,1024
