@@ -34,6 +34,16 @@
 // RUN: FileCheck %s --check-prefix=V4 < %t/bwd_bf16_d128_causal.ptx
 // V4-COUNT-24: st.shared.v4.b32
 // V4-NOT: st.shared.v4.b32
+// D = 128: the first step issues no dQ GEMM (skipsFirstDQ): each loop's
+// step tail is a branch on the step having a previous one, the copy with
+// the previous step's dQ (8 wgmma m64n64k16 of transposed operands, as in
+// the drain: 24 in all, none more) and the one without, both storing dSᵀ
+// (4 stmatrix each: 16 where main had 8).
+// RUN: FileCheck %s --check-prefix=FIRST < %t/bwd_bf16_d128_causal.ptx
+// RUN: grep -c 'stmatrix' %t/bwd_bf16_d128_causal.ptx | FileCheck %s --check-prefix=STM
+// FIRST-COUNT-24: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1,  1, 1,  1;
+// FIRST-NOT: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1,  1, 1,  1;
+// STM: 16
 
 // The plan: three kernels in launch order; the main kernel's tensor maps
 // (Q and dO boxes of 64 rows, K and V of 128, dK and dV stores of 64).

@@ -125,6 +125,24 @@ bool pairedDQ(const KernelConfig &c) {
   return !splitsColumns(c) && c.headDim == 128;
 }
 
+/// The first step's dQ GEMM (of a previous step it does not have) is not
+/// issued: the step's tail (its dQ GEMM, the waits, the staging) sits in a
+/// branch on the step having a previous one, the first step's copy without
+/// them (D = 128; the two copies share the stores of dSᵀ, no value leaves
+/// the branch, only dK's wgmma is in flight across it). It saves one of a
+/// K/V tile's 5·steps GEMMs: 2.5% of the tensor work of a block of 8 steps
+/// (N = 512), 0.6% at 32; on the H200 0.979-0.992 of main's time at
+/// N ≤ 1k (docs/benchmarks.md, twenty-second session). Elsewhere the GEMM
+/// is issued at the first step too, on whatever the dSᵀ buffer holds, and
+/// its result dropped: at D = 64 (128×128, consumers near their 240
+/// registers) the branch spills 4-8 bytes; a predicated wgmma (`@p`) or a
+/// branch around the GEMM alone, whose results leave it, spill 184-1,088
+/// bytes at D = 128 (ptxas keeps the accumulators of a wgmma that may not
+/// run).
+bool skipsFirstDQ(const KernelConfig &c) {
+  return !splitsColumns(c) && c.headDim == 128;
+}
+
 /// Split columns: a warpgroup's dQ columns are computed and added in parts
 /// of this many columns (BackwardKernel::issueDQ), each staged by its warps
 /// in slices of 16 rows × kDQSliceColumns f32 (BackwardKernel::addDQ).
@@ -1187,13 +1205,15 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
 
   // dQ of the previous step: one step late, so that no consumer waits for
   // the others' dSᵀ of this step (each arrives on its barrier at the end of
-  // a step). Issued at the first step too, on whatever the buffer holds, and
-  // dropped: cheaper than a branch whose results keep registers.
+  // a step). At D = 128 not at the first step (skipsFirstDQ: below);
+  // elsewhere issued at the first step too, on whatever the buffer holds,
+  // and dropped.
   // (Split columns: after this step's dK, part by part, below.)
   using P = arith::CmpIPredicate;
   Value hasPrevious = km.cmp(P::sgt, ring, km.i32(0));
+  bool branchesFirst = skipsFirstDQ(config);
   Fragment dq;
-  if (!columnSplit) {
+  if (!columnSplit && !branchesFirst) {
     wgmmaFence(km);
     dq = issueDQ(km.sub(ring, km.i32(1)), hasPrevious);
     wgmmaCommit(km);
@@ -1241,6 +1261,39 @@ void BackwardKernel::consumerStep(Value ring, Value qStart, bool masked,
     }
     fenceAsyncShared(km);
   };
+  if (branchesFirst) {
+    // The step's tail with the previous step's dQ (issued, waited for,
+    // staged) or, at the first step, without it.
+    auto tail = [&](bool withDQ) {
+      Fragment previous;
+      if (withDQ) {
+        wgmmaFence(km);
+        previous = issueDQ(km.sub(ring, km.i32(1)));
+        wgmmaCommit(km);
+      }
+      writeGradient();
+      // dK has read dSᵀ's registers and the slot (below).
+      wgmmaWait(km, withDQ ? 1 : 0);
+      keepAlive(km, gradientWords);
+      layout.empty.arrive(km, smem, stage);
+      if (withDQ) {
+        wgmmaWait(km, 0);
+        stageDQ(previous, km.sub(ring, km.i32(1)));
+      }
+    };
+    auto ifPrevious = scf::IfOp::create(b, loc, hasPrevious, true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
+      tail(true);
+      b.setInsertionPoint(ifPrevious.elseBlock()->getTerminator());
+      tail(false);
+    }
+    namedBarrierArrive(km, dsBarrier(consumer, ring), /*firstId=*/1,
+                       /*threads=*/128 * C);
+    smem = entrySmem;
+    return;
+  }
   if (!columnSplit)
     writeGradient();
   // dK has read dSᵀ's registers, and with it the slot's Q_i and dO_i: every
