@@ -565,6 +565,10 @@ private:
   /// into [0, partLastKey] so that no page past the part's (in particular
   /// no table entry past ceil(length / S)) is read.
   SmallVector<Value> cacheRowsOf(Value tile, bool fromTable = false);
+  /// The block-table entries `pageIndex` (pages of the sequence): from the
+  /// window, or (`fromTable`, or a part of more pages than the window
+  /// holds: a block-uniform branch) from the table in global memory.
+  SmallVector<Value> lookupPages(ArrayRef<Value> pageIndex, bool fromTable);
   /// groupedStart, `tile` wholly inside the length and S a power of two of
   /// at least 16 keys (fastPages): the cache rows of `tile` with one page
   /// lookup per 16 keys (the passes of an aligned 16-key group share their
@@ -657,40 +661,42 @@ SmallVector<Value> SplitKernelBuilder::cacheRowsOf(Value tile,
       out.push_back(km.sub(key, km.mul(out[p], pageSize)));
     scf::YieldOp::create(b, loc, out);
   }
-  auto globalPages = [&] {
-    SmallVector<Value> pages;
-    for (int64_t p = 0; p < passes(); ++p)
-      pages.push_back(memref::LoadOp::create(
-          b, loc, globalTable,
-          ValueRange{km.toIndex(km.add(tableRow, ifPow2.getResult(p)))}));
-    return pages;
-  };
-  // The part's pages from the window, or (a part of more pages than it
-  // holds) from the table in global memory: a block-uniform branch.
-  SmallVector<Value> pages;
-  if (fromTable) {
-    pages = globalPages();
-  } else {
-    SmallVector<Type> pageTypes(passes(), b.getI32Type());
-    auto ifWindow =
-        scf::IfOp::create(b, loc, pageTypes, windowed, /*withElse=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifWindow.thenBlock());
-    SmallVector<Value> fromWindow;
-    for (int64_t p = 0; p < passes(); ++p)
-      fromWindow.push_back(memref::LoadOp::create(
-          b, loc, window,
-          ValueRange{km.toIndex(km.sub(ifPow2.getResult(p), firstPage))}));
-    scf::YieldOp::create(b, loc, fromWindow);
-    b.setInsertionPointToStart(ifWindow.elseBlock());
-    scf::YieldOp::create(b, loc, globalPages());
-    pages.assign(ifWindow.getResults().begin(), ifWindow.getResults().end());
-  }
+  SmallVector<Value> pageIndex(ifPow2.getResults().take_front(passes()));
+  SmallVector<Value> pages = lookupPages(pageIndex, fromTable);
   SmallVector<Value> rows;
   for (int64_t p = 0; p < passes(); ++p)
     rows.push_back(
         km.add(km.mul(pages[p], pageSize), ifPow2.getResult(passes() + p)));
   return rows;
+}
+
+SmallVector<Value> SplitKernelBuilder::lookupPages(ArrayRef<Value> pageIndex,
+                                                   bool fromTable) {
+  auto globalPages = [&] {
+    SmallVector<Value> pages;
+    for (Value index : pageIndex)
+      pages.push_back(memref::LoadOp::create(
+          b, loc, globalTable,
+          ValueRange{km.toIndex(km.add(tableRow, index))}));
+    return pages;
+  };
+  if (fromTable)
+    return globalPages();
+  SmallVector<Type> pageTypes(pageIndex.size(), b.getI32Type());
+  auto ifWindow =
+      scf::IfOp::create(b, loc, pageTypes, windowed, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifWindow.thenBlock());
+    SmallVector<Value> fromWindow;
+    for (Value index : pageIndex)
+      fromWindow.push_back(memref::LoadOp::create(
+          b, loc, window, ValueRange{km.toIndex(km.sub(index, firstPage))}));
+    scf::YieldOp::create(b, loc, fromWindow);
+    b.setInsertionPointToStart(ifWindow.elseBlock());
+    scf::YieldOp::create(b, loc, globalPages());
+  }
+  return SmallVector<Value>(ifWindow.getResults());
 }
 
 Value SplitKernelBuilder::fullTile(Value tile) {
@@ -716,32 +722,7 @@ SmallVector<Value> SplitKernelBuilder::groupedRowsOf(Value tile,
     pageIndex.push_back(km.shru(key, pageShift));
     slots.push_back(km.andi(key, mask));
   }
-  auto globalPages = [&] {
-    SmallVector<Value> pages;
-    for (Value index : pageIndex)
-      pages.push_back(memref::LoadOp::create(
-          b, loc, globalTable,
-          ValueRange{km.toIndex(km.add(tableRow, index))}));
-    return pages;
-  };
-  SmallVector<Value> pages;
-  if (fromTable) {
-    pages = globalPages();
-  } else {
-    SmallVector<Type> pageTypes(pageIndex.size(), b.getI32Type());
-    auto ifWindow =
-        scf::IfOp::create(b, loc, pageTypes, windowed, /*withElse=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifWindow.thenBlock());
-    SmallVector<Value> fromWindow;
-    for (Value index : pageIndex)
-      fromWindow.push_back(memref::LoadOp::create(
-          b, loc, window, ValueRange{km.toIndex(km.sub(index, firstPage))}));
-    scf::YieldOp::create(b, loc, fromWindow);
-    b.setInsertionPointToStart(ifWindow.elseBlock());
-    scf::YieldOp::create(b, loc, globalPages());
-    pages.assign(ifWindow.getResults().begin(), ifWindow.getResults().end());
-  }
+  SmallVector<Value> pages = lookupPages(pageIndex, fromTable);
   SmallVector<Value> rows;
   for (auto [g, page] : llvm::enumerate(pages)) {
     Value first = km.add(km.mul(page, pageSize), slots[g]);
