@@ -234,27 +234,39 @@ def many_parts_cases(small=False):
             ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [0])]
 
 
-def check_many_parts(lib, results, seed=4, small=False):
-    """Paged and contiguous calls whose sequences have more than 32 parts
-    (the two-level merge) next to ones with one level, one part and none."""
+def _check_case_list(lib, results, cases, seed, label, plan_ok=None):
+    """Runs `cases` ((op, dtype, D, Hq, Hkv, Nq, causal, lse, S, lengths):
+    paged through the block table, or contiguous with one Nk) against the
+    f32 reference, outputs poisoned with NaN first. With `plan_ok`, the
+    plan the runtime takes for the case is recorded (name, row tile,
+    stages) and must pass `plan_ok(bundle, D)`."""
     import torch
     gen = torch.Generator().manual_seed(seed)
+    device = torch.device("cuda")
+    if plan_ok:
+        capability, shared = lib._capability(device), lib._shared_memory(device)
     failures = 0
-    for op, dtype, d, hq, hkv, nq, causal, lse, page, lengths in many_parts_cases(small):
+    for op, dtype, d, hq, hkv, nq, causal, lse, page, lengths in cases:
         t = _dtypes()[dtype]
         b = len(lengths)
         q = torch.randn(b, hq, nq, d, generator=gen).to("cuda", t)
         scale = 1.0 / math.sqrt(d)
         out = torch.full_like(q, float("nan"))
         lse_out = torch.full((b, hq, nq), float("nan"), device="cuda") if lse else None
-        name = (f"many parts {op} {dtype} D={d} {hq}/{hkv} Nq={nq} causal={causal} lse={lse}"
+        name = (label(op, dtype, d, hq, hkv, nq) + f" causal={causal} lse={lse}"
                 + (f" S={page}" if op == "paged" else "") + f" lengths={lengths}")
         try:
+            bundle = None
             if op == "paged":
+                if plan_ok:  # the plan the runtime's own choice takes (as the call below)
+                    bundle = lib.find(dtype, d, causal, lse, None, capability,
+                                      op="paged_attention", shared_memory=shared)
                 kc, vc, table, lens, ks, vs = make_paged(b, hkv, d, page, lengths, t, gen=gen)
                 lib.paged_attention(q, kc, vc, table, lens, causal=causal, out=out,
                                     return_lse=lse, lse_out=lse_out)
             else:
+                if plan_ok:
+                    bundle = lib._split_kv(dtype, d, causal, lse, capability, shared)
                 k = torch.randn(b, hkv, lengths[0], d, generator=gen).to("cuda", t)
                 v = torch.randn(b, hkv, lengths[0], d, generator=gen).to("cuda", t)
                 ks, vs = list(k), list(v)
@@ -262,10 +274,22 @@ def check_many_parts(lib, results, seed=4, small=False):
             torch.cuda.synchronize()
             out32, outlp, lse32 = reference(q, ks, vs, causal, scale)
             ok, res = judge(out, lse_out, out32, outlp, lse32)
+            if bundle is not None:
+                meta = bundle.meta
+                res.update(plan=bundle.name, block_q=meta["block_q"], stages=meta["stages"])
+                ok = ok and plan_ok(bundle, d)
         except Exception as e:
             ok, res = False, {"error": str(e)[:300]}
         failures += _record(results, name, ok, res)
     return failures
+
+
+def check_many_parts(lib, results, seed=4, small=False):
+    """Paged and contiguous calls whose sequences have more than 32 parts
+    (the two-level merge) next to ones with one level, one part and none."""
+    return _check_case_list(
+        lib, results, many_parts_cases(small), seed,
+        lambda op, dtype, d, hq, hkv, nq: f"many parts {op} {dtype} D={d} {hq}/{hkv} Nq={nq}")
 
 
 def merge_peak_cases(small=False):
@@ -393,45 +417,13 @@ def check_row_tiles(lib, results, seed=6, small=False, min_block_q=0):
     """Calls of many packed rows (row_tile_cases). `min_block_q`: a case
     whose plan has a smaller row tile fails (the check must reach the plans
     of wide row tiles it is run for: compile --decode-rows)."""
-    import torch
-    gen = torch.Generator().manual_seed(seed)
-    device = torch.device("cuda")
-    capability, shared = lib._capability(device), lib._shared_memory(device)
-    failures = 0
-    for op, dtype, d, hq, hkv, nq, causal, lse, page, lengths in row_tile_cases(small):
-        t = _dtypes()[dtype]
-        b = len(lengths)
-        q = torch.randn(b, hq, nq, d, generator=gen).to("cuda", t)
-        scale = 1.0 / math.sqrt(d)
-        out = torch.full_like(q, float("nan"))
-        lse_out = torch.full((b, hq, nq), float("nan"), device="cuda") if lse else None
-        name = (f"row tiles {op} {dtype} D={d} {hq}/{hkv} Nq={nq} rows={hq // hkv * nq} "
-                f"causal={causal} lse={lse}" + (f" S={page}" if op == "paged" else "")
-                + f" lengths={lengths}")
-        try:
-            # The plan the runtime's own choice takes (as the calls below).
-            if op == "paged":
-                bundle = lib.find(dtype, d, causal, lse, None, capability,
-                                  op="paged_attention", shared_memory=shared)
-                kc, vc, table, lens, ks, vs = make_paged(b, hkv, d, page, lengths, t, gen=gen)
-                lib.paged_attention(q, kc, vc, table, lens, causal=causal, out=out,
-                                    return_lse=lse, lse_out=lse_out)
-            else:
-                bundle = lib._split_kv(dtype, d, causal, lse, capability, shared)
-                k = torch.randn(b, hkv, lengths[0], d, generator=gen).to("cuda", t)
-                v = torch.randn(b, hkv, lengths[0], d, generator=gen).to("cuda", t)
-                ks, vs = list(k), list(v)
-                lib.attention(q, k, v, causal=causal, out=out, return_lse=lse, lse_out=lse_out)
-            torch.cuda.synchronize()
-            out32, outlp, lse32 = reference(q, ks, vs, causal, scale)
-            ok, res = judge(out, lse_out, out32, outlp, lse32)
-            meta = bundle.meta
-            res.update(plan=bundle.name, block_q=meta["block_q"], stages=meta["stages"])
-            ok = ok and meta["block_q"] >= min(min_block_q, 16 * max(256 // d, 1))
-        except Exception as e:
-            ok, res = False, {"error": str(e)[:300]}
-        failures += _record(results, name, ok, res)
-    return failures
+    def wide_enough(bundle, d):
+        return bundle.meta["block_q"] >= min(min_block_q, 16 * max(256 // d, 1))
+    return _check_case_list(
+        lib, results, row_tile_cases(small), seed,
+        lambda op, dtype, d, hq, hkv, nq: (f"row tiles {op} {dtype} D={d} {hq}/{hkv} Nq={nq} "
+                                           f"rows={hq // hkv * nq}"),
+        plan_ok=wide_enough)
 
 
 def check_split(lib, quick, results, seed=1, small=False):
