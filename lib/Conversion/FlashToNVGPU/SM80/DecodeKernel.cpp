@@ -744,6 +744,23 @@ void SplitKernelBuilder::issueTile(Value tile, Value stage,
                     : copier.dst[(r % 8) / rowsPerPass()];
     return km.toIndex(km.add(stageOffset, km.add(dst, km.i32(r * D))));
   };
+  // K's and V's copies of one 16-byte chunk (`elements`: the zero-fill
+  // operand, or none).
+  auto copyKV = [&](Value dest, Value source, Value elements) {
+    for (auto [global, shared] :
+         {std::pair(globalK, sharedK), std::pair(globalV, sharedV)})
+      nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
+                                       ValueRange{dest}, global,
+                                       ValueRange{source}, b.getIndexAttr(8),
+                                       elements, b.getUnitAttr());
+  };
+  // Paged: element offset of this thread's chunk of cache row `row`,
+  // row·Hkv·D + (h·D + chunk·8), the second term once a block.
+  auto pagedSource = [&](Value row) -> Value {
+    return arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, km.toIndex(row), pagedRowStride),
+        pagedHeadChunk);
+  };
   OpBuilder::InsertionGuard guard(b);
   if (!paged) {
     // Contiguous, a tile wholly inside the length: one base a tile and
@@ -767,14 +784,7 @@ void SplitKernelBuilder::issueTile(Value tile, Value stage,
     for (int64_t p = 0; p < passes(); ++p) {
       Value source = arith::AddIOp::create(
           b, loc, base, km.index(p * rowsPerPass() * D));
-      Value dest = destOf(p);
-      for (auto [global, shared] : {std::pair(globalK, sharedK),
-                                    std::pair(globalV, sharedV)})
-        nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
-                                         ValueRange{dest}, global,
-                                         ValueRange{source},
-                                         b.getIndexAttr(8), Value(),
-                                         b.getUnitAttr());
+      copyKV(destOf(p), source, Value());
     }
     b.setInsertionPoint(full.elseBlock()->getTerminator());
   }
@@ -782,18 +792,8 @@ void SplitKernelBuilder::issueTile(Value tile, Value stage,
     // Paged, a tile wholly inside the length: no compare and no zero-fill
     // operand (the rows are the keys' own, none clamped).
     for (int64_t p = 0; p < passes(); ++p) {
-      Value source = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(b, loc, km.toIndex(rows[p]), pagedRowStride),
-          pagedHeadChunk);
-      Value dest = destOf(p);
-      for (auto [global, shared] : {std::pair(globalK, sharedK),
-                                    std::pair(globalV, sharedV)})
-        nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
-                                         ValueRange{dest}, global,
-                                         ValueRange{source},
-                                         b.getIndexAttr(8), Value(),
-                                         b.getUnitAttr());
+      Value source = pagedSource(rows[p]);
+      copyKV(destOf(p), source, Value());
     }
     return;
   }
@@ -804,14 +804,11 @@ void SplitKernelBuilder::issueTile(Value tile, Value stage,
     Value key = keyOf(tile, p);
     Value inRange = km.cmp(P::slt, key, length);
     // Element offset of this thread's 16-byte chunk of the key's K/V row:
-    // paged (page·S + slot)·Hkv·D + (h·D + chunk·8), the second term once a
-    // block; contiguous ((b·Hkv + h)·Nk + t)·D + chunk·8.
+    // paged (pagedSource: row = page·S + slot); contiguous
+    // ((b·Hkv + h)·Nk + t)·D + chunk·8.
     Value source;
     if (paged) {
-      source = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(b, loc, km.toIndex(rows[p]), pagedRowStride),
-          pagedHeadChunk);
+      source = pagedSource(rows[p]);
     } else {
       Value key0 = km.maxsi(km.minsi(key, last), km.i32(0));
       source = arith::AddIOp::create(
@@ -823,13 +820,7 @@ void SplitKernelBuilder::issueTile(Value tile, Value stage,
           km.toIndex(km.mul(copyChunk, km.i32(8))));
     }
     Value dest = destOf(p);
-    Value elements = km.select(inRange, km.index(8), km.index(0));
-    for (auto [global, shared] : {std::pair(globalK, sharedK),
-                                  std::pair(globalV, sharedV)})
-      nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
-                                       ValueRange{dest}, global,
-                                       ValueRange{source}, b.getIndexAttr(8),
-                                       elements, b.getUnitAttr());
+    copyKV(dest, source, km.select(inRange, km.index(8), km.index(0)));
   }
 }
 
