@@ -48,3 +48,10 @@ def test_row_tile_cases():
     small = decode_check.row_tile_cases(small=True)
     assert len(small) == 2 and {c[2] for c in small} == {64, 128}
     assert {c[0] for c in small} == {"paged", "split"}
+
+
+def test_default_checks_include_rows():
+    """Every check runs by default, the row tiles' too (run on the H200 since
+    the twenty-third session)."""
+    only = decode_check.parser().parse_args(["--bundles", "b"]).only.split(",")
+    assert only == ["paged", "split", "many", "peaks", "graph", "capture", "rows"]

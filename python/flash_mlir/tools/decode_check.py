@@ -574,7 +574,7 @@ def planted(bundles, plant):
     return tmp
 
 
-def main(argv=None):
+def parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bundles", required=True)
     ap.add_argument("--quick", action="store_true")
@@ -582,10 +582,10 @@ def main(argv=None):
                     help="two tiny cases per check (for compute-sanitizer)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--plant", default=None, choices=["table-row", "merge-sms"])
-    ap.add_argument("--only", default="paged,split,many,peaks,graph,capture",
-                    help="comma-separated checks: paged, split, many, peaks, graph, capture "
-                         "(the default), and rows (row_tile_cases: many packed rows; with "
-                         "--min-block-q for compile --decode-rows plans)")
+    ap.add_argument("--only", default="paged,split,many,peaks,graph,capture,rows",
+                    help="comma-separated checks (all by default): paged, split, many, "
+                         "peaks, graph, capture, rows (row_tile_cases: many packed rows; "
+                         "with --min-block-q for compile --decode-rows plans)")
     ap.add_argument("--min-block-q", type=int, default=0,
                     help="rows check: a case whose plan has a row tile of fewer rows "
                          "(up to the most its D takes: 64 at D = 64, 32 at 128) fails; "
@@ -593,7 +593,11 @@ def main(argv=None):
     ap.add_argument("--page-sizes", default="16,64,256",
                     help="page sizes of the paged check's main cases (e.g. 8,48: "
                          "pages below 16 keys or not a power of two)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
     from flash_mlir.runtime import KernelLibrary
     bundles = planted(args.bundles, args.plant) if args.plant else args.bundles
     lib = KernelLibrary(bundles)
