@@ -296,6 +296,150 @@ llvm::Error mlir::flash::parseSeqRange(StringRef text,
 }
 
 namespace {
+/// The fields every plan opens with: the format, its name and op, the key
+/// the runtime selects it by, the constants D and Dv, and the scale.
+Object planHeader(StringRef name, StringRef op, StringRef arch,
+                  StringRef elementType, int64_t headDim, int64_t valueDim,
+                  bool causal, bool lse, StringRef variant,
+                  const LaunchPlanOptions &options) {
+  JValue seqMax = options.seqMax ? JValue(*options.seqMax) : JValue(nullptr);
+  return Object{
+      {"format", "flash-launch-plan"},
+      {"version", kLaunchPlanVersion},
+      {"name", name.str()},
+      {"op", op.str()},
+      {"select", Object{{"arch", arch.str()},
+                        {"element_type", elementType.str()},
+                        {"head_dim", headDim},
+                        {"value_dim", valueDim},
+                        {"causal", causal},
+                        {"lse", lse},
+                        {"seq_range", Array{options.seqMin, seqMax}},
+                        {"variant", variant.str()}}},
+      {"constants", Object{{"D", headDim}, {"Dv", valueDim}}},
+      {"scalars", Array{Object{{"name", "scale"},
+                               {"type", "f32"},
+                               {"default", call({"rsqrt", "D"})}}}}};
+}
+
+/// A workspace of the lowering's description (name, a formula of its bytes,
+/// optionally init "zero" and kernel_restores), per stream.
+llvm::Expected<Object> workspaceJSON(StringRef kernelName, Attribute w,
+                                     const llvm::StringMap<int64_t> &constants) {
+  auto entry = dyn_cast<DictionaryAttr>(w);
+  auto name = entry ? entry.getAs<StringAttr>("name") : StringAttr();
+  auto bytes = entry ? entry.getAs<StringAttr>("bytes") : StringAttr();
+  if (!name || !bytes || name.getValue().empty() || bytes.getValue().empty())
+    return error("kernel '" + kernelName +
+                 "': a workspace needs name and bytes");
+  auto f = formula(bytes.getValue(), constants);
+  if (!f)
+    return f.takeError();
+  auto init = entry.getAs<StringAttr>("init");
+  auto restores = entry.getAs<BoolAttr>("kernel_restores");
+  return Object{{"name", name.getValue().str()},
+                {"bytes", std::move(*f)},
+                {"scope", "stream"},
+                {"init", init ? init.getValue().str() : "none"},
+                {"kernel_restores", restores && restores.getValue()}};
+}
+
+/// The tensor maps a description lists under "tensor_maps", by tensor.
+llvm::StringMap<DictionaryAttr> tensorMapsOf(DictionaryAttr description) {
+  llvm::StringMap<DictionaryAttr> maps;
+  if (auto list = description.getAs<ArrayAttr>("tensor_maps"))
+    for (Attribute m : list)
+      if (auto map = dyn_cast<DictionaryAttr>(m))
+        if (auto t = map.getAs<StringAttr>("tensor"))
+          maps[t.getValue()] = map;
+  return maps;
+}
+
+/// What may fill a kernel's arguments: the plan's tensors (with
+/// `tensorMaps`, also as tensor maps, "name:tensormap"), its sizes, stride
+/// symbols (`strides`), its workspaces and the scale. `hint` lists them for
+/// the error on an argument nothing fills.
+struct ArgumentSources {
+  ArrayRef<StringRef> tensors, sizes;
+  bool strides = false;
+  const llvm::StringMap<DictionaryAttr> *tensorMaps = nullptr;
+  const llvm::StringSet<> *workspaces = nullptr;
+  StringRef elementType, hint;
+};
+
+/// Argument "name:type" of kernel `kernelName` and what fills it.
+llvm::Expected<Object> argumentJSON(StringRef kernelName, StringRef arg,
+                                    const ArgumentSources &from) {
+  auto [argName, type] = arg.split(':');
+  Object out{{"name", argName.str()}, {"type", type.str()}};
+  bool isTensor = llvm::is_contained(from.tensors, argName);
+  if (from.tensorMaps && type == "tensormap" && isTensor && argName != "lse") {
+    std::string problem;
+    std::optional<Object> map = tensorMapJSON(
+        argName, from.tensorMaps->lookup(argName), from.elementType, problem);
+    if (!map)
+      return error("kernel '" + kernelName + "': argument '" + arg + "' " +
+                   problem);
+    out["tensor"] = argName.str();
+    out["tensor_map"] = std::move(*map);
+  } else if (type == "ptr" && isTensor) {
+    out["tensor"] = argName.str();
+  } else if (type == "ptr" && from.workspaces &&
+             from.workspaces->contains(argName)) {
+    out["workspace"] = argName.str();
+  } else if (type == "i32" && (llvm::is_contained(from.sizes, argName) ||
+                               (from.strides && isStrideSymbol(argName)))) {
+    out["value"] = argName.str();
+  } else if (type == "f32" && argName == "scale") {
+    out["value"] = "scale";
+  } else {
+    return error("kernel '" + kernelName + "': argument '" + arg +
+                 "' has no known source" +
+                 (from.hint.empty() ? "" : " (" + from.hint + ")"));
+  }
+  return out;
+}
+
+/// A launch's grid: its kind ("tiles" or "persistent") and three formulas
+/// of the call's sizes.
+llvm::Expected<Object> gridJSON(StringRef kind, ArrayRef<StringRef> formulas,
+                                const llvm::StringMap<int64_t> &constants) {
+  Object grid{{"kind", kind.str()}};
+  static const char *const axes[] = {"x", "y", "z"};
+  for (int axis = 0; axis < 3; ++axis) {
+    auto f = formula(formulas[axis], constants);
+    if (!f)
+      return f.takeError();
+    grid[axes[axis]] = std::move(*f);
+  }
+  return grid;
+}
+
+/// One kernel of a plan. `pdl`: launched with programmatic dependent launch
+/// behind the kernel before it (docs/launch-plan.md; a runtime that ignores
+/// the field launches in stream order, which is correct, slower).
+Object kernelJSON(StringRef name, Object files, Object grid, int64_t threads,
+                  int64_t sharedBytes, Array arguments, Object description,
+                  bool pdl) {
+  Object launch{{"name", name.str()},
+                {"files", std::move(files)},
+                {"grid", std::move(grid)},
+                {"block", Array{threads, 1, 1}},
+                {"dynamic_shared_memory", sharedBytes},
+                {"args", std::move(arguments)},
+                {"description", std::move(description)}};
+  if (pdl)
+    launch["programmatic_dependent_launch"] = true;
+  return launch;
+}
+
+bool flagOf(DictionaryAttr dict, StringRef key) {
+  auto b = dict.getAs<BoolAttr>(key);
+  return b && b.getValue();
+}
+} // namespace
+
+namespace {
 /// The plan of a split-KV attention (ops attention_split_kv and
 /// paged_attention): its kernels (today one, which also merges the parts)
 /// and workspaces whose sizes are formulas of the call's shapes. The
@@ -344,31 +488,16 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
   const bool paged = *op == "paged_attention";
   if (!paged && *op != "attention_split_kv")
     return error("kernel '" + *name + "': unknown split-KV op '" + *op + "'");
-  auto flag = [&](StringRef key) {
-    auto b = kernel.getAs<BoolAttr>(key);
-    return b && b.getValue();
-  };
-  const bool causal = flag("causal"), writesLse = flag("writes_lse");
+  const bool causal = flagOf(kernel, "causal"),
+             writesLse = flagOf(kernel, "writes_lse");
   llvm::StringMap<int64_t> constants;
   for (NamedAttribute field : kernel)
     if (auto i = dyn_cast<IntegerAttr>(field.getValue()))
       constants[field.getName().getValue()] = i.getInt();
 
-  Object plan;
-  plan["format"] = "flash-launch-plan";
-  plan["version"] = kLaunchPlanVersion;
-  plan["name"] = *name;
-  plan["op"] = *op;
-  JValue seqMax = options.seqMax ? JValue(*options.seqMax) : JValue(nullptr);
-  plan["select"] = Object{{"arch", *arch},
-                          {"element_type", *elementType},
-                          {"head_dim", *headDim},
-                          {"value_dim", *valueDim},
-                          {"causal", causal},
-                          {"lse", writesLse},
-                          {"seq_range", Array{options.seqMin, seqMax}},
-                          {"variant", options.variant}};
-  plan["constants"] = Object{{"D", *headDim}, {"Dv", *valueDim}};
+  Object plan = planHeader(*name, *op, *arch, *elementType, *headDim,
+                           *valueDim, causal, writesLse, options.variant,
+                           options);
   // The caches of a paged call: P pages of S slots of Hkv heads; key t of
   // sequence b in page block_table[b][t / S] (M entries per sequence),
   // seq_lens[b] keys.
@@ -393,8 +522,6 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
   tensors.push_back(
       tensor("lse", Array{"B", "Hq", "Nq"}, "f32", true, writesLse));
   plan["tensors"] = std::move(tensors);
-  plan["scalars"] = Array{Object{
-      {"name", "scale"}, {"type", "f32"}, {"default", call({"rsqrt", "D"})}}};
   const int64_t elementLimit = int64_t(1) << 31;
   Array constraints{
       Object{{"check", call({"ge", "B", 1})},
@@ -431,25 +558,11 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
   llvm::StringSet<> workspaceNames;
   auto workspaceList = kernel.getAs<ArrayAttr>("workspaces");
   for (Attribute w : workspaceList ? workspaceList : ArrayAttr()) {
-    auto entry = dyn_cast<DictionaryAttr>(w);
-    auto wName = entry ? string(entry, "name")
-                       : llvm::Expected<std::string>(error("bad workspace"));
-    auto bytes = entry ? string(entry, "bytes")
-                       : llvm::Expected<std::string>(error("bad workspace"));
-    if (!wName || !bytes)
-      return llvm::joinErrors(wName.takeError(), bytes.takeError());
-    auto f = formula(*bytes, constants);
-    if (!f)
-      return f.takeError();
-    auto init = entry.getAs<StringAttr>("init");
-    auto restores = entry.getAs<BoolAttr>("kernel_restores");
-    workspaceNames.insert(*wName);
-    workspaces.push_back(
-        Object{{"name", *wName},
-               {"bytes", std::move(*f)},
-               {"scope", "stream"},
-               {"init", init ? init.getValue().str() : "none"},
-               {"kernel_restores", restores && restores.getValue()}});
+    auto workspace = workspaceJSON(*name, w, constants);
+    if (!workspace)
+      return workspace.takeError();
+    workspaceNames.insert(*workspace->getString("name"));
+    workspaces.push_back(std::move(*workspace));
   }
   plan["workspaces"] = std::move(workspaces);
 
@@ -457,6 +570,10 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
                                    "lse", "block_table", "seq_lens"};
   const StringRef sizeNames[] = {"B", "Hq", "Hkv", "Nq", "Nk",
                                  "P", "S",  "M",   "SMs"};
+  ArgumentSources sources;
+  sources.tensors = tensorNames;
+  sources.sizes = sizeNames;
+  sources.workspaces = &workspaceNames;
   auto kernelList = kernel.getAs<ArrayAttr>("kernels");
   if (!kernelList || kernelList.empty())
     return error("kernel '" + *name + "': no kernels listed");
@@ -481,31 +598,16 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
           args.takeError());
     Array arguments;
     for (StringRef arg : *args) {
-      auto [argName, type] = arg.split(':');
-      Object out{{"name", argName.str()}, {"type", type.str()}};
-      if (type == "ptr" && llvm::is_contained(tensorNames, argName))
-        out["tensor"] = argName.str();
-      else if (type == "ptr" && workspaceNames.contains(argName))
-        out["workspace"] = argName.str();
-      else if (type == "i32" && llvm::is_contained(sizeNames, argName))
-        out["value"] = argName.str();
-      else if (type == "f32" && argName == "scale")
-        out["value"] = "scale";
-      else
-        return error("kernel '" + *kName + "': argument '" + arg +
-                     "' has no known source");
-      arguments.push_back(std::move(out));
+      auto out = argumentJSON(*kName, arg, sources);
+      if (!out)
+        return out.takeError();
+      arguments.push_back(std::move(*out));
     }
     if (grid->size() != 3)
       return error("kernel '" + *kName + "': grid must have three formulas");
-    Object gridFormula{{"kind", "tiles"}};
-    static const char *const axes[] = {"x", "y", "z"};
-    for (int axis = 0; axis < 3; ++axis) {
-      auto f = formula((*grid)[axis], constants);
-      if (!f)
-        return f.takeError();
-      gridFormula[axes[axis]] = std::move(*f);
-    }
+    auto gridFormula = gridJSON("tiles", *grid, constants);
+    if (!gridFormula)
+      return gridFormula.takeError();
     Object description;
     for (NamedAttribute field : kernel)
       if (field.getName() != "kernels")
@@ -515,20 +617,10 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
     auto own = options.kernelCubins.find(*kName);
     if (own != options.kernelCubins.end())
       kernelFiles["cubins"] = Object(own->second);
-    Object launch{{"name", *kName},
-                  {"files", std::move(kernelFiles)},
-                  {"grid", std::move(gridFormula)},
-                  {"block", Array{*threads, 1, 1}},
-                  {"dynamic_shared_memory", *shared},
-                  {"args", std::move(arguments)},
-                  {"description", std::move(description)}};
-    // Launched with programmatic dependent launch behind the previous
-    // kernel (docs/launch-plan.md): a runtime that ignores the field
-    // launches it in stream order, which is correct (slower).
-    if (auto pdl = entry.getAs<BoolAttr>("programmatic_dependent_launch"))
-      if (pdl.getValue())
-        launch["programmatic_dependent_launch"] = true;
-    kernels.push_back(std::move(launch));
+    kernels.push_back(kernelJSON(
+        *kName, std::move(kernelFiles), std::move(*gridFormula), *threads,
+        *shared, std::move(arguments), std::move(description),
+        flagOf(entry, "programmatic_dependent_launch")));
   }
   plan["kernels"] = std::move(kernels);
   return plan;
@@ -563,31 +655,16 @@ llvm::Expected<Object> buildBackwardLaunchPlan(DictionaryAttr kernel,
   if (elementType != "bf16" && elementType != "f16")
     return error("kernel '" + name + "': element type '" + elementType +
                  "' has no launch plan (bf16 or f16)");
-  auto boolean = [&](StringRef key) {
-    auto b = kernel.getAs<BoolAttr>(key);
-    return b && b.getValue();
-  };
-  const bool causal = boolean("causal"), deterministic = boolean("deterministic");
+  const bool causal = flagOf(kernel, "causal"),
+             deterministic = flagOf(kernel, "deterministic");
   // The deterministic kernels are a variant of the key: chosen by name.
   std::string variant = options.variant;
   if (variant.empty() && deterministic)
     variant = "deterministic";
 
-  Object plan;
-  plan["format"] = "flash-launch-plan";
-  plan["version"] = kLaunchPlanVersion;
-  plan["name"] = name;
-  plan["op"] = "attention_backward";
-  JValue seqMax = options.seqMax ? JValue(*options.seqMax) : JValue(nullptr);
-  plan["select"] = Object{{"arch", arch},
-                          {"element_type", elementType},
-                          {"head_dim", headDim},
-                          {"value_dim", valueDim},
-                          {"causal", causal},
-                          {"lse", false},
-                          {"seq_range", Array{options.seqMin, seqMax}},
-                          {"variant", variant}};
-  plan["constants"] = Object{{"D", headDim}, {"Dv", valueDim}};
+  Object plan = planHeader(name, "attention_backward", arch, elementType,
+                           headDim, valueDim, causal, /*lse=*/false, variant,
+                           options);
   // Inputs: the forward's Q, K, V, O, its LSE and dO; outputs dQ, dK, dV.
   plan["tensors"] = Array{
       tensor("q", Array{"B", "Hq", "Nq", "D"}, elementType, false, true),
@@ -599,32 +676,24 @@ llvm::Expected<Object> buildBackwardLaunchPlan(DictionaryAttr kernel,
       tensor("dq", Array{"B", "Hq", "Nq", "D"}, elementType, true, true),
       tensor("dk", Array{"B", "Hkv", "Nk", "D"}, elementType, true, true),
       tensor("dv", Array{"B", "Hkv", "Nk", "Dv"}, elementType, true, true)};
-  plan["scalars"] = Array{Object{
-      {"name", "scale"}, {"type", "f32"}, {"default", call({"rsqrt", "D"})}}};
   plan["constraints"] = constraints();
 
   // Workspaces: per stream, sized per call; the preprocess writes every
   // byte the later kernels read, so none needs zeroing.
   llvm::StringMap<int64_t> noConstants;
   Array workspaces;
-  SmallVector<std::string> workspaceNames;
+  llvm::StringSet<> workspaceNames;
   for (Attribute w : workspaceList) {
-    auto dict = dyn_cast<DictionaryAttr>(w);
-    std::string wName = dict ? string(dict, "name") : "";
-    std::string bytes = dict ? string(dict, "bytes") : "";
-    if (wName.empty() || bytes.empty())
-      return error("kernel '" + name + "': a workspace needs name and bytes");
-    auto f = formula(bytes, noConstants);
-    if (!f)
-      return f.takeError();
-    workspaces.push_back(Object{{"name", wName},
-                                {"bytes", std::move(*f)},
-                                {"scope", "stream"},
-                                {"init", "none"},
-                                {"kernel_restores", false}});
-    workspaceNames.push_back(wName);
+    auto workspace = workspaceJSON(name, w, noConstants);
+    if (!workspace)
+      return workspace.takeError();
+    workspaceNames.insert(*workspace->getString("name"));
+    workspaces.push_back(std::move(*workspace));
   }
   plan["workspaces"] = std::move(workspaces);
+  const StringRef tensorNames[] = {"q", "k",    "v",  "o", "dout",
+                                   "lse", "dq", "dk", "dv"};
+  const StringRef sizeNames[] = {"B", "Hq", "Hkv", "Nq", "Nk"};
 
   Object shared;
   for (NamedAttribute field : kernel)
@@ -642,59 +711,38 @@ llvm::Expected<Object> buildBackwardLaunchPlan(DictionaryAttr kernel,
         grid.size() != 3 || !args)
       return error("kernel '" + name + "': a launch needs kernel, threads, "
                    "dynamic_shared_memory, three grid formulas and args");
-    Object gridFormula{{"kind", "tiles"}};
-    static const char *const axes[] = {"x", "y", "z"};
-    for (int axis = 0; axis < 3; ++axis) {
-      auto text = dyn_cast<StringAttr>(grid[axis]);
+    SmallVector<StringRef, 3> gridText;
+    for (Attribute g : grid) {
+      auto text = dyn_cast<StringAttr>(g);
       if (!text)
         return error("kernel '" + kernelName + "': grid formulas are strings");
-      auto f = formula(text.getValue(), noConstants);
-      if (!f)
-        return f.takeError();
-      gridFormula[axes[axis]] = std::move(*f);
+      gridText.push_back(text.getValue());
     }
+    auto gridFormula = gridJSON("tiles", gridText, noConstants);
+    if (!gridFormula)
+      return gridFormula.takeError();
+    // sm_90a's main kernel takes CUtensorMaps of tensors (the launch's
+    // tensor_maps).
+    llvm::StringMap<DictionaryAttr> maps = tensorMapsOf(launch);
+    ArgumentSources sources;
+    sources.tensors = tensorNames;
+    sources.sizes = sizeNames;
+    sources.strides = true;
+    sources.tensorMaps = &maps;
+    sources.workspaces = &workspaceNames;
+    sources.elementType = elementType;
+    sources.hint = "tensors q k v o dout lse dq dk dv, sizes B Hq Hkv Nq Nk, "
+                   "strides <tensor>_stride0..2 of q k v o dout dq dk dv, "
+                   "scale, the workspaces";
     Array arguments;
     for (Attribute a : args) {
       auto text = dyn_cast<StringAttr>(a);
       if (!text)
         return error("kernel '" + kernelName + "': arguments are strings");
-      auto [argName, type] = text.getValue().split(':');
-      Object out{{"name", argName.str()}, {"type", type.str()}};
-      bool isTensor = llvm::is_contained(
-          {"q", "k", "v", "o", "dout", "lse", "dq", "dk", "dv"}, argName);
-      bool isSize = llvm::is_contained({"B", "Hq", "Hkv", "Nq", "Nk"}, argName);
-      if (type == "tensormap" && isTensor && argName != "lse") {
-        // sm_90a's main kernel: a CUtensorMap of the tensor (the launch's
-        // tensor_maps).
-        llvm::StringMap<DictionaryAttr> maps;
-        if (auto list = launch.getAs<ArrayAttr>("tensor_maps"))
-          for (Attribute m : list)
-            if (auto map = dyn_cast<DictionaryAttr>(m))
-              if (auto t = map.getAs<StringAttr>("tensor"))
-                maps[t.getValue()] = map;
-        std::string problem;
-        std::optional<Object> map =
-            tensorMapJSON(argName, maps.lookup(argName), elementType, problem);
-        if (!map)
-          return error("kernel '" + kernelName + "': argument '" +
-                       text.getValue() + "' " + problem);
-        out["tensor"] = argName.str();
-        out["tensor_map"] = std::move(*map);
-      } else if (type == "ptr" && isTensor)
-        out["tensor"] = argName.str();
-      else if (type == "ptr" && llvm::is_contained(workspaceNames, argName))
-        out["workspace"] = argName.str();
-      else if (type == "i32" && (isSize || isStrideSymbol(argName)))
-        out["value"] = argName.str();
-      else if (type == "f32" && argName == "scale")
-        out["value"] = "scale";
-      else
-        return error("kernel '" + kernelName + "': argument '" +
-                     text.getValue() +
-                     "' has no known source (tensors q k v o dout lse dq dk "
-                     "dv, sizes B Hq Hkv Nq Nk, strides <tensor>_stride0..2 "
-                     "of q k v o dout dq dk dv, scale, the workspaces)");
-      arguments.push_back(std::move(out));
+      auto out = argumentJSON(kernelName, text.getValue(), sources);
+      if (!out)
+        return out.takeError();
+      arguments.push_back(std::move(*out));
     }
     // The shared PTX and cubins, with ptxas's report of this kernel.
     auto perKernel = options.kernelCubins.find(kernelName);
@@ -707,20 +755,12 @@ llvm::Expected<Object> buildBackwardLaunchPlan(DictionaryAttr kernel,
     for (NamedAttribute field : launch)
       description[field.getName().getValue()] =
           attributeToJSON(field.getValue());
-    Object kernelObject{{"name", kernelName},
-                        {"files", std::move(files)},
-                        {"grid", std::move(gridFormula)},
-                        {"block", Array{threads, 1, 1}},
-                        {"dynamic_shared_memory", sharedBytes},
-                        {"args", std::move(arguments)},
-                        {"description", std::move(description)}};
-    // sm_90a: the main kernel and the convert launched behind the kernel
-    // before them with programmatic dependent launch (a runtime that
-    // ignores the field launches in stream order: correct, slower).
-    if (auto pdl = launch.getAs<BoolAttr>("programmatic_dependent_launch"))
-      if (pdl.getValue())
-        kernelObject["programmatic_dependent_launch"] = true;
-    kernels.push_back(std::move(kernelObject));
+    // sm_90a: the main kernel and the convert are launched behind the
+    // kernel before them with programmatic dependent launch.
+    kernels.push_back(kernelJSON(
+        kernelName, std::move(files), std::move(*gridFormula), threads,
+        sharedBytes, std::move(arguments), std::move(description),
+        flagOf(launch, "programmatic_dependent_launch")));
   }
   plan["kernels"] = std::move(kernels);
   return plan;
@@ -746,10 +786,6 @@ mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
     if (auto i = kernel.getAs<IntegerAttr>(key))
       return i.getInt();
     return error("kernel description has no integer '" + key + "'");
-  };
-  auto boolean = [&](StringRef key) -> bool {
-    auto b = kernel.getAs<BoolAttr>(key);
-    return b && b.getValue();
   };
   auto strings = [&](StringRef key) -> llvm::Expected<SmallVector<StringRef>> {
     auto array = kernel.getAs<ArrayAttr>(key);
@@ -782,7 +818,8 @@ mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
   if (*elementType != "bf16" && *elementType != "f16")
     return error("kernel '" + *name + "': element type '" + *elementType +
                  "' has no launch plan (bf16 or f16)");
-  const bool causal = boolean("causal"), writesLse = boolean("writes_lse");
+  const bool causal = flagOf(kernel, "causal"),
+             writesLse = flagOf(kernel, "writes_lse");
 
   // Integer fields the formulas may name (block_q, blocks_per_sm, ...).
   llvm::StringMap<int64_t> constants;
@@ -790,89 +827,58 @@ mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
     if (auto i = dyn_cast<IntegerAttr>(field.getValue()))
       constants[field.getName().getValue()] = i.getInt();
 
-  Object plan;
-  plan["format"] = "flash-launch-plan";
-  plan["version"] = kLaunchPlanVersion;
-  plan["name"] = *name;
-  plan["op"] = "attention_forward";
-  JValue seqMax = options.seqMax ? JValue(*options.seqMax) : JValue(nullptr);
-  plan["select"] = Object{{"arch", *arch},
-                          {"element_type", *elementType},
-                          {"head_dim", *headDim},
-                          {"value_dim", *valueDim},
-                          {"causal", causal},
-                          {"lse", writesLse},
-                          {"seq_range", Array{options.seqMin, seqMax}},
-                          {"variant", options.variant}};
-  plan["constants"] = Object{{"D", *headDim}, {"Dv", *valueDim}};
+  Object plan = planHeader(*name, "attention_forward", *arch, *elementType,
+                           *headDim, *valueDim, causal, writesLse,
+                           options.variant, options);
   plan["tensors"] = Array{
       tensor("q", Array{"B", "Hq", "Nq", "D"}, *elementType, false, true),
       tensor("k", Array{"B", "Hkv", "Nk", "D"}, *elementType, false, true),
       tensor("v", Array{"B", "Hkv", "Nk", "Dv"}, *elementType, false, true),
       tensor("o", Array{"B", "Hq", "Nq", "Dv"}, *elementType, true, true),
       tensor("lse", Array{"B", "Hq", "Nq"}, "f32", true, writesLse)};
-  plan["scalars"] = Array{Object{
-      {"name", "scale"}, {"type", "f32"}, {"default", call({"rsqrt", "D"})}}};
   plan["constraints"] = constraints();
 
   // Arguments, in the kernel's order, each with what fills it.
-  llvm::StringMap<DictionaryAttr> tensorMaps;
-  if (auto maps = kernel.getAs<ArrayAttr>("tensor_maps"))
-    for (Attribute m : maps)
-      if (auto map = dyn_cast<DictionaryAttr>(m))
-        if (auto t = map.getAs<StringAttr>("tensor"))
-          tensorMaps[t.getValue()] = map;
+  llvm::StringMap<DictionaryAttr> tensorMaps = tensorMapsOf(kernel);
+  const StringRef tensorNames[] = {"q", "k", "v", "o", "lse"};
+  const StringRef sizeNames[] = {"B", "Hq", "Hkv", "Nq", "Nk"};
+  ArgumentSources sources;
+  sources.tensors = tensorNames;
+  sources.sizes = sizeNames;
+  sources.strides = true;
+  sources.tensorMaps = &tensorMaps;
+  sources.elementType = *elementType;
+  sources.hint = "tensors q k v o lse, sizes B Hq Hkv Nq Nk, strides "
+                 "<tensor>_stride0..2 of q k v o, scale, counter";
   Array workspaces, arguments;
   for (StringRef arg : *args) {
-    auto [argName, type] = arg.split(':');
-    Object out{{"name", argName.str()}, {"type", type.str()}};
-    bool isTensor = llvm::is_contained({"q", "k", "v", "o", "lse"}, argName);
-    bool isSize = llvm::is_contained({"B", "Hq", "Hkv", "Nq", "Nk"}, argName);
-    if (type == "tensormap" && isTensor && argName != "lse") {
-      std::string problem;
-      std::optional<Object> map = tensorMapJSON(
-          argName, tensorMaps.lookup(argName), *elementType, problem);
-      if (!map)
-        return error("kernel '" + *name + "': argument '" + arg + "' " +
-                     problem);
-      out["tensor"] = argName.str();
-      out["tensor_map"] = std::move(*map);
-    } else if (type == "ptr" && isTensor) {
-      out["tensor"] = argName.str();
-    } else if (type == "i32" && (isSize || isStrideSymbol(argName))) {
-      out["value"] = argName.str();
-    } else if (type == "f32" && argName == "scale") {
-      out["value"] = "scale";
-    } else if (type == "ptr" && argName == "counter") {
+    if (arg == "counter:ptr") {
       // The persistent grid's tile counter: an i32 that is 0 before the
       // first launch and that the kernel leaves 0 (the last draw resets it),
       // so one zeroed counter per stream serves every launch on it.
-      out["workspace"] = "tile_counter";
+      arguments.push_back(Object{{"name", "counter"},
+                                 {"type", "ptr"},
+                                 {"workspace", "tile_counter"}});
       workspaces.push_back(Object{{"name", "tile_counter"},
                                   {"bytes", 4},
                                   {"scope", "stream"},
                                   {"init", "zero"},
                                   {"kernel_restores", true}});
-    } else {
-      return error("kernel '" + *name + "': argument '" + arg +
-                   "' has no known source (tensors q k v o lse, sizes B Hq "
-                   "Hkv Nq Nk, strides <tensor>_stride0..2 of q k v o, scale, "
-                   "counter)");
+      continue;
     }
-    arguments.push_back(std::move(out));
+    auto out = argumentJSON(*name, arg, sources);
+    if (!out)
+      return out.takeError();
+    arguments.push_back(std::move(*out));
   }
   plan["workspaces"] = std::move(workspaces);
 
-  Object gridFormula{{"kind", boolean("persistent") ? "persistent" : "tiles"}};
-  static const char *const axes[] = {"x", "y", "z"};
   if (grid->size() != 3)
     return error("kernel '" + *name + "': grid must have three formulas");
-  for (int axis = 0; axis < 3; ++axis) {
-    auto f = formula((*grid)[axis], constants);
-    if (!f)
-      return f.takeError();
-    gridFormula[axes[axis]] = std::move(*f);
-  }
+  auto gridFormula = gridJSON(
+      flagOf(kernel, "persistent") ? "persistent" : "tiles", *grid, constants);
+  if (!gridFormula)
+    return gridFormula.takeError();
 
   Object files{{"ptx", options.ptxFile},
                {"ptx_target", *arch},
@@ -881,12 +887,9 @@ mlir::flash::buildLaunchPlan(DictionaryAttr kernel,
   for (NamedAttribute field : kernel)
     description[field.getName().getValue()] =
         attributeToJSON(field.getValue());
-  plan["kernels"] = Array{Object{{"name", *name},
-                                 {"files", std::move(files)},
-                                 {"grid", std::move(gridFormula)},
-                                 {"block", Array{*threads, 1, 1}},
-                                 {"dynamic_shared_memory", *shared},
-                                 {"args", std::move(arguments)},
-                                 {"description", std::move(description)}}};
+  plan["kernels"] = Array{kernelJSON(*name, std::move(files),
+                                     std::move(*gridFormula), *threads,
+                                     *shared, std::move(arguments),
+                                     std::move(description), /*pdl=*/false)};
   return plan;
 }
