@@ -2,11 +2,14 @@
 
   python3 -m flash_mlir.tools.decode_bench --bundles bundles/ [--json out.json]
       [--rows 1x8192,...,128x2048] [--gqa 32/8,8/1] [--rounds 5] [--table-pad N]
+      [--page-order shuffled|sequential|shuffled,sequential]
 
 One query row, D=128, bf16, for each GQA group (Hq/Hkv) and row (BxL) of issue
 17 item 5 by default. Bytes = K + V of the valid lengths +
 Q + O; TB/s = bytes / time. Ours: paged with page sizes 16 and 64 (pages in a
-random order) and the contiguous split-KV plan; SDPA's cuDNN and FA2 backends
+random order by default; --page-order sequential puts each sequence's pages
+one after the other in the pool, in key order, timed as 'paged S=.. seq') and
+the contiguous split-KV plan; SDPA's cuDNN and FA2 backends
 on the same K/V, contiguous (their only form, enable_gqa). Each measurement
 is the median time of CUDA-graph replays of 20 back-to-back calls (launch
 gaps excluded), implementations interleaved over --rounds rounds in a
@@ -56,6 +59,44 @@ def graph_time(fn, calls=20, replays=10):
     return statistics.median(times)
 
 
+PAGE_ORDERS = ("shuffled", "sequential")
+
+
+def page_placement(b, length, page, order, randperm, arange):
+    """The pool page of every block of the cache: perm[j] holds block j, the
+    (j % (length // page))-th page of sequence j // (length // page); the block
+    table is perm viewed as (b, length // page).
+
+    'shuffled': a random permutation (randperm(pages), one draw of the
+    generator: the table decode_bench has always used). 'sequential': the
+    identity (arange(pages)), so each sequence's pages are consecutive in the
+    pool, in key order, as a contiguous cache cut into pages; it draws nothing
+    from the generator, so a run that times both orders gets the same shuffled
+    tables as one that times only them."""
+    pages = b * length // page
+    if order == "shuffled":
+        return randperm(pages)
+    if order == "sequential":
+        return arange(pages)
+    raise ValueError(f"page order {order!r}: expected one of {', '.join(PAGE_ORDERS)}")
+
+
+def page_orders(text):
+    """--page-order's value: one order or a comma-separated list (each once)."""
+    orders = [o.strip() for o in text.split(",") if o.strip()]
+    bad = [o for o in orders if o not in PAGE_ORDERS]
+    if not orders or bad or len(set(orders)) != len(orders):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected shuffled, sequential or shuffled,sequential")
+    return orders
+
+
+def paged_name(page, order):
+    """The timed implementation's name: 'paged S=16' for shuffled pages (the
+    name decode_bench has always printed), 'paged S=16 seq' for sequential."""
+    return f"paged S={page}" + ("" if order == "shuffled" else " seq")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bundles", required=True)
@@ -76,6 +117,15 @@ def main(argv=None):
                     help="N more block-table entries a sequence than its pages (M = L/S + N, "
                          "the extra entries pointing at one of its pages), as a serving "
                          "engine's table sized for a longer maximum")
+    ap.add_argument("--page-order", type=page_orders, default=["shuffled"],
+                    metavar="ORDER[,ORDER]",
+                    help="where the paged forms' pages lie in the pool: 'shuffled' (default: "
+                         "a random permutation, the same tables as before this option), "
+                         "'sequential' (each sequence's pages consecutive, in key order: "
+                         "the paged kernel's own cost without scattered pages; timed as "
+                         "'paged S=.. seq'), or both in the same rounds "
+                         "('shuffled,sequential'); applies to --baseline-bundles and "
+                         "--variant too")
     args = ap.parse_args(argv)
 
     import torch
@@ -106,28 +156,34 @@ def main(argv=None):
         impls = {}
         for page in (16, 64):
             pages = b * length // page
-            perm = torch.randperm(pages, device="cuda")
-            # Page perm[j] holds block j of the contiguous cache.
-            kc = torch.empty(pages, page, hkv, d, device="cuda", dtype=t)
-            vc = torch.empty_like(kc)
             blocks_k = k.permute(0, 2, 1, 3).reshape(pages, page, hkv, d)
             blocks_v = v.permute(0, 2, 1, 3).reshape(pages, page, hkv, d)
-            kc[perm] = blocks_k
-            vc[perm] = blocks_v
-            table = perm.view(b, length // page).to(torch.int32).contiguous()
-            if args.table_pad:
-                table = torch.cat([table, table[:, :1].expand(b, args.table_pad)], 1).contiguous()
-            out = torch.empty_like(q)
-            impls[f"paged S={page}"] = (lambda kc=kc, vc=vc, table=table, out=out:
-                                       lib.paged_attention(q, kc, vc, table, lens, out=out))
-            for vname, vlib in variants:
-                impls[f"paged S={page} [{vname}]"] = (
-                    lambda kc=kc, vc=vc, table=table, out=torch.empty_like(q), vlib=vlib:
-                    vlib.paged_attention(q, kc, vc, table, lens, out=out))
-            if base is not None and page == 16:
-                impls["paged S=16 [baseline]"] = (
-                    lambda kc=kc, vc=vc, table=table, out=torch.empty_like(q):
-                    base.paged_attention(q, kc, vc, table, lens, out=out))
+            for order in args.page_order:
+                perm = page_placement(
+                    b, length, page, order,
+                    lambda n: torch.randperm(n, device="cuda"),
+                    lambda n: torch.arange(n, device="cuda"))
+                # Page perm[j] holds block j of the contiguous cache.
+                kc = torch.empty(pages, page, hkv, d, device="cuda", dtype=t)
+                vc = torch.empty_like(kc)
+                kc[perm] = blocks_k
+                vc[perm] = blocks_v
+                table = perm.view(b, length // page).to(torch.int32).contiguous()
+                if args.table_pad:
+                    table = torch.cat([table, table[:, :1].expand(b, args.table_pad)],
+                                      1).contiguous()
+                out = torch.empty_like(q)
+                name = paged_name(page, order)
+                impls[name] = (lambda kc=kc, vc=vc, table=table, out=out:
+                               lib.paged_attention(q, kc, vc, table, lens, out=out))
+                for vname, vlib in variants:
+                    impls[f"{name} [{vname}]"] = (
+                        lambda kc=kc, vc=vc, table=table, out=torch.empty_like(q), vlib=vlib:
+                        vlib.paged_attention(q, kc, vc, table, lens, out=out))
+                if base is not None and page == 16:
+                    impls[f"{name} [baseline]"] = (
+                        lambda kc=kc, vc=vc, table=table, out=torch.empty_like(q):
+                        base.paged_attention(q, kc, vc, table, lens, out=out))
         out_c = torch.empty_like(q)
         impls["split_kv contiguous"] = lambda: lib.attention(q, k, v, out=out_c)
         if base is not None:
@@ -179,11 +235,13 @@ def main(argv=None):
         timed = row["impls"]
         if "ms" in timed.get("split_kv contiguous", {}):
             for page in (16, 64):
-                if "ms" in timed.get(f"paged S={page}", {}):
-                    row[f"paged S={page} vs contiguous"] = (
-                        timed["split_kv contiguous"]["ms"] / timed[f"paged S={page}"]["ms"])
-                    print(f"  paged S={page} at {100 * row[f'paged S={page} vs contiguous']:.1f}% "
-                          "of contiguous", flush=True)
+                for order in args.page_order:
+                    name = paged_name(page, order)
+                    if "ms" in timed.get(name, {}):
+                        row[f"{name} vs contiguous"] = (
+                            timed["split_kv contiguous"]["ms"] / timed[name]["ms"])
+                        print(f"  {name} at {100 * row[f'{name} vs contiguous']:.1f}% "
+                              "of contiguous", flush=True)
         rows.append(row)
         del k, v, q, impls
         torch.cuda.empty_cache()
@@ -240,7 +298,8 @@ def main(argv=None):
         print(f"host time per call, {name}: {host[name]:.1f} us", flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"ceiling_TBps": ceiling, "rows": rows, "host_us": host}, f, indent=1)
+            json.dump({"ceiling_TBps": ceiling, "page_order": args.page_order, "rows": rows,
+                       "host_us": host}, f, indent=1)
     return 0
 
 

@@ -1,0 +1,77 @@
+"""decode_bench's page placement (no GPU, no torch): --page-order."""
+
+import argparse
+
+import numpy as np
+import pytest
+
+from flash_mlir.tools import decode_bench
+
+
+def _gather(perm, b, length, page, keys):
+    """A pool filled as decode_bench fills it (pool[perm[j]] = block j), then
+    every key read back through the table as the kernels read it."""
+    m = length // page
+    blocks = keys.reshape(b * m, page)
+    pool = np.full_like(blocks, -1)
+    pool[perm] = blocks
+    table = perm.reshape(b, m)
+    out = np.empty_like(keys)
+    for s in range(b):
+        for t in range(length):
+            out[s, t] = pool[table[s, t // page], t % page]
+    return table, out
+
+
+@pytest.mark.parametrize("b,length,page", [(1, 64, 16), (3, 128, 16), (4, 256, 64)])
+def test_sequential_pages_consecutive_in_key_order(b, length, page):
+    calls = []
+    perm = decode_bench.page_placement(
+        b, length, page, "sequential",
+        lambda n: calls.append(n) or np.random.default_rng(0).permutation(n), np.arange)
+    assert calls == []  # no draw from the generator
+    keys = np.arange(b * length).reshape(b, length)
+    table, out = _gather(perm, b, length, page, keys)
+    m = length // page
+    for s in range(b):
+        assert list(table[s]) == list(range(s * m, (s + 1) * m))
+    assert (out == keys).all()
+
+
+@pytest.mark.parametrize("b,length,page", [(1, 64, 16), (3, 128, 16), (4, 256, 64)])
+def test_shuffled_pages_are_the_generators_permutation(b, length, page):
+    calls = []
+
+    def randperm(n):
+        calls.append(n)
+        return np.random.default_rng(7).permutation(n)
+
+    perm = decode_bench.page_placement(b, length, page, "shuffled", randperm, np.arange)
+    # One draw of `pages` entries, returned as is: the table of the bench
+    # before --page-order (torch.randperm(pages) viewed as (b, L/S)).
+    assert calls == [b * length // page]
+    assert (perm == np.random.default_rng(7).permutation(b * length // page)).all()
+    keys = np.arange(b * length).reshape(b, length)
+    _, out = _gather(perm, b, length, page, keys)
+    assert (out == keys).all()
+
+
+def test_page_order_option():
+    assert decode_bench.page_orders("shuffled") == ["shuffled"]
+    assert decode_bench.page_orders("sequential") == ["sequential"]
+    assert decode_bench.page_orders("shuffled,sequential") == ["shuffled", "sequential"]
+    for bad in ("random", "", "shuffled,shuffled", "sequential,bogus"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            decode_bench.page_orders(bad)
+    with pytest.raises(ValueError):
+        decode_bench.page_placement(1, 16, 16, "random", None, None)
+    # Shuffled keeps the names (and JSON keys) decode_bench always printed.
+    assert decode_bench.paged_name(16, "shuffled") == "paged S=16"
+    assert decode_bench.paged_name(64, "sequential") == "paged S=64 seq"
+
+
+def test_help_lists_page_order(capsys):
+    with pytest.raises(SystemExit):
+        decode_bench.main(["--help"])
+    text = capsys.readouterr().out
+    assert "--page-order" in text and "sequential" in text
