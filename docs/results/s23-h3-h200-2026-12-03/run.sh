@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# H3 (s23) H200 run: profile of main's and the candidate's backward kernels against cuDNN's,
-# the candidate's checks (stage.sh says what each directory holds), the interleaved benches.
+# H3 (s23) H200 run (stage.sh says what each directory holds). In this order:
+#   the candidate's smoke test (stops the run if it hangs or fails), the interleaved bench
+#   (conv = flash_mlir, main ffd6bf8 = flash_mlir_main, SDPA FA2/cuDNN, 7 rounds), the full check,
+#   the multi-wave check, the planted bugs, memcheck                       [MIN=1 stops here: ~110 s]
+#   then the per-kernel profile (kprof.py: main, conv, cuDNN) and the waves test, racecheck,
+#   N = 8k/16k, forward + backward                                         [all: ~230 s of commands]
+# Every step has a limit. Usage: bash build/s23-h3-run/run.sh   (or MIN=1 bash ...)
 set -u
 here=$(cd "$(dirname "$0")" && pwd); cd "$here"
 O=$(mktemp -d); export PYTHONPATH=$here/python FLASH_RUNTIME_LIB=$here/lib/libflash_runtime.so PYTHONUNBUFFERED=1
@@ -18,8 +23,6 @@ GC="python3 -m flash_mlir.gpu_check --mode backward"
 MW="--shape 4,16,8,1000,1000 --shape 2,40,40,300,300 --shape 8,32,32,1024,1024"
 step smoke 30 $GC --bundles chk --dtypes bf16 --head-dims 128 --causal no --deterministic no --repeat 0 --shape 2,40,40,300,300
 grep -q "^smoke rc=0" "$O/steps.txt" || { echo "smoke failed: stop" | tee -a "$O/steps.txt"; exit 1; }
-step prof 100 env KPROF_JSON=$O/prof.json WAVES=128:1024:16:16,128:1024:8:33,64:1024:16:32,64:1024:16:33 \
-  python3 kprof.py 7 10 main=$here/pm conv=$here/pc
 step bench 100 python3 -m flash_mlir.bench --mode backward --bundles bench --head-dims 128,64 --seqlens 512,1024,2048,4096 --rounds 7 --rep-ms 25 --variants --json $O/bench.json
 grep ^backward "$O/bench.log" | sed 's/err.*//' | tee -a "$O/steps.txt"
 step check 45 $GC --bundles chk --deterministic both --repeat 3 --graph --seed 2301 --json $O/check.json
@@ -27,11 +30,14 @@ step check-mw 45 $GC --bundles chk --dtypes bf16 --head-dims 64,128 --determinis
 step plant1 30 $GC --bundles plant1 --dtypes bf16 --deterministic no --repeat 0 --seed 2303
 step plant1-mw 30 $GC --bundles plant1 --dtypes bf16 --deterministic no --repeat 0 --seed 2304 $MW
 step plant2 30 $GC --bundles plant2 --dtypes bf16 --deterministic no --repeat 0 --seed 2305
-for tool in memcheck racecheck; do
-  step $tool 60 env PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool $tool --kernel-name kns=flash_bwd --error-exitcode 3 \
-    $GC --bundles chk --dtypes bf16 --head-dims 64,128 --causal both --shape 1,4,2,300,270 --shape 2,40,40,300,300 --repeat 0 --deterministic no
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$O/$tool.log" | tee -a "$O/steps.txt"
-done
+SAN="$GC --bundles chk --dtypes bf16 --head-dims 64,128 --causal both --shape 1,4,2,300,270 --shape 2,40,40,300,300 --repeat 0 --deterministic no"
+step memcheck 60 env PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool memcheck --kernel-name kns=flash_bwd --error-exitcode 3 $SAN
+grep -E "ERROR SUMMARY" "$O/memcheck.log" | tee -a "$O/steps.txt"
+[ "${MIN:-0}" = 1 ] && exit 0
+step prof 100 env KPROF_JSON=$O/prof.json WAVES=128:1024:16:16,128:1024:8:33,64:1024:16:32,64:1024:16:33 \
+  python3 kprof.py 7 10 main=$here/pm conv=$here/pc
+step racecheck 60 env PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool racecheck --kernel-name kns=flash_bwd --error-exitcode 3 $SAN
+grep -E "RACECHECK SUMMARY" "$O/racecheck.log" | tee -a "$O/steps.txt"
 step bench-long 60 python3 -m flash_mlir.bench --mode backward --bundles bench --head-dims 128,64 --seqlens 8192,16384 --rounds 3 --rep-ms 25 --variants --json $O/bench-long.json
 grep ^backward "$O/bench-long.log" | sed 's/err.*//' | tee -a "$O/steps.txt"
 step train-conv 40 python3 -m flash_mlir.bench --mode train --bundles pc --head-dims 128,64 --seqlens 2048 --rounds 5 --rep-ms 25 --json $O/train-conv.json
