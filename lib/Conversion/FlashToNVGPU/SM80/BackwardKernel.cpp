@@ -60,6 +60,7 @@
 #include "flash/Conversion/FlashToNVGPU/SM80/BackwardKernel.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/AsyncCopy.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/MMA.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/Barriers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -74,6 +75,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 using namespace mlir;
@@ -263,6 +265,10 @@ public:
   bool launchesDependents = false;
   /// The launch's loadPasses (preprocess, convert).
   int64_t loadPasses = 1;
+  /// The launch's zeroesHeadCounters (preprocess) and waitsForHeadsOfKVRows
+  /// (convert); sm_90a's plan only.
+  bool zeroesHeadCounters = false;
+  int64_t waitsForHeadsOfKVRows = 0;
   void buildConvert(gpu::GPUFuncOp func);
   void buildDQ(gpu::GPUFuncOp func);
 
@@ -639,6 +645,16 @@ void SM80BackwardBuilder::buildPreprocess(gpu::GPUFuncOp func) {
       }
     }
   }
+  // The per-head completion counters (zeroesHeadCounters): one per (batch,
+  // q-head), by the first thread of the head's first row block. The main
+  // kernel counts on them after its griddepcontrol.wait.
+  if (zeroesHeadCounters) {
+    Value counters =
+        buildFlatGlobalMemref(km, args.back(), b.getI32Type());
+    km.ifLanes(km.andi(km.cmp(P::eq, rowBlock, km.i32(0)),
+                       km.cmp(P::eq, tid, km.i32(0))),
+               [&] { km.store(km.i32(0), counters, km.toIndex(bh)); });
+  }
   // The semaphores of this row block (sm_90a's deterministic plan: counts of
   // the dQ reductions done per Q tile), one per thread, zeroed on every
   // call, so that a replayed launch (a CUDA graph) starts from zero. The
@@ -686,6 +702,22 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
   auto alignment = b.getI64IntegerAttr(16);
   Value scales = vector::BroadcastOp::create(b, loc, f32x8, scale);
   Value padded = paddedRows(seqQ);
+  // waitsForHeadsOfKVRows: the head's dQ is complete once every block of
+  // the main kernel's K/V tiles has counted it (their acquire by the first
+  // thread, then the block's barrier: the other threads' loads after it).
+  if (waitsForHeadsOfKVRows) {
+    Value seqKV = args[10];
+    Value tilesKV = km.divu(km.add(seqKV, km.i32(waitsForHeadsOfKVRows - 1)),
+                            km.i32(waitsForHeadsOfKVRows));
+    if (const char *plant = std::getenv("FLASH_BWD_CONV_PLANT"))
+      tilesKV = km.sub(tilesKV, km.i32(std::atoi(plant) == 2 ? 1 << 20 : 1));
+    Value counter = LLVM::GEPOp::create(b, loc, args[9].getType(),
+                                        b.getI32Type(), args[9],
+                                        ValueRange{bh});
+    km.ifLanes(km.cmp(P::eq, tid, km.i32(0)),
+               [&] { sm90::semaphoreWaitAtLeast(km, counter, tilesKV); });
+    gpu::BarrierOp::create(b, loc);
+  }
   // This thread's 8 columns of row `row` of the accumulator, in order.
   auto loadAccum = [&](Value row) -> Value {
     Value all;
@@ -803,6 +835,23 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
                                 alignment);
       });
     }
+  }
+  // waitsForHeadsOfKVRows: the grid's last block leaves only once the main
+  // kernel has completed (the convert's completion then implies the main
+  // kernel's, for the work after it on the stream).
+  if (waitsForHeadsOfKVRows) {
+    auto last = [&](gpu::Dimension d) {
+      Value dim = arith::IndexCastUIOp::create(
+          b, loc, b.getI32Type(), gpu::GridDimOp::create(b, loc, d));
+      return km.cmp(P::eq, blockId(d), km.sub(dim, km.i32(1)));
+    };
+    km.ifLanes(km.andi(km.andi(last(gpu::Dimension::x),
+                               last(gpu::Dimension::y)),
+                       last(gpu::Dimension::z)),
+               [&] {
+                 NVVM::GriddepcontrolOp::create(
+                     b, loc, NVVM::GridDepActionKind::wait);
+               });
   }
   gpu::ReturnOp::create(b, loc);
 }
@@ -1633,6 +1682,8 @@ void sm80::buildBackwardKernel(OpBuilder &b, Location loc,
   builder.blockedAccumulator = launch.blockedAccumulator;
   builder.launchesDependents = launch.launchesDependents;
   builder.loadPasses = launch.loadPasses;
+  builder.zeroesHeadCounters = launch.zeroesHeadCounters;
+  builder.waitsForHeadsOfKVRows = launch.waitsForHeadsOfKVRows;
   switch (launch.role) {
   case BackwardLaunch::Role::Preprocess:
     builder.buildPreprocess(func);

@@ -78,6 +78,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 using namespace mlir;
@@ -123,6 +124,24 @@ bool splitsColumns(const KernelConfig &c) {
 /// (BackwardLaunch::pairedAccumulator).
 bool pairedDQ(const KernelConfig &c) {
   return !splitsColumns(c) && c.headDim == 128;
+}
+
+/// The convert overlaps the main kernel's last wave (atomic plans whose dQ
+/// writer adds every tile: D = 64 and 128): the main kernel's blocks count
+/// each q-head's dQ as complete on an i32 per (batch, q-head) (`dq_done`,
+/// zeroed by the preprocess) once their last reduction has completed, and
+/// trigger the convert (griddepcontrol.launch_dependents, once the
+/// preprocess is complete); the convert, launched behind the main kernel
+/// with programmatic dependent launch, waits per block for its head's
+/// count instead of the whole grid (sm80::BackwardLaunch::
+/// waitsForHeadsOfKVRows). (Temporary switch while measuring.)
+static bool convertOverlapsMain(const KernelConfig &c) {
+  static const bool on = [] {
+    const char *e = std::getenv("FLASH_BWD_CONV");
+    return e && *e == '1';
+  }();
+  return on && !c.deterministic && c.sm90.clusterBlocks == 1 &&
+         !(c.blockKV < 64 * c.sm90.consumers);
 }
 
 /// The first step's dQ GEMM (of a previous step it does not have) is not
@@ -283,6 +302,9 @@ public:
   /// The launch's sm80::BackwardLaunch::programmaticDependentLaunch: the
   /// kernel may start while the preprocess runs (waitForPreprocess).
   bool waitsForPreprocess = false;
+  /// convertOverlapsMain: the dq_done argument after dq_accum; the writer
+  /// triggers the convert and counts each q-head's dQ once complete.
+  bool countsHeadsDone = false;
 
 private:
   /// griddepcontrol.wait when the kernel is launched behind the preprocess
@@ -489,6 +511,7 @@ private:
   Value tid, seqQ, seqKV, scale, scaleLog2e, queryHeads, kvHeads;
   Value tmQ, tmK, tmV, tmDO, tmDK, tmDV, shiftPtr, deltaPtr, accumPtr;
   Value semaphorePtr; ///< deterministic: the dq_semaphore workspace
+  Value donePtr;      ///< countsHeadsDone: the dq_done workspace
   Value kvTile, kvStart, headKV, firstHeadQ, groupSize, paddedQ;
   /// Batch maps (rank 4 over (D, N, H, B)): the batch entry, the kv-head and
   /// the group's first q-head within it (null otherwise).
@@ -612,6 +635,11 @@ void BackwardKernel::buildDQWriter() {
   smem = sharedBase();
   // The accumulator (and the semaphores) as the preprocess left them.
   waitForPreprocess();
+  // The convert may start once every block is here (the preprocess, which
+  // zeroes the counters it waits on, is complete).
+  if (countsHeadsDone)
+    NVVM::GriddepcontrolOp::create(
+        b, loc, NVVM::GridDepActionKind::launch_dependents);
   // The steps in the consumers' order: the group's q-heads, and per head the
   // Q tiles that see K/V tile j.
   Value tilesPerHead = km.sub(tiles.numTiles, tiles.firstTile);
@@ -667,6 +695,18 @@ void BackwardKernel::buildDQWriter() {
   }
   // Every reduction is complete before the block's shared memory goes.
   bulkWaitComplete(km);
+  if (countsHeadsDone) {
+    // This K/V tile's dQ of each q-head of the group is in the accumulator
+    // (the proxy fence orders the async-proxy writes before the release).
+    fenceAsyncGlobal(km);
+    auto heads = scf::ForOp::create(b, loc, km.i32(0), groupSize, km.i32(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(heads.getBody()->getTerminator());
+    Value headQ = km.add(firstHeadQ, heads.getInductionVar());
+    semaphoreRelease(km, LLVM::GEPOp::create(b, loc, donePtr.getType(),
+                                             b.getI32Type(), donePtr,
+                                             ValueRange{headQ}));
+  }
   smem = entrySmem;
 }
 
@@ -1721,6 +1761,8 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
   accumPtr = entry->getArgument(a++);
   if (config.deterministic)
     semaphorePtr = entry->getArgument(a++);
+  if (countsHeadsDone)
+    donePtr = entry->getArgument(a++);
   a++; // B: the grid's z
   queryHeads = entry->getArgument(a++);
   kvHeads = entry->getArgument(a++);
@@ -1875,6 +1917,17 @@ sm90::backwardLaunches(const KernelConfig &c) {
     // twenty-first session; 4 or 8 passes gain less, 8 is slower at D = 256).
     if (launch.role == Role::Preprocess || launch.role == Role::Convert)
       launch.loadPasses = kSideKernelLoadPasses;
+    if (convertOverlapsMain(c)) {
+      if (launch.role == Role::Preprocess) {
+        launch.args.push_back("dq_done:ptr");
+        launch.zeroesHeadCounters = true;
+      }
+      if (launch.role == Role::Convert) {
+        launch.args.append({"dq_done:ptr", "Nk:i32"});
+        launch.waitsForHeadsOfKVRows = c.blockKV;
+        launch.programmaticDependentLaunch = true;
+      }
+    }
     // The writer adds whole tiles in the accumulator's chunk order (dqChunk).
     if (launch.role == Role::Convert) {
       launch.swizzledAccumulator = true;
@@ -1899,6 +1952,8 @@ sm90::backwardLaunches(const KernelConfig &c) {
           "2*ceildiv(Nk, " + std::to_string(2 * c.blockKV) + ")";
     if (c.deterministic)
       launch.args.insert(launch.args.begin() + 9, "dq_semaphore:ptr");
+    if (convertOverlapsMain(c))
+      launch.args.insert(launch.args.begin() + 9, "dq_done:ptr");
     launch.threads = 128 * (c.sm90.consumers + 1);
     launch.sharedBytes = backwardSharedBytes(c);
     launch.programmaticDependentLaunch = kBackwardMainOverlapsPreprocess;
@@ -1910,6 +1965,8 @@ SmallVector<sm80::BackwardWorkspace>
 sm90::backwardWorkspaces(const KernelConfig &c) {
   SmallVector<sm80::BackwardWorkspace> workspaces =
       sm80::backwardWorkspaces(accumulatorPlan(c));
+  if (convertOverlapsMain(c))
+    workspaces.push_back({"dq_done", "B*Hq*4"});
   if (int64_t perRowBlock = dqSemaphoresPerRowBlock(c))
     workspaces.push_back(
         {"dq_semaphore", "B*Hq*ceildiv(Nq, " +
@@ -1947,6 +2004,8 @@ static void buildMainKernel(OpBuilder &b, Location loc,
                               i32,    i32,    i32,    b.getF32Type()};
   if (config.deterministic) // the dq_semaphore workspace, after dq_accum
     params.insert(params.begin() + 3, global);
+  if (convertOverlapsMain(config)) // the dq_done workspace, after dq_accum
+    params.insert(params.begin() + 3, global);
   LLVM::LLVMFuncOp func = declareTensorMapKernel(
       b, loc, config.name, /*numTensorMaps=*/6, params,
       128 * (config.sm90.consumers + 1), /*minBlocksPerSM=*/1);
@@ -1958,6 +2017,7 @@ static void buildMainKernel(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   BackwardKernel kernel(b, loc, config);
   kernel.waitsForPreprocess = launch.programmaticDependentLaunch;
+  kernel.countsHeadsDone = convertOverlapsMain(config);
   kernel.build(func);
 }
 

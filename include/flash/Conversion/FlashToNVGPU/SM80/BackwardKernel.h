@@ -95,6 +95,20 @@ struct BackwardLaunch {
   /// next kernel of the plan (launched with programmatic dependent launch)
   /// may start once every block of this one has started.
   bool launchesDependents = false;
+  /// Per-head completion counters (sm_90a's atomic plan at D = 64 and 128,
+  /// SM90/BackwardKernel.cpp, convertOverlapsMain): an i32 per (batch,
+  /// q-head) in the `dq_done` workspace (the launch's last `ptr` argument),
+  /// which the main kernel's blocks increment once their dQ reductions of
+  /// that head are complete. Preprocess: zeroes them. Convert (with the
+  /// K/V tile rows of the main kernel here, and `Nk` its last argument):
+  /// each block waits until its head's counter is ceildiv(Nk, rows), then
+  /// converts; launched with programmatic dependent launch behind the main
+  /// kernel, whose blocks trigger once the preprocess is complete, the
+  /// convert's blocks run on the SMs that the main kernel's last wave
+  /// leaves idle. Its last block executes griddepcontrol.wait before it
+  /// leaves, so that the convert completes after the main kernel. 0: off.
+  bool zeroesHeadCounters = false;
+  int64_t waitsForHeadsOfKVRows = 0;
   /// Preprocess and convert: the row passes whose global loads each thread
   /// issues together, before it computes or stores any of them (the
   /// compiler keeps a pass's loads behind the stores of the pass before,
