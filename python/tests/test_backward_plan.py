@@ -239,16 +239,25 @@ def test_sm90a_plans_hold_the_shared_kernels_around_a_tensor_map_main(sm90_bundl
         # Deterministic: the same kernels with the dQ semaphores, which the
         # preprocess zeroes and the main kernel orders the reductions with.
         semaphore = ["dq_semaphore"] if deterministic else []
+        # Not deterministic: the per-(batch, q-head) counters of the convert's
+        # overlap (kBackwardConvertOverlapsMain), zeroed by the preprocess,
+        # counted by the main kernel, waited on by the convert (with Nk).
+        done = [] if deterministic else ["dq_done"]
         assert [a["name"] for a in main["args"] if a["type"] != "tensormap"] == [
-            "lse_log2", "delta", "dq_accum", *semaphore, "B", "Hq", "Hkv", "Nq", "Nk", "scale"]
+            "lse_log2", "delta", "dq_accum", *done, *semaphore, "B", "Hq", "Hkv", "Nq", "Nk",
+            "scale"]
         assert [a["name"] for a in kernels[0]["args"]] == [
             "o", "dout", "lse", "lse_log2", "delta", "dq_accum", *semaphore, "B", "Hq", "Nq",
             "o_stride0", "o_stride1", "o_stride2", "dout_stride0", "dout_stride1",
-            "dout_stride2"]
+            "dout_stride2", *done]
         assert [a["value"] for a in kernels[2]["args"] if "stride" in a["name"]] == [
             "dq_stride0", "dq_stride1", "dq_stride2"]
+        assert [a["name"] for a in kernels[2]["args"]][9:] == (
+            [] if deterministic else ["dq_done", "Nk"])
         assert [w["name"] for w in plan["workspaces"]] == [
-            "lse_log2", "delta", "dq_accum", *semaphore]
+            "lse_log2", "delta", "dq_accum", *done, *semaphore]
+        if not deterministic:
+            assert plan["workspaces"][3]["bytes"] == ["mul", "B", "Hq", 4]
         if deterministic:
             # One i32 per Q tile of 64 rows: 2 per 128 rows.
             assert plan["workspaces"][3]["bytes"] == [
@@ -268,13 +277,21 @@ def test_sm90a_plans_chain_their_kernels_with_programmatic_dependent_launch(sm90
     start (launch_dependents). Both plans."""
     for name, plan in sm90_bundles[1].items():
         kernels = plan["kernels"]
-        assert [k.get("programmatic_dependent_launch", False) for k in kernels][:2] == [
-            False, True]
+        deterministic = name.endswith("_deterministic")
+        # The convert behind the main kernel too where it overlaps the main
+        # kernel's last wave (the atomic plans at D = 64 and 128).
+        assert [k.get("programmatic_dependent_launch", False) for k in kernels] == [
+            False, True, not deterministic]
         ptx = _entries((sm90_bundles[0] / kernels[0]["files"]["ptx"]).read_text())
-        pre, main = ptx[name + "_preprocess"], ptx[name]
+        pre, main, conv = ptx[name + "_preprocess"], ptx[name], ptx[name + "_convert"]
         assert "griddepcontrol.launch_dependents;" in pre and "griddepcontrol.wait" not in pre
         # The producer's first thread, the dQ writer and the consumers.
         assert main.count("griddepcontrol.wait;") >= 3
+        # The dQ writer lets the convert start (once past its own wait); the
+        # convert waits per head, its last block for the main grid.
+        assert main.count("griddepcontrol.launch_dependents;") == (0 if deterministic else 1)
+        assert ("ld.acquire.gpu" in conv) == (not deterministic)
+        assert conv.count("griddepcontrol.wait;") == (0 if deterministic else 1)
 
 
 def test_sm80_plans_launch_in_stream_order(bundles):

@@ -2,11 +2,23 @@
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=ATOMIC
 
 // Without `deterministic` the reductions are unordered: no semaphores
-// (lower-to-nvgpu-backward-sm90a-deterministic.mlir has them).
+// (lower-to-nvgpu-backward-sm90a-deterministic.mlir has them). The only
+// release is the dQ writer's count of each q-head once its last reduction
+// has completed, the only acquire the convert's wait for that count
+// (kBackwardConvertOverlapsMain).
 // ATOMIC-NOT: dq_semaphore
 // ATOMIC-NOT: ld.acquire
 // ATOMIC-NOT: red.release
-// ATOMIC-NOT: async.global
+// ATOMIC: llvm.func @bwd(
+// ATOMIC-NOT: ld.acquire
+// ATOMIC: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.global>}
+// ATOMIC-NOT: ld.acquire
+// ATOMIC: red.release.gpu.global.add.u32
+// ATOMIC-NOT: red.release
+// ATOMIC: gpu.func @bwd_convert(
+// ATOMIC: ld.acquire.gpu.global.u32
+// ATOMIC-NOT: red.release
+// ATOMIC: nvvm.griddepcontrol  wait
 
 // flash-lower-to-nvgpu (sm_90a), kind = backward: the main kernel of the
 // backward (SM90/BackwardKernel.cpp), built from the #flash.kernel
@@ -37,15 +49,15 @@ func.func @bwd(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x1x1000x128xbf16>, %v:
 // boxes, K and V in 128-row boxes, dK and dV stored in 64-row boxes); its
 // grid runs over (K/V tile, kv-head, batch).
 // CHECK: module attributes {flash.kernels = [{arch = "sm_90a"
-// CHECK-SAME: launches = [{args = ["o:ptr", "dout:ptr", "lse:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "B:i32", "Hq:i32", "Nq:i32", "o_stride0:i32", "o_stride1:i32", "o_stride2:i32", "dout_stride0:i32", "dout_stride1:i32", "dout_stride2:i32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "bwd_preprocess", threads = 128 : i64}
-// CHECK-SAME: {args = ["q:tensormap", "k:tensormap", "v:tensormap", "dout:tensormap", "dk:tensormap", "dv:tensormap", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"], consumer_registers = 240 : i64, consumer_warpgroups = 2 : i64, dynamic_shared_memory = 198712 : i64, grid = ["ceildiv(Nk, 128)", "Hkv", "B"], kernel = "bwd", producer_registers = 24 : i64
+// CHECK-SAME: launches = [{args = ["o:ptr", "dout:ptr", "lse:ptr", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "B:i32", "Hq:i32", "Nq:i32", "o_stride0:i32", "o_stride1:i32", "o_stride2:i32", "dout_stride0:i32", "dout_stride1:i32", "dout_stride2:i32", "dq_done:ptr"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "bwd_preprocess", threads = 128 : i64}
+// CHECK-SAME: {args = ["q:tensormap", "k:tensormap", "v:tensormap", "dout:tensormap", "dk:tensormap", "dv:tensormap", "lse_log2:ptr", "delta:ptr", "dq_accum:ptr", "dq_done:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "scale:f32"], consumer_registers = 240 : i64, consumer_warpgroups = 2 : i64, dynamic_shared_memory = 198712 : i64, grid = ["ceildiv(Nk, 128)", "Hkv", "B"], kernel = "bwd", producer_registers = 24 : i64
 // CHECK-SAME: tensor_maps = [{box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "q"}, {box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "k"}, {box = [64, 128, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "v"}, {box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "dout"}, {box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "dk"}, {box = [64, 64, 1], dims = ["D", "N", "B*H"], swizzle = "128B", tensor = "dv"}], threads = 384 : i64}
-// CHECK-SAME: {args = ["dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32", "scale:f32", "dq_stride0:i32", "dq_stride1:i32", "dq_stride2:i32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "bwd_convert", threads = 128 : i64}]
+// CHECK-SAME: {args = ["dq_accum:ptr", "dq:ptr", "B:i32", "Hq:i32", "Nq:i32", "scale:f32", "dq_stride0:i32", "dq_stride1:i32", "dq_stride2:i32", "dq_done:ptr", "Nk:i32"], dynamic_shared_memory = 0 : i64, grid = ["ceildiv(Nq, 128)", "Hq", "B"], kernel = "bwd_convert", programmatic_dependent_launch = true, threads = 128 : i64}]
 // CHECK-SAME: op = "attention_backward"
-// CHECK-SAME: workspaces = [{bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "lse_log2"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "delta"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*128*4", name = "dq_accum"}]
+// CHECK-SAME: workspaces = [{bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "lse_log2"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*4", name = "delta"}, {bytes = "B*Hq*ceildiv(Nq, 128)*128*128*4", name = "dq_accum"}, {bytes = "B*Hq*4", name = "dq_done"}]
 // CHECK: gpu.module @bwd_module
 // CHECK: gpu.func @bwd_preprocess(
-// CHECK: llvm.func @bwd(%[[TMQ:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMK:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMV:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMDO:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMDK:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMDV:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: f32)
+// CHECK: llvm.func @bwd(%[[TMQ:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMK:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMV:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMDO:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMDK:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %[[TMDV:.+]]: !llvm.ptr {{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: f32)
 // CHECK-SAME: nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>
 // mbarriers: K/V full; dQ full (every consumer thread, 256) and dQ empty
 // (the writer, with one arrival at init); full and empty per slot (empty:

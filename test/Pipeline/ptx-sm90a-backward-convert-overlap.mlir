@@ -1,22 +1,18 @@
 // REQUIRES: ptxas
-// The experimental form of the sm_90a backward whose dQ convert overlaps the
-// main kernel's last wave (SM90/BackwardKernel.cpp, convertOverlapsMain; off
-// unless flash-opt runs with FLASH_BWD_CONV=1, docs/benchmarks.md, twenty-third
-// session): the preprocess zeroes an i32 per (batch, q-head) in the `dq_done`
-// workspace; the main kernel's dQ writer triggers the convert once the
-// preprocess is complete and, after its last reduction has completed, counts
-// each q-head of its group with a release; the convert, launched with
-// programmatic dependent launch, waits per block for its head's count
-// (acquire, then the block's barrier) and its last block for the main grid.
-// Without the switch the PTX is main's (ptx-sm90a-backward.mlir).
+// The sm_90a backward whose dQ convert overlaps the main kernel's last wave
+// (SM90/BackwardKernel.h, kBackwardConvertOverlapsMain; docs/gpu.md): the
+// preprocess zeroes an i32 per (batch, q-head) in the `dq_done` workspace;
+// the main kernel's dQ writer triggers the convert once the preprocess is
+// complete and, after its last reduction has completed, counts each q-head
+// of its group with a release; the convert, launched with programmatic
+// dependent launch, waits per block for its head's count (acquire, then the
+// block's barrier) and its last block for the main grid.
 
-// RUN: rm -rf %t && env FLASH_BWD_CONV=1 flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t" -o /dev/null
+// RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/bwd_bf16_d128.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t/bwd_bf16_d64.ptx
 // RUN: FileCheck %s --check-prefix=PLAN < %t/bwd_bf16_d128.json
 // RUN: cat %t/*.json | FileCheck %s --check-prefix=NOSPILL
-// RUN: env FLASH_BWD_CONV=0 flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/off" -o /dev/null
-// RUN: FileCheck %s --check-prefix=OFF < %t/off/bwd_bf16_d128.ptx
 
 // PTX: .entry bwd_{{.*}}_preprocess(
 // PTX: griddepcontrol.launch_dependents;
@@ -73,12 +69,6 @@
 // NOSPILL-NOT: "spill_loads": {{[1-9]}}
 // NOSPILL-NOT: "stack_frame": {{[1-9]}}
 
-// OFF: .entry bwd_bf16_d128(
-// OFF-NOT: griddepcontrol.launch_dependents
-// OFF-NOT: red.release
-// OFF: .entry bwd_bf16_d128_convert(
-// OFF-NOT: ld.acquire
-// OFF-NOT: griddepcontrol
 
 func.func @bwd_bf16_d64(%q: tensor<2x8x1000x64xbf16>, %k: tensor<2x2x1000x64xbf16>, %v: tensor<2x2x1000x64xbf16>, %o: tensor<2x8x1000x64xbf16>, %do: tensor<2x8x1000x64xbf16>, %lse: tensor<2x8x1000xf32>) -> (tensor<2x8x1000x64xbf16>, tensor<2x2x1000x64xbf16>, tensor<2x2x1000x64xbf16>) {
   %d0 = tensor.empty() : tensor<2x8x1000xf32>

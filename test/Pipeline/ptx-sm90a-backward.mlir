@@ -101,21 +101,44 @@
 // PDL: griddepcontrol.launch_dependents;
 // PDL-NOT: griddepcontrol
 // PDL: .entry bwd_bf16_d128_causal(
-// PDL-COUNT-3: griddepcontrol.wait;
+// PDL: griddepcontrol.wait;
+// PDL-NOT: griddepcontrol
+// The convert overlaps the main kernel's last wave
+// (kBackwardConvertOverlapsMain, ptx-sm90a-backward-convert-overlap.mlir):
+// the dQ writer triggers it right after its wait; the convert waits per
+// block on its head's count, and its last block for the main grid.
+// PDL: griddepcontrol.wait;
+// PDL-NEXT: griddepcontrol.launch_dependents;
+// PDL-NOT: griddepcontrol
+// PDL: griddepcontrol.wait;
 // PDL-NOT: griddepcontrol
 // PDL: .entry bwd_bf16_d128_causal_convert(
+// PDL-NOT: griddepcontrol
+// PDL: ld.acquire.gpu.global.u32
+// PDL-NOT: griddepcontrol
+// PDL: griddepcontrol.wait;
+// PDL-NOT: griddepcontrol
+// Without the deterministic plan's semaphores, the main kernel acquires
+// nothing; its only releases count the q-heads' dQ (one per head of the
+// group), which the convert acquires.
+// PTXNODET: .entry bwd_bf16_d128_causal(
 // PTXNODET-NOT: ld.acquire
+// PTXNODET: red.release.gpu.global.add.u32
+// PTXNODET-NOT: ld.acquire
+// PTXNODET: .entry bwd_bf16_d128_causal_convert(
+// PTXNODET-NOT: red.release
+// PTXNODET: ld.acquire.gpu.global.u32
 // PTXNODET-NOT: red.release
 // The side kernels issue the loads of up to 16 row passes per thread before
 // any store (BackwardLaunch::loadPasses): at D = 128 all 16 of the row
 // block's, so every global load comes first. The preprocess: O and dO (16
-// bytes each) and the row's lse per pass; then Δ, the shift and the zeroed
-// accumulator. The convert: four 8-byte pairs of the accumulator per pass,
+// bytes each) and the row's lse per pass; then Δ, the shift, the zeroed
+// accumulator and the head's dq_done counter. The convert: four 8-byte pairs of the accumulator per pass,
 // then 16 stores of dQ.
 // RUN: awk '/^\.visible \.entry bwd_bf16_d128_causal_preprocess\(/,/^}/' %t/bwd_bf16_d128_causal.ptx \
 // RUN:   | grep -o -E '(ld|st)\.global' | uniq -c | FileCheck %s --check-prefix=PRELOADS
 // PRELOADS: {{^ *}}48 ld.global
-// PRELOADS-NEXT: {{^ *}}64 st.global
+// PRELOADS-NEXT: {{^ *}}65 st.global
 // PRELOADS-NOT: ld.global
 // RUN: awk '/^\.visible \.entry bwd_bf16_d128_causal_convert\(/,/^}/' %t/bwd_bf16_d128_causal.ptx \
 // RUN:   | grep -o -E '(ld|st)\.global' | uniq -c | FileCheck %s --check-prefix=CONVLOADS

@@ -75,7 +75,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 
 using namespace mlir;
@@ -709,8 +708,6 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
     Value seqKV = args[10];
     Value tilesKV = km.divu(km.add(seqKV, km.i32(waitsForHeadsOfKVRows - 1)),
                             km.i32(waitsForHeadsOfKVRows));
-    if (const char *plant = std::getenv("FLASH_BWD_CONV_PLANT"))
-      tilesKV = km.sub(tilesKV, km.i32(std::atoi(plant) == 2 ? 1 << 20 : 1));
     Value counter = LLVM::GEPOp::create(b, loc, args[9].getType(),
                                         b.getI32Type(), args[9],
                                         ValueRange{bh});

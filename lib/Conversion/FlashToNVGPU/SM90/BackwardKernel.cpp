@@ -78,7 +78,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 using namespace mlir;
@@ -134,13 +133,10 @@ bool pairedDQ(const KernelConfig &c) {
 /// preprocess is complete); the convert, launched behind the main kernel
 /// with programmatic dependent launch, waits per block for its head's
 /// count instead of the whole grid (sm80::BackwardLaunch::
-/// waitsForHeadsOfKVRows). (Temporary switch while measuring.)
+/// waitsForHeadsOfKVRows; kBackwardConvertOverlapsMain).
 static bool convertOverlapsMain(const KernelConfig &c) {
-  static const bool on = [] {
-    const char *e = std::getenv("FLASH_BWD_CONV");
-    return e && *e == '1';
-  }();
-  return on && !c.deterministic && c.sm90.clusterBlocks == 1 &&
+  return kBackwardConvertOverlapsMain && !c.deterministic &&
+         c.sm90.clusterBlocks == 1 &&
          !(c.blockKV < 64 * c.sm90.consumers);
 }
 

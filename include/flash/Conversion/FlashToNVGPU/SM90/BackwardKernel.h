@@ -39,6 +39,14 @@ namespace sm90 {
 /// the dQ accumulator (or reads the semaphores), before it does. false: the
 /// kernels in stream order, main's PTX before the twentieth session.
 constexpr bool kBackwardMainOverlapsPreprocess = true;
+/// The dQ convert overlaps the main kernel's last wave (docs/gpu.md,
+/// "Backward on sm_90a"; atomic plans at D = 64 and 128): the main kernel's
+/// blocks count each q-head's dQ as complete on an i32 per (batch, q-head)
+/// (`dq_done`, zeroed by the preprocess) and trigger the convert once the
+/// preprocess is complete; the convert, launched behind the main kernel with
+/// programmatic dependent launch, waits per block for its head's count, its
+/// last block for the main grid. false: the convert in stream order.
+constexpr bool kBackwardConvertOverlapsMain = true;
 
 /// The kernels of `config` (kind = backward) in launch order: the shared
 /// preprocess and convert (sm80::backwardLaunches' with dQ through the
