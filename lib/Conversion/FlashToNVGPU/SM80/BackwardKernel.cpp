@@ -705,11 +705,12 @@ void SM80BackwardBuilder::buildConvert(gpu::GPUFuncOp func) {
   // the main kernel's K/V tiles has counted it (their acquire by the first
   // thread, then the block's barrier: the other threads' loads after it).
   if (waitsForHeadsOfKVRows) {
-    Value seqKV = args[10];
+    // The launch's last two arguments (sm90::backwardLaunches appends them).
+    Value counters = args[args.size() - 2], seqKV = args.back();
     Value tilesKV = km.divu(km.add(seqKV, km.i32(waitsForHeadsOfKVRows - 1)),
                             km.i32(waitsForHeadsOfKVRows));
-    Value counter = LLVM::GEPOp::create(b, loc, args[9].getType(),
-                                        b.getI32Type(), args[9],
+    Value counter = LLVM::GEPOp::create(b, loc, counters.getType(),
+                                        b.getI32Type(), counters,
                                         ValueRange{bh});
     km.ifLanes(km.cmp(P::eq, tid, km.i32(0)),
                [&] { sm90::semaphoreWaitAtLeast(km, counter, tilesKV); });
