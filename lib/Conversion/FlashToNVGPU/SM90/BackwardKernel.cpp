@@ -450,12 +450,33 @@ private:
   /// order; deterministic, tile tiles.numTiles − 1 − k, from the last (every
   /// K/V tile that sees a Q tile then reaches it at the same step, so that
   /// the reductions ordered by K/V tile follow each other closely;
-  /// buildDQWriter).
+  /// buildDQWriter); rotated (rotatesQTiles), tile (k + rotation) mod
+  /// numTiles.
   Value tileAt(Value k) {
+    if (rotatesQTiles())
+      return arith::RemUIOp::create(b, loc, km.add(k, rotation),
+                                    tiles.numTiles)
+          .getResult();
     return config.deterministic
                ? km.sub(km.sub(tiles.numTiles, km.i32(1)), k)
                : km.add(tiles.firstTile, k);
   }
+  /// Whether the steps visit the Q tiles from a block-dependent tile on
+  /// (kBackwardRotateMaxQTiles): D = 128, non-causal (every Q tile sees the
+  /// K/V tile, all of them masked or none: the order does not change a
+  /// step's mask) and atomic. At D = 64 and 256 any form of the change
+  /// measured slower on the long rows even where it does not rotate (the
+  /// code around the steps, not the order; docs/benchmarks.md, twenty-fourth
+  /// session), so they keep main's kernels. The cluster form pairs its
+  /// blocks' steps by Q tile and keeps the order from tile 0.
+  bool rotatesQTiles() const {
+    return kBackwardRotateMaxQTiles > 0 && config.headDim == 128 &&
+           !config.deterministic && !config.causal &&
+           config.sm90.clusterBlocks == 1;
+  }
+  /// Whether the loops run by steps k with tile tileAt(k) (deterministic or
+  /// rotated) rather than by tile.
+  bool bySteps() const { return config.deterministic || rotatesQTiles(); }
 
   /// Byte offset of Q or dO ring slot `stage` (base offQ or offDO).
   Value slotOffset(int64_t base, Value stage) {
@@ -509,6 +530,8 @@ private:
   Value semaphorePtr; ///< deterministic: the dq_semaphore workspace
   Value donePtr;      ///< countsHeadsDone: the dq_done workspace
   Value kvTile, kvStart, headKV, firstHeadQ, groupSize, paddedQ;
+  /// The first step's Q tile (rotatesQTiles).
+  Value rotation;
   /// Batch maps (rank 4 over (D, N, H, B)): the batch entry, the kv-head and
   /// the group's first q-head within it (null otherwise).
   Value batchEntry, kvHeadInBatch, firstHeadInBatch;
@@ -567,7 +590,7 @@ void BackwardKernel::buildProducer() {
   Value h = heads.getInductionVar();
   Value headQ = km.add(firstHeadQ, h);
   Value i, ring;
-  if (config.deterministic) {
+  if (bySteps()) {
     auto loop = scf::ForOp::create(b, loc, km.i32(0), tilesPerHead, km.i32(1));
     b.setInsertionPoint(loop.getBody()->getTerminator());
     Value k = loop.getInductionVar();
@@ -1383,7 +1406,7 @@ SmallVector<Value> BackwardKernel::walkSteps(
     b.setInsertionPointToStart(heads.getBody());
     Value h = heads.getInductionVar();
     Value base = km.mul(h, tilesPerHead);
-    bool bySteps = config.deterministic;
+    bool bySteps = this->bySteps();
     auto tileLoop = [&](Value lb, Value ub, ValueRange carried, bool masked) {
       auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), carried);
       OpBuilder::InsertionGuard inner(b);
@@ -1793,6 +1816,13 @@ void BackwardKernel::build(LLVM::LLVMFuncOp func) {
                    km.i32(sm80::kBackwardRowBlock));
   // The Q tiles that see K/V tile j: [firstTile, firstUnmasked) masked.
   tiles = buildQTileRange(km, kvStart, seqQ, seqKV, Bc, Br, config.causal);
+  // Rotated: from Q tile kvTile mod numTiles on when the head has at most
+  // kBackwardRotateMaxQTiles Q tiles, else from tile 0.
+  if (rotatesQTiles())
+    rotation = arith::SelectOp::create(
+        b, loc,
+        km.cmp(P::sle, tiles.numTiles, km.i32(kBackwardRotateMaxQTiles)),
+        kvTile, km.i32(0));
 
   auto window = SymbolTable::lookupNearestSymbolFrom<LLVM::GlobalOp>(
       func, b.getStringAttr("flash_smem"));
