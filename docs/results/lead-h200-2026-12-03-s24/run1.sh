@@ -4,6 +4,7 @@
 #    causal both; chk = the GPU-checked bundles, cmp-identical to b90's), the per-kernel profile
 #    (ours b90 against SDPA cuDNN, D128 N 1k/2k/4k and D64 1k, non-causal);
 # 2) issue 16's backward (36 rows) and forward + backward (12 rows) tables on main.
+# kprof.py: docs/results/s23-h3-h200-2026-12-03/kprof.py, copied into the staged directory.
 # b90: python3 -m flash_mlir.compile --out b90 --arch sm_90a --dtypes bf16 --head-dims 64,128,256 --ops forward,backward --deterministic no
 set -u
 S=$(cd "$(dirname "$0")" && pwd); cd "$S"; O=$(mktemp -d)
