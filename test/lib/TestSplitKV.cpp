@@ -58,7 +58,7 @@ struct TestSplitKVPass
   static SplitKVCount<int64_t> count(int64_t b, int64_t h, int64_t rt,
                                      int64_t tiles, int64_t sms,
                                      int64_t cap) {
-    SplitKVIntegerDomain d;
+    IntegerDomain d;
     return splitKVCount(tiles, splitKVWorkUnits(d, b, h, rt), sms, cap);
   }
 

@@ -64,6 +64,8 @@
 #ifndef FLASH_TARGET_SPLITKV_H
 #define FLASH_TARGET_SPLITKV_H
 
+#include "flash/Target/IntegerDomain.h"
+
 #include <cstdint>
 
 namespace mlir {
@@ -234,22 +236,10 @@ inline SplitKVTileShape splitKVTileShape(int64_t rows, int64_t headDim,
   return t;
 }
 
-/// The domain of plain integers (host code, tests).
-struct SplitKVIntegerDomain {
-  using Value = int64_t;
-  Value constant(int64_t v) { return v; }
-  Value add(Value x, Value y) { return x + y; }
-  Value sub(Value x, Value y) { return x - y; }
-  Value mul(Value x, Value y) { return x * y; }
-  Value min(Value x, Value y) { return x < y ? x : y; }
-  Value max(Value x, Value y) { return x > y ? x : y; }
-  Value floorDiv(Value x, Value y) { return x / y; }
-};
-
 /// splitKVCount on integers.
 inline SplitKVCount<int64_t> splitKVCount(int64_t numTiles, int64_t workUnits,
                                           int64_t numSMs, int64_t maxSplits) {
-  SplitKVIntegerDomain d;
+  IntegerDomain d;
   return splitKVCount(d, numTiles, workUnits, numSMs, maxSplits);
 }
 

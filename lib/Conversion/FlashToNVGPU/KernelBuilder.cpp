@@ -236,21 +236,6 @@ void KernelMath::store(Value value, Value memref, Value index) {
 // Tile ranges and masking
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// The i32 domain of the visible-range model (VisibleKV.h): run-time sizes.
-struct KernelI32Domain {
-  using Value = mlir::Value;
-  KernelMath &km;
-  Value constant(int64_t v) { return km.i32(v); }
-  Value add(Value x, Value y) { return km.add(x, y); }
-  Value sub(Value x, Value y) { return km.sub(x, y); }
-  Value min(Value x, Value y) { return km.minsi(x, y); }
-  Value max(Value x, Value y) { return km.maxsi(x, y); }
-  Value floorDiv(Value x, Value y) { return km.divu(x, y); }
-  Value mul(Value x, Value y) { return km.mul(x, y); }
-};
-} // namespace
-
 KVRange mlir::flash::buildKVRange(KernelMath &km, Value qStart, Value seqQ,
                                   Value seqKV, int64_t blockQ, int64_t blockKV,
                                   bool causal) {

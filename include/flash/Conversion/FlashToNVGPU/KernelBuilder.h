@@ -264,6 +264,21 @@ struct KernelMath {
   void store(Value value, Value memref, Value index);
 };
 
+/// The i32 domain of the shared integer models (VisibleKV.h, SplitKV.h) in
+/// the kernels: run-time sizes as i32 values, one KernelMath op each (the
+/// host code's IntegerDomain, Target/IntegerDomain.h, on integers).
+struct KernelI32Domain {
+  using Value = mlir::Value;
+  KernelMath &km;
+  Value constant(int64_t v) { return km.i32(v); }
+  Value add(Value x, Value y) { return km.add(x, y); }
+  Value sub(Value x, Value y) { return km.sub(x, y); }
+  Value mul(Value x, Value y) { return km.mul(x, y); }
+  Value min(Value x, Value y) { return km.minsi(x, y); }
+  Value max(Value x, Value y) { return km.maxsi(x, y); }
+  Value floorDiv(Value x, Value y) { return km.divu(x, y); }
+};
+
 /// Which thread holds which accumulator element: the static half of the
 /// layout (the per-thread half is LaneCoords). A thread holds
 /// rowsPerThread rows of columnsPerRow columns; its row r is the row

@@ -106,18 +106,6 @@ int64_t exchangeWordsPerWarp(int64_t mTiles, int64_t headDim) {
   return (2 * 2 * mTiles + mTiles * (headDim / 8) * 4) * 32;
 }
 
-/// The i32 domain of SplitKV.h and VisibleKV.h: run-time sizes.
-struct DecodeI32Domain {
-  using Value = mlir::Value;
-  KernelMath &km;
-  Value constant(int64_t v) { return km.i32(v); }
-  Value add(Value x, Value y) { return km.add(x, y); }
-  Value sub(Value x, Value y) { return km.sub(x, y); }
-  Value mul(Value x, Value y) { return km.mul(x, y); }
-  Value min(Value x, Value y) { return km.minsi(x, y); }
-  Value max(Value x, Value y) { return km.maxsi(x, y); }
-  Value floorDiv(Value x, Value y) { return km.divu(x, y); }
-};
 } // namespace
 
 FailureOr<KernelConfig>
@@ -274,7 +262,7 @@ struct SequenceSplit {
 SequenceSplit sequenceSplit(KernelMath &km, const KernelConfig &config,
                             Value length, Value seqQ, Value workUnits,
                             Value numSMs) {
-  DecodeI32Domain d{km};
+  KernelI32Domain d{km};
   VisibleKVTiles<Value> tiles =
       visibleKVTiles(d, km.i32(0), seqQ, length, /*rows=*/int64_t(1) << 30,
                      kBlockKV, config.causal);

@@ -130,7 +130,7 @@ SplitKVIOModel mlir::flash::computeSplitKVIOModel(const AttentionShape &shape,
       0, shape.seqQ, shape.seqKV, shape.seqQ, tiles.blockKV, shape.causal);
   // An empty batch or query has no block and no split (splitKVCount needs
   // at least one work unit).
-  SplitKVIntegerDomain d;
+  IntegerDomain d;
   int64_t workUnits = splitKVWorkUnits(d, shape.batch, shape.kvHeads, m.qTiles);
   SplitKVCount<int64_t> split =
       workUnits ? splitKVCount(visible.numTiles, workUnits, numSMs, maxSplits)

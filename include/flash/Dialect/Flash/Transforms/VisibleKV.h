@@ -65,7 +65,8 @@
 #ifndef FLASH_DIALECT_FLASH_TRANSFORMS_VISIBLEKV_H
 #define FLASH_DIALECT_FLASH_TRANSFORMS_VISIBLEKV_H
 
-#include <algorithm>
+#include "flash/Target/IntegerDomain.h"
+
 #include <cstdint>
 
 namespace mlir {
@@ -158,18 +159,6 @@ splitKVTiles(Domain &d, const VisibleKVTiles<typename Domain::Value> &visible,
   V unmaskedEnd = d.max(d.min(visible.numUnmasked, end), first);
   return {first, unmaskedEnd, end};
 }
-
-/// The domain of plain integers (the IO model, the schedule objective).
-struct IntegerDomain {
-  using Value = int64_t;
-  Value constant(int64_t v) { return v; }
-  Value add(Value x, Value y) { return x + y; }
-  Value sub(Value x, Value y) { return x - y; }
-  Value mul(Value x, Value y) { return x * y; }
-  Value min(Value x, Value y) { return std::min(x, y); }
-  Value max(Value x, Value y) { return std::max(x, y); }
-  Value floorDiv(Value x, Value y) { return x / y; }
-};
 
 /// visibleKVTiles on integers.
 inline VisibleKVTiles<int64_t> visibleKVTiles(int64_t qStart, int64_t seqQ,
