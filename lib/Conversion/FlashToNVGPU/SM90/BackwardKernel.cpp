@@ -54,6 +54,10 @@
 // Deterministic: every block visits its Q tiles from the last, and the
 // writer adds Q tile i's dQ only after the K/V tiles before its own, which
 // have counted theirs on the tile's semaphore (buildDQWriter).
+// Non-causal atomic at D = 128: every block visits its Q tiles from tile
+// j mod numTiles on, wrapping around (heads of at most
+// kBackwardRotateMaxQTiles tiles; rotatesQTiles), so that the blocks of a
+// head running together reduce into different dQ tiles.
 // Padding rows of a Q tile past Nq are zero-filled by the TMA unit and have
 // shift = +inf and Δ = 0 (the preprocess pads them), so they contribute
 // nothing; their dQ rows are not reduced. Keys past Nk are masked, and their
@@ -530,7 +534,9 @@ private:
   Value semaphorePtr; ///< deterministic: the dq_semaphore workspace
   Value donePtr;      ///< countsHeadsDone: the dq_done workspace
   Value kvTile, kvStart, headKV, firstHeadQ, groupSize, paddedQ;
-  /// The first step's Q tile (rotatesQTiles).
+  /// rotatesQTiles: kvTile, or 0 for a head of more than
+  /// kBackwardRotateMaxQTiles Q tiles; step k takes tile (k + rotation) mod
+  /// numTiles.
   Value rotation;
   /// Batch maps (rank 4 over (D, N, H, B)): the batch entry, the kv-head and
   /// the group's first q-head within it (null otherwise).

@@ -47,15 +47,16 @@ constexpr bool kBackwardMainOverlapsPreprocess = true;
 /// programmatic dependent launch, waits per block for its head's count, its
 /// last block for the main grid. false: the convert in stream order.
 constexpr bool kBackwardConvertOverlapsMain = true;
-/// Non-causal atomic plans whose heads have at most this many Q tiles
-/// (Nq <= 64 · Br: 4096 rows at Br = 64) visit them from Q tile kvTile mod
-/// numTiles on, wrapping around, instead of from tile 0 (docs/gpu.md,
-/// "Backward on sm_90a"): the blocks of one head that run together then
-/// stage and reduce different dQ tiles at every step instead of all the
-/// same one. Longer heads keep the order from tile 0 (measured slower
-/// rotated at N = 8k/16k). 0: never (main's PTX before the twenty-fourth
-/// session). Causal plans are staggered by the diagonal already;
-/// deterministic plans keep their fixed order.
+/// D = 128 non-causal atomic plans (BackwardKernel::rotatesQTiles; D = 64
+/// and 256 measured slower with the change) whose heads have at most this
+/// many Q tiles (Nq <= 64 · Br: 4096 rows at Br = 64) visit them from Q
+/// tile kvTile mod numTiles on, wrapping around, instead of from tile 0
+/// (docs/gpu.md, "Backward on sm_90a"): the blocks of one head that run
+/// together then stage and reduce different dQ tiles at every step instead
+/// of all the same one. Longer heads keep the order from tile 0 (measured
+/// slower rotated at N = 8k/16k). 0: never (main's PTX before the
+/// twenty-fourth session). Causal plans are staggered by the diagonal
+/// already; deterministic plans keep their fixed order.
 constexpr int64_t kBackwardRotateMaxQTiles = 64;
 
 /// The kernels of `config` (kind = backward) in launch order: the shared
