@@ -335,6 +335,36 @@ Value mlir::flash::buildPackPair(KernelMath &km, Value x, Value y,
   return km.packPair(x, y, elementType);
 }
 
+OnlineSoftmaxState mlir::flash::buildOnlineSoftmaxLoop(
+    KernelMath &km, Value lb, Value ub, const OnlineSoftmaxState &init,
+    function_ref<OnlineSoftmaxState(Value j, const OnlineSoftmaxState &)>
+        body) {
+  OpBuilder &b = km.b;
+  const size_t numRows = init.runningMax.size();
+  auto pack = [](const OnlineSoftmaxState &s) {
+    SmallVector<Value> values(s.runningMax);
+    values.append(s.runningSum.begin(), s.runningSum.end());
+    values.append(s.acc.regs.begin(), s.acc.regs.end());
+    return values;
+  };
+  auto unpack = [&](ValueRange values) {
+    OnlineSoftmaxState s{SmallVector<Value>(values.take_front(numRows)),
+                         SmallVector<Value>(values.slice(numRows, numRows)),
+                         init.acc};
+    s.acc.regs.assign(values.begin() + 2 * numRows, values.end());
+    return s;
+  };
+  auto loop = scf::ForOp::create(b, km.loc, lb, ub, km.i32(1), pack(init));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    OnlineSoftmaxState next =
+        body(loop.getInductionVar(), unpack(loop.getRegionIterArgs()));
+    scf::YieldOp::create(b, km.loc, pack(next));
+  }
+  return unpack(loop.getResults());
+}
+
 SoftmaxStep mlir::flash::buildOnlineSoftmax(KernelMath &km, Fragment &scores,
                                             ArrayRef<Value> runningMax,
                                             ArrayRef<Value> runningSum,

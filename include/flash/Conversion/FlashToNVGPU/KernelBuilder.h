@@ -443,6 +443,23 @@ SoftmaxStep buildOnlineSoftmax(KernelMath &km, Fragment &scores,
                                double lazyRescale = -1.0,
                                Exp2Split exp2Split = {});
 
+/// The online softmax's state across a K/V loop, per thread: the running
+/// max and sum of each of its rows, and the O accumulator.
+struct OnlineSoftmaxState {
+  SmallVector<Value> runningMax, runningSum;
+  Fragment acc;
+};
+
+/// scf.for j in [lb, ub) (i32, step 1) carrying `init`: its iter_args are
+/// the running maxima, then the sums, then the accumulator's registers.
+/// `body` builds one iteration at the start of the loop's body from j and
+/// the carried state and returns the state to yield; the loop's results
+/// come back in the same form (the sm_80 forward's and split-KV kernels'
+/// K/V loops).
+OnlineSoftmaxState buildOnlineSoftmaxLoop(
+    KernelMath &km, Value lb, Value ub, const OnlineSoftmaxState &init,
+    function_ref<OnlineSoftmaxState(Value j, const OnlineSoftmaxState &)> body);
+
 /// acc[.., i] *= rescale[row of i].
 void buildRescale(KernelMath &km, Fragment &acc, ArrayRef<Value> rescale);
 /// The same, skipped by a warp none of whose rows has α ≠ 1 (a warp vote,

@@ -526,10 +526,7 @@ public:
 
 private:
   /// Online-softmax state of a warp.
-  struct State {
-    SmallVector<Value> runningMax, runningSum;
-    Fragment acc;
-  };
+  using State = OnlineSoftmaxState;
 
   MemRefType sharedType(Type element, int64_t elements) {
     return MemRefType::get({elements}, element, AffineMap(),
@@ -834,22 +831,10 @@ SplitKernelBuilder::State SplitKernelBuilder::buildLoop(Value lb, Value ub,
                                                         const State &in,
                                                         bool masked) {
   using P = arith::CmpIPredicate;
-  const int64_t numRows = 2 * Mw;
-  SmallVector<Value> inits(in.runningMax);
-  inits.append(in.runningSum.begin(), in.runningSum.end());
-  inits.append(in.acc.regs.begin(), in.acc.regs.end());
-  const int64_t numAcc = in.acc.regs.size();
-  auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), inits);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value j = loop.getInductionVar();
-    ValueRange args = loop.getRegionIterArgs();
-    SmallVector<Value> runningMax(args.take_front(numRows));
-    SmallVector<Value> runningSum(args.slice(numRows, numRows));
-    Fragment acc = in.acc;
-    acc.regs.assign(args.begin() + 2 * numRows,
-                    args.begin() + 2 * numRows + numAcc);
+  auto iteration = [&](Value j, const State &carried) -> State {
+    const SmallVector<Value> &runningMax = carried.runningMax;
+    const SmallVector<Value> &runningSum = carried.runningSum;
+    Fragment acc = carried.acc;
 
     // Tile j has landed (at most stages − 2 later groups in flight); the
     // barrier also retires every read of the stage that tile j + stages − 1
@@ -937,20 +922,9 @@ SplitKernelBuilder::State SplitKernelBuilder::buildLoop(Value lb, Value ub,
           mmaSyncInto(km, et, acc, mt, 2 * dp + half, pFrag[mt],
                       ArrayRef<Value>(vFrag).slice(2 * half, 2));
     }
-    SmallVector<Value> yields(step.newMax);
-    yields.append(step.newSum.begin(), step.newSum.end());
-    yields.append(acc.regs.begin(), acc.regs.end());
-    scf::YieldOp::create(b, loc, yields);
-  }
-  ValueRange results = loop.getResults();
-  State out;
-  out.runningMax.assign(results.begin(), results.begin() + numRows);
-  out.runningSum.assign(results.begin() + numRows,
-                        results.begin() + 2 * numRows);
-  out.acc = in.acc;
-  out.acc.regs.assign(results.begin() + 2 * numRows,
-                      results.begin() + 2 * numRows + numAcc);
-  return out;
+    return {step.newMax, step.newSum, acc};
+  };
+  return buildOnlineSoftmaxLoop(km, lb, ub, in, iteration);
 }
 
 void SplitKernelBuilder::build(gpu::GPUFuncOp func,

@@ -110,20 +110,12 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
                                ArrayRef<Value> l0, const Fragment &acc0,
                                bool masked) {
   using P = arith::CmpIPredicate;
-  const int64_t numRows = 2 * Mw;
-  SmallVector<Value> inits(m0);
-  inits.append(l0.begin(), l0.end());
-  inits.append(acc0.regs.begin(), acc0.regs.end());
-  auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1), inits);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value j = loop.getInductionVar();
-    ValueRange args = loop.getRegionIterArgs();
-    SmallVector<Value> runningMax(args.take_front(numRows));
-    SmallVector<Value> runningSum(args.slice(numRows, numRows));
-    Fragment acc = acc0;
-    acc.regs.assign(args.begin() + 2 * numRows, args.end());
+  OnlineSoftmaxState init{SmallVector<Value>(m0), SmallVector<Value>(l0), acc0};
+  auto iteration = [&](Value j,
+                       const OnlineSoftmaxState &in) -> OnlineSoftmaxState {
+    const SmallVector<Value> &runningMax = in.runningMax;
+    const SmallVector<Value> &runningSum = in.runningSum;
+    Fragment acc = in.acc;
 
     Value stage = km.andi(j, km.i32(1));
     Value stageOffset = km.mul(stage, km.i32(Bc * D));
@@ -203,16 +195,10 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
                     ArrayRef<Value>(vFrag).slice(2 * half, 2));
       }
     }
-    SmallVector<Value> yields(step.newMax);
-    yields.append(step.newSum.begin(), step.newSum.end());
-    yields.append(acc.regs.begin(), acc.regs.end());
-    scf::YieldOp::create(b, loc, yields);
-  }
-  ValueRange results = loop.getResults();
-  Fragment accOut = acc0;
-  accOut.regs.assign(results.begin() + 2 * numRows, results.end());
-  return {SmallVector<Value>(results.take_front(numRows)),
-          SmallVector<Value>(results.slice(numRows, numRows)), accOut};
+    return {step.newMax, step.newSum, acc};
+  };
+  OnlineSoftmaxState out = buildOnlineSoftmaxLoop(km, lb, ub, init, iteration);
+  return {out.runningMax, out.runningSum, out.acc};
 }
 
 void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
