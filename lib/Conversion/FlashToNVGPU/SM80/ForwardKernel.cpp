@@ -79,10 +79,10 @@ private:
     return loadMatrix(sharedQ, offset, /*transpose=*/false);
   }
 
-  /// One K/V loop; returns (m, l, acc) after it.
-  std::tuple<SmallVector<Value>, SmallVector<Value>, Fragment>
-  buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0, ArrayRef<Value> l0,
-              const Fragment &acc0, bool masked);
+  /// One K/V loop over tiles [lb, ub) from `in`; returns the state after
+  /// it.
+  OnlineSoftmaxState buildKVLoop(Value lb, Value ub,
+                                 const OnlineSoftmaxState &in, bool masked);
 
   OpBuilder &b;
   Location loc;
@@ -105,17 +105,15 @@ private:
 };
 } // namespace
 
-std::tuple<SmallVector<Value>, SmallVector<Value>, Fragment>
-SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
-                               ArrayRef<Value> l0, const Fragment &acc0,
-                               bool masked) {
+OnlineSoftmaxState SM80KernelBuilder::buildKVLoop(Value lb, Value ub,
+                                                  const OnlineSoftmaxState &in,
+                                                  bool masked) {
   using P = arith::CmpIPredicate;
-  OnlineSoftmaxState init{SmallVector<Value>(m0), SmallVector<Value>(l0), acc0};
-  auto iteration = [&](Value j,
-                       const OnlineSoftmaxState &in) -> OnlineSoftmaxState {
-    const SmallVector<Value> &runningMax = in.runningMax;
-    const SmallVector<Value> &runningSum = in.runningSum;
-    Fragment acc = in.acc;
+  auto iteration = [&](Value j, const OnlineSoftmaxState &carried)
+      -> OnlineSoftmaxState {
+    const SmallVector<Value> &runningMax = carried.runningMax;
+    const SmallVector<Value> &runningSum = carried.runningSum;
+    Fragment acc = carried.acc;
 
     Value stage = km.andi(j, km.i32(1));
     Value stageOffset = km.mul(stage, km.i32(Bc * D));
@@ -197,8 +195,7 @@ SM80KernelBuilder::buildKVLoop(Value lb, Value ub, ArrayRef<Value> m0,
     }
     return {step.newMax, step.newSum, acc};
   };
-  OnlineSoftmaxState out = buildOnlineSoftmaxLoop(km, lb, ub, init, iteration);
-  return {out.runningMax, out.runningSum, out.acc};
+  return buildOnlineSoftmaxLoop(km, lb, ub, in, iteration);
 }
 
 void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
@@ -342,13 +339,14 @@ void SM80KernelBuilder::build(gpu::GPUFuncOp func) {
   Value negInf = km.f32(-std::numeric_limits<double>::infinity());
   SmallVector<Value> m0(2 * Mw, negInf), l0(2 * Mw, km.f32(0.0));
   Fragment acc0(Mw, D / 8, km.f32(0.0));
-  auto [m1, l1, acc1] =
-      buildKVLoop(km.i32(0), range.numUnmasked, m0, l0, acc0, /*masked=*/false);
-  auto [m2, l2, acc2] =
-      buildKVLoop(range.numUnmasked, numTiles, m1, l1, acc1, /*masked=*/true);
+  OnlineSoftmaxState unmasked = buildKVLoop(
+      km.i32(0), range.numUnmasked, {m0, l0, acc0}, /*masked=*/false);
+  OnlineSoftmaxState done =
+      buildKVLoop(range.numUnmasked, numTiles, unmasked, /*masked=*/true);
 
   waitGroups(0);
-  buildEpilogue(km, config, acc2, m2, l2, coords, rowBase, seqQ, scale,
+  buildEpilogue(km, config, done.acc, done.runningMax, done.runningSum, coords,
+                rowBase, seqQ, scale,
                 globalO, oBase, globalLse, lseBase, /*storeWord=*/nullptr,
                 oStrides[2]);
   gpu::ReturnOp::create(b, loc);
