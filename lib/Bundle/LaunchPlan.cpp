@@ -31,10 +31,10 @@ llvm::Error error(const llvm::Twine &message) {
 
 /// Formulas of the lowering's text ("min(blocks_per_sm*SMs, ceildiv(Nq,
 /// block_q)*Hq*B)"): products of terms, a term a number, a name, or a
-/// call min/max/ceildiv/le (le(x, y): 1 if x <= y, else 0; every runtime
-/// since the first plan format evaluates it). Names found in `constants` become numbers; names
-/// in `rename` are renamed (the "N" of a tensor map is Nq or Nk); the rest
-/// stay symbols that the runtime binds.
+/// call min/max/ceildiv/le/sub (le(x, y): 1 if x <= y, else 0; sub(x, y):
+/// x − y; every runtime since the first plan format evaluates both). Names
+/// found in `constants` become numbers; names in `rename` are renamed (the "N"
+/// of a tensor map is Nq or Nk); the rest stay symbols that the runtime binds.
 class FormulaParser {
 public:
   FormulaParser(StringRef text, const llvm::StringMap<int64_t> &constants,
@@ -93,7 +93,8 @@ private:
       return JValue(number);
     skip();
     if (pos < text.size() && text[pos] == '(') {
-      if (word != "min" && word != "max" && word != "ceildiv" && word != "le")
+      if (word != "min" && word != "max" && word != "ceildiv" && word != "le" &&
+          word != "sub")
         return error("unknown function '" + word + "' in formula '" + text +
                      "'");
       ++pos;

@@ -105,11 +105,21 @@ def test_selected_by_op(bundles):
         lib.find("f16", 128, False, False, None, 90, op="paged_attention")
 
 
-@pytest.mark.parametrize("batch,parts", [(1, 33), (4, 9), (64, 1), (1000, 1)])
+def max_parts(work_units, sms, max_splits=256):
+    """Target/SplitKV.h splitKVMaxSplits: the most parts any sequence is cut
+    into, 1 when the work units fill 15/16 of the SMs."""
+    if 16 * work_units >= 15 * sms:
+        return 1
+    return max(min(2 * sms // work_units, max_splits), 1)
+
+
+@pytest.mark.parametrize("batch,parts", [(1, 33), (4, 8), (8, 4), (16, 1), (64, 1),
+                                         (1000, 1)])
 def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
-    """Grid (parts, Hkv·row tiles, B): parts = min(max_splits,
-    ceil(2·SMs / (B·Hkv·row tiles))), at least the most any sequence can use
-    (SplitKV.h takes the floor; blocks past a sequence's parts exit)."""
+    """Grid (parts, Hkv·row tiles, B): parts = splitKVMaxSplits = min(max_splits,
+    floor(2·SMs / (B·Hkv·row tiles))), or 1 when B·Hkv·row tiles >= 15/16 of
+    the SMs: the most any sequence can use, and no more (blocks past a
+    shorter sequence's parts exit)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     assert bundle.kernel_count == 3
@@ -133,6 +143,22 @@ def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
         [0, 1, 2]
 
 
+@pytest.mark.parametrize("sms", [1, 7, 108, 132])
+def test_grid_parts_are_split_kv_max_splits(bundles, sms):
+    """The runtime's grid x (the plan's formula) against splitKVMaxSplits on
+    integers, over work units around every boundary of the rule (wanted =
+    2·SMs / work units, max_splits = 256, and 15/16 of the SMs)."""
+    lib = KernelLibrary(str(bundles[0]))
+    bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
+    units = sorted({1, 2, 3, 5, 8, 9, 63, 64, 65, 100, 2 * sms - 1, 2 * sms, 2 * sms + 1,
+                    sms, sms - 1, sms + 1, (15 * sms) // 16, (15 * sms) // 16 + 1,
+                    -(-15 * sms // 16), 1000} - {0})
+    for wu in units:
+        [(_, grid, _, _), (_, separate_grid, _, _), _] = plan_kernels(
+            bundle, paged_args(wu, 8, 1, 1, 128, 4096, 16, 300), sm_count=sms)
+        assert max(grid[0], separate_grid[0]) == max_parts(wu, sms), (wu, sms)
+
+
 def test_row_tiles_of_large_groups(bundles):
     """Groups × Nq beyond the 16-row tile take several row tiles (grid y)."""
     lib = KernelLibrary(str(bundles[0]))
@@ -140,7 +166,7 @@ def test_row_tiles_of_large_groups(bundles):
     [(_, grid, _, _), (_, separate_grid, _, _), _] = plan_kernels(
         bundle, paged_args(2, 8, 1, 4, 128, 64, 64, 8))
     # 8/1 × 4 rows = 2 tiles of 16; 4 work units: the separate merge's grid
-    assert grid[:2] == separate_grid[:2] == (min(256, -(-264 // (2 * 1 * 2))), 2)
+    assert grid[:2] == separate_grid[:2] == (max_parts(2 * 1 * 2, 132), 2) == (66, 2)
     assert (grid[2], separate_grid[2]) == (0, 2)
 
 
@@ -244,9 +270,9 @@ def test_a_call_with_other_addresses_reuses_the_plan(bundles):
         [0, 0, 0xABC000]
     # Another batch: planned again (grid and B); then the first call again.
     [(_, grid4, _, args4), _, _] = plan_kernels(bundle, paged_args(4, 32, 8, 1, 128, 64, 16, 8))
-    assert grid4 == (9, 8, 4) and args4["B"].int_value == 4
+    assert grid4 == (8, 8, 4) and args4["B"].int_value == 4
     assert plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, 16, 8), sm_count=66)[0][1] \
-        == (9, 8, 2)
+        == (8, 8, 2)
     again = plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, 16, 8))
     assert again[0][1] == first[0][1] and again[0][3]["q"].pointer == 0x10000
     # A call the plan refuses is refused after a reused one too.

@@ -12,12 +12,12 @@
 // arguments, f32 partials and counters of finished parts sized by formulas.
 // CHECK: flash.kernels = [{arch = "sm_80", block_kv = 64 : i64, block_q = 16 : i64
 // CHECK-SAME: dynamic_shared_memory = 69632 : i64
-// CHECK-SAME: grid = ["min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B"]
+// CHECK-SAME: grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B"]
 // CHECK-SAME: kernel = "decode_split", kernels = [{args = ["q:ptr", "k:ptr", "v:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "SMs:i32", "scale:f32"]
 // CHECK-SAME: kernel = "decode_split", threads = 128 : i64}]
 // CHECK-SAME: max_splits = 64 : i64, op = "attention_split_kv"
 // CHECK-SAME: stages = 2 : i64
-// CHECK-SAME: workspaces = [{bytes = "min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))*B*Hq*Nq*Dv*4", init = "none", kernel_restores = false, name = "partial_o"}, {bytes = "min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)))*B*Hq*Nq*4", init = "none", kernel_restores = false, name = "partial_lse"}, {bytes = "B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)*2*ceildiv(min(max_splits, ceildiv(2*SMs, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))), 16)*4", init = "zero", kernel_restores = true, name = "split_counter"}]
+// CHECK-SAME: workspaces = [{bytes = "max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)*B*Hq*Nq*Dv*4", init = "none", kernel_restores = false, name = "partial_o"}, {bytes = "max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)*B*Hq*Nq*4", init = "none", kernel_restores = false, name = "partial_lse"}, {bytes = "B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)*2*ceildiv(max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1), 16)*4", init = "zero", kernel_restores = true, name = "split_counter"}]
 // CHECK: gpu.module @decode_split_module
 // The kernel: 16-byte cp.async copies of K and V rows (zero-filled past the
 // length), ldmatrix + mma.sync per warp (V transposed), the warps combined

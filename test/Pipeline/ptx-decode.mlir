@@ -128,7 +128,17 @@
 // JSON-NEXT: "bytes": [
 // JSON-NEXT: "mul",
 // JSON-NEXT: [
+// JSON-NEXT: "max",
+// JSON-NEXT: [
+// JSON-NEXT: "mul",
+// JSON-NEXT: [
+// JSON-NEXT: "max",
+// JSON-NEXT: [
 // JSON-NEXT: "min",
+// JSON-NEXT: [
+// JSON-NEXT: "ceildiv",
+// JSON-NEXT: [
+// JSON-NEXT: "sub",
 
 // RUN: %python -m flash_mlir.compile --out %t/sm80 --arch sm_80 --cubin-archs sm_80,sm_90 --ops split_kv,paged > %t/sm80.log
 // RUN: %python -m flash_mlir.tools.check_bundles %t/sm80 --expect 48 | FileCheck %s --check-prefix=SPILLS

@@ -11,7 +11,10 @@
 // With `check=true` it instead sweeps a grid of batches, heads, row tiles,
 // lengths, tile widths, SM counts and capacities and fails on any broken
 // invariant: 0 splits exactly for an empty sequence, else 1 <= splits <=
-// min(max_splits, max(floor(2·SMs / work units), 1)) (one wave); every tile of the visible range
+// min(max_splits, max(floor(2·SMs / work units), 1)) (one wave) and <=
+// splitKVMaxSplits (the launch plan's grid), which a sequence of
+// splitKVMaxSplits · kSplitKVMinTilesPerSplit tiles reaches (no block of the
+// grid is idle for every length); every tile of the visible range
 // in exactly one split, in order; no split without a tile; more than one
 // split only when each has at least kSplitKVMinTilesPerSplit tiles and the
 // work units fill less than kSplitKVWholeNum / kSplitKVWholeDen of the SMs. The
@@ -79,6 +82,13 @@ struct TestSplitKVPass
       return "a call whose work units fill the SMs cut into parts";
     if (c.numSplits > 1 && c.tilesPerSplit < kSplitKVMinTilesPerSplit)
       return "a split shorter than kSplitKVMinTilesPerSplit tiles";
+    int64_t maxParts = splitKVMaxSplits(workUnits, sms, cap);
+    if (c.numSplits > maxParts)
+      return "more splits than splitKVMaxSplits (the grid)";
+    if (splitKVCount(maxParts * kSplitKVMinTilesPerSplit, workUnits, sms, cap)
+            .numSplits != maxParts)
+      return "splitKVMaxSplits not reached by a sequence of max parts · "
+             "kSplitKVMinTilesPerSplit tiles";
     IntegerDomain d;
     VisibleKVTiles<int64_t> all{tiles, tiles, tiles};
     int64_t next = 0;

@@ -49,9 +49,10 @@
 // The users, all of this one function:
 // - the GPU decode kernel (lib/Conversion/FlashToNVGPU/SM80/DecodeKernel.cpp)
 //   on i32 values from seq_lens[b], with workUnits = B·Hkv·(its row tiles);
-//   its launch plan sizes the grid's split dimension with the ceiling of the
-//   `wanted` term (kSplitKVTargetBlocksPerSM, LowerToNVGPU.cpp), at least the
-//   most any sequence uses (the blocks past a sequence's parts exit);
+//   its launch plan sizes the grid's split dimension (and the partials'
+//   workspaces) with splitKVMaxSplits below, the most parts the rule gives a
+//   sequence of any length, as a formula of the call's sizes
+//   (LowerToNVGPU.cpp); the blocks past a shorter sequence's parts exit;
 // - flash-tile's split-KV form (TileSplitKV.cpp) on index values from the
 //   same run-time length, with numTiles from visibleKVTiles and workUnits
 //   = splitKVWorkUnits(B, Hkv, Q tiles), so that the CPU path cuts sequences
@@ -174,6 +175,39 @@ splitKVCount(Domain &d, typename Domain::Value numTiles,
   return {numSplits, tilesPerSplit};
 }
 
+/// The most parts splitKVCount gives a sequence of any length in a call of
+/// `workUnits` work units on `numSMs` SMs: max(min(wanted, maxSplits), 1),
+/// or 1 when the work units nearly fill the SMs (numSplits never exceeds
+/// it, and a sequence of maxParts · kSplitKVMinTilesPerSplit tiles reaches
+/// it). The launch plan sizes the grid's split dimension with it.
+///
+/// Why not more (until the twenty-sixth session the grid took the ceiling
+/// of 2·SMs / workUnits, and more than 1 for a call that is not cut): the
+/// blocks past a sequence's parts exit at once, but the block scheduler
+/// hands out the grid in order, so those empty blocks, one in every few,
+/// leave some SMs with two working blocks and others with none. Measured
+/// on the H200 (docs/benchmarks.md, twenty-sixth session, two processes):
+/// GQA 8/1 B = 64 L = 1k (5 blocks a work unit for 4 parts) 0.958-0.962×
+/// the time contiguous, 0.90-0.91× paged; B = 128 L = 2k (3 for 1)
+/// 0.962-0.965× contiguous, 0.95-0.96× paged; every other row of the
+/// issue's table within noise.
+template <typename Domain>
+typename Domain::Value splitKVMaxSplits(Domain &d,
+                                        typename Domain::Value workUnits,
+                                        typename Domain::Value numSMs,
+                                        typename Domain::Value maxSplits) {
+  using V = typename Domain::Value;
+  V one = d.constant(1);
+  V wanted = d.floorDiv(d.mul(d.constant(kSplitKVTargetBlocksPerSM), numSMs),
+                        workUnits);
+  V parts = d.max(d.min(wanted, maxSplits), one);
+  V cut = d.min(d.max(d.sub(d.mul(d.constant(kSplitKVWholeNum), numSMs),
+                            d.mul(d.constant(kSplitKVWholeDen), workUnits)),
+                      d.constant(0)),
+                one);
+  return d.max(d.mul(parts, cut), one);
+}
+
 /// The blocks one part of every sequence makes over a call: B · Hkv · row
 /// tiles (the `workUnits` of splitKVCount), in the order the kernels emit it.
 template <typename Domain>
@@ -234,6 +268,13 @@ inline SplitKVTileShape splitKVTileShape(int64_t rows, int64_t headDim,
                                           : stages;
   t.sharedBytes = queryBytes + t.stages * stageBytes;
   return t;
+}
+
+/// splitKVMaxSplits on integers.
+inline int64_t splitKVMaxSplits(int64_t workUnits, int64_t numSMs,
+                                int64_t maxSplits) {
+  IntegerDomain d;
+  return splitKVMaxSplits(d, workUnits, numSMs, maxSplits);
 }
 
 /// splitKVCount on integers.

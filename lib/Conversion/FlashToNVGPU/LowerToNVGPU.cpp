@@ -358,20 +358,43 @@ DictionaryAttr describeKernel(Builder &b, const KernelConfig &c,
   return b.getDictionaryAttr(fields);
 }
 
+/// The SplitKV.h rules as launch-plan formulas (the grammar LaunchPlan.cpp
+/// parses: products with `*`, and min, max, ceildiv, le, sub): the value a
+/// runtime computes from the call's sizes is the one the kernels compute.
+struct FormulaDomain {
+  using Value = std::string;
+  Value constant(int64_t v) { return std::to_string(v); }
+  Value sub(const Value &x, const Value &y) {
+    return "sub(" + x + ", " + y + ")";
+  }
+  Value mul(const Value &x, const Value &y) { return x + "*" + y; }
+  Value min(const Value &x, const Value &y) {
+    return "min(" + x + ", " + y + ")";
+  }
+  Value max(const Value &x, const Value &y) {
+    return "max(" + x + ", " + y + ")";
+  }
+  /// ⌊x / y⌋ of x ≥ 0, y ≥ 1: ⌈(x − y + 1) / y⌉ (ceildiv is 0 at or below
+  /// 0).
+  Value floorDiv(const Value &x, const Value &y) {
+    return "ceildiv(" + sub(x, sub(y, "1")) + ", " + y + ")";
+  }
+};
+
 /// The split-KV kernel's launch contract: one kernel (it merges the parts
 /// too) and its workspaces (LaunchPlan.cpp reads it).
 DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
                                      ScheduleAttr schedule) {
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   auto str = [&](StringRef s) { return b.getStringAttr(s); };
-  // Row tiles per (batch, kv-head), and at least the parts any sequence is
-  // cut into: min(max_splits, the ceiling of the SplitKV.h `wanted` term,
-  // which takes the floor), which depends on the sizes and the SM count only
-  // (never on a length); blocks past a sequence's parts exit.
+  // Row tiles per (batch, kv-head), and the most parts any sequence is cut
+  // into (splitKVMaxSplits, Target/SplitKV.h), which depends on the sizes
+  // and the SM count only (never on a length); blocks past a sequence's
+  // parts exit.
   std::string rowTiles = "ceildiv(ceildiv(Hq*Nq, Hkv), block_q)";
-  std::string parts = "min(max_splits, ceildiv(" +
-                      std::to_string(kSplitKVTargetBlocksPerSM) +
-                      "*SMs, B*Hkv*" + rowTiles + "))";
+  FormulaDomain formulas;
+  std::string parts =
+      splitKVMaxSplits(formulas, "B*Hkv*" + rowTiles, "SMs", "max_splits");
   std::string grid[] = {parts, "Hkv*" + rowTiles, "B"};
   SmallVector<StringRef> gridRefs(std::begin(grid), std::end(grid));
   auto workspace = [&](StringRef name, StringRef bytes, bool zeroed) {

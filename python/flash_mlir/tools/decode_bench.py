@@ -19,6 +19,15 @@ call (Python to launch, no synchronisation) is measured on a small problem
 for ours (KernelLibrary, the torch op) and SDPA's, with its parts: the
 output's allocation, and the runtime's launch alone (flash_plan_launch on a
 described call, which reuses the last call's planned launch).
+
+--cold: by default every call of a graph reads the same K/V, so a row whose
+K + V fits in the L2 cache (60 MiB on the H200: GQA 8/1 B=1 L=8k/32k and
+B=64 L=1k, GQA 32/8 B=1 L=8k) is read from the L2 after the first call, which
+a model whose layers each read their own cache never does. With --cold each
+implementation's 20 calls cycle through cold_copies() copies of the K/V
+(spanning at least 2.5× the L2), so consecutive calls read different memory
+and every row's K/V comes from DRAM; Q, the block table and seq_lens are
+shared (a serving step has just written them).
 """
 
 import argparse
@@ -57,6 +66,28 @@ def graph_time(fn, calls=20, replays=10):
         end.synchronize()
         times.append(start.elapsed_time(end) / calls)
     return statistics.median(times)
+
+
+def cold_copies(kv_bytes, l2_bytes, cold):
+    """How many copies of a row's K/V (`kv_bytes`) the calls of one graph
+    cycle through: 1 unless `cold`; else enough that the other copies read
+    between two reads of one copy span at least 1.5× the L2 (`l2_bytes`):
+    ceil(2.5 · L2 / bytes) copies, at least 1."""
+    if not cold:
+        return 1
+    return max(1, -(-(5 * l2_bytes) // (2 * kv_bytes)))
+
+
+def rotating(calls):
+    """One callable that runs calls[0], calls[1], ... in turn (a graph
+    captured over it records each call on its own copy)."""
+    state = [0]
+
+    def run():
+        i = state[0]
+        state[0] = (i + 1) % len(calls)
+        return calls[i]()
+    return run
 
 
 PAGE_ORDERS = ("shuffled", "sequential")
@@ -126,6 +157,9 @@ def main(argv=None):
                          "'paged S=.. seq'), or both in the same rounds "
                          "('shuffled,sequential'); applies to --baseline-bundles and "
                          "--variant too")
+    ap.add_argument("--cold", action="store_true",
+                    help="each call of a graph reads its own copy of the K/V (copies "
+                         "spanning 2.5x the L2 cache), so no row is read from the L2")
     args = ap.parse_args(argv)
 
     import torch
@@ -145,6 +179,7 @@ def main(argv=None):
     ceiling = big.numel() * 2 / (ceiling_ms * 1e-3) / 1e12
     del big
     print(f"read ceiling (sum over 4 GiB): {ceiling:.2f} TB/s", flush=True)
+    l2_bytes = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20)
 
     rows = []
     for (hq, hkv), text in [(g, r) for g in groups for r in args.rows.split(",")]:
@@ -153,51 +188,60 @@ def main(argv=None):
         k = torch.randn(b, hkv, length, d, device="cuda", dtype=t)
         v = torch.randn(b, hkv, length, d, device="cuda", dtype=t)
         lens = torch.full((b,), length, dtype=torch.int32, device="cuda")
+        copies = cold_copies(2 * b * hkv * length * d * 2, l2_bytes, args.cold)
+        # The contiguous K/V every implementation reads, copy c of `copies`.
+        ks = [k] + [k.clone() for _ in range(copies - 1)]
+        vs = [v] + [v.clone() for _ in range(copies - 1)]
         impls = {}
         for page in (16, 64):
             pages = b * length // page
-            blocks_k = k.permute(0, 2, 1, 3).reshape(pages, page, hkv, d)
-            blocks_v = v.permute(0, 2, 1, 3).reshape(pages, page, hkv, d)
             for order in args.page_order:
                 perm = page_placement(
                     b, length, page, order,
                     lambda n: torch.randperm(n, device="cuda"),
                     lambda n: torch.arange(n, device="cuda"))
                 # Page perm[j] holds block j of the contiguous cache.
-                kc = torch.empty(pages, page, hkv, d, device="cuda", dtype=t)
-                vc = torch.empty_like(kc)
-                kc[perm] = blocks_k
-                vc[perm] = blocks_v
+                kcs, vcs = [], []
+                for kk, vv in zip(ks, vs):
+                    kc = torch.empty(pages, page, hkv, d, device="cuda", dtype=t)
+                    vc = torch.empty_like(kc)
+                    kc[perm] = kk.permute(0, 2, 1, 3).reshape(pages, page, hkv, d)
+                    vc[perm] = vv.permute(0, 2, 1, 3).reshape(pages, page, hkv, d)
+                    kcs.append(kc)
+                    vcs.append(vc)
                 table = perm.view(b, length // page).to(torch.int32).contiguous()
                 if args.table_pad:
                     table = torch.cat([table, table[:, :1].expand(b, args.table_pad)],
                                       1).contiguous()
-                out = torch.empty_like(q)
+
+                def paged(plib, table=table, kcs=kcs, vcs=vcs):
+                    out = torch.empty_like(q)
+                    return rotating([
+                        lambda kc=kc, vc=vc: plib.paged_attention(q, kc, vc, table, lens,
+                                                                   out=out)
+                        for kc, vc in zip(kcs, vcs)])
                 name = paged_name(page, order)
-                impls[name] = (lambda kc=kc, vc=vc, table=table, out=out:
-                               lib.paged_attention(q, kc, vc, table, lens, out=out))
+                impls[name] = paged(lib)
                 for vname, vlib in variants:
-                    impls[f"{name} [{vname}]"] = (
-                        lambda kc=kc, vc=vc, table=table, out=torch.empty_like(q), vlib=vlib:
-                        vlib.paged_attention(q, kc, vc, table, lens, out=out))
+                    impls[f"{name} [{vname}]"] = paged(vlib)
                 if base is not None and page == 16:
-                    impls[f"{name} [baseline]"] = (
-                        lambda kc=kc, vc=vc, table=table, out=torch.empty_like(q):
-                        base.paged_attention(q, kc, vc, table, lens, out=out))
-        out_c = torch.empty_like(q)
-        impls["split_kv contiguous"] = lambda: lib.attention(q, k, v, out=out_c)
+                    impls[f"{name} [baseline]"] = paged(base)
+
+        def contiguous(clib):
+            out = torch.empty_like(q)
+            return rotating([lambda kk=kk, vv=vv: clib.attention(q, kk, vv, out=out)
+                             for kk, vv in zip(ks, vs)])
+        impls["split_kv contiguous"] = contiguous(lib)
         if base is not None:
-            out_b = torch.empty_like(q)
-            impls["split_kv [baseline]"] = lambda: base.attention(q, k, v, out=out_b)
+            impls["split_kv [baseline]"] = contiguous(base)
         for vname, vlib in variants:
-            impls[f"split_kv [{vname}]"] = (
-                lambda out=torch.empty_like(q), vlib=vlib: vlib.attention(q, k, v, out=out))
+            impls[f"split_kv [{vname}]"] = contiguous(vlib)
 
         def sdpa(backend):
-            def run():
+            def call(kk, vv):
                 with sdpa_kernel([backend]):
-                    return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
-            return run
+                    return F.scaled_dot_product_attention(q, kk, vv, enable_gqa=True)
+            return rotating([lambda kk=kk, vv=vv: call(kk, vv) for kk, vv in zip(ks, vs)])
         impls["SDPA cuDNN"] = sdpa(SDPBackend.CUDNN_ATTENTION)
         impls["SDPA FA2"] = sdpa(SDPBackend.FLASH_ATTENTION)
         # Correctness of the rows timed: ours against SDPA's (fp32 math).
@@ -218,8 +262,9 @@ def main(argv=None):
                     times[name].append(ms)
         bytes_moved = 2 * b * hkv * length * d * 2 + 2 * b * hq * d * 2
         row = {"B": b, "L": length, "Hq": hq, "Hkv": hkv, "D": d, "bytes": bytes_moved,
-               "ceiling_TBps": ceiling, "impls": {}}
-        print(f"GQA {hq}/{hkv} B={b} L={length} ({bytes_moved / 1e6:.0f} MB)", flush=True)
+               "ceiling_TBps": ceiling, "kv_copies": copies, "impls": {}}
+        print(f"GQA {hq}/{hkv} B={b} L={length} ({bytes_moved / 1e6:.0f} MB"
+              + (f", {copies} K/V copies" if copies > 1 else "") + ")", flush=True)
         for name in impls:
             if name in times and times[name]:
                 ms = statistics.median(times[name])
@@ -243,7 +288,7 @@ def main(argv=None):
                         print(f"  {name} at {100 * row[f'{name} vs contiguous']:.1f}% "
                               "of contiguous", flush=True)
         rows.append(row)
-        del k, v, q, impls
+        del k, v, q, ks, vs, impls
         torch.cuda.empty_cache()
 
     # Host time per call on a small problem (no synchronisation in the loop).
@@ -298,7 +343,8 @@ def main(argv=None):
         print(f"host time per call, {name}: {host[name]:.1f} us", flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"ceiling_TBps": ceiling, "page_order": args.page_order, "rows": rows,
+            json.dump({"ceiling_TBps": ceiling, "page_order": args.page_order,
+                       "cold": args.cold, "l2_bytes": l2_bytes, "rows": rows,
                        "host_us": host}, f, indent=1)
     return 0
 
