@@ -11,7 +11,8 @@
 // configuration: on the H200 4.68 TB/s over 4 GiB (the best of its sweep,
 // a cp.async.bulk read, 4.72; torch's sum over the same bytes 4.26;
 // docs/benchmarks.md, twenty-sixth session). PTX for sm_80, so that the
-// driver JIT-compiles it for any GPU the decode plans run on.
+// driver JIT-compiles it for any GPU the decode plans run on. read-floor.cu
+// includes this file for loadStreaming.
 #include <cstdint>
 
 __device__ __forceinline__ uint4 loadStreaming(const uint4 *p) {

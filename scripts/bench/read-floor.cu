@@ -51,13 +51,8 @@
     }                                                                          \
   } while (0)
 
-__device__ __forceinline__ uint4 loadStreaming(const uint4 *p) {
-  uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p));
-  return v;
-}
+// loadStreaming: the 16-byte streaming load of decode_bench's ceiling kernel.
+#include "read-ceiling.cu"
 
 // The chunk block `blockIdx.x` reads after `depth` dependent index loads.
 __device__ __forceinline__ int chainedChunk(const int *chain, int depth,

@@ -17,7 +17,7 @@ rotating order; a row reports each one's median over the rounds. The read
 ceiling is measured in the same run, twice: torch's sum over 4 GiB (the
 "% of ceiling" of every table since the tenth session) and a streaming read
 kernel over the same 4 GiB (read_ceiling.ptx, built from
-scripts/bench/read-ceiling.cu; about 10% faster than the sum on the H200:
+scripts/bench/read-ceiling.cu; 8-10% faster than the sum on the H200:
 "% of kernel ceiling"). Host time per
 call (Python to launch, no synchronisation) is measured on a small problem
 for ours (KernelLibrary, the torch op) and SDPA's, with its parts: the
