@@ -60,6 +60,7 @@ def test_page_order_option():
     assert decode_bench.page_orders("shuffled") == ["shuffled"]
     assert decode_bench.page_orders("sequential") == ["sequential"]
     assert decode_bench.page_orders("shuffled,sequential") == ["shuffled", "sequential"]
+    assert decode_bench.page_orders("shuffled,local") == ["shuffled", "local"]
     for bad in ("random", "", "shuffled,shuffled", "sequential,bogus"):
         with pytest.raises(argparse.ArgumentTypeError):
             decode_bench.page_orders(bad)
@@ -68,10 +69,39 @@ def test_page_order_option():
     # Shuffled keeps the names (and JSON keys) decode_bench always printed.
     assert decode_bench.paged_name(16, "shuffled") == "paged S=16"
     assert decode_bench.paged_name(64, "sequential") == "paged S=64 seq"
+    assert decode_bench.paged_name(16, "local") == "paged S=16 local"
 
 
 def test_help_lists_page_order(capsys):
     with pytest.raises(SystemExit):
         decode_bench.main(["--help"])
     text = capsys.readouterr().out
-    assert "--page-order" in text and "sequential" in text
+    assert "--page-order" in text and "sequential" in text and "local" in text
+
+
+@pytest.mark.parametrize("b,length,page,page_bytes", [
+    (1, 4096, 16, 4096),      # GQA 8/1, S = 16: 512 pages a 2 MiB span
+    (3, 8192, 16, 32768),     # GQA 32/8, S = 16: 64 pages a span
+    (2, 1024, 64, 1 << 22),   # pages larger than a span: one page a span
+])
+def test_local_pages_stay_in_their_span(b, length, page, page_bytes):
+    calls = []
+
+    def randperm(n):
+        calls.append(n)
+        return np.random.default_rng(3).permutation(n)
+
+    perm = decode_bench.page_placement(b, length, page, "local", randperm, np.arange,
+                                       page_bytes=page_bytes)
+    pages = b * length // page
+    span = max(decode_bench.LOCAL_SPAN_BYTES // page_bytes, 1)
+    assert calls == [pages]
+    assert sorted(perm.tolist()) == list(range(pages))       # a permutation
+    assert (perm // span == np.arange(pages) // span).all()  # each page in its span
+    if span > 1:
+        assert (perm != np.arange(pages)).any()              # and shuffled in it
+    keys = np.arange(b * length).reshape(b, length)
+    _, out = _gather(perm, b, length, page, keys)
+    assert (out == keys).all()
+    with pytest.raises(ValueError):
+        decode_bench.page_placement(b, length, page, "local", randperm, np.arange)

@@ -2,13 +2,15 @@
 
   python3 -m flash_mlir.tools.decode_bench --bundles bundles/ [--json out.json]
       [--rows 1x8192,...,128x2048] [--gqa 32/8,8/1] [--rounds 5] [--table-pad N]
-      [--page-order shuffled|sequential|shuffled,sequential]
+      [--page-order shuffled|sequential|local[,...]]
 
 One query row, D=128, bf16, for each GQA group (Hq/Hkv) and row (BxL) of issue
 17 item 5 by default. Bytes = K + V of the valid lengths +
 Q + O; TB/s = bytes / time. Ours: paged with page sizes 16 and 64 (pages in a
 random order by default; --page-order sequential puts each sequence's pages
-one after the other in the pool, in key order, timed as 'paged S=.. seq') and
+one after the other in the pool, in key order, timed as 'paged S=.. seq';
+--page-order local shuffles them within 2 MiB spans of the pool, timed as
+'paged S=.. local') and
 the contiguous split-KV plan; SDPA's cuDNN and FA2 backends
 on the same K/V, contiguous (their only form, enable_gqa). Each measurement
 is the median time of CUDA-graph replays of 20 back-to-back calls (launch
@@ -141,10 +143,14 @@ def kernel_read_ceiling(torch, data, sms):
     return blocks * words * 16 / (ms * 1e-3) / 1e12
 
 
-PAGE_ORDERS = ("shuffled", "sequential")
+PAGE_ORDERS = ("shuffled", "sequential", "local")
+# 'local' keeps each page inside the 2 MiB of the pool it would have in
+# 'sequential' order (the GPU's page of virtual memory for large
+# allocations), shuffled within it.
+LOCAL_SPAN_BYTES = 2 << 20
 
 
-def page_placement(b, length, page, order, randperm, arange):
+def page_placement(b, length, page, order, randperm, arange, page_bytes=None):
     """The pool page of every block of the cache: perm[j] holds block j, the
     (j % (length // page))-th page of sequence j // (length // page); the block
     table is perm viewed as (b, length // page).
@@ -154,12 +160,22 @@ def page_placement(b, length, page, order, randperm, arange):
     identity (arange(pages)), so each sequence's pages are consecutive in the
     pool, in key order, as a contiguous cache cut into pages; it draws nothing
     from the generator, so a run that times both orders gets the same shuffled
-    tables as one that times only them."""
+    tables as one that times only them. 'local': block j's page lies in the
+    same span of LOCAL_SPAN_BYTES of the pool as in 'sequential' (spans of
+    LOCAL_SPAN_BYTES // page_bytes pages), in a random order within it (one
+    draw): the pages as scattered as 'shuffled' for the DRAM, as few spans
+    of virtual memory as 'sequential' for the address translation."""
     pages = b * length // page
     if order == "shuffled":
         return randperm(pages)
     if order == "sequential":
         return arange(pages)
+    if order == "local":
+        if not page_bytes or page_bytes <= 0:
+            raise ValueError("page order 'local' needs the bytes of a page")
+        span = max(LOCAL_SPAN_BYTES // page_bytes, 1)
+        index = arange(pages)
+        return ((index // span) * pages + randperm(pages)).argsort()
     raise ValueError(f"page order {order!r}: expected one of {', '.join(PAGE_ORDERS)}")
 
 
@@ -169,14 +185,16 @@ def page_orders(text):
     bad = [o for o in orders if o not in PAGE_ORDERS]
     if not orders or bad or len(set(orders)) != len(orders):
         raise argparse.ArgumentTypeError(
-            f"{text!r}: expected shuffled, sequential or shuffled,sequential")
+            f"{text!r}: expected one or more of {', '.join(PAGE_ORDERS)}, comma-separated")
     return orders
 
 
 def paged_name(page, order):
     """The timed implementation's name: 'paged S=16' for shuffled pages (the
-    name decode_bench has always printed), 'paged S=16 seq' for sequential."""
-    return f"paged S={page}" + ("" if order == "shuffled" else " seq")
+    name decode_bench has always printed), 'paged S=16 seq' for sequential,
+    'paged S=16 local' for local."""
+    return f"paged S={page}" + {"shuffled": "", "sequential": " seq",
+                                 "local": " local"}[order]
 
 
 def main(argv=None):
@@ -205,8 +223,10 @@ def main(argv=None):
                          "a random permutation, the same tables as before this option), "
                          "'sequential' (each sequence's pages consecutive, in key order: "
                          "the paged kernel's own cost without scattered pages; timed as "
-                         "'paged S=.. seq'), or both in the same rounds "
-                         "('shuffled,sequential'); applies to --baseline-bundles and "
+                         "'paged S=.. seq'), 'local' (shuffled within 2 MiB spans of the "
+                         "pool: scattered for the DRAM, as few spans of virtual memory as "
+                         "sequential; 'paged S=.. local'), or several in the same rounds "
+                         "('shuffled,sequential,local'); applies to --baseline-bundles and "
                          "--variant too")
     ap.add_argument("--cold", action="store_true",
                     help="each call of a graph reads its own copy of the K/V (copies "
@@ -258,7 +278,8 @@ def main(argv=None):
                 perm = page_placement(
                     b, length, page, order,
                     lambda n: torch.randperm(n, device="cuda"),
-                    lambda n: torch.arange(n, device="cuda"))
+                    lambda n: torch.arange(n, device="cuda"),
+                    page_bytes=page * hkv * d * k.element_size())
                 # Page perm[j] holds block j of the contiguous cache.
                 kcs, vcs = [], []
                 for kk, vv in zip(ks, vs):
