@@ -105,7 +105,7 @@ def test_selected_by_op(bundles):
         lib.find("f16", 128, False, False, None, 90, op="paged_attention")
 
 
-def max_parts(work_units, sms, max_splits=256):
+def max_parts(work_units, sms, max_splits=fcompile.DECODE_MAX_SPLITS):
     """Target/SplitKV.h splitKVMaxSplits: the most parts any sequence is cut
     into, 1 when the work units fill 15/16 of the SMs."""
     if 16 * work_units >= 15 * sms:
@@ -147,7 +147,8 @@ def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
 def test_grid_parts_are_split_kv_max_splits(bundles, sms):
     """The runtime's grid x (the plan's formula) against splitKVMaxSplits on
     integers, over work units around every boundary of the rule (wanted =
-    2·SMs / work units, max_splits = 256, and 15/16 of the SMs)."""
+    2·SMs / work units, max_splits = the bundles' DECODE_MAX_SPLITS, and 15/16
+    of the SMs)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     units = sorted({1, 2, 3, 5, 8, 9, 63, 64, 65, 100, 2 * sms - 1, 2 * sms, 2 * sms + 1,

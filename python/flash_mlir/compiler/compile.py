@@ -114,7 +114,13 @@ class KernelSpec:
 
 # Split-KV (Flash-Decoding) bundles: the parts of a sequence at most (the
 # grid and the workspaces use fewer when the batch already fills the GPU).
-DECODE_MAX_SPLITS = 256
+# 128, about one part an SM for a call of one or two work units: measured on
+# the H200 (132 SMs; docs/benchmarks.md, twenty-eighth session) against 256
+# (main until then), GQA 8/1 B = 1 L = 128k takes 0.964-0.975x the time
+# (128 parts of 16 tiles instead of 256 of 8, half the partials to merge),
+# L = 8k/32k 0.97-1.0x (no grid of 256 blocks for 32 or 128 parts), every
+# other row of issue 17's table unchanged; 96 and 192 were slower.
+DECODE_MAX_SPLITS = 128
 # The representative decode shape: GQA 32/8, one query row, 4096 keys (the
 # kernels take every size at run time; pages of any size S as well).
 DECODE_SHAPE = dict(batch=1, q_heads=32, kv_heads=8, seq_q=1, seq_kv=4096)
