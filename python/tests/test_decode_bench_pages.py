@@ -80,7 +80,7 @@ def test_help_lists_page_order(capsys):
 
 
 @pytest.mark.parametrize("b,length,page,page_bytes", [
-    (1, 4096, 16, 4096),      # GQA 8/1, S = 16: 512 pages a 2 MiB span
+    (2, 8192, 16, 4096),      # GQA 8/1, S = 16: 512 pages a 2 MiB span, 2 spans
     (3, 8192, 16, 32768),     # GQA 32/8, S = 16: 64 pages a span
     (2, 1024, 64, 1 << 22),   # pages larger than a span: one page a span
 ])
