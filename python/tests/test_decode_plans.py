@@ -105,7 +105,7 @@ def test_selected_by_op(bundles):
         lib.find("f16", 128, False, False, None, 90, op="paged_attention")
 
 
-def max_parts(work_units, sms, max_splits=fcompile.DECODE_MAX_SPLITS):
+def max_parts(work_units, sms, max_splits=fcompile.DECODE_MAX_SPLITS["sm_90a"]):
     """Target/SplitKV.h splitKVMaxSplits: the most parts any sequence is cut
     into, 1 when the work units fill 15/16 of the SMs."""
     if 16 * work_units >= 15 * sms:
@@ -143,11 +143,33 @@ def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
         [0, 1, 2]
 
 
+def test_max_splits_per_arch(bundles):
+    """Each arch's plans are compiled with its own cap (DECODE_MAX_SPLITS):
+    sm_90a 128, one part an SM for the calls its separate merge takes; sm_80
+    256, two blocks an SM for its fused merge (docs/benchmarks.md,
+    twenty-ninth session). Every kernel's description carries it, and a call
+    of one work unit on 132 SMs gets that many parts (2·SMs = 264 wanted)."""
+    lib = KernelLibrary(str(bundles[0]))
+    want = {"sm_90a": 128, "sm_80": 256}
+    assert fcompile.DECODE_MAX_SPLITS == want
+    for spec in SPECS:
+        caps = {k["description"]["max_splits"] for k in bundles[1][spec.name]["kernels"]}
+        assert caps == {want[spec.arch]}, spec.name
+    sm90 = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
+    [_, (_, separate_grid, _, _), _] = plan_kernels(
+        sm90, paged_args(1, 8, 1, 1, 128, 8192, 16, 512))
+    assert separate_grid[0] == 128
+    sm80 = lib.find("f16", 64, True, False, None, 80, op="paged_attention")
+    [(_, grid, _, _)] = plan_kernels(
+        sm80, paged_args(1, 8, 1, 1, 64, 8192, 16, 512, dtype="f16"))
+    assert grid[0] == 256
+
+
 @pytest.mark.parametrize("sms", [1, 7, 108, 132])
 def test_grid_parts_are_split_kv_max_splits(bundles, sms):
     """The runtime's grid x (the plan's formula) against splitKVMaxSplits on
     integers, over work units around every boundary of the rule (wanted =
-    2·SMs / work units, max_splits = the bundles' DECODE_MAX_SPLITS, and 15/16
+    2·SMs / work units, max_splits = sm_90a's DECODE_MAX_SPLITS, and 15/16
     of the SMs)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
@@ -244,7 +266,7 @@ def test_decode_plans_come_from_the_ops(tmp_path, paged):
     description = plan["kernels"][0]["description"]
     assert (description["block_q"], description["block_kv"], description["warps"],
             description["stages"]) == (16, 64, 4, 2)
-    assert description["max_splits"] == fcompile.DECODE_MAX_SPLITS
+    assert description["max_splits"] == fcompile.DECODE_MAX_SPLITS["sm_80"]
     assert description["page_size"] == (fcompile.DECODE_PAGE_SIZE if paged else 0)
     # Q tile + 2 K/V stages (+ the paged kernel's block-table window, 512 i32)
     assert plan["kernels"][0]["dynamic_shared_memory"] == \

@@ -113,14 +113,19 @@ class KernelSpec:
 
 
 # Split-KV (Flash-Decoding) bundles: the parts of a sequence at most (the
-# grid and the workspaces use fewer when the batch already fills the GPU).
-# 128, about one part an SM for a call of one or two work units: measured on
-# the H200 (132 SMs; docs/benchmarks.md, twenty-eighth session) against 256
-# (main until then), GQA 8/1 B = 1 L = 128k takes 0.964-0.975x the time
-# (128 parts of 16 tiles instead of 256 of 8, half the partials to merge),
-# L = 8k/32k 0.97-1.0x (no grid of 256 blocks for 32 or 128 parts), every
-# other row of issue 17's table unchanged; 96 and 192 were slower.
-DECODE_MAX_SPLITS = 128
+# grid and the workspaces use fewer when the batch already fills the GPU),
+# per arch, as its merge wants them (docs/benchmarks.md; measured on the H200,
+# 132 SMs, on GQA 8/1 B = 1 L = 128k, the one row of issue 17's table the cap
+# changes):
+# - sm_90a, 128: about one part an SM for a call of one or two work units,
+#   which its separate merge's split kernel runs (twenty-eighth session:
+#   against 256, 0.964-0.975x the time, L = 8k/32k 0.97-1.0x; 96 and 192
+#   were slower).
+# - sm_80, 256: its fused merge (the last block of a part group merges) is
+#   faster with two blocks an SM (twenty-ninth session, the sm_80 plans run
+#   on the H200: 128 took 1.07-1.10x the time of 256; every other row within
+#   noise).
+DECODE_MAX_SPLITS = {"sm_80": 256, "sm_90a": 128}
 # The representative decode shape: GQA 32/8, one query row, 4096 keys (the
 # kernels take every size at run time; pages of any size S as well).
 DECODE_SHAPE = dict(batch=1, q_heads=32, kv_heads=8, seq_q=1, seq_kv=4096)
@@ -148,11 +153,20 @@ class DecodeSpec:
     lse: bool
     paged: bool
     arch: str = "sm_80"
-    max_splits: int = DECODE_MAX_SPLITS
+    # None: the arch's DECODE_MAX_SPLITS.
+    max_splits: Optional[int] = None
     # Packed rows (G·Nq) of the compiled op: 0 is DECODE_SHAPE's (the
     # shipped plans); R > 0 compiles GQA R/1 with Nq = 1, the variant
     # "rows<R>" (see DECODE_SHAPE).
     rows: int = 0
+
+    @property
+    def splits(self) -> int:
+        """The workspace's capacity the plan is compiled with (max-splits;
+        0 on an arch without an entry: the target model's SM count)."""
+        if self.max_splits is not None:
+            return self.max_splits
+        return DECODE_MAX_SPLITS.get(self.arch, 0)
 
     @property
     def kind(self) -> str:
@@ -214,7 +228,7 @@ def compile_decode_bundle(spec: DecodeSpec, out_dir: str, flash_opt: str = DEFAU
     src = os.path.join(out_dir, spec.name + ".mlir")
     with open(src, "w") as f:
         f.write(spec.source())
-    options = [f"arch={spec.arch}", f"bundle-dir={out_dir}", f"max-splits={spec.max_splits}"]
+    options = [f"arch={spec.arch}", f"bundle-dir={out_dir}", f"max-splits={spec.splits}"]
     if cubin_archs:
         options.append(f"cubin-archs={cubin_archs}")
     if spec.variant:

@@ -210,7 +210,7 @@ def many_parts_cases(small=False):
     its parts merge in two levels (groups, then the groups): 8448 keys of
     64-key tiles are 132 tiles, 33 parts where the SMs allow (just past one
     level), 8192 keys 32 parts (one level), longer ones up to the bundles'
-    max_splits (128 parts)."""
+    max_splits (128 parts on sm_90a, 256 on sm_80)."""
     # The last paged case: 9 sequences of GQA 32/8 make 3 parts of about
     # 10000 keys, 628 pages of 16 (more than the kernel's block-table window
     # of 512 holds: its part reads the table from global memory).
