@@ -72,6 +72,22 @@ def test_page_order_option():
     assert decode_bench.paged_name(16, "local") == "paged S=16 local"
 
 
+def test_page_sizes_option(capsys):
+    assert decode_bench.page_sizes("16,64") == [16, 64]
+    assert decode_bench.page_sizes("16") == [16]
+    assert decode_bench.page_sizes("256, 1") == [256, 1]
+    for bad in ("", "0", "-16", "16,16", "x", "16,,y"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            decode_bench.page_sizes(bad)
+    # A page size that does not divide a row's length is refused before any
+    # GPU work (torch is imported after the check).
+    with pytest.raises(SystemExit):
+        decode_bench.main(["--bundles", "none", "--rows", "1x8192,1x1000",
+                           "--page-sizes", "16"])
+    err = capsys.readouterr().err
+    assert "page size 16 does not divide the row length 1000" in err
+
+
 def test_help_lists_page_order(capsys):
     with pytest.raises(SystemExit):
         decode_bench.main(["--help"])

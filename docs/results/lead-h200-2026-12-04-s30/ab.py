@@ -21,22 +21,28 @@ keys = list(procs[0][1])
 def t(impls, base, v):
     return impls[name(base, v)]['ms'] * 1000
 
-print("| row | S=16 new/main | S=64 new/main | S=16 % of contiguous: new | main | S=64: new | main | cuDNN / S=16: new | main | cuDNN / S=64: new | main |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+# The page sizes timed (decode_bench --page-sizes; 16 and 64 by default).
+sizes = [s for s in (16, 64) if f"paged S={s}" in procs[0][1][keys[0]]]
+head = ([f"S={s} new/main" for s in sizes]
+        + [c for s in sizes for c in (f"S={s} % of contiguous: new", "main")]
+        + [c for s in sizes for c in (f"cuDNN / S={s}: new", "main")])
+print("| row | " + " | ".join(head) + " |")
+print("|---|" + "---|" * len(head))
 for k in keys:
-    cols = {c: [] for c in range(10)}
+    n = len(sizes)
+    cols = {c: [] for c in range(5 * n)}
     for _, R, new, main in procs:
         I = R[k]
         contig = t(I, 'split_kv contiguous', '' if main == '' else None) if main == '' else t(I, 'split_kv', main)
         cudnn = I['SDPA cuDNN']['ms'] * 1000
-        for j, s in enumerate((16, 64)):
-            n, m = t(I, f'paged S={s}', new), t(I, f'paged S={s}', main)
-            cols[j].append(f"{n / m:.3f}")
-            cols[2 + 2 * j].append(f"{100 * contig / n:.1f}")
-            cols[3 + 2 * j].append(f"{100 * contig / m:.1f}")
-            cols[6 + 2 * j].append(f"{cudnn / n:.3f}")
-            cols[7 + 2 * j].append(f"{cudnn / m:.3f}")
-    print(f"| {k} | " + " | ".join(" / ".join(cols[c]) for c in range(10)) + " |")
+        for j, s in enumerate(sizes):
+            tn, tm = t(I, f'paged S={s}', new), t(I, f'paged S={s}', main)
+            cols[j].append(f"{tn / tm:.3f}")
+            cols[n + 2 * j].append(f"{100 * contig / tn:.1f}")
+            cols[n + 1 + 2 * j].append(f"{100 * contig / tm:.1f}")
+            cols[3 * n + 2 * j].append(f"{cudnn / tn:.3f}")
+            cols[3 * n + 1 + 2 * j].append(f"{cudnn / tm:.3f}")
+    print(f"| {k} | " + " | ".join(" / ".join(cols[c]) for c in range(5 * n)) + " |")
 print()
 print("Processes: " + ", ".join(p[0] for p in procs) + ". Contiguous is main's contiguous"
       " plan (unchanged by the build) in each process.")

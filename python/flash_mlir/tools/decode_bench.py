@@ -2,11 +2,12 @@
 
   python3 -m flash_mlir.tools.decode_bench --bundles bundles/ [--json out.json]
       [--rows 1x8192,...,128x2048] [--gqa 32/8,8/1] [--rounds 5] [--table-pad N]
-      [--page-order shuffled|sequential|local[,...]]
+      [--page-order shuffled|sequential|local[,...]] [--page-sizes 16,64]
 
 One query row, D=128, bf16, for each GQA group (Hq/Hkv) and row (BxL) of issue
 17 item 5 by default. Bytes = K + V of the valid lengths +
-Q + O; TB/s = bytes / time. Ours: paged with page sizes 16 and 64 (pages in a
+Q + O; TB/s = bytes / time. Ours: paged with page sizes 16 and 64 (--page-sizes
+to time others or only one; pages in a
 random order by default; --page-order sequential puts each sequence's pages
 one after the other in the pool, in key order, timed as 'paged S=.. seq';
 --page-order local shuffles them within 2 MiB spans of the pool, timed as
@@ -189,6 +190,18 @@ def page_orders(text):
     return orders
 
 
+def page_sizes(text):
+    """--page-sizes' value: positive page sizes, comma-separated, each once."""
+    try:
+        sizes = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1 or len(set(sizes)) != len(sizes):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected positive page sizes, comma-separated, each once")
+    return sizes
+
+
 def paged_name(page, order):
     """The timed implementation's name: 'paged S=16' for shuffled pages (the
     name decode_bench has always printed), 'paged S=16 seq' for sequential,
@@ -228,10 +241,18 @@ def main(argv=None):
                          "sequential; 'paged S=.. local'), or several in the same rounds "
                          "('shuffled,sequential,local'); applies to --baseline-bundles and "
                          "--variant too")
+    ap.add_argument("--page-sizes", type=page_sizes, default=[16, 64], metavar="S[,S]",
+                    help="the paged forms' page sizes (default 16,64); each must divide "
+                         "every row's length")
     ap.add_argument("--cold", action="store_true",
                     help="each call of a graph reads its own copy of the K/V (copies "
                          "spanning 2.5x the L2 cache), so no row is read from the L2")
     args = ap.parse_args(argv)
+    lengths = [int(r.split("x")[1]) for r in args.rows.split(",")]
+    uneven = [(s, n) for s in args.page_sizes for n in lengths if n % s]
+    if uneven:
+        ap.error(f"--page-sizes: page size {uneven[0][0]} does not divide the row "
+                 f"length {uneven[0][1]}")
 
     import torch
     import torch.nn.functional as F
@@ -272,7 +293,7 @@ def main(argv=None):
         ks = [k] + [k.clone() for _ in range(copies - 1)]
         vs = [v] + [v.clone() for _ in range(copies - 1)]
         impls = {}
-        for page in (16, 64):
+        for page in args.page_sizes:
             pages = b * length // page
             for order in args.page_order:
                 perm = page_placement(
@@ -363,7 +384,7 @@ def main(argv=None):
                 print(f"  {name:26s} not timed: {errors.get(name)}", flush=True)
         timed = row["impls"]
         if "ms" in timed.get("split_kv contiguous", {}):
-            for page in (16, 64):
+            for page in args.page_sizes:
                 for order in args.page_order:
                     name = paged_name(page, order)
                     if "ms" in timed.get(name, {}):
