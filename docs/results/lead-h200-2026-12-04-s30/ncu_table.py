@@ -3,9 +3,8 @@ the same bytes) and run 1's paged `new`, from ncu's csv pages: cycles and durati
 SpeedOfLight), warp instructions executed, and the share of warp-stall samples per reason
 (run 3: a sample every 32 cycles). Usage: python3 ncu_table.py (from this folder)."""
 import csv
-import os
 
-exec(open(os.path.join(os.path.dirname(__file__) or '.', 'stalls.py')).read().split("ks = kernels")[0])
+from stalls import kernels, num
 
 def details(path):
     out = {}

@@ -24,20 +24,31 @@ def num(x):
     except ValueError:
         return 0.0
 
-ks = kernels(sys.argv[1])
-top = int(sys.argv[2]) if len(sys.argv) > 2 else 12
-for name, rows in ks.items():
-    executed = sum(num(r['Instructions Executed']) for r in rows)
-    samples = sum(num(r['Warp Stall Sampling (All Samples)']) for r in rows)
-    reasons = collections.Counter()
-    for r in rows:
-        for k, v in r.items():
-            if k.startswith('stall_') and not k.endswith('(Not Issued)'):
-                reasons[k[6:]] += num(v)
-    ops = collections.Counter()
-    for r in rows:
-        ops[r['Source'].split()[0] if not r['Source'].split()[0].startswith('@') else r['Source'].split()[1]] += num(r['Instructions Executed'])
-    print(f"## {name}\ninstructions executed (warp level) {executed:,.0f}, stall samples {samples:,.0f}")
-    print("stalls: " + ", ".join(f"{k} {v:,.0f}" for k, v in reasons.most_common(top)))
-    print("opcodes: " + ", ".join(f"{k.split('.')[0]} {v:,.0f}" for k, v in ops.most_common(top + 8)))
-    print()
+def opcode(source):
+    """The base opcode of a SASS line ('@P0 IMAD.WIDE.U32 ...' -> 'IMAD')."""
+    words = source.split()
+    return (words[1] if words[0].startswith('@') else words[0]).split('.')[0]
+
+
+def main():
+    ks = kernels(sys.argv[1])
+    top = int(sys.argv[2]) if len(sys.argv) > 2 else 12
+    for name, rows in ks.items():
+        executed = sum(num(r['Instructions Executed']) for r in rows)
+        samples = sum(num(r['Warp Stall Sampling (All Samples)']) for r in rows)
+        reasons = collections.Counter()
+        for r in rows:
+            for k, v in r.items():
+                if k.startswith('stall_') and not k.endswith('(Not Issued)'):
+                    reasons[k[6:]] += num(v)
+        ops = collections.Counter()
+        for r in rows:
+            ops[opcode(r['Source'])] += num(r['Instructions Executed'])
+        print(f"## {name}\ninstructions executed (warp level) {executed:,.0f}, stall samples {samples:,.0f}")
+        print("stalls: " + ", ".join(f"{k} {v:,.0f}" for k, v in reasons.most_common(top)))
+        print("opcodes: " + ", ".join(f"{k} {v:,.0f}" for k, v in ops.most_common(top + 8)))
+        print()
+
+
+if __name__ == "__main__":
+    main()

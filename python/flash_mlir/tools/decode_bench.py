@@ -190,6 +190,11 @@ def page_orders(text):
     return orders
 
 
+def parse_rows(text):
+    """--rows' value: [(B, L), ...] from 'BxL,BxL,...'."""
+    return [tuple(int(x) for x in r.split("x")) for r in text.split(",")]
+
+
 def page_sizes(text):
     """--page-sizes' value: positive page sizes, comma-separated, each once."""
     try:
@@ -248,8 +253,8 @@ def main(argv=None):
                     help="each call of a graph reads its own copy of the K/V (copies "
                          "spanning 2.5x the L2 cache), so no row is read from the L2")
     args = ap.parse_args(argv)
-    lengths = [int(r.split("x")[1]) for r in args.rows.split(",")]
-    uneven = [(s, n) for s in args.page_sizes for n in lengths if n % s]
+    rows_asked = parse_rows(args.rows)
+    uneven = [(s, n) for s in args.page_sizes for _, n in rows_asked if n % s]
     if uneven:
         ap.error(f"--page-sizes: page size {uneven[0][0]} does not divide the row "
                  f"length {uneven[0][1]}")
@@ -282,8 +287,7 @@ def main(argv=None):
     l2_bytes = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20)
 
     rows = []
-    for (hq, hkv), text in [(g, r) for g in groups for r in args.rows.split(",")]:
-        b, length = (int(x) for x in text.split("x"))
+    for (hq, hkv), (b, length) in [(g, r) for g in groups for r in rows_asked]:
         q = torch.randn(b, hq, 1, d, device="cuda", dtype=t)
         k = torch.randn(b, hkv, length, d, device="cuda", dtype=t)
         v = torch.randn(b, hkv, length, d, device="cuda", dtype=t)
