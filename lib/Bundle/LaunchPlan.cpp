@@ -542,6 +542,18 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
     constraints.push_back(
         Object{{"check", call({"lt", call({"mul", "M", "S"}), elementLimit})},
                {"message", "a sequence must address fewer than 2^31 keys"}});
+    // A plan compiled for one page size (fixed-page-size).
+    if (flagOf(kernel, "fixed_page_size")) {
+      int64_t pageSize = constants.lookup("page_size");
+      if (pageSize < 1)
+        return error("kernel '" + *name + "': fixed_page_size without a "
+                     "positive page_size");
+      constraints.push_back(Object{
+          {"check", call({"eq", "S", pageSize})},
+          {"message", "this plan takes pages of " + std::to_string(pageSize) +
+                          " slots only (S = " + std::to_string(pageSize) +
+                          "); a plan without a fixed page size takes any"}});
+    }
   } else {
     constraints.push_back(Object{
         {"check",

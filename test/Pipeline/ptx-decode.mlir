@@ -2,7 +2,9 @@
 // The split-KV (decode) plans through --flash-to-ptx and ptxas: the PTX of a
 // paged plan, its launch plan, and the shipped
 // decode bundles of both arches (split_kv and paged × bf16/f16 × D
-// 64/128/256 × causal × LSE; sm_80's assembled for sm_80 and sm_90) with no
+// 64/128/256 × causal × LSE, and sm_90a's paged plans for pages of 16 and
+// of 64 slots;
+// sm_80's assembled for sm_80 and sm_90) with no
 // spill stores, spill loads or stack frame in any kernel.
 
 // RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/one" -o /dev/null
@@ -12,6 +14,11 @@
 // RUN: FileCheck %s --check-prefix=SEP < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/one/decode.json
 // RUN: not grep -q membar %t/one/decode.ptx
+// RUN: FileCheck %s --check-prefix=ANYS < %t/one/decode.ptx
+// RUN: FileCheck %s --check-prefix=ANYSJSON < %t/one/decode.json
+// RUN: flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/fixed fixed-page-size=true" -o /dev/null
+// RUN: FileCheck %s --check-prefix=FIXED < %t/fixed/decode.ptx
+// RUN: FileCheck %s --check-prefix=FIXEDJSON < %t/fixed/decode.json
 // The kernel: the block table and the lengths read by 32-bit loads,
 // cp.async gathers (zero-filled past the length: the source size is a
 // register), mma.sync on ldmatrix fragments; the count of finished parts
@@ -109,6 +116,25 @@
 // SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
 // SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
 // SEP: .entry decode_merge(
+// The page size: a plan for any S computes a page's shift from S (its
+// exponent as an f32) in both split kernels. With fixed-page-size (the
+// op's S = 16 a constant of the fused kernel) the fused kernel's page
+// arithmetic folds, the separate merge's split kernel keeps S's argument,
+// and the plan refuses calls of another S.
+// ANYS: .entry decode(
+// ANYS: cvt.rn.f32.u32
+// ANYS: .entry decode_separate(
+// ANYS: cvt.rn.f32.u32
+// FIXED: .entry decode(
+// FIXED-NOT: cvt.rn.f32.u32
+// FIXED: .entry decode_separate(
+// FIXED: cvt.rn.f32.u32
+// FIXED: .entry decode_merge(
+// FIXEDJSON: "message": "this plan takes pages of 16 slots only (S = 16); a plan without a fixed page size takes any"
+// FIXEDJSON: "fixed_page_size": true,
+// ANYSJSON-NOT: takes pages of
+// ANYSJSON: "fixed_page_size": false,
+// ANYSJSON-NOT: takes pages of
 // The launch plan: op, the paged tensors, the kernel, workspaces whose
 // sizes are formulas.
 // JSON: "kernels": [
@@ -143,9 +169,13 @@
 // RUN: %python -m flash_mlir.compile --out %t/sm80 --arch sm_80 --cubin-archs sm_80,sm_90 --ops split_kv,paged > %t/sm80.log
 // RUN: %python -m flash_mlir.tools.check_bundles %t/sm80 --expect 48 | FileCheck %s --check-prefix=SPILLS
 // RUN: %python -m flash_mlir.compile --out %t/sm90a --arch sm_90a --ops split_kv,paged > %t/sm90a.log
-// RUN: %python -m flash_mlir.tools.check_bundles %t/sm90a --expect 48 | FileCheck %s --check-prefix=SPILLS
+// RUN: %python -m flash_mlir.tools.check_bundles %t/sm90a --expect 96 | FileCheck %s --check-prefix=SPILLS90
 // SPILLS-NOT: BAD
 // SPILLS: 48 bundles, 0 bad
+// sm_90a's also hold the 48 paged plans for pages of 16 and of 64 slots
+// (variants s16 and s64, compile's --fixed-page-sizes auto).
+// SPILLS90-NOT: BAD
+// SPILLS90: 96 bundles, 0 bad
 
 func.func @decode(%q: tensor<1x32x1x128xbf16>, %k: tensor<256x16x8x128xbf16>, %v: tensor<256x16x8x128xbf16>, %table: tensor<1x256xi32>, %lens: tensor<1xi32>) -> (tensor<1x32x1x128xbf16>, tensor<1x32x1xf32>) {
   %partials = tensor.empty() : tensor<64x1x32x1x128xf32>

@@ -89,7 +89,13 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            /*default=*/"0",
            "Bytes of shared memory one block may opt in to on the devices "
            "the kernels are for; 0: the target model's (sm_80: an A100's "
-           "163 KB); as flash-select-schedule's option of the name">
+           "163 KB); as flash-select-schedule's option of the name">,
+    Option<"fixedPageSize", "fixed-page-size", "bool", /*default=*/"false",
+           "flash.paged_attention's kernels: the fused split kernel takes "
+           "pages of the op's S slots as a compile-time constant, and the "
+           "launch plan refuses calls of another S (a plan specialised to a "
+           "page size: python3 -m flash_mlir.compile --fixed-page-sizes); "
+           "false: the kernels take any S at run time">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

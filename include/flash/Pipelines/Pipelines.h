@@ -123,6 +123,12 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
                      "strides of the tensors they address as arguments "
                      "(strided views without a copy)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> fixedPageSize{
+      *this, "fixed-page-size",
+      llvm::cl::desc("flash.paged_attention: a plan for pages of the op's S "
+                     "slots only (S a constant of the fused split kernel; "
+                     "the launch plan refuses another S); false: any S"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> sharedMemoryPerBlock{
       *this, "shared-memory-per-block",
       llvm::cl::desc("Bytes of shared memory one block may opt in to on the "

@@ -484,6 +484,11 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
                                         c.seqQ, c.seqKV})),
       b.getNamedAttr("schedule", schedule),
   });
+  // Paged: whether the plan takes calls of S = page_size only
+  // (fixed-page-size; LaunchPlan.cpp adds the constraint).
+  if (c.decode.paged)
+    fields.push_back(b.getNamedAttr("fixed_page_size",
+                                    b.getBoolAttr(c.decode.fixedPageSize)));
   return b.getDictionaryAttr(fields);
 }
 
@@ -640,6 +645,17 @@ struct FlashLowerToNVGPUPass
           return signalPassFailure();
         }
         config->strided = true;
+      }
+      if (fixedPageSize) {
+        // Only a paged op has a page size to fix.
+        if (config->kind != KernelKind::Paged) {
+          forall.emitError()
+              << "fixed-page-size applies to flash.paged_attention's kernels "
+                 "only, not to "
+              << stringifyKernelKind(config->kind) << " kernels";
+          return signalPassFailure();
+        }
+        config->decode.fixedPageSize = true;
       }
       ScheduleAttr schedule = kernel.getSchedule();
       b.setInsertionPointToEnd(module.getBody());

@@ -100,6 +100,10 @@ struct DecodeConfig {
   /// The descriptor's page size (the compiled shape; the kernel takes S at
   /// run time from the cache's shape).
   int64_t pageSize = 0;
+  /// The fused kernel takes pages of `pageSize` slots only, a compile-time
+  /// constant (flash-lower-to-nvgpu's fixed-page-size; the launch plan
+  /// refuses other S). The separate merge's split kernel still reads S.
+  bool fixedPageSize = false;
   /// Parts of a sequence at most: the grid's x extent and the workspace.
   int64_t maxSplits = 0;
   /// 16-row MMA tiles of the row tile (blockQ = 16·mTiles).

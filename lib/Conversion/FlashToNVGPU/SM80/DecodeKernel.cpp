@@ -1014,7 +1014,15 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   if (paged) {
     globalTable = buildFlatGlobalMemref(km, arg["block_table"],
                                         b.getI32Type());
-    pageSize = arg["S"];
+    // A plan compiled for one page size (fixed-page-size) has S as a
+    // constant in the fused kernel: its page and slot arithmetic folds
+    // (0.5-2.5% faster at GQA 8/1 B = 64 L = 1k and B = 128 L = 2k on the
+    // H200). The separate merge's split kernel keeps the argument: with
+    // the constant it measured up to 3.5% slower (docs/benchmarks.md,
+    // thirtieth session, runs 5-6).
+    pageSize = config.decode.fixedPageSize && !separateMerge
+                   ? km.i32(config.decode.pageSize)
+                   : arg["S"];
     tableRow = km.mul(batch, arg["M"]);
     // S = 2^k: k is the exponent field of S as an f32 (exact below 2^24).
     pagePow2 = km.cmp(arith::CmpIPredicate::eq,
