@@ -286,6 +286,14 @@ class NotSupportedYet(RuntimeError):
     diagnostic."""
 
 
+def _int_list(text: str) -> List[int]:
+    """The integers of a comma-separated option; [] if any entry is not one."""
+    try:
+        return [int(x) for x in text.split(",") if x]
+    except ValueError:
+        return []
+
+
 def _raise_refusal(stderr: str, src: str) -> None:
     """NotSupportedYet (and the source removed) where flash-opt's error is a
     "not supported yet" diagnostic; otherwise nothing."""
@@ -777,10 +785,7 @@ def main(argv=None) -> int:
     ops = [o for o in args.ops.split(",") if o]
     if not ops or any(o not in ("forward", "split_kv", "paged", "backward") for o in ops):
         ap.error(f"--ops takes forward, split_kv, paged and backward, got {args.ops!r}")
-    try:
-        seq_lens = [int(x) for x in args.seq_lens.split(",") if x]
-    except ValueError:
-        seq_lens = []
+    seq_lens = _int_list(args.seq_lens)
     if not seq_lens or min(seq_lens) < 1:
         ap.error(f"--seq-lens must be positive integer lengths, got {args.seq_lens!r}")
     schedules = [(0, 0, 0, 0)]
@@ -798,13 +803,23 @@ def main(argv=None) -> int:
     elif args.shared_memory == "none":
         budgets = []
     else:
-        try:
-            budgets = [int(x) for x in args.shared_memory.split(",") if x]
-        except ValueError:
-            budgets = [-1]
+        budgets = _int_list(args.shared_memory)
         if not budgets or min(budgets) < 1:
             ap.error(f"--shared-memory takes auto, none or positive byte counts, "
                      f"got {args.shared_memory!r}")
+    decode_rows = _int_list(args.decode_rows)
+    if not decode_rows or min(decode_rows) < 0:
+        ap.error(f"--decode-rows takes packed row counts (0: the default plans), "
+                 f"got {args.decode_rows!r}")
+    if args.fixed_page_sizes == "auto":
+        fixed_pages = list(DECODE_FIXED_PAGE_SIZES.get(args.arch, ()))
+    elif args.fixed_page_sizes == "none":
+        fixed_pages = []
+    else:
+        fixed_pages = _int_list(args.fixed_page_sizes)
+        if not fixed_pages or min(fixed_pages) < 1:
+            ap.error(f"--fixed-page-sizes takes auto, none or page sizes (slots, at least 1), "
+                     f"got {args.fixed_page_sizes!r}")
     count = skipped = 0
     if "backward" in ops:
         for dtype in args.dtypes.split(","):
@@ -831,25 +846,6 @@ def main(argv=None) -> int:
                                                                  args.cubin_archs, extra):
                                 print(path)
                                 count += 1
-    try:
-        decode_rows = [int(x) for x in args.decode_rows.split(",") if x]
-    except ValueError:
-        decode_rows = []
-    if not decode_rows or min(decode_rows) < 0:
-        ap.error(f"--decode-rows takes packed row counts (0: the default plans), "
-                 f"got {args.decode_rows!r}")
-    if args.fixed_page_sizes == "auto":
-        fixed_pages = list(DECODE_FIXED_PAGE_SIZES.get(args.arch, ()))
-    elif args.fixed_page_sizes == "none":
-        fixed_pages = []
-    else:
-        try:
-            fixed_pages = [int(x) for x in args.fixed_page_sizes.split(",") if x]
-        except ValueError:
-            fixed_pages = []
-        if not fixed_pages or min(fixed_pages) < 1:
-            ap.error(f"--fixed-page-sizes takes auto, none or page sizes (slots, at least 1), "
-                     f"got {args.fixed_page_sizes!r}")
     decode_plans = [(o == "paged", r, 0) for o in ops if o in ("split_kv", "paged")
                     for r in decode_rows]
     decode_plans += [(True, r, s) for r in decode_rows for s in fixed_pages if "paged" in ops]
