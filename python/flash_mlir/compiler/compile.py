@@ -294,6 +294,19 @@ def _int_list(text: str) -> List[int]:
         return []
 
 
+def _auto_list(ap, flag: str, value: str, auto, what: str) -> List[int]:
+    """An option of auto (the `auto` values), none ([]) or integers of at
+    least 1 (`what` names them in the error)."""
+    if value == "auto":
+        return list(auto)
+    if value == "none":
+        return []
+    values = _int_list(value)
+    if not values or min(values) < 1:
+        ap.error(f"{flag} takes auto, none or {what}, got {value!r}")
+    return values
+
+
 def _raise_refusal(stderr: str, src: str) -> None:
     """NotSupportedYet (and the source removed) where flash-opt's error is a
     "not supported yet" diagnostic; otherwise nothing."""
@@ -798,28 +811,15 @@ def main(argv=None) -> int:
             ap.error(f"--schedules entries must be BQxBKVxWARPS or BQxBKVxWARPSxSTAGES with "
                      f"positive integers, got {text!r}")
         schedules.append(tuple(parts + [0] * (4 - len(parts))))
-    if args.shared_memory == "auto":
-        budgets = default_shared_memory_budgets(args.arch)
-    elif args.shared_memory == "none":
-        budgets = []
-    else:
-        budgets = _int_list(args.shared_memory)
-        if not budgets or min(budgets) < 1:
-            ap.error(f"--shared-memory takes auto, none or positive byte counts, "
-                     f"got {args.shared_memory!r}")
+    budgets = _auto_list(ap, "--shared-memory", args.shared_memory,
+                         default_shared_memory_budgets(args.arch), "positive byte counts")
     decode_rows = _int_list(args.decode_rows)
     if not decode_rows or min(decode_rows) < 0:
         ap.error(f"--decode-rows takes packed row counts (0: the default plans), "
                  f"got {args.decode_rows!r}")
-    if args.fixed_page_sizes == "auto":
-        fixed_pages = list(DECODE_FIXED_PAGE_SIZES.get(args.arch, ()))
-    elif args.fixed_page_sizes == "none":
-        fixed_pages = []
-    else:
-        fixed_pages = _int_list(args.fixed_page_sizes)
-        if not fixed_pages or min(fixed_pages) < 1:
-            ap.error(f"--fixed-page-sizes takes auto, none or page sizes (slots, at least 1), "
-                     f"got {args.fixed_page_sizes!r}")
+    fixed_pages = _auto_list(ap, "--fixed-page-sizes", args.fixed_page_sizes,
+                             DECODE_FIXED_PAGE_SIZES.get(args.arch, ()),
+                             "page sizes (slots, at least 1)")
     count = skipped = 0
     if "backward" in ops:
         for dtype in args.dtypes.split(","):
