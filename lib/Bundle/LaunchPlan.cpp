@@ -31,8 +31,9 @@ llvm::Error error(const llvm::Twine &message) {
 
 /// Formulas of the lowering's text ("min(blocks_per_sm*SMs, ceildiv(Nq,
 /// block_q)*Hq*B)"): products of terms, a term a number, a name, or a
-/// call min/max/ceildiv/le/sub (le(x, y): 1 if x <= y, else 0; sub(x, y):
-/// x − y; every runtime since the first plan format evaluates both). Names
+/// call min/max/ceildiv/le/eq/sub (le(x, y): 1 if x <= y, else 0; eq(x, y):
+/// 1 if x == y, else 0; sub(x, y): x − y; every runtime since the first
+/// plan format evaluates them). Names
 /// found in `constants` become numbers; names in `rename` are renamed (the "N"
 /// of a tensor map is Nq or Nk); the rest stay symbols that the runtime binds.
 class FormulaParser {
@@ -94,7 +95,7 @@ private:
     skip();
     if (pos < text.size() && text[pos] == '(') {
       if (word != "min" && word != "max" && word != "ceildiv" && word != "le" &&
-          word != "sub")
+          word != "eq" && word != "sub")
         return error("unknown function '" + word + "' in formula '" + text +
                      "'");
       ++pos;
@@ -542,18 +543,6 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
     constraints.push_back(
         Object{{"check", call({"lt", call({"mul", "M", "S"}), elementLimit})},
                {"message", "a sequence must address fewer than 2^31 keys"}});
-    // A plan compiled for one page size (fixed-page-size).
-    if (flagOf(kernel, "fixed_page_size")) {
-      int64_t pageSize = constants.lookup("page_size");
-      if (pageSize < 1)
-        return error("kernel '" + *name + "': fixed_page_size without a "
-                     "positive page_size");
-      constraints.push_back(Object{
-          {"check", call({"eq", "S", pageSize})},
-          {"message", "this plan takes pages of " + std::to_string(pageSize) +
-                          " slots only (S = " + std::to_string(pageSize) +
-                          "); a plan without a fixed page size takes any"}});
-    }
   } else {
     constraints.push_back(Object{
         {"check",

@@ -296,7 +296,7 @@ void mlir::flash::buildToPTXPipeline(OpPassManager &pm,
   lower.batchMaps = options.batchMaps;
   lower.strides = options.strides;
   lower.sharedMemoryPerBlock = options.sharedMemoryPerBlock;
-  lower.fixedPageSize = options.fixedPageSize;
+  lower.fusedPageSizes = options.fusedPageSizes;
   pm.addPass(createFlashLowerToNVGPU(lower));
 
   // Upstream NVGPU -> NVVM -> LLVM -> PTX. sm_100a needs PTX ISA 8.6.

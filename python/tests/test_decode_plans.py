@@ -51,9 +51,20 @@ def split_args(b, hq, hkv, nq, d, nk, dtype="bf16"):
     return a
 
 
-def plan_kernels(bundle, args, sm_count=132):
+# The page size of the grid tests' paged calls: one without a fused split
+# kernel of its own (sm_90a's plans carry `_s16` and `_s64`, listed after the
+# separate merge's kernels; test_decode_page_size.py), so that the split
+# kernel `<name>` takes the fused merge's calls.
+ANY_PAGE = 32
+
+
+def plan_kernels(bundle, args, sm_count=132, page_kernels=False):
+    """(name, grid, shared bytes, arguments) of each kernel the plan lists:
+    the split kernel, and on sm_90a the separate merge's two kernels; with
+    `page_kernels` the fused split kernels for one page size too."""
     out = []
-    for k in range(bundle.kernel_count):
+    count = bundle.kernel_count if page_kernels else min(bundle.kernel_count, 3)
+    for k in range(count):
         info = bundle.launch_info(args, sm_count=sm_count, kernel=k)
         out.append((info.kernel.decode(), tuple(info.grid), info.shared_bytes,
                     {info.args[i].name.decode(): info.args[i] for i in range(info.num_args)}))
@@ -66,12 +77,16 @@ def test_decode_plans_validate(bundles):
         # sm_90a: the split kernel (fused merge), the separate merge's split
         # kernel and the merge kernel (launched with programmatic dependent
         # launch); Target/SplitKV.h's rule gives blocks to the first or to the
-        # other two. sm_80: the split kernel alone.
-        more = [name + "_separate", name + "_merge"] if "_sm_90a_" in name else []
-        assert [k["name"] for k in plan["kernels"]] == [name] + more
+        # other two; sm_90a's paged plans then the fused split kernels for
+        # pages of 16 and 64 slots (test_decode_page_size.py). sm_80: the
+        # split kernel alone.
+        sm90 = "_sm_90a_" in name
+        more = [name + "_separate", name + "_merge"] if sm90 else []
+        pages = [name + "_s16", name + "_s64"] if sm90 and "_paged_" in name else []
+        assert [k["name"] for k in plan["kernels"]] == [name] + more + pages
         assert [k.get("programmatic_dependent_launch", False)
                 for k in plan["kernels"]] == [False] * (1 + len(more) // 2) + \
-            [True] * (len(more) // 2)
+            [True] * (len(more) // 2) + [False] * len(pages)
         # Sizes are formulas. Partials are not cleared (the parts write what
         # the merge reads); the counters of finished parts are zeroed once
         # and left zero by the kernel.
@@ -122,10 +137,10 @@ def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
     shorter sequence's parts exit)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
-    assert bundle.kernel_count == 3
+    assert bundle.kernel_count == 5  # and the fused split kernels for S = 16, 64
     [(name, grid, shared, args), (separate, separate_grid, _, _),
      (merge, merge_grid, _, _)] = plan_kernels(
-        bundle, paged_args(batch, 32, 8, 1, 128, 4096, 16, 300))
+        bundle, paged_args(batch, 32, 8, 1, 128, 4096, ANY_PAGE, 300))
     # At most 8 work units (B·Hkv·row tiles, Target/SplitKV.h): the separate
     # merge's split kernel and the merge kernel, the split kernel no block;
     # more: the split kernel merges, the separate merge's kernels no block.
@@ -138,7 +153,7 @@ def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
     assert merge == bundle.name + "_merge"
     assert merge_grid == (32 * batch if separate_call else 0, 4, 1)
     assert {n: args[n].int_value for n in ("B", "Hq", "Hkv", "Nq", "S", "M", "SMs")} == \
-        dict(B=batch, Hq=32, Hkv=8, Nq=1, S=16, M=300, SMs=132)
+        dict(B=batch, Hq=32, Hkv=8, Nq=1, S=ANY_PAGE, M=300, SMs=132)
     assert [args[n].workspace for n in ("partial_o", "partial_lse", "split_counter")] == \
         [0, 1, 2]
 
@@ -157,11 +172,11 @@ def test_max_splits_per_arch(bundles):
         assert caps == {want[spec.arch]}, spec.name
     sm90 = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     [_, (_, separate_grid, _, _), _] = plan_kernels(
-        sm90, paged_args(1, 8, 1, 1, 128, 8192, 16, 512))
+        sm90, paged_args(1, 8, 1, 1, 128, 8192, ANY_PAGE, 512))
     assert separate_grid[0] == 128
     sm80 = lib.find("f16", 64, True, False, None, 80, op="paged_attention")
     [(_, grid, _, _)] = plan_kernels(
-        sm80, paged_args(1, 8, 1, 1, 64, 8192, 16, 512, dtype="f16"))
+        sm80, paged_args(1, 8, 1, 1, 64, 8192, ANY_PAGE, 512, dtype="f16"))
     assert grid[0] == 256
 
 
@@ -178,7 +193,7 @@ def test_grid_parts_are_split_kv_max_splits(bundles, sms):
                     -(-15 * sms // 16), 1000} - {0})
     for wu in units:
         [(_, grid, _, _), (_, separate_grid, _, _), _] = plan_kernels(
-            bundle, paged_args(wu, 8, 1, 1, 128, 4096, 16, 300), sm_count=sms)
+            bundle, paged_args(wu, 8, 1, 1, 128, 4096, ANY_PAGE, 300), sm_count=sms)
         assert max(grid[0], separate_grid[0]) == max_parts(wu, sms), (wu, sms)
 
 
@@ -187,7 +202,7 @@ def test_row_tiles_of_large_groups(bundles):
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     [(_, grid, _, _), (_, separate_grid, _, _), _] = plan_kernels(
-        bundle, paged_args(2, 8, 1, 4, 128, 64, 64, 8))
+        bundle, paged_args(2, 8, 1, 4, 128, 64, ANY_PAGE, 8))
     # 8/1 × 4 rows = 2 tiles of 16; 4 work units: the separate merge's grid
     assert grid[:2] == separate_grid[:2] == (max_parts(2 * 1 * 2, 132), 2) == (66, 2)
     assert (grid[2], separate_grid[2]) == (0, 2)
@@ -215,7 +230,7 @@ def test_separate_merge_rule(bundles, batch, hq, hkv, nq, blocks):
     for op in ("paged_attention", "attention_split_kv"):
         bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention") \
             if op == "paged_attention" else lib._split_kv("bf16", 128, False, False, 90)
-        args = paged_args(batch, hq, hkv, nq, 128, 4096, 16, 300) if op == "paged_attention" \
+        args = paged_args(batch, hq, hkv, nq, 128, 4096, ANY_PAGE, 300) if op == "paged_attention" \
             else split_args(batch, hq, hkv, nq, 128, 32768)
         (split, fused, _, split_args_), (separate, separate_grid, _, _), \
             (merge, grid, shared, merge_args) = plan_kernels(bundle, args)
@@ -236,15 +251,15 @@ def test_separate_merge_rule(bundles, batch, hq, hkv, nq, blocks):
      "tensor 'seq_lens' has B = 3"),
     (lambda a: setattr(a, "block_table", capi.tensor(0x40000, "bf16", (2, 8))),
      "tensor 'block_table' is bf16 but plan"),
-    (lambda a: setattr(a, "v", capi.tensor(0x30000, "bf16", (64, 32, 8, 128))),
-     "tensor 'v' has S = 32"),
+    (lambda a: setattr(a, "v", capi.tensor(0x30000, "bf16", (64, 48, 8, 128))),
+     "tensor 'v' has S = 48"),
     (lambda a: setattr(a, "seq_lens", capi.Tensor()),
      "needs tensor 'seq_lens'"),
 ])
 def test_paged_calls_that_do_not_fit_are_refused(bundles, change, message):
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
-    a = paged_args(2, 32, 8, 1, 128, 64, 16, 8)
+    a = paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8)
     change(a)
     with pytest.raises(capi.FlashRuntimeError, match=message):
         bundle.launch_info(a, sm_count=132)
@@ -280,8 +295,8 @@ def test_a_call_with_other_addresses_reuses_the_plan(bundles):
     presence or of the SM count plans again."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
-    first = plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, 16, 8))
-    moved = paged_args(2, 32, 8, 1, 128, 64, 16, 8)
+    first = plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8))
+    moved = paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8)
     for i, name in enumerate(("q", "k", "v", "block_table", "seq_lens", "o")):
         getattr(moved, name).data = 0x1000000 * (i + 1)
     moved.workspaces[2] = 0xABC000  # the caller's counters
@@ -292,14 +307,14 @@ def test_a_call_with_other_addresses_reuses_the_plan(bundles):
     assert [args[n].pointer for n in ("partial_o", "partial_lse", "split_counter")] == \
         [0, 0, 0xABC000]
     # Another batch: planned again (grid and B); then the first call again.
-    [(_, grid4, _, args4), _, _] = plan_kernels(bundle, paged_args(4, 32, 8, 1, 128, 64, 16, 8))
+    [(_, grid4, _, args4), _, _] = plan_kernels(bundle, paged_args(4, 32, 8, 1, 128, 64, ANY_PAGE, 8))
     assert grid4 == (8, 8, 4) and args4["B"].int_value == 4
-    assert plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, 16, 8), sm_count=66)[0][1] \
+    assert plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8), sm_count=66)[0][1] \
         == (8, 8, 2)
-    again = plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, 16, 8))
+    again = plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8))
     assert again[0][1] == first[0][1] and again[0][3]["q"].pointer == 0x10000
     # A call the plan refuses is refused after a reused one too.
-    missing = paged_args(2, 32, 8, 1, 128, 64, 16, 8)
+    missing = paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8)
     missing.seq_lens = capi.Tensor()
     with pytest.raises(capi.FlashRuntimeError, match="needs tensor 'seq_lens'"):
         bundle.launch_info(missing, sm_count=132)

@@ -14,8 +14,8 @@
 // takes from the schedule. A paged kernel has its block-table window (512
 // i32) after them: 4096 + 3·32768 + 2048 bytes at D = 128.
 // The separate merge (Target/SplitKV.h): the descriptor's list holds three
-// kernels of the same arguments, whose grids the rule splits between two
-// paths by B·Hkv·row tiles: the split kernel with the fused merge (z =
+// kernels of the same arguments (a paged one two more, below), whose grids
+// the rule splits between two paths by B·Hkv·row tiles: the split kernel with the fused merge (z =
 // B·le(9, work units): calls of more than 8 work units), the separate
 // merge's split kernel (z = B·le(work units, 8)) and the merge kernel (128
 // threads, (max, sum, 4 O sums) a thread of shared memory, programmatic
@@ -30,9 +30,11 @@
 // CHECK: block_q = 16 : i64
 // CHECK-SAME: dynamic_shared_memory = 104448 : i64
 // CHECK-SAME: kernels = [{args = [
-// CHECK-SAME: grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))"], kernel = "decode_paged_d128", threads = 128 : i64}
+// CHECK-SAME: grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*sub(1, eq(S, 16))*sub(1, eq(S, 64))"], kernel = "decode_paged_d128", threads = 128 : i64}
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)"], kernel = "decode_paged_d128_separate", threads = 128 : i64}
-// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 3072 : i64, grid = ["B*Hq*Nq*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)", "4", "1"], kernel = "decode_paged_d128_merge", programmatic_dependent_launch = true, threads = 128 : i64}]
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 3072 : i64, grid = ["B*Hq*Nq*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)", "4", "1"], kernel = "decode_paged_d128_merge", programmatic_dependent_launch = true, threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*eq(S, 16)"], kernel = "decode_paged_d128_s16", threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*eq(S, 64)"], kernel = "decode_paged_d128_s64", threads = 128 : i64}]
 // CHECK-SAME: op = "paged_attention"
 // CHECK-SAME: stages = 3 : i64
 // CHECK: gpu.func @decode_paged_d128(
@@ -52,6 +54,12 @@
 // CHECK: llvm.load volatile
 // CHECK: gpu.barrier
 // CHECK: gpu.return
+// The fused split kernels for pages of 16 and 64 slots (S a constant; the
+// launch plan gives them the split kernel's blocks on calls of that S).
+// CHECK: gpu.func @decode_paged_d128_s16(
+// CHECK: atom.acq_rel.gpu.global.add.u32
+// CHECK: gpu.func @decode_paged_d128_s64(
+// CHECK: atom.acq_rel.gpu.global.add.u32
 // CHECK-NOT: gpu.func
 func.func @decode_paged_d128(%q: tensor<1x32x1x128xbf16>, %k: tensor<256x16x8x128xbf16>, %v: tensor<256x16x8x128xbf16>, %table: tensor<1x256xi32>, %lens: tensor<1xi32>) -> (tensor<1x32x1x128xbf16>) {
   %partials = tensor.empty() : tensor<64x1x32x1x128xf32>

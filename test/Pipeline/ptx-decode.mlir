@@ -2,9 +2,7 @@
 // The split-KV (decode) plans through --flash-to-ptx and ptxas: the PTX of a
 // paged plan, its launch plan, and the shipped
 // decode bundles of both arches (split_kv and paged × bf16/f16 × D
-// 64/128/256 × causal × LSE, and sm_90a's paged plans for pages of 16 and
-// of 64 slots;
-// sm_80's assembled for sm_80 and sm_90) with no
+// 64/128/256 × causal × LSE; sm_80's assembled for sm_80 and sm_90) with no
 // spill stores, spill loads or stack frame in any kernel.
 
 // RUN: rm -rf %t && flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/one" -o /dev/null
@@ -14,11 +12,9 @@
 // RUN: FileCheck %s --check-prefix=SEP < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/one/decode.json
 // RUN: not grep -q membar %t/one/decode.ptx
-// RUN: FileCheck %s --check-prefix=ANYS < %t/one/decode.ptx
-// RUN: FileCheck %s --check-prefix=ANYSJSON < %t/one/decode.json
-// RUN: flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/fixed fixed-page-size=true" -o /dev/null
-// RUN: FileCheck %s --check-prefix=FIXED < %t/fixed/decode.ptx
-// RUN: FileCheck %s --check-prefix=FIXEDJSON < %t/fixed/decode.json
+// RUN: FileCheck %s --check-prefix=PAGES < %t/one/decode.ptx
+// RUN: flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/none fused-page-sizes=none" -o /dev/null
+// RUN: FileCheck %s --check-prefix=NONE < %t/none/decode.ptx
 // The kernel: the block table and the lengths read by 32-bit loads,
 // cp.async gathers (zero-filled past the length: the source size is a
 // register), mma.sync on ldmatrix fragments; the count of finished parts
@@ -77,7 +73,7 @@
 // PTX-COUNT-8: ld.volatile.global.v4.b32
 // PTX-NOT: ld.volatile.global.v4.b32
 // PTX: bar.sync
-// PTX-NOT: .entry
+// PTX: .entry decode_s16(
 // GROUP: atom.acq_rel.gpu.global.add.u32
 // GROUP: bar.warp.sync{{[[:space:]]+}}-1;
 // GROUP: st.global.v4.b32
@@ -116,25 +112,23 @@
 // SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
 // SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
 // SEP: .entry decode_merge(
-// The page size: a plan for any S computes a page's shift from S (its
-// exponent as an f32) in both split kernels. With fixed-page-size (the
-// op's S = 16 a constant of the fused kernel) the fused kernel's page
-// arithmetic folds, the separate merge's split kernel keeps S's argument,
-// and the plan refuses calls of another S.
-// ANYS: .entry decode(
-// ANYS: cvt.rn.f32.u32
-// ANYS: .entry decode_separate(
-// ANYS: cvt.rn.f32.u32
-// FIXED: .entry decode(
-// FIXED-NOT: cvt.rn.f32.u32
-// FIXED: .entry decode_separate(
-// FIXED: cvt.rn.f32.u32
-// FIXED: .entry decode_merge(
-// FIXEDJSON: "message": "this plan takes pages of 16 slots only (S = 16); a plan without a fixed page size takes any"
-// FIXEDJSON: "fixed_page_size": true,
-// ANYSJSON-NOT: takes pages of
-// ANYSJSON: "fixed_page_size": false,
-// ANYSJSON-NOT: takes pages of
+// The fused split kernels for pages of 16 and 64 slots (sm_90a's default
+// fused-page-sizes), after the merge kernel: the split kernel's code with S
+// a constant, so no shift computed from S (its exponent as an f32), which
+// the kernels for any S (the split kernel and the separate merge's) have.
+// With fused-page-sizes=none the plan has only the kernels for any S.
+// PAGES: .entry decode(
+// PAGES: cvt.rn.f32.u32
+// PAGES: .entry decode_separate(
+// PAGES: cvt.rn.f32.u32
+// PAGES: .entry decode_merge(
+// PAGES: .entry decode_s16(
+// PAGES-NOT: cvt.rn.f32.u32
+// PAGES: .entry decode_s64(
+// PAGES-NOT: cvt.rn.f32.u32
+// PAGES-NOT: .entry
+// NONE: .entry decode_merge(
+// NONE-NOT: .entry
 // The launch plan: op, the paged tensors, the kernel, workspaces whose
 // sizes are formulas.
 // JSON: "kernels": [
@@ -142,6 +136,8 @@
 // JSON: "name": "decode_separate"{{$}}
 // JSON: "name": "decode_merge",
 // JSON: "programmatic_dependent_launch": true
+// JSON: "name": "decode_s16"{{$}}
+// JSON: "name": "decode_s64"{{$}}
 // JSON: "op": "paged_attention",
 // JSON: "name": "block_table",
 // JSON-NEXT: "output": false,
@@ -169,13 +165,9 @@
 // RUN: %python -m flash_mlir.compile --out %t/sm80 --arch sm_80 --cubin-archs sm_80,sm_90 --ops split_kv,paged > %t/sm80.log
 // RUN: %python -m flash_mlir.tools.check_bundles %t/sm80 --expect 48 | FileCheck %s --check-prefix=SPILLS
 // RUN: %python -m flash_mlir.compile --out %t/sm90a --arch sm_90a --ops split_kv,paged > %t/sm90a.log
-// RUN: %python -m flash_mlir.tools.check_bundles %t/sm90a --expect 96 | FileCheck %s --check-prefix=SPILLS90
+// RUN: %python -m flash_mlir.tools.check_bundles %t/sm90a --expect 48 | FileCheck %s --check-prefix=SPILLS
 // SPILLS-NOT: BAD
 // SPILLS: 48 bundles, 0 bad
-// sm_90a's also hold the 48 paged plans for pages of 16 and of 64 slots
-// (variants s16 and s64, compile's --fixed-page-sizes auto).
-// SPILLS90-NOT: BAD
-// SPILLS90: 96 bundles, 0 bad
 
 func.func @decode(%q: tensor<1x32x1x128xbf16>, %k: tensor<256x16x8x128xbf16>, %v: tensor<256x16x8x128xbf16>, %table: tensor<1x256xi32>, %lens: tensor<1xi32>) -> (tensor<1x32x1x128xbf16>, tensor<1x32x1xf32>) {
   %partials = tensor.empty() : tensor<64x1x32x1x128xf32>

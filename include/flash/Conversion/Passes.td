@@ -90,12 +90,14 @@ def FlashLowerToNVGPU : Pass<"flash-lower-to-nvgpu", "ModuleOp"> {
            "Bytes of shared memory one block may opt in to on the devices "
            "the kernels are for; 0: the target model's (sm_80: an A100's "
            "163 KB); as flash-select-schedule's option of the name">,
-    Option<"fixedPageSize", "fixed-page-size", "bool", /*default=*/"false",
-           "flash.paged_attention's kernels: the fused split kernel takes "
-           "pages of the op's S slots as a compile-time constant, and the "
-           "launch plan refuses calls of another S (a plan specialised to a "
-           "page size: python3 -m flash_mlir.compile --fixed-page-sizes); "
-           "false: the kernels take any S at run time">
+    Option<"fusedPageSizes", "fused-page-sizes", "std::string",
+           /*default=*/"\"auto\"",
+           "flash.paged_attention's plans: the page sizes S (comma-separated "
+           "slot counts) for which the plan carries a fused split kernel of "
+           "its own with S a constant (`<kernel>_s<S>`), which the launch "
+           "plan runs instead of the one for any S on calls of that S; auto: "
+           "the target's (sm_90a 16,64; sm_80 none), none: only the kernels "
+           "for any S">
   ];
   let dependentDialects = ["gpu::GPUDialect", "nvgpu::NVGPUDialect",
                            "NVVM::NVVMDialect", "LLVM::LLVMDialect",

@@ -123,12 +123,13 @@ struct ToPTXPipelineOptions : public PassPipelineOptions<ToPTXPipelineOptions> {
                      "strides of the tensors they address as arguments "
                      "(strided views without a copy)"),
       llvm::cl::init(false)};
-  PassOptions::Option<bool> fixedPageSize{
-      *this, "fixed-page-size",
-      llvm::cl::desc("flash.paged_attention: a plan for pages of the op's S "
-                     "slots only (S a constant of the fused split kernel; "
-                     "the launch plan refuses another S); false: any S"),
-      llvm::cl::init(false)};
+  PassOptions::Option<std::string> fusedPageSizes{
+      *this, "fused-page-sizes",
+      llvm::cl::desc("flash.paged_attention: the page sizes S for which the "
+                     "plan carries a fused split kernel with S a constant, "
+                     "launched on calls of that S: auto (sm_90a 16,64; "
+                     "sm_80 none), none or S,S,..."),
+      llvm::cl::init("auto")};
   PassOptions::Option<int64_t> sharedMemoryPerBlock{
       *this, "shared-memory-per-block",
       llvm::cl::desc("Bytes of shared memory one block may opt in to on the "

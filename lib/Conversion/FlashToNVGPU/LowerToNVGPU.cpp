@@ -35,6 +35,8 @@ using namespace mlir;
 using namespace mlir::flash;
 
 namespace {
+/// The largest page size fused-page-sizes takes (slots).
+constexpr int64_t kMaxFusedPageSize = 1 << 16;
 /// The tiling's stage loops beside the loop that carries the descriptor are
 /// tagged flash.stage (Flash.h's kStageAttrName): a split-KV attention's
 /// merge loop, the backward's preprocess and dQ conversion.
@@ -410,10 +412,15 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
   // others (Target/SplitKV.h); a kernel of zero blocks is not launched.
   const int64_t bound = decodeSeparateMergeBound(c);
   std::string workUnits = "B*Hkv*" + rowTiles;
-  std::string fusedGrid[] = {
-      grid[0], grid[1],
+  std::string fusedZ =
       bound ? "B*le(" + std::to_string(bound + 1) + ", " + workUnits + ")"
-            : grid[2]};
+            : grid[2];
+  // Paged: a call of a page size with a fused split kernel of its own
+  // (`<name>_s<S>`, listed last) runs that kernel in this one's place.
+  std::string anyPageZ = fusedZ;
+  for (int64_t pageSize : c.decode.fusedPageSizes)
+    anyPageZ += "*sub(1, eq(S, " + std::to_string(pageSize) + "))";
+  std::string fusedGrid[] = {grid[0], grid[1], anyPageZ};
   SmallVector<StringRef> fusedRefs(std::begin(fusedGrid), std::end(fusedGrid));
   SmallVector<Attribute> kernelList = {b.getDictionaryAttr(
       {b.getNamedAttr("kernel", str(c.name)),
@@ -455,6 +462,19 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
          b.getNamedAttr("programmatic_dependent_launch",
                         b.getBoolAttr(true))}));
   }
+  for (int64_t pageSize : c.decode.fusedPageSizes) {
+    std::string pageGrid[] = {
+        grid[0], grid[1],
+        fusedZ + "*eq(S, " + std::to_string(pageSize) + ")"};
+    SmallVector<StringRef> pageRefs(std::begin(pageGrid), std::end(pageGrid));
+    kernelList.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("kernel", str(decodeFusedPageKernelName(c, pageSize))),
+         b.getNamedAttr("grid", b.getStrArrayAttr(pageRefs)),
+         b.getNamedAttr("threads", i64(c.threads())),
+         b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
+         b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
+                                    c.decode.paged)))}));
+  }
   SmallVector<NamedAttribute> fields = commonKernelFields(b, c);
   fields.append({
       b.getNamedAttr("op", str(c.decode.paged ? "paged_attention"
@@ -484,11 +504,10 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
                                         c.seqQ, c.seqKV})),
       b.getNamedAttr("schedule", schedule),
   });
-  // Paged: whether the plan takes calls of S = page_size only
-  // (fixed-page-size; LaunchPlan.cpp adds the constraint).
+  // Paged: the page sizes of the fused split kernels with S a constant.
   if (c.decode.paged)
-    fields.push_back(b.getNamedAttr("fixed_page_size",
-                                    b.getBoolAttr(c.decode.fixedPageSize)));
+    fields.push_back(b.getNamedAttr(
+        "fused_page_sizes", b.getI64ArrayAttr(c.decode.fusedPageSizes)));
   return b.getDictionaryAttr(fields);
 }
 
@@ -563,6 +582,28 @@ struct FlashLowerToNVGPUPass
     const TargetModel *target = &*model;
     if (failed(refuseUnsupportedPlacement(module)))
       return signalPassFailure();
+    // fused-page-sizes: auto (nullopt: the target's), none or sizes.
+    std::optional<SmallVector<int64_t>> pageSizes;
+    if (fusedPageSizes != "auto") {
+      pageSizes.emplace();
+      bool valid = !fusedPageSizes.empty();
+      if (fusedPageSizes != "none")
+        for (StringRef text : llvm::split(StringRef(fusedPageSizes), ',')) {
+          int64_t size;
+          valid = valid && !text.trim().getAsInteger(10, size) && size >= 1 &&
+                  size <= kMaxFusedPageSize;
+          if (valid && !llvm::is_contained(*pageSizes, size))
+            pageSizes->push_back(size);
+        }
+      if (!valid) {
+        mlir::emitError(module.getLoc())
+            << "flash-lower-to-nvgpu: fused-page-sizes takes auto, none or "
+               "page sizes of 1 to "
+            << kMaxFusedPageSize << " slots, comma-separated; got '"
+            << fusedPageSizes << "'";
+        return signalPassFailure();
+      }
+    }
 
     SmallVector<std::pair<func::FuncOp, scf::ForallOp>> work;
     bool failedAny = false;
@@ -646,17 +687,11 @@ struct FlashLowerToNVGPUPass
         }
         config->strided = true;
       }
-      if (fixedPageSize) {
-        // Only a paged op has a page size to fix.
-        if (config->kind != KernelKind::Paged) {
-          forall.emitError()
-              << "fixed-page-size applies to flash.paged_attention's kernels "
-                 "only, not to "
-              << stringifyKernelKind(config->kind) << " kernels";
-          return signalPassFailure();
-        }
-        config->decode.fixedPageSize = true;
-      }
+      if (config->kind == KernelKind::Paged)
+        config->decode.fusedPageSizes =
+            pageSizes ? *pageSizes
+                      : SmallVector<int64_t>(
+                            decodeDefaultFusedPageSizes(*config));
       ScheduleAttr schedule = kernel.getSchedule();
       b.setInsertionPointToEnd(module.getBody());
       auto gpuModule =

@@ -130,16 +130,6 @@ DECODE_MAX_SPLITS = {"sm_80": 256, "sm_90a": 128}
 # kernels take every size at run time; pages of any size S as well).
 DECODE_SHAPE = dict(batch=1, q_heads=32, kv_heads=8, seq_q=1, seq_kv=4096)
 DECODE_PAGE_SIZE = 16
-# Paged plans specialised to one page size (the variant "s<S>", compiled
-# with --flash-to-ptx's fixed-page-size: S is a constant of the fused split
-# kernel, and the plan refuses calls of another S), by arch, besides the
-# plans that take any S. KernelLibrary.paged_attention takes the variant of
-# the cache's S where the library has one. sm_90a, 16 and 64: the fused
-# kernel measured 0.9-2.2% faster at GQA 8/1 B = 64 L = 1k and 0.4-0.9% at
-# B = 128 L = 2k, the other rows unchanged (docs/benchmarks.md, thirtieth
-# and thirty-first sessions). None on sm_80: its plans (the fused kernel
-# only) lost 6-8% at GQA 32/8 B = 1 L = 8k with the constant.
-DECODE_FIXED_PAGE_SIZES = {"sm_90a": (16, 64)}
 # The split-KV schedule's row tile is 16·m rows, m = ceil(G·Nq / 16) up to
 # max(256 / D, 1) (Target/SplitKV.h), from the op's packed rows G·Nq: 4 at
 # DECODE_SHAPE, a 16-row tile (m = 1). A call of more packed rows takes
@@ -169,15 +159,10 @@ class DecodeSpec:
     # shipped plans); R > 0 compiles GQA R/1 with Nq = 1, the variant
     # "rows<R>" (see DECODE_SHAPE).
     rows: int = 0
-    # Paged: 0 compiles the plan that takes pages of any size S; S > 0 one
-    # for pages of S slots only, the variant "s<S>" (DECODE_FIXED_PAGE_SIZES).
-    page_size: int = 0
-
-    def __post_init__(self):
-        if self.page_size and not self.paged:
-            raise ValueError("page_size: only a paged plan has pages")
-        if self.page_size < 0:
-            raise ValueError(f"page_size must be positive, got {self.page_size}")
+    # Paged: the page sizes with a fused split kernel of their own in the
+    # plan (--flash-to-ptx's fused-page-sizes): "auto" is the lowering's
+    # default for the arch (sm_90a 16,64; sm_80 none), "none" or "16,64".
+    fused_page_sizes: str = "auto"
 
     @property
     def splits(self) -> int:
@@ -193,10 +178,7 @@ class DecodeSpec:
 
     @property
     def variant(self) -> str:
-        parts = [f"rows{self.rows}"] if self.rows else []
-        if self.page_size:
-            parts.append(f"s{self.page_size}")
-        return "_".join(parts)
+        return f"rows{self.rows}" if self.rows else ""
 
     @property
     def name(self) -> str:
@@ -207,24 +189,21 @@ class DecodeSpec:
             name += "_lse"
         if self.rows:
             name += f"_rows{self.rows}"
-        if self.page_size:
-            name += f"_s{self.page_size}"
         return name
 
     def source(self) -> str:
         """The op this plan computes at the representative shape: a one-row
         flash.attention over a contiguous cache, or flash.paged_attention
         (the kernels take every size at run time, pages of any size S as
-        well, but for a plan of a fixed page size, whose op has pages of
-        that many slots). --flash-to-ptx schedules it (the split-KV kernels' tiles),
+        well). --flash-to-ptx schedules it (the split-KV kernels' tiles),
         tiles it in the split-KV form and lowers that to the decode kernel."""
         s = DECODE_SHAPE
         if self.rows:
             s = dict(s, q_heads=self.rows, kv_heads=1, seq_q=1)
         b, hq, hkv, nq, nk = s["batch"], s["q_heads"], s["kv_heads"], s["seq_q"], s["seq_kv"]
         d, t = self.head_dim, self.dtype
-        page = self.page_size or DECODE_PAGE_SIZE
-        pages = -(-nk // page)
+        page = DECODE_PAGE_SIZE
+        pages = nk // page
         q = f"tensor<{b}x{hq}x{nq}x{d}x{t}>"
         lse = f"tensor<{b}x{hq}x{nq}xf32>"
         results = f"{q}, {lse}" if self.lse else q
@@ -258,8 +237,8 @@ def compile_decode_bundle(spec: DecodeSpec, out_dir: str, flash_opt: str = DEFAU
         options.append(f"cubin-archs={cubin_archs}")
     if spec.variant:
         options.append(f"variant={spec.variant}")
-    if spec.page_size:
-        options.append("fixed-page-size=true")
+    if spec.paged and spec.fused_page_sizes != "auto":
+        options.append(f"fused-page-sizes={spec.fused_page_sizes}")
     cmd = [flash_opt, src, f"--flash-to-ptx={' '.join(options)}", "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -292,19 +271,6 @@ def _int_list(text: str) -> List[int]:
         return [int(x) for x in text.split(",") if x]
     except ValueError:
         return []
-
-
-def _auto_list(ap, flag: str, value: str, auto, what: str) -> List[int]:
-    """An option of auto (the `auto` values), none ([]) or integers of at
-    least 1 (`what` names them in the error)."""
-    if value == "auto":
-        return list(auto)
-    if value == "none":
-        return []
-    values = _int_list(value)
-    if not values or min(values) < 1:
-        ap.error(f"{flag} takes auto, none or {what}, got {value!r}")
-    return values
 
 
 def _raise_refusal(stderr: str, src: str) -> None:
@@ -739,13 +705,11 @@ def main(argv=None) -> int:
                          "sm_80 at D = 64, R > 48 and D = 128, R > 16: warp 0 combines the "
                          "warps alone), which the runtime takes by default only where a key "
                          "has no other plan")
-    ap.add_argument("--fixed-page-sizes", default="auto",
-                    help="paged: also compile each paged plan for pages of S slots only, for "
-                         "each S given (comma-separated), as the variant 's<S>' (S a constant "
-                         "of its fused split kernel; the plan refuses calls of another S), "
-                         "which KernelLibrary.paged_attention takes for caches of that S; "
-                         "auto (default): the arch's measured choice (sm_90a: 16 and 64; "
-                         "sm_80: none); none: only the plans that take any S")
+    ap.add_argument("--fused-page-sizes", default="auto",
+                    help="paged: the page sizes S for which each plan carries a fused split "
+                         "kernel with S a constant (`<kernel>_s<S>`, run instead of the one for "
+                         "any S on calls of that S): auto (default: the lowering's choice for "
+                         "the arch, sm_90a 16,64, sm_80 none), none, or S,S,...")
     ap.add_argument("--deterministic", default="both", choices=["both", "yes", "no"],
                     help="backward: the plan with f32 atomics (sm_80) or bulk f32 "
                          "reductions (sm_90a) for dQ (no), the bitwise "
@@ -811,15 +775,24 @@ def main(argv=None) -> int:
             ap.error(f"--schedules entries must be BQxBKVxWARPS or BQxBKVxWARPSxSTAGES with "
                      f"positive integers, got {text!r}")
         schedules.append(tuple(parts + [0] * (4 - len(parts))))
-    budgets = _auto_list(ap, "--shared-memory", args.shared_memory,
-                         default_shared_memory_budgets(args.arch), "positive byte counts")
+    if args.shared_memory == "auto":
+        budgets = default_shared_memory_budgets(args.arch)
+    elif args.shared_memory == "none":
+        budgets = []
+    else:
+        budgets = _int_list(args.shared_memory)
+        if not budgets or min(budgets) < 1:
+            ap.error(f"--shared-memory takes auto, none or positive byte counts, "
+                     f"got {args.shared_memory!r}")
     decode_rows = _int_list(args.decode_rows)
     if not decode_rows or min(decode_rows) < 0:
         ap.error(f"--decode-rows takes packed row counts (0: the default plans), "
                  f"got {args.decode_rows!r}")
-    fixed_pages = _auto_list(ap, "--fixed-page-sizes", args.fixed_page_sizes,
-                             DECODE_FIXED_PAGE_SIZES.get(args.arch, ()),
-                             "page sizes (slots, at least 1)")
+    if args.fused_page_sizes not in ("auto", "none"):
+        fused = _int_list(args.fused_page_sizes)
+        if not fused or min(fused) < 1:
+            ap.error(f"--fused-page-sizes takes auto, none or page sizes (slots, at least 1), "
+                     f"got {args.fused_page_sizes!r}")
     count = skipped = 0
     if "backward" in ops:
         for dtype in args.dtypes.split(","):
@@ -846,16 +819,14 @@ def main(argv=None) -> int:
                                                                  args.cubin_archs, extra):
                                 print(path)
                                 count += 1
-    decode_plans = [(o == "paged", r, 0) for o in ops if o in ("split_kv", "paged")
-                    for r in decode_rows]
-    decode_plans += [(True, r, s) for r in decode_rows for s in fixed_pages if "paged" in ops]
     for dtype in args.dtypes.split(","):
         for d in (int(x) for x in args.head_dims.split(",")):
             for causal in _flags(args.causal):
                 for lse in _flags(args.lse):
-                    for paged, rows, page_size in decode_plans:
+                    for paged, rows in [(o == "paged", r) for o in ops
+                                        if o in ("split_kv", "paged") for r in decode_rows]:
                         spec = DecodeSpec(dtype, d, causal, lse, paged, args.arch, rows=rows,
-                                          page_size=page_size)
+                                          fused_page_sizes=args.fused_page_sizes)
                         try:
                             print(compile_decode_bundle(spec, args.out, args.flash_opt,
                                                         args.cubin_archs))

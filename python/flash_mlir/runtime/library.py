@@ -818,37 +818,6 @@ class KernelLibrary:
             self._chosen[memo] = chosen
         return self._chosen[memo]
 
-    def find_paged(self, dtype: str, head_dim: int, causal: bool, lse: bool, page_size: int,
-                   compute_capability: int = 0, shared_memory: int = 0) -> Bundle:
-        """The paged plan for caches of pages of `page_size` slots: the
-        variant "s<page_size>" (a plan compiled for that page size only,
-        python3 -m flash_mlir.compile --fixed-page-sizes) where the library
-        has one of the arch the runtime would choose for the device, else
-        the plan that takes any page size (find with op paged_attention; an
-        sm_80 "s16" does not replace sm_90a's plan on Hopper)."""
-        memo = ("paged?", dtype, head_dim, causal, lse, page_size, compute_capability,
-                shared_memory)
-        chosen = self._chosen.get(memo)
-        if chosen is None:
-            missing = None
-            try:
-                chosen = self.find(dtype, head_dim, causal, lse, None, compute_capability,
-                                   op="paged_attention", shared_memory=shared_memory)
-            except ValueError as e:
-                missing = e
-            try:
-                fixed = self.find(dtype, head_dim, causal, lse, None, compute_capability,
-                                  variant=f"s{page_size}", op="paged_attention",
-                                  shared_memory=shared_memory)
-                if chosen is None or fixed.arch == chosen.arch:
-                    chosen = fixed
-            except ValueError:
-                if missing is not None:
-                    raise missing
-            if len(self._chosen) < 4096:
-                self._chosen[memo] = chosen
-        return chosen
-
     def paged_attention(self, q, k_cache, v_cache, block_table, seq_lens, causal: bool = False,
                         scale: Optional[float] = None, out=None, return_lse: bool = False,
                         lse_out=None, bundle: Optional[Bundle] = None):
@@ -862,9 +831,7 @@ class KernelLibrary:
         allocated on it but `out` (and LSE) when not given: the partials'
         workspace is the runtime's, one per device and stream, reused. So a
         call captured in a CUDA graph replays correctly while the contents of
-        seq_lens and block_table change. The plan is find_paged's: one
-        compiled for the cache's page size where the library has one (on
-        sm_90a, S = 16 and 64 by default), else the one that takes any S.
+        seq_lens and block_table change.
         """
         tensors = (q, k_cache, v_cache, block_table, seq_lens)
         signature = None
@@ -905,9 +872,10 @@ class KernelLibrary:
         if k_cache.shape[3] != d or v_cache.shape[3] != d:
             raise ValueError(f"head dimensions differ: q {d}, k {k_cache.shape[3]}, "
                              f"v {v_cache.shape[3]} (kernels need D = Dv)")
-        bundle = bundle or self.find_paged(dtype, d, causal, return_lse, k_cache.shape[1],
-                                           compute_capability=self._capability(q.device),
-                                           shared_memory=self._shared_memory(q.device))
+        bundle = bundle or self.find(dtype, d, causal, return_lse, None,
+                                     compute_capability=self._capability(q.device),
+                                     op="paged_attention",
+                                     shared_memory=self._shared_memory(q.device))
         scale = _checked_scale(scale, d)
         out = _output_like(out, q, "out", "q")
         lse = _lse_output(bundle, lse_out, q)

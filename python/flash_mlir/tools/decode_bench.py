@@ -418,9 +418,9 @@ def main(argv=None):
     try:
         import ctypes
         from flash_mlir.runtime import capi
-        bundle = lib.find_paged("bf16", d, False, False, 16,  # the plan paged_attention takes
-                                compute_capability=lib._capability(q.device),
-                                shared_memory=lib._shared_memory(q.device))
+        bundle = lib.find("bf16", d, False, False, None, op="paged_attention",
+                          compute_capability=lib._capability(q.device),
+                          shared_memory=lib._shared_memory(q.device))
         described = bundle.named_args({"q": q, "k": kc, "v": vc, "block_table": table,
                                        "seq_lens": lens, "o": torch.empty_like(q)}, 0.0)
         launch, ref = capi.lib().flash_plan_launch, ctypes.byref(described)

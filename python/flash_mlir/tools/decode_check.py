@@ -178,17 +178,10 @@ def _record(results, name, ok, res, **extra):
 
 
 def check_paged(lib, quick, results, seed=0, small=False, pages=(16, 64, 256)):
-    """The paged cases through the runtime's choice of plan (find_paged:
-    the plan compiled for the case's page size where the library has one,
-    e.g. sm_90a's variant "s16"); where that is such a plan, the same
-    inputs again through the plan for any page size (`plan=any-S`), so that
-    both are checked at the page sizes the fixed plans take."""
     import random
     import torch
     rng = random.Random(seed)
     gen = torch.Generator().manual_seed(seed)
-    device = torch.device("cuda")
-    capability, shared = lib._capability(device), lib._shared_memory(device)
     failures = 0
     for dtype, d, hq, hkv, nq, causal, lse, page in paged_cases(quick, small, pages):
         lengths = lengths_for(page, nq, rng, small)
@@ -196,32 +189,18 @@ def check_paged(lib, quick, results, seed=0, small=False, pages=(16, 64, 256)):
         kc, vc, table, lens, ks, vs = make_paged(len(lengths), hkv, d, page, lengths, t, gen=gen)
         q = torch.randn(len(lengths), hq, nq, d, generator=gen).to("cuda", t)
         scale = 1.0 / math.sqrt(d)
+        out = torch.full_like(q, float("nan"))
+        lse_out = torch.full((len(lengths), hq, nq), float("nan"), device="cuda") if lse else None
         name = f"paged {dtype} D={d} {hq}/{hkv} Nq={nq} causal={causal} lse={lse} S={page}"
-        plans = [(None, "")]
         try:
-            chosen = lib.find_paged(dtype, d, causal, lse, page, capability, shared)
-            if chosen.variant:
-                plans.append((lib.find(dtype, d, causal, lse, None, capability,
-                                       op="paged_attention", shared_memory=shared),
-                              " plan=any-S"))
-        except ValueError:
-            chosen = None  # the call below fails with the runtime's message
-        reference_out = None
-        for bundle, label in plans:
-            out = torch.full_like(q, float("nan"))
-            lse_out = (torch.full((len(lengths), hq, nq), float("nan"), device="cuda")
-                       if lse else None)
-            try:
-                lib.paged_attention(q, kc, vc, table, lens, causal=causal, out=out,
-                                    return_lse=lse, lse_out=lse_out, bundle=bundle)
-                torch.cuda.synchronize()
-                if reference_out is None:
-                    reference_out = reference(q, ks, vs, causal, scale)
-                ok, res = judge(out, lse_out, *reference_out)
-                res["plan"] = (bundle or chosen).name
-            except Exception as e:  # a failure to run is a failed case
-                ok, res = False, {"error": str(e)[:300]}
-            failures += _record(results, name + label, ok, res, lengths=lengths)
+            lib.paged_attention(q, kc, vc, table, lens, causal=causal, out=out,
+                                return_lse=lse, lse_out=lse_out)
+            torch.cuda.synchronize()
+            out32, outlp, lse32 = reference(q, ks, vs, causal, scale)
+            ok, res = judge(out, lse_out, out32, outlp, lse32)
+        except Exception as e:  # a failure to run is a failed case
+            ok, res = False, {"error": str(e)[:300]}
+        failures += _record(results, name, ok, res, lengths=lengths)
     return failures
 
 
@@ -281,7 +260,8 @@ def _check_case_list(lib, results, cases, seed, label, plan_ok=None):
             bundle = None
             if op == "paged":
                 if plan_ok:  # the plan the runtime's own choice takes (as the call below)
-                    bundle = lib.find_paged(dtype, d, causal, lse, page, capability, shared)
+                    bundle = lib.find(dtype, d, causal, lse, None, capability,
+                                      op="paged_attention", shared_memory=shared)
                 kc, vc, table, lens, ks, vs = make_paged(b, hkv, d, page, lengths, t, gen=gen)
                 lib.paged_attention(q, kc, vc, table, lens, causal=causal, out=out,
                                     return_lse=lse, lse_out=lse_out)

@@ -100,10 +100,13 @@ struct DecodeConfig {
   /// The descriptor's page size (the compiled shape; the kernel takes S at
   /// run time from the cache's shape).
   int64_t pageSize = 0;
-  /// The fused kernel takes pages of `pageSize` slots only, a compile-time
-  /// constant (flash-lower-to-nvgpu's fixed-page-size; the launch plan
-  /// refuses other S). The separate merge's split kernel still reads S.
-  bool fixedPageSize = false;
+  /// Paged: the page sizes for which the plan carries a fused split kernel
+  /// of its own (`<name>_s<S>`, S a constant), beside the one that takes any
+  /// S (flash-lower-to-nvgpu's fused-page-sizes; decodeFusedPageSizes).
+  SmallVector<int64_t> fusedPageSizes;
+  /// The kernel being built takes pages of this many slots only (a
+  /// constant; 0: S is its argument).
+  int64_t constantPageSize = 0;
   /// Parts of a sequence at most: the grid's x extent and the workspace.
   int64_t maxSplits = 0;
   /// 16-row MMA tiles of the row tile (blockQ = 16·mTiles).
@@ -587,6 +590,15 @@ std::string decodeMergeKernelName(const KernelConfig &config);
 /// dependents after its K/V loop. The split kernel `config.name` (the fused
 /// merge) is the same code as on targets without the separate merge.
 std::string decodeSeparateSplitKernelName(const KernelConfig &config);
+/// The page sizes for which a paged plan carries a fused split kernel with S
+/// a constant, by default, on `config`'s target: 16 and 64 on sm_90a, none on
+/// sm_80 (docs/benchmarks.md, thirtieth and thirty-first sessions).
+ArrayRef<int64_t> decodeDefaultFusedPageSizes(const KernelConfig &config);
+/// The fused split kernel for pages of `pageSize` slots (`config.name` +
+/// "_s<S>"): the split kernel `config.name` with S a constant, launched
+/// instead of it for calls of that S.
+std::string decodeFusedPageKernelName(const KernelConfig &config,
+                                      int64_t pageSize);
 
 /// Emits the sm_80 backward kernels of `config` (kind = backward) as
 /// gpu.funcs at the builder's insertion point (inside a gpu.module), one per

@@ -1014,14 +1014,13 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   if (paged) {
     globalTable = buildFlatGlobalMemref(km, arg["block_table"],
                                         b.getI32Type());
-    // A plan compiled for one page size (fixed-page-size) has S as a
-    // constant in the fused kernel: its page and slot arithmetic folds
-    // (0.5-2.5% faster at GQA 8/1 B = 64 L = 1k and B = 128 L = 2k on the
-    // H200). The separate merge's split kernel keeps the argument: with
-    // the constant it measured up to 3.5% slower (docs/benchmarks.md,
-    // thirtieth session, runs 5-6).
-    pageSize = config.decode.fixedPageSize && !separateMerge
-                   ? km.i32(config.decode.pageSize)
+    // A fused split kernel for one page size (`<name>_s<S>`) has S as a
+    // constant: its page and slot arithmetic folds (GQA 8/1 B = 64 L = 1k
+    // 0.974-0.991x the time on the H200). The separate merge's split kernel
+    // is never built so: with the constant it measured up to 3.5% slower
+    // (docs/benchmarks.md, thirtieth and thirty-first sessions).
+    pageSize = config.decode.constantPageSize
+                   ? km.i32(config.decode.constantPageSize)
                    : arg["S"];
     tableRow = km.mul(batch, arg["M"]);
     // S = 2^k: k is the exponent field of S as an f32 (exact below 2^24).
@@ -1925,6 +1924,21 @@ mlir::flash::decodeSeparateSplitKernelName(const KernelConfig &config) {
   return config.name + "_separate";
 }
 
+ArrayRef<int64_t>
+mlir::flash::decodeDefaultFusedPageSizes(const KernelConfig &config) {
+  // sm_80's plans (the fused kernel only) lost 6-8% at GQA 32/8 B = 1
+  // L = 8k with the constant (thirtieth session, run 6).
+  static constexpr int64_t kSM90a[] = {16, 64};
+  if (config.arch == "sm_90a")
+    return kSM90a;
+  return {};
+}
+
+std::string mlir::flash::decodeFusedPageKernelName(const KernelConfig &config,
+                                                   int64_t pageSize) {
+  return config.name + "_s" + std::to_string(pageSize);
+}
+
 LogicalResult mlir::flash::buildDecodeKernels(OpBuilder &b, Location loc,
                                               const KernelConfig &config) {
   OpBuilder::InsertionGuard guard(b);
@@ -1934,6 +1948,7 @@ LogicalResult mlir::flash::buildDecodeKernels(OpBuilder &b, Location loc,
                    decodeSplitKernelArgs(config.decode.paged),
                    config.threads(), arg);
   SplitKernelBuilder(b, loc, config).build(split, arg);
+  Operation *last = split;
   if (decodeSeparateMergeBound(config) > 0) {
     // The separate merge's split kernel and the merge kernel, the same
     // arguments (each launch plan entry runs one of the two paths).
@@ -1952,6 +1967,20 @@ LogicalResult mlir::flash::buildDecodeKernels(OpBuilder &b, Location loc,
         b, loc, mergeName, decodeSplitKernelArgs(config.decode.paged),
         kSplitKVMergeThreads, mergeArg);
     buildMergeKernel(b, loc, config, merge, mergeArg);
+    last = merge;
+  }
+  // The fused split kernels for one page size each (S a constant), after the
+  // others: the launch plan lists them last.
+  for (int64_t pageSize : config.decode.fusedPageSizes) {
+    b.setInsertionPointAfter(last);
+    KernelConfig constant = config;
+    constant.decode.constantPageSize = pageSize;
+    llvm::StringMap<Value> pageArg;
+    gpu::GPUFuncOp kernel = createKernel(
+        b, loc, decodeFusedPageKernelName(config, pageSize),
+        decodeSplitKernelArgs(config.decode.paged), config.threads(), pageArg);
+    SplitKernelBuilder(b, loc, constant).build(kernel, pageArg);
+    last = kernel;
   }
   return success();
 }
