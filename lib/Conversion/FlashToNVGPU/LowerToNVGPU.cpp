@@ -415,20 +415,25 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
   std::string fusedZ =
       bound ? "B*le(" + std::to_string(bound + 1) + ", " + workUnits + ")"
             : grid[2];
+  // A split kernel's entry (the split kernel, the separate merge's, those
+  // for one page size): the grid's x and y, the block, shared memory and
+  // arguments are the same, z says which calls it runs.
+  auto splitEntry = [&](StringRef name, const std::string &z) {
+    SmallVector<StringRef> refs = {grid[0], grid[1], z};
+    return b.getDictionaryAttr(
+        {b.getNamedAttr("kernel", str(name)),
+         b.getNamedAttr("grid", b.getStrArrayAttr(refs)),
+         b.getNamedAttr("threads", i64(c.threads())),
+         b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
+         b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
+                                    c.decode.paged)))});
+  };
   // Paged: a call of a page size with a fused split kernel of its own
   // (`<name>_s<S>`, listed last) runs that kernel in this one's place.
   std::string anyPageZ = fusedZ;
   for (int64_t pageSize : c.decode.fusedPageSizes)
     anyPageZ += "*sub(1, eq(S, " + std::to_string(pageSize) + "))";
-  std::string fusedGrid[] = {grid[0], grid[1], anyPageZ};
-  SmallVector<StringRef> fusedRefs(std::begin(fusedGrid), std::end(fusedGrid));
-  SmallVector<Attribute> kernelList = {b.getDictionaryAttr(
-      {b.getNamedAttr("kernel", str(c.name)),
-       b.getNamedAttr("grid", b.getStrArrayAttr(fusedRefs)),
-       b.getNamedAttr("threads", i64(c.threads())),
-       b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
-       b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
-                                  c.decode.paged)))})};
+  SmallVector<Attribute> kernelList = {splitEntry(c.name, anyPageZ)};
   // sm_90a: the separate merge (Target/SplitKV.h), a block per output row
   // and column slice when the call has at most `bound` work units, no block
   // otherwise (the split kernel merges); launched with programmatic
@@ -436,16 +441,8 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
   if (bound) {
     std::string separate = "le(" + workUnits + ", " + std::to_string(bound) +
                            ")";
-    std::string splitGrid[] = {grid[0], grid[1], "B*" + separate};
-    SmallVector<StringRef> splitRefs(std::begin(splitGrid),
-                                     std::end(splitGrid));
-    kernelList.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("kernel", str(decodeSeparateSplitKernelName(c))),
-         b.getNamedAttr("grid", b.getStrArrayAttr(splitRefs)),
-         b.getNamedAttr("threads", i64(c.threads())),
-         b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
-         b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
-                                    c.decode.paged)))}));
+    kernelList.push_back(
+        splitEntry(decodeSeparateSplitKernelName(c), "B*" + separate));
     std::string mergeGrid[] = {"B*Hq*Nq*" + separate,
                                std::to_string(c.headDim / kSplitKVMergeSlice),
                                "1"};
@@ -462,19 +459,10 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
          b.getNamedAttr("programmatic_dependent_launch",
                         b.getBoolAttr(true))}));
   }
-  for (int64_t pageSize : c.decode.fusedPageSizes) {
-    std::string pageGrid[] = {
-        grid[0], grid[1],
-        fusedZ + "*eq(S, " + std::to_string(pageSize) + ")"};
-    SmallVector<StringRef> pageRefs(std::begin(pageGrid), std::end(pageGrid));
-    kernelList.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("kernel", str(decodeFusedPageKernelName(c, pageSize))),
-         b.getNamedAttr("grid", b.getStrArrayAttr(pageRefs)),
-         b.getNamedAttr("threads", i64(c.threads())),
-         b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
-         b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
-                                    c.decode.paged)))}));
-  }
+  for (int64_t pageSize : c.decode.fusedPageSizes)
+    kernelList.push_back(
+        splitEntry(decodeFusedPageKernelName(c, pageSize),
+                   fusedZ + "*eq(S, " + std::to_string(pageSize) + ")"));
   SmallVector<NamedAttribute> fields = commonKernelFields(b, c);
   fields.append({
       b.getNamedAttr("op", str(c.decode.paged ? "paged_attention"
