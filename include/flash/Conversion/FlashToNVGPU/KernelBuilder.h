@@ -102,7 +102,7 @@ struct DecodeConfig {
   int64_t pageSize = 0;
   /// Paged: the page sizes for which the plan carries a fused split kernel
   /// of its own (`<name>_s<S>`, S a constant), beside the one that takes any
-  /// S (flash-lower-to-nvgpu's fused-page-sizes; decodeFusedPageSizes).
+  /// S (flash-lower-to-nvgpu's fused-page-sizes; decodeDefaultFusedPageSizes).
   SmallVector<int64_t> fusedPageSizes;
   /// The kernel being built takes pages of this many slots only (a
   /// constant; 0: S is its argument).
