@@ -3,6 +3,7 @@
   python3 -m flash_mlir.tools.decode_bench --bundles bundles/ [--json out.json]
       [--rows 1x8192,...,128x2048] [--gqa 32/8,8/1] [--rounds 5] [--table-pad N]
       [--page-order shuffled|sequential|local[,...]] [--page-sizes 16,64]
+      [--read-floor] [--cold]
 
 One query row, D=128, bf16, for each GQA group (Hq/Hkv) and row (BxL) of issue
 17 item 5 by default. Bytes = K + V of the valid lengths +
@@ -21,7 +22,15 @@ ceiling is measured in the same run, twice: torch's sum over 4 GiB (the
 "% of ceiling" of every table since the tenth session) and a streaming read
 kernel over the same 4 GiB (read_ceiling.ptx, built from
 scripts/bench/read-ceiling.cu; 8-10% faster than the sum on the H200:
-"% of kernel ceiling"). Host time per
+"% of kernel ceiling"). --read-floor adds a read floor to every row, timed
+in the same rounds: the same K and V bytes read by a kernel that computes
+nothing (read_pages.ptx, built from scripts/bench/read-pages.cu), from the
+contiguous cache ('read floor contiguous') and through each paged form's
+block table and cache ('read floor S=16', '.. seq', '.. local'; with
+Hkv > 1 also '.. pages': whole pages, every kv-head of a page read
+together), so that
+what the page layout costs any reader is told apart from what the paged
+kernel adds. Host time per
 call (Python to launch, no synchronisation) is measured on a small problem
 for ours (KernelLibrary, the torch op) and SDPA's, with its parts: the
 output's allocation, and the runtime's launch alone (flash_plan_launch on a
@@ -109,39 +118,131 @@ def read_ceiling_launch(nbytes, sms):
     return blocks, nbytes // 16 // blocks
 
 
+def _ptx_function(ptx_file, entry):
+    """(libcuda, CUfunction) of `entry` in the PTX file next to this module,
+    loaded through the CUDA driver in torch's current context; raises when
+    the driver cannot."""
+    import ctypes
+    import pathlib
+    cuda = ctypes.CDLL("libcuda.so.1")
+    ptx = pathlib.Path(__file__).with_name(ptx_file).read_bytes() + b"\0"
+    module, function = ctypes.c_void_p(), ctypes.c_void_p()
+    _check(cuda.cuModuleLoadData(ctypes.byref(module), ptx), "cuModuleLoadData")
+    _check(cuda.cuModuleGetFunction(ctypes.byref(function), module, entry.encode()),
+           "cuModuleGetFunction")
+    cuda.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [
+        ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+    return cuda, function
+
+
+def _check(result, what):
+    if result != 0:
+        raise RuntimeError(f"{what}: CUDA driver error {result}")
+
+
+def _launcher(torch, cuda, function, blocks, threads, args):
+    """A callable that launches `function` with the ctypes values `args` on
+    torch's current stream (kept alive with it)."""
+    import ctypes
+    params = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
+
+    def launch():
+        _check(cuda.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0,
+                                   torch.cuda.current_stream().cuda_stream, params, None),
+               "cuLaunchKernel")
+    launch.keep = (args, params)
+    return launch
+
+
 def kernel_read_ceiling(torch, data, sms):
     """TB/s of read_ceiling.ptx reading the CUDA tensor `data` (timed as the
     sum's ceiling is), loaded and launched through the CUDA driver on torch's
     current stream; raises when the driver cannot."""
     import ctypes
-    import pathlib
-    cuda = ctypes.CDLL("libcuda.so.1")
-
-    def check(result, what):
-        if result != 0:
-            raise RuntimeError(f"{what}: CUDA driver error {result}")
-    ptx = pathlib.Path(__file__).with_name("read_ceiling.ptx").read_bytes() + b"\0"
-    module, function = ctypes.c_void_p(), ctypes.c_void_p()
-    check(cuda.cuModuleLoadData(ctypes.byref(module), ptx), "cuModuleLoadData")
-    check(cuda.cuModuleGetFunction(ctypes.byref(function), module, b"read_ceiling"),
-          "cuModuleGetFunction")
+    cuda, function = _ptx_function("read_ceiling.ptx", "read_ceiling")
     nbytes = data.numel() * data.element_size()
     blocks, words = read_ceiling_launch(nbytes, sms)
     sink = torch.empty(blocks * READ_CEILING_THREADS, dtype=torch.int32, device=data.device)
-    args = [ctypes.c_uint64(data.data_ptr()), ctypes.c_uint64(words),
-            ctypes.c_uint64(sink.data_ptr())]
-    params = (ctypes.c_void_p * 3)(*[ctypes.addressof(a) for a in args])
-    cuda.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [
-        ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
-
-    def launch():
-        check(cuda.cuLaunchKernel(function, blocks, 1, 1, READ_CEILING_THREADS, 1, 1, 0,
-                                  torch.cuda.current_stream().cuda_stream, params, None),
-              "cuLaunchKernel")
+    launch = _launcher(torch, cuda, function, blocks, READ_CEILING_THREADS,
+                       [ctypes.c_uint64(data.data_ptr()), ctypes.c_uint64(words),
+                        ctypes.c_uint64(sink.data_ptr())])
     ms = graph_time(launch, calls=5, replays=5)
     if ms is None:
         raise RuntimeError("the read kernel could not be captured in a graph")
     return blocks * words * 16 / (ms * 1e-3) / 1e12
+
+
+# The read floor of a row (--read-floor; scripts/bench/read-pages.cu): a pure
+# read of its K and V in items of S rows of one (sequence, kv-head), 512
+# threads a block, 4 blocks an SM.
+READ_PAGES_THREADS = 512
+
+
+def _log2(x, what):
+    if x < 1 or x & (x - 1):
+        raise ValueError(f"the read floor needs a power of two for {what}, got {x}")
+    return x.bit_length() - 1
+
+
+def read_floor_layout(b, hkv, length, page, row_bytes, arange, table=None):
+    """(item_base, row_stride_words) of the read floor of a row: the byte
+    offset of every item (S = `page` rows of one (sequence, kv-head)) in its
+    cache, items in (b, h, i) order (i fastest: a head's keys in order), and
+    the 16-byte words between two rows of an item. `table` (b × length/page
+    page indices, as the paged call's block table): the P×S×Hkv×D cache,
+    item (b, h, i) at page table[b, i], rows Hkv·D apart. No table: the
+    contiguous B×Hkv×L×D cache, item (b, h, i) at key i·S of head (b, h),
+    rows D apart. `arange(n)` gives 0..n-1 as an integer array (numpy or
+    torch, int64), `table` the same kind."""
+    per_seq = length // page
+    if per_seq * page != length:
+        raise ValueError(f"page size {page} does not divide the length {length}")
+    if table is None:
+        heads = arange(b * hkv).reshape(b * hkv, 1) * (length * row_bytes)
+        keys = arange(per_seq).reshape(1, per_seq) * (page * row_bytes)
+        return (heads + keys).reshape(-1), row_bytes // 16
+    pages = table[:, :per_seq].reshape(b, 1, per_seq) * (page * hkv * row_bytes)
+    heads = arange(hkv).reshape(1, hkv, 1) * row_bytes
+    return (pages + heads).reshape(-1), hkv * row_bytes // 16
+
+
+def read_pages_launch(items, sms, page, row_bytes):
+    """read_pages' launch: (blocks, items a block, k_log2, tensor_log2,
+    row_log2). 4 blocks of 512 threads an SM (fewer when there are fewer
+    items), each a run of consecutive items; an item's words of one tensor
+    (S · row_bytes / 16) must be a power of two of at least 256, so that
+    every thread reads 2^k_log2 words of each item."""
+    row_log2 = _log2(row_bytes // 16, "an item row's 16-byte words")
+    tensor_log2 = _log2(page, "the page size") + row_log2
+    if tensor_log2 < 8:
+        raise ValueError(f"the read floor needs items of at least 4 KiB a tensor "
+                         f"(S · D · 2 bytes), got {page * row_bytes}")
+    k_log2 = tensor_log2 + 1 - _log2(READ_PAGES_THREADS, "the threads")
+    blocks = min(READ_CEILING_BLOCKS_PER_SM * sms, items)
+    per_block = -(-items // blocks)
+    blocks = -(-items // per_block)
+    return blocks, per_block, k_log2, tensor_log2, row_log2
+
+
+def read_floor_call(torch, k, v, item_base, row_stride, page, sms, function):
+    """A callable: one read_pages launch over the caches `k` and `v` (CUDA
+    tensors of the row's layout) at `item_base` (a CUDA int64 tensor);
+    `function` is (libcuda, CUfunction) of read_pages."""
+    import ctypes
+    cuda, fn = function
+    row_bytes = k.shape[-1] * k.element_size()
+    items = item_base.numel()
+    blocks, per_block, k_log2, tensor_log2, row_log2 = read_pages_launch(
+        items, sms, page, row_bytes)
+    sink = torch.empty(blocks * READ_PAGES_THREADS, dtype=torch.int32, device=k.device)
+    launch = _launcher(torch, cuda, fn, blocks, READ_PAGES_THREADS, [
+        ctypes.c_uint64(k.data_ptr()), ctypes.c_uint64(v.data_ptr()),
+        ctypes.c_uint64(item_base.data_ptr()), ctypes.c_uint64(items),
+        ctypes.c_uint64(per_block), ctypes.c_uint32(k_log2),
+        ctypes.c_uint32(tensor_log2), ctypes.c_uint32(row_log2),
+        ctypes.c_uint64(row_stride), ctypes.c_uint64(sink.data_ptr())])
+    launch.keep = (launch.keep, sink, item_base, k, v)
+    return launch
 
 
 PAGE_ORDERS = ("shuffled", "sequential", "local")
@@ -249,6 +350,12 @@ def main(argv=None):
     ap.add_argument("--page-sizes", type=page_sizes, default=[16, 64], metavar="S[,S]",
                     help="the paged forms' page sizes (default 16,64); each must divide "
                          "every row's length")
+    ap.add_argument("--read-floor", action="store_true",
+                    help="also time, in the same rounds, a pure read of each row's K and V "
+                         "(read_pages.ptx, scripts/bench/read-pages.cu): 'read floor "
+                         "contiguous' from the contiguous cache, 'read floor S=..' (and "
+                         "'.. seq', '.. local') through the paged forms' block tables and "
+                         "caches; S · D · 2 bytes must be a power of two of at least 4 KiB")
     ap.add_argument("--cold", action="store_true",
                     help="each call of a graph reads its own copy of the K/V (copies "
                          "spanning 2.5x the L2 cache), so no row is read from the L2")
@@ -258,6 +365,12 @@ def main(argv=None):
     if uneven:
         ap.error(f"--page-sizes: page size {uneven[0][0]} does not divide the row "
                  f"length {uneven[0][1]}")
+    if args.read_floor:
+        try:
+            for s in args.page_sizes:
+                read_pages_launch(1, 1, s, 128 * 2)
+        except ValueError as e:
+            ap.error(f"--read-floor: {e}")
 
     import torch
     import torch.nn.functional as F
@@ -285,6 +398,19 @@ def main(argv=None):
         print(f"read ceiling of the read kernel not measured: {e}", flush=True)
     del big
     l2_bytes = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    read_pages = _ptx_function("read_pages.ptx", "read_pages") if args.read_floor else None
+
+    def read_floor(kvs, table, page, hkv, length):
+        """The read floor over the copies `kvs` ([(k, v), ...]) of a row."""
+        rows = table.shape[0] if table is not None else kvs[0][0].shape[0]
+        base, stride = read_floor_layout(
+            rows, hkv, length, page, kvs[0][0].shape[-1] * 2,
+            lambda n: torch.arange(n, device="cuda", dtype=torch.int64),
+            None if table is None else table.to(torch.int64))
+        base = base.contiguous()
+        return rotating([read_floor_call(torch, kk, vv, base, stride, page, sms, read_pages)
+                         for kk, vv in kvs])
 
     rows = []
     for (hq, hkv), (b, length) in [(g, r) for g in groups for r in rows_asked]:
@@ -331,6 +457,16 @@ def main(argv=None):
                     impls[f"{name} [{vname}]"] = paged(vlib)
                 if base is not None and page == 16:
                     impls[f"{name} [baseline]"] = paged(base)
+                if args.read_floor:
+                    impls["read floor " + name[len("paged "):]] = read_floor(
+                        list(zip(kcs, vcs)), table, page, hkv, length)
+                    if hkv > 1:
+                        # Whole pages: every kv-head of a page in one item (the
+                        # page's S·Hkv·D contiguous elements), as a reader that
+                        # takes all kv-heads of a sequence would.
+                        impls["read floor " + name[len("paged "):] + " pages"] = read_floor(
+                            [(kk.view(pages, page, 1, hkv * d), vv.view(pages, page, 1, hkv * d))
+                             for kk, vv in zip(kcs, vcs)], table, page, 1, length)
 
         def contiguous(clib):
             out = torch.empty_like(q)
@@ -347,6 +483,9 @@ def main(argv=None):
                 with sdpa_kernel([backend]):
                     return F.scaled_dot_product_attention(q, kk, vv, enable_gqa=True)
             return rotating([lambda kk=kk, vv=vv: call(kk, vv) for kk, vv in zip(ks, vs)])
+        if args.read_floor:
+            impls["read floor contiguous"] = read_floor(
+                list(zip(ks, vs)), None, args.page_sizes[0], hkv, length)
         impls["SDPA cuDNN"] = sdpa(SDPBackend.CUDNN_ATTENTION)
         impls["SDPA FA2"] = sdpa(SDPBackend.FLASH_ATTENTION)
         # Correctness of the rows timed: ours against SDPA's (fp32 math).
@@ -354,7 +493,10 @@ def main(argv=None):
         errors = {}
         for name, fn in impls.items():
             try:
-                errors[name] = (fn().float() - ref).abs().max().item()
+                result = fn()
+                # A read floor computes nothing: no error to report.
+                errors[name] = (None if name.startswith("read floor")
+                                else (result.float() - ref).abs().max().item())
             except Exception as e:
                 errors[name] = f"error: {str(e)[:120]}"
         names = [n for n in impls if not isinstance(errors[n], str)]
@@ -381,7 +523,8 @@ def main(argv=None):
                       f"({100 * tbps / ceiling:3.0f}% of ceiling"
                       + (f", {100 * tbps / kernel_ceiling:3.0f}% of kernel ceiling"
                          if kernel_ceiling else "")
-                      + f")  max err {errors[name]:.2e}",
+                      + (f")  max err {errors[name]:.2e}" if errors[name] is not None
+                         else ")"),
                       flush=True)
             else:
                 row["impls"][name] = {"error": errors.get(name)}
