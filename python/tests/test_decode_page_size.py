@@ -117,3 +117,22 @@ def test_fused_page_sizes_none(tmp_path):
     assert [k["name"] for k in bundle.plan["kernels"]] == \
         [bundle.name, bundle.name + "_separate", bundle.name + "_merge"]
     assert launched(bundle, 2, 16) == [bundle.name]
+
+
+def test_decode_check_copy_without_page_kernels(plans):
+    """decode_check --only anypage's plans: the page kernels get no blocks and
+    the kernel for any S takes the calls of their page sizes; sm_80's plan
+    (no page kernels) is copied unchanged."""
+    from flash_mlir.tools import decode_check
+    directory, changed = decode_check.without_page_kernels(str(plans["sm90"]))
+    assert changed == 1
+    bundle = only_plan(directory, 90)
+    name = bundle.name
+    for size in (16, 64, 32):
+        assert launched(bundle, 64, size) == [name]
+        assert launched(bundle, 1, size) == [name + "_separate", name + "_merge"]
+    # the shipped plans themselves still run the page kernels
+    assert launched(only_plan(plans["sm90"], 90), 64, 16) == [name + "_s16"]
+    directory, changed = decode_check.without_page_kernels(str(plans["sm80"]))
+    assert changed == 0
+    assert launched(only_plan(directory, 80), 64, 16) == [only_plan(plans["sm80"], 80).name]

@@ -3,6 +3,7 @@
   python3 -m flash_mlir.tools.decode_check --bundles bundles/ [--quick] [--json out.json]
       [--plant table-row|merge-sms]   # a broken copy of the plans: the check must fail
       [--page-sizes 16,64,256]        # the paged cases' page sizes (e.g. 8,48)
+      [--only paged,anypage,...]      # the checks to run (all by default)
 
 Every case draws fresh random inputs and checks ours against a float32 torch
 reference on the K/V gathered through the block table, with FlashAttention's
@@ -24,6 +25,14 @@ merge), next to sequences of one level, one part and none.
 Merge peaks: long sequences whose keys are shaped so that the parts' LSEs lie
 far apart (rising along the sequence, a peak at the end, a peak at the
 start): the merge's running maximum changes from batch to batch of parts.
+
+The kernels for any page size (--only anypage): sm_90a's paged plans run
+fused split kernels with S a constant (`<name>_s16`, `<name>_s64`) on calls of
+those page sizes, so the paged check reaches the kernel for any S only at
+other sizes (256, ...). This check reruns the paged cases at S = 16 and 64
+through a copy of the plans in which the page kernels get no blocks and the
+kernel for any S takes their calls (without_page_kernels); plans without
+page kernels (sm_80's) are checked by the paged check already and skipped.
 
 CUDA graphs: a decode step captured once is replayed with new seq_lens,
 block_table and q contents; each replay must equal an eager call bitwise.
@@ -177,7 +186,7 @@ def _record(results, name, ok, res, **extra):
     return 0 if ok else 1
 
 
-def check_paged(lib, quick, results, seed=0, small=False, pages=(16, 64, 256)):
+def check_paged(lib, quick, results, seed=0, small=False, pages=(16, 64, 256), label="paged"):
     import random
     import torch
     rng = random.Random(seed)
@@ -191,7 +200,7 @@ def check_paged(lib, quick, results, seed=0, small=False, pages=(16, 64, 256)):
         scale = 1.0 / math.sqrt(d)
         out = torch.full_like(q, float("nan"))
         lse_out = torch.full((len(lengths), hq, nq), float("nan"), device="cuda") if lse else None
-        name = f"paged {dtype} D={d} {hq}/{hkv} Nq={nq} causal={causal} lse={lse} S={page}"
+        name = f"{label} {dtype} D={d} {hq}/{hkv} Nq={nq} causal={causal} lse={lse} S={page}"
         try:
             lib.paged_attention(q, kc, vc, table, lens, causal=causal, out=out,
                                 return_lse=lse, lse_out=lse_out)
@@ -575,6 +584,49 @@ def planted(bundles, plant):
     return tmp
 
 
+def _ungated(formula, sizes):
+    """`formula` with every factor ["sub", 1, ["eq", "S", N]] (N in `sizes`:
+    the gate that gives the kernel for any S no blocks on calls of a page
+    kernel's size) replaced by 1."""
+    if isinstance(formula, list):
+        if (len(formula) == 3 and formula[:2] == ["sub", 1] and isinstance(formula[2], list)
+                and formula[2][:2] == ["eq", "S"] and formula[2][2] in sizes):
+            return 1
+        return [_ungated(f, sizes) for f in formula]
+    return formula
+
+
+def without_page_kernels(bundles):
+    """(directory, plans changed): a copy of the paged plans of `bundles` in
+    which the fused split kernels for one page size (`<name>_s<S>`) get no
+    blocks (grid z = 0) and the other kernels lose their gates on those sizes,
+    so that the kernel for any S runs every call; other plans are left out.
+    A plan without page kernels is copied unchanged."""
+    tmp = tempfile.mkdtemp(prefix="decode-anypage-")
+    changed = 0
+    for name in os.listdir(bundles):
+        if name.endswith(".mlir") or not name.startswith("flash_decode_paged"):
+            continue
+        src = os.path.join(bundles, name)
+        if not name.endswith(".json"):
+            shutil.copy(src, tmp)
+            continue
+        plan = json.load(open(src))
+        prefix = plan["name"] + "_s"
+        sizes = {int(k["name"][len(prefix):]) for k in plan["kernels"]
+                 if k["name"].startswith(prefix) and k["name"][len(prefix):].isdigit()}
+        page_kernels = {prefix + str(n) for n in sizes}
+        if sizes:
+            changed += 1
+            for kernel in plan["kernels"]:
+                if kernel["name"] in page_kernels:
+                    kernel["grid"]["z"] = 0
+                else:
+                    kernel["grid"] = {k: _ungated(v, sizes) for k, v in kernel["grid"].items()}
+        json.dump(plan, open(os.path.join(tmp, name), "w"))
+    return tmp, changed
+
+
 def parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bundles", required=True)
@@ -583,8 +635,10 @@ def parser():
                     help="two tiny cases per check (for compute-sanitizer)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--plant", default=None, choices=["table-row", "merge-sms"])
-    ap.add_argument("--only", default="paged,split,many,peaks,graph,capture,rows",
-                    help="comma-separated checks (all by default): paged, split, many, "
+    ap.add_argument("--only", default="paged,anypage,split,many,peaks,graph,capture,rows",
+                    help="comma-separated checks (all by default): paged, anypage (the "
+                         "paged cases at S = 16 and 64 through the kernels for any S, "
+                         "where a plan has kernels for those page sizes), split, many, "
                          "peaks, graph, capture, rows (row_tile_cases: many packed rows; "
                          "with --min-block-q for compile --decode-rows plans)")
     ap.add_argument("--min-block-q", type=int, default=0,
@@ -607,6 +661,14 @@ def main(argv=None):
     if "paged" in only:
         failures += check_paged(lib, args.quick, results, small=args.small,
                                 pages=tuple(int(x) for x in args.page_sizes.split(",")))
+    if "anypage" in only and not args.plant:
+        directory, changed = without_page_kernels(args.bundles)
+        if changed:
+            failures += check_paged(KernelLibrary(directory), args.quick, results,
+                                    seed=1, small=args.small, pages=(16, 64),
+                                    label="paged (kernel for any S)")
+        else:
+            print("anypage: no plan has kernels for one page size; skipped", flush=True)
     if "split" in only and not args.plant:
         failures += check_split(lib, args.quick, results, small=args.small)
     if "many" in only and args.plant in (None, "merge-sms"):
