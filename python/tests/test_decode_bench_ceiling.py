@@ -32,8 +32,10 @@ def test_launch_covers_the_bytes_in_whole_words():
 
 @pytest.mark.skipif(not (shutil.which("ptxas") or pathlib.Path("/usr/local/cuda/bin/ptxas").exists()),
                     reason="needs CUDA's ptxas")
-def test_ptxas_assembles_it(tmp_path):
+@pytest.mark.parametrize("ptx", ["read_ceiling.ptx", "read_pages.ptx"])
+def test_ptxas_assembles_it(tmp_path, ptx):
+    """Both read kernels of decode_bench (the ceiling, and --read-floor's)."""
     ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
     for arch in ("sm_80", "sm_90"):
-        subprocess.run([ptxas, f"-arch={arch}", str(PTX), "-o", str(tmp_path / f"{arch}.cubin")],
-                       check=True)
+        subprocess.run([ptxas, f"-arch={arch}", str(PTX.with_name(ptx)), "-o",
+                        str(tmp_path / f"{arch}.cubin")], check=True)

@@ -52,6 +52,7 @@ def test_row_tile_cases():
 
 def test_default_checks_include_rows():
     """Every check runs by default, the row tiles' too (run on the H200 since
-    the twenty-third session)."""
+    the twenty-third session) and the kernels for any S at S = 16 and 64
+    (anypage, since the thirty-second)."""
     only = decode_check.parser().parse_args(["--bundles", "b"]).only.split(",")
-    assert only == ["paged", "split", "many", "peaks", "graph", "capture", "rows"]
+    assert only == ["paged", "anypage", "split", "many", "peaks", "graph", "capture", "rows"]
