@@ -355,7 +355,8 @@ def main(argv=None):
                          "(read_pages.ptx, scripts/bench/read-pages.cu): 'read floor "
                          "contiguous' from the contiguous cache, 'read floor S=..' (and "
                          "'.. seq', '.. local') through the paged forms' block tables and "
-                         "caches; S · D · 2 bytes must be a power of two of at least 4 KiB")
+                         "caches one kv-head at a time, and with Hkv > 1 '.. pages' (whole "
+                         "pages); S · D · 2 bytes must be a power of two of at least 4 KiB")
     ap.add_argument("--cold", action="store_true",
                     help="each call of a graph reads its own copy of the K/V (copies "
                          "spanning 2.5x the L2 cache), so no row is read from the L2")
@@ -401,11 +402,11 @@ def main(argv=None):
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     read_pages = _ptx_function("read_pages.ptx", "read_pages") if args.read_floor else None
 
-    def read_floor(kvs, table, page, hkv, length):
-        """The read floor over the copies `kvs` ([(k, v), ...]) of a row."""
-        rows = table.shape[0] if table is not None else kvs[0][0].shape[0]
+    def read_floor(kvs, table, b, hkv, length, page):
+        """The read floor over the copies `kvs` ([(k, v), ...]) of a row of
+        `b` sequences (`table`: the paged form's block table, or None)."""
         base, stride = read_floor_layout(
-            rows, hkv, length, page, kvs[0][0].shape[-1] * 2,
+            b, hkv, length, page, kvs[0][0].shape[-1] * 2,
             lambda n: torch.arange(n, device="cuda", dtype=torch.int64),
             None if table is None else table.to(torch.int64))
         base = base.contiguous()
@@ -459,14 +460,14 @@ def main(argv=None):
                     impls[f"{name} [baseline]"] = paged(base)
                 if args.read_floor:
                     impls["read floor " + name[len("paged "):]] = read_floor(
-                        list(zip(kcs, vcs)), table, page, hkv, length)
+                        list(zip(kcs, vcs)), table, b, hkv, length, page)
                     if hkv > 1:
                         # Whole pages: every kv-head of a page in one item (the
                         # page's S·Hkv·D contiguous elements), as a reader that
                         # takes all kv-heads of a sequence would.
                         impls["read floor " + name[len("paged "):] + " pages"] = read_floor(
                             [(kk.view(pages, page, 1, hkv * d), vv.view(pages, page, 1, hkv * d))
-                             for kk, vv in zip(kcs, vcs)], table, page, 1, length)
+                             for kk, vv in zip(kcs, vcs)], table, b, 1, length, page)
 
         def contiguous(clib):
             out = torch.empty_like(q)
@@ -485,7 +486,7 @@ def main(argv=None):
             return rotating([lambda kk=kk, vv=vv: call(kk, vv) for kk, vv in zip(ks, vs)])
         if args.read_floor:
             impls["read floor contiguous"] = read_floor(
-                list(zip(ks, vs)), None, args.page_sizes[0], hkv, length)
+                list(zip(ks, vs)), None, b, hkv, length, args.page_sizes[0])
         impls["SDPA cuDNN"] = sdpa(SDPBackend.CUDNN_ATTENTION)
         impls["SDPA FA2"] = sdpa(SDPBackend.FLASH_ATTENTION)
         # Correctness of the rows timed: ours against SDPA's (fp32 math).

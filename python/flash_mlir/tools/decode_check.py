@@ -554,6 +554,26 @@ def check_capture_after_eager_warmup(lib, results, seed=3):
     return int(not ok)
 
 
+def _copy_plans(bundles, prefixes, rewrite, tag):
+    """A temporary copy of the bundles of `bundles` whose file names start
+    with one of `prefixes` (their cubins and PTX as they are), each plan JSON
+    passed through `rewrite(plan)` (in place; it returns whether it changed
+    the plan). Returns (directory, plans changed)."""
+    tmp = tempfile.mkdtemp(prefix=f"decode-{tag}-")
+    changed = 0
+    for name in os.listdir(bundles):
+        if name.endswith(".mlir") or not name.startswith(prefixes):
+            continue
+        src = os.path.join(bundles, name)
+        if name.endswith(".json"):
+            plan = json.load(open(src))
+            changed += bool(rewrite(plan))
+            json.dump(plan, open(os.path.join(tmp, name), "w"))
+        else:
+            shutil.copy(src, tmp)
+    return tmp, changed
+
+
 def planted(bundles, plant):
     """A copy of the plans with a planted bug. table-row (paged plans): the
     kernel's block-table row stride M - 1, an off-by-one that stays in
@@ -562,26 +582,18 @@ def planted(bundles, plant):
     merge kernel, sm_90a): the merge kernel (`<name>_merge`) is given SMs =
     1, so it counts one part where the split kernel cut several and leaves
     those rows unmerged (NaN-poisoned)."""
-    tmp = tempfile.mkdtemp(prefix="decode-plant-")
-    for name in os.listdir(bundles):
-        if name.endswith(".mlir") or not (
-                name.startswith("flash_decode_paged") or
-                (plant == "merge-sms" and name.startswith("flash_decode_split"))):
-            continue
-        src = os.path.join(bundles, name)
-        if name.endswith(".json"):
-            plan = json.load(open(src))
-            for kernel in plan["kernels"]:
-                merge = kernel["name"].endswith("_merge")
-                for arg in kernel["args"]:
-                    if arg["name"] == "M" and plant == "table-row" and not merge:
-                        arg["value"] = ["sub", "M", 1]
-                    if arg["name"] == "SMs" and plant == "merge-sms" and merge:
-                        arg["value"] = 1
-            json.dump(plan, open(os.path.join(tmp, name), "w"))
-        else:
-            shutil.copy(src, tmp)
-    return tmp
+    def plant_bug(plan):
+        for kernel in plan["kernels"]:
+            merge = kernel["name"].endswith("_merge")
+            for arg in kernel["args"]:
+                if arg["name"] == "M" and plant == "table-row" and not merge:
+                    arg["value"] = ["sub", "M", 1]
+                if arg["name"] == "SMs" and plant == "merge-sms" and merge:
+                    arg["value"] = 1
+        return True
+    prefixes = ("flash_decode_paged",) + (
+        ("flash_decode_split",) if plant == "merge-sms" else ())
+    return _copy_plans(bundles, prefixes, plant_bug, "plant")[0]
 
 
 def _ungated(formula, sizes):
@@ -602,29 +614,18 @@ def without_page_kernels(bundles):
     blocks (grid z = 0) and the other kernels lose their gates on those sizes,
     so that the kernel for any S runs every call; other plans are left out.
     A plan without page kernels is copied unchanged."""
-    tmp = tempfile.mkdtemp(prefix="decode-anypage-")
-    changed = 0
-    for name in os.listdir(bundles):
-        if name.endswith(".mlir") or not name.startswith("flash_decode_paged"):
-            continue
-        src = os.path.join(bundles, name)
-        if not name.endswith(".json"):
-            shutil.copy(src, tmp)
-            continue
-        plan = json.load(open(src))
+    def ungate(plan):
         prefix = plan["name"] + "_s"
         sizes = {int(k["name"][len(prefix):]) for k in plan["kernels"]
                  if k["name"].startswith(prefix) and k["name"][len(prefix):].isdigit()}
         page_kernels = {prefix + str(n) for n in sizes}
-        if sizes:
-            changed += 1
-            for kernel in plan["kernels"]:
-                if kernel["name"] in page_kernels:
-                    kernel["grid"]["z"] = 0
-                else:
-                    kernel["grid"] = {k: _ungated(v, sizes) for k, v in kernel["grid"].items()}
-        json.dump(plan, open(os.path.join(tmp, name), "w"))
-    return tmp, changed
+        for kernel in plan["kernels"] if sizes else ():
+            if kernel["name"] in page_kernels:
+                kernel["grid"]["z"] = 0
+            else:
+                kernel["grid"] = {k: _ungated(v, sizes) for k, v in kernel["grid"].items()}
+        return bool(sizes)
+    return _copy_plans(bundles, ("flash_decode_paged",), ungate, "anypage")
 
 
 def parser():
