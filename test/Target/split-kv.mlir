@@ -12,19 +12,20 @@
 // the GPU decode kernels evaluate on device from seq_lens, flash-tile's
 // split-KV form builds on index values, and the IO model uses.
 //   wanted   = floor(2 · SMs / work units)       (work units = B · Hkv · row tiles)
-//   byLength = max(floor(tiles / 4), 1)
+//   byLength = max(floor(tiles / 2), 1)
 //   parts    = clamp(min(wanted, byLength), 1, max_splits),
 //              1 when 16 · work units >= 15 · SMs (no merge)
 //   splits   = ceil(tiles / ceil(tiles / parts))
 // B = 1 with 8 kv-heads on 132 SMs: wanted = 264 / 8 = 33. An empty
-// sequence has no split; one tile, or two (fewer than 4 per part), one
-// split; 4096 keys (32 tiles) in 8 splits of 4; 128k keys (1024 tiles):
-// 33 parts of ceil(1024 / 33) = 32 tiles, which is 32 splits.
+// sequence has no split; one tile, or two (two parts would have fewer than
+// 2 tiles each), one split; 4096 keys (32 tiles) in 16 splits of 2 (4 tiles
+// a part until the thirty-third session: 8 splits of 4); 128k keys (1024
+// tiles): 33 parts of ceil(1024 / 33) = 32 tiles, which is 32 splits.
 // CHECK: keys=0 tiles=0 work_units=8 splits=0 tiles_per_split=1
 // CHECK: keys=1 tiles=1 work_units=8 splits=1 tiles_per_split=1
 // CHECK: keys=128 tiles=1 work_units=8 splits=1 tiles_per_split=1
 // CHECK: keys=129 tiles=2 work_units=8 splits=1 tiles_per_split=2
-// CHECK: keys=4096 tiles=32 work_units=8 splits=8 tiles_per_split=4
+// CHECK: keys=4096 tiles=32 work_units=8 splits=16 tiles_per_split=2
 // CHECK: keys=131072 tiles=1024 work_units=8 splits=32 tiles_per_split=32
 
 // 64 × 8 = 512 blocks already fill 132 SMs (2 per SM wanted): no split.
@@ -54,6 +55,6 @@
 // The invariants over a grid of batches, heads, row tiles, lengths, tile
 // widths, SM counts and capacities (0 splits only for an empty sequence,
 // else 1 <= splits <= min(max_splits, max(wanted, 1)), one split when
-// 16 · work units >= 15 · SMs, at least 4 tiles a part when cut, every tile
+// 16 · work units >= 15 · SMs, at least 2 tiles a part when cut, every tile
 // in exactly one split in order, no split without a tile).
 // CHECK-ALL: flash-test-split-kv: 37440 cases hold

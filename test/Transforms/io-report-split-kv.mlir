@@ -45,14 +45,14 @@ func.func @decode_b64(%q: tensor<64x32x1x128xbf16>, %k: tensor<64x8x8192x128xbf1
 
 // Speculative decoding, causal Nq = 4 with LSE, MQA 8/1: 32 packed rows; the
 // last query sees all 1000 keys, so K/V are read in full once (8x less than
-// once per q-head); one row tile of 32; the 16 K/V tiles of 64 keys make 4
-// splits of 4 (a part keeps at least 4 tiles), whose partials are 19% of the
+// once per q-head); one row tile of 32; the 16 K/V tiles of 64 keys make 8
+// splits of 2 (a part keeps at least 2 tiles), whose partials are 31% of the
 // traffic.
 // CHECK: flash-io-report: loc({{.*}}io-report-split-kv.mlir":[[@LINE+7]]:12)
 // CHECK: problem        split-KV B=2 Hq=8 Hkv=1 Nq=4 Nk=1000 D=64 Dv=64 f16 causal=yes lse=yes
 // CHECK: packing        8 q-heads x Nq=4 = 32 rows per kv-head, 1 Q tile(s) of 32
-// CHECK: splits         4 of 4 K/V tile(s) per (b, kv-head) at Nk=1000; split stage 8 blocks, merge 2 blocks (132 SMs)
-// CHECK: HBM split-KV   Q 32768 + K/V 512000 + table 0 + O 8192 + LSE 256 + partials 133120 = 686336 B (686 KB)
+// CHECK: splits         8 of 2 K/V tile(s) per (b, kv-head) at Nk=1000; split stage 16 blocks, merge 2 blocks (132 SMs)
+// CHECK: HBM split-KV   Q 65536 + K/V 512000 + table 0 + O 8192 + LSE 256 + partials 266240 = 852224 B (852 KB)
 // CHECK: K/V            read once per kv-head: 512000 B; one block per q-head would read 4096000 B (8.00x)
 func.func @spec_decode(%q: tensor<2x8x4x64xf16>, %k: tensor<2x1x1000x64xf16>, %v: tensor<2x1x1000x64xf16>) -> (tensor<2x8x4x64xf16>, tensor<2x8x4xf32>) {
   %o, %l = flash.attention %q, %k, %v {causal} : tensor<2x8x4x64xf16>, tensor<2x1x1000x64xf16>, tensor<2x1x1000x64xf16> -> tensor<2x8x4x64xf16>, tensor<2x8x4xf32>

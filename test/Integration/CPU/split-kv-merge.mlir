@@ -1,8 +1,9 @@
 // Few-row flash.attention in the split-KV form: GQA 8/2 with Nq = 2 causal
 // queries against Nk = 50 keys packs 8 rows per kv-head into one Q tile;
-// with 4-key tiles the 13 tiles go to 3 splits of 5, 5 and 3 tiles
+// with 4-key tiles the 13 tiles go to 5 splits of 3, 3, 3, 3 and 1 tiles
 // (splitKVCount, the GPU kernels' rule: the 108 SMs want 54 parts of the
-// 2·2 blocks, but a part keeps at least 4 tiles), merged by their LSE; with
+// 2·2 blocks, but the cut keeps parts of at least 2 tiles: 6 parts asked,
+// of ceil(13 / 6) = 3 tiles, which is 5 splits), merged by their LSE; with
 // max-splits=2, to 2 splits of 7 and 6 tiles. Each run is checked against the float64
 // oracle at atol = rtol = 1e-5, as are the forward form (split-kv=false)
 // and the reference.
@@ -24,6 +25,6 @@
 // CHECK: flash.merge_splits
 // CHECK: flash.stage = "merge"
 // RUN: flash-opt %t.mlir --flash-test-split-kv="batch=2 kv-heads=2 row-tiles=1 keys=50 block-kv=4 sms=108 max-splits=108" | FileCheck %s --check-prefix=SPLITS
-// SPLITS: keys=50 tiles=13 work_units=4 splits=3 tiles_per_split=5
+// SPLITS: keys=50 tiles=13 work_units=4 splits=5 tiles_per_split=3
 // RUN: flash-opt %t.mlir --flash-test-split-kv="batch=2 kv-heads=2 row-tiles=1 keys=50 block-kv=4 sms=108 max-splits=2" | FileCheck %s --check-prefix=TWO
 // TWO: keys=50 tiles=13 work_units=4 splits=2 tiles_per_split=7
