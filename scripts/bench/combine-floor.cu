@@ -58,16 +58,9 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
-                   cudaGetErrorString(e_));                                    \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
+#include "graph-timing.cuh"
 
+#include "bulk-copy.cuh"
 #include "read-ceiling.cu"
 
 enum Mode { kRead = 0, kLast = 1, kPdl = 2, kAsync = 3, kBulk = 4 };
@@ -264,43 +257,23 @@ __global__ void __launch_bounds__(128)
   __shared__ __align__(8) unsigned long long bars[8];
   const char *p = data + (unsigned long long)blockIdx.x * chunkBytes;
   const int tiles = (int)(chunkBytes / 32768);
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s)
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
-          (unsigned)__cvta_generic_to_shared(&bars[s])));
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
+  if (threadIdx.x == 0)
+    initBarriers(bars, stages);
   __syncthreads();
   auto issue = [&](int t) {
     const int s = t % stages;
-    const unsigned bar = (unsigned)__cvta_generic_to_shared(&bars[s]);
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
-                     bar),
-                 "r"(32768)
-                 : "memory");
+    const unsigned bar = sharedAddress(&bars[s]);
+    expectBytes(bar, 32768);
     for (int h = 0; h < 2; ++h)
-      asm volatile(
-          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-          "[%0], [%1], %2, [%3];" ::"r"((unsigned)__cvta_generic_to_shared(
-              bulkRing + (size_t)s * 32768 + h * 16384)),
-          "l"(p + (size_t)t * 32768 + h * 16384), "r"(16384), "r"(bar)
-          : "memory");
+      bulkCopy(bulkRing + (size_t)s * 32768 + h * 16384,
+               p + (size_t)t * 32768 + h * 16384, 16384, bar);
   };
   if (threadIdx.x == 0)
     for (int t = 0; t < stages && t < tiles; ++t)
       issue(t);
   unsigned acc = 0;
   for (int t = 0; t < tiles; ++t) {
-    const unsigned bar =
-        (unsigned)__cvta_generic_to_shared(&bars[t % stages]);
-    const unsigned phase = (unsigned)(t / stages) & 1u;
-    unsigned done = 0;
-    while (!done)
-      asm volatile("{ .reg .pred q; mbarrier.try_wait.parity.shared::cta.b64 "
-                   "q, [%1], %2; selp.u32 %0, 1, 0, q; }"
-                   : "=r"(done)
-                   : "r"(bar), "r"(phase)
-                   : "memory");
+    waitBarrier(sharedAddress(&bars[t % stages]), (unsigned)(t / stages) & 1u);
     acc ^= *(const unsigned *)(bulkRing + (size_t)(t % stages) * 32768 +
                                threadIdx.x * 256);
     __syncthreads();
@@ -370,46 +343,10 @@ static void launchMerge(const Case &c, const unsigned *partials,
                            out + 64));
 }
 
-static double timeCase(Case &c, cudaStream_t stream, int replays,
-                       int calls) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<double> t;
-  for (int r = 0; r < replays; ++r) {
-    CHECK(cudaEventRecord(a, stream));
-    CHECK(cudaGraphLaunch(c.exec, stream));
-    CHECK(cudaEventRecord(b, stream));
-    CHECK(cudaEventSynchronize(b));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(1000.0 * ms / calls);
-  }
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 int main(int argc, char **argv) {
-  int rounds = 5;
-  const char *jsonPath = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc)
-      rounds = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
-      jsonPath = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: combine-floor [--rounds N] [--json FILE]\n");
-      return 2;
-    }
-  }
+  const BenchArgs args = parseBenchArgs(argc, argv, "combine-floor");
+  const int rounds = args.rounds;
+  const char *jsonPath = args.jsonPath;
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
@@ -562,7 +499,7 @@ int main(int argc, char **argv) {
       const unsigned long long words16 = c.chunk16 * c.blocks;
       CHECK(cudaMemcpyAsync(lens, &words16, 8, cudaMemcpyHostToDevice,
                             stream));
-      c.perRound.push_back(timeCase(c, stream, 10, calls));
+      c.perRound.push_back(graphMicrosPerCall(c.exec, stream, 10, calls));
     }
   CHECK(cudaGetLastError());
   unsigned check;

@@ -41,15 +41,8 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
-                   cudaGetErrorString(e_));                                    \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
+#include "bulk-copy.cuh"
+#include "graph-timing.cuh"
 
 // loadStreaming: the 16-byte streaming load of decode_bench's ceiling kernel.
 #include "read-ceiling.cu"
@@ -84,10 +77,6 @@ __global__ void readLd(const uint4 *data, size_t chunk16, const int *chain,
     sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
-__device__ __forceinline__ unsigned sharedAddress(const void *p) {
-  return (unsigned)__cvta_generic_to_shared(p);
-}
-
 __global__ void readBulk(const char *data, size_t chunkBytes, int stageBytes,
                          int stages, const int *chain, int depth, int blocks,
                          unsigned *sink) {
@@ -98,35 +87,18 @@ __global__ void readBulk(const char *data, size_t chunkBytes, int stageBytes,
   const char *p =
       data + (size_t)chainedChunk(chain, depth, blocks) * chunkBytes;
   const int n = (int)(chunkBytes / stageBytes);
-  for (int s = 0; s < stages; ++s)
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
-        sharedAddress(&bars[s])));
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  initBarriers(bars, stages);
   auto issue = [&](int i) {
     int s = i % stages;
-    unsigned bar = sharedAddress(&bars[s]);
-    asm volatile(
-        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-        "r"(stageBytes)
-        : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
-                 "bytes [%0], [%1], %2, [%3];" ::"r"(
-                     sharedAddress(ring + (size_t)s * stageBytes)),
-                 "l"(p + (size_t)i * stageBytes), "r"(stageBytes), "r"(bar)
-                 : "memory");
+    const unsigned bar = sharedAddress(&bars[s]);
+    expectBytes(bar, stageBytes);
+    bulkCopy(ring + (size_t)s * stageBytes, p + (size_t)i * stageBytes,
+             stageBytes, bar);
   };
   for (int i = 0; i < stages && i < n; ++i)
     issue(i);
   for (int i = 0; i < n; ++i) {
-    unsigned bar = sharedAddress(&bars[i % stages]);
-    unsigned phase = (unsigned)(i / stages) & 1u;
-    unsigned done = 0;
-    while (!done)
-      asm volatile("{ .reg .pred q; mbarrier.try_wait.parity.shared::cta.b64 "
-                   "q, [%1], %2; selp.u32 %0, 1, 0, q; }"
-                   : "=r"(done)
-                   : "r"(bar), "r"(phase)
-                   : "memory");
+    waitBarrier(sharedAddress(&bars[i % stages]), (unsigned)(i / stages) & 1u);
     if (i + stages < n)
       issue(i + stages);
   }
@@ -211,46 +183,10 @@ static bool prepare(Case &c, const char *data, const int *chain, unsigned *sink,
   return true;
 }
 
-// Median microseconds per call over `replays` replays of the graph.
-static double timeCase(Case &c, cudaStream_t stream, int replays) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<double> t;
-  for (int r = 0; r < replays; ++r) {
-    CHECK(cudaEventRecord(a, stream));
-    CHECK(cudaGraphLaunch(c.exec, stream));
-    CHECK(cudaEventRecord(b, stream));
-    CHECK(cudaEventSynchronize(b));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(1000.0 * ms / c.calls);
-  }
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 int main(int argc, char **argv) {
-  int rounds = 5;
-  const char *jsonPath = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc)
-      rounds = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
-      jsonPath = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: read-floor [--rounds N] [--json FILE]\n");
-      return 2;
-    }
-  }
+  const BenchArgs args = parseBenchArgs(argc, argv, "read-floor");
+  const int rounds = args.rounds;
+  const char *jsonPath = args.jsonPath;
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   numSMs = prop.multiProcessorCount;
@@ -370,7 +306,8 @@ int main(int argc, char **argv) {
   for (int r = 0; r < rounds; ++r)
     for (Case &c : ready)
       if (c.exec)
-        c.perRound.push_back(timeCase(c, stream, c.calls == 5 ? 5 : 10));
+        c.perRound.push_back(
+            graphMicrosPerCall(c.exec, stream, c.calls == 5 ? 5 : 10, c.calls));
   CHECK(cudaGetLastError());
 
   auto tbps = [](const Case &c, double us) {
