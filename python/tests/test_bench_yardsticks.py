@@ -67,6 +67,13 @@ def test_combine_floor_kernels(tmp_path):
     # The bulk stream: 16 KiB 1-D bulk copies completing on an mbarrier.
     bulk = body("streamBulk")
     assert "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes" in bulk
+    # The cluster reduction: cluster barriers around reads of the cluster's
+    # shared memory, one 16-byte read (through a mapa address) a block.
+    for c in (2, 4, 8):
+        cluster = body("streamCluster", f"Li{c}E")
+        assert cluster.count("barrier.cluster.arrive") == 2
+        assert cluster.count("mapa.u64") == c
+        assert cluster.count("ld.v4.u32") == c
     # The last-block combine: a fence and an atomic on the counter.
     last = body("splitRead", "Li4ELi1E")
     assert "membar.gl" in last or "fence.sc.gpu" in last or "fence.acq_rel.gpu" in last

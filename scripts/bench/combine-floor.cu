@@ -44,10 +44,15 @@
 //   kernels' order ("decode order": wait with stages - 2 later groups in
 //   flight, one barrier, issue, use). With 3 stages also the decode shape's
 //   frame: the length first, and partials of 1, 256, 512 or 1024 words a
-//   block with the pdl merge.
+//   block with the pdl merge; parts of 2 and 4 tiles (fewer blocks); and
+//   clusters of 2, 4 or 8 blocks that reduce their 1024-word partials
+//   through distributed shared memory first, so that the merge reads 128 / C
+//   partials (in 96 KiB of shared memory a block, or in 128 KiB so that no
+//   SM holds two blocks).
 // "len": a block first loads the sequence length and derives its chunk from
 // it (one dependent load before the read, as every paged decode block reads
 // seq_lens before its K/V; the contiguous op's length is an argument).
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -63,7 +68,9 @@
 #include "bulk-copy.cuh"
 #include "read-ceiling.cu"
 
-enum Mode { kRead = 0, kLast = 1, kPdl = 2, kAsync = 3, kBulk = 4 };
+namespace cg = cooperative_groups;
+
+enum Mode { kRead = 0, kLast = 1, kPdl = 2, kAsync = 3, kBulk = 4, kCluster = 5 };
 
 // The chunk of 16-byte words block `blockIdx.x` reads: `chunk16` words, or
 // with `lens`, the length's share (lens[0] words over gridDim.x blocks).
@@ -192,14 +199,12 @@ __global__ void __launch_bounds__(128)
 // cp.async (16 a thread, as the split-KV kernels copy) or by two 16 KiB
 // cp.async.bulk copies (the TMA's 1-D copy; thread 0 issues, an mbarrier a
 // stage). Every thread reads one word of each tile once it has landed.
+// The stream of one block's chunk through the ring; returns the xor of
+// the words it used.
 template <int stages, bool decodeOrder>
-__global__ void __launch_bounds__(128)
-    streamAsync(const uint4 *data, unsigned long long chunk16,
-                const unsigned long long *lens, unsigned *partials, int words,
-                unsigned *out) {
-  extern __shared__ __align__(128) uint4 ring[];
-  if (lens)
-    chunk16 = __ldcg(lens) / gridDim.x / 2048 * 2048;
+__device__ __forceinline__ unsigned streamChunk(const uint4 *data,
+                                                unsigned long long chunk16,
+                                                uint4 *ring) {
   const uint4 *p = data + (unsigned long long)blockIdx.x * chunk16;
   const int tiles = (int)(chunk16 / 2048);
   auto issue = [&](int t) {
@@ -238,6 +243,18 @@ __global__ void __launch_bounds__(128)
       __syncthreads();
     }
   }
+  return acc;
+}
+
+template <int stages, bool decodeOrder>
+__global__ void __launch_bounds__(128)
+    streamAsync(const uint4 *data, unsigned long long chunk16,
+                const unsigned long long *lens, unsigned *partials, int words,
+                unsigned *out) {
+  extern __shared__ __align__(128) uint4 ring[];
+  if (lens)
+    chunk16 = __ldcg(lens) / gridDim.x / 2048 * 2048;
+  const unsigned acc = streamChunk<stages, decodeOrder>(data, chunk16, ring);
   if (partials) {
     // The dependent merge may start; the part's `words` words of partials.
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -248,6 +265,43 @@ __global__ void __launch_bounds__(128)
   }
   if (acc == 0x9e3779b9u)
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+// The stream (3 stages, issue-first), then the parts of a cluster of C
+// blocks reduced through distributed shared memory before anything goes to
+// global memory: each block leaves its 1024-word partial in its drained
+// ring, and after a cluster barrier block rank r combines slice r (1024 / C
+// words, 16 bytes a thread) of every block of the cluster and writes it to
+// the cluster's partial; the dependent merge then reads 128 / C partials.
+template <int C>
+__global__ void __launch_bounds__(128)
+    streamCluster(const uint4 *data, unsigned long long chunk16,
+                  unsigned *partials) {
+  extern __shared__ __align__(128) uint4 ring[];
+  const unsigned acc = streamChunk<3, false>(data, chunk16, ring);
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  const unsigned part = blockXor(acc);
+  unsigned *mine = (unsigned *)ring;
+  for (int w = threadIdx.x; w < 1024; w += blockDim.x)
+    mine[w] = part + w;
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster.sync();
+  constexpr int slice4 = 1024 / C / 4; // 16-byte words of a block's slice
+  const unsigned rank = cluster.block_rank();
+  if ((int)threadIdx.x < slice4) {
+    uint4 x = make_uint4(0, 0, 0, 0);
+    uint4 v[C];
+#pragma unroll
+    for (int q = 0; q < C; ++q)
+      v[q] = ((const uint4 *)cluster.map_shared_rank(mine, q))[rank * slice4 +
+                                                             threadIdx.x];
+#pragma unroll
+    for (int q = 0; q < C; ++q)
+      x.x ^= v[q].x, x.y ^= v[q].y, x.z ^= v[q].z, x.w ^= v[q].w;
+    ((uint4 *)partials)[(size_t)(blockIdx.x / C) * 256 + rank * slice4 +
+                        threadIdx.x] = x;
+  }
+  cluster.sync(); // no block leaves while another reads its shared memory
 }
 
 __global__ void __launch_bounds__(128)
@@ -291,12 +345,19 @@ struct Case {
   bool len, cold;
   int stages = 0; // kAsync, kBulk
   bool decodeOrder = false; // kAsync: the split-KV kernels' loop order
+  int cluster = 0;          // kCluster: blocks a cluster
   int copies = 1;
   size_t chunk16 = 0;
   cudaGraphExec_t exec = nullptr;
   std::vector<double> perRound;
   std::string name() const {
     char buf[160];
+    if (mode == kCluster) {
+      std::snprintf(buf, sizeof buf, "%s cp.async b%d s3%s cluster %d pdl w1024",
+                    size.c_str(), blocks, stages == 4 ? " (128 KiB)" : "",
+                    cluster);
+      return buf;
+    }
     if (mode == kAsync || mode == kBulk) {
       std::snprintf(buf, sizeof buf, "%s%s %s%s b%d s%d%s%s",
                     cold ? "cold " : "", size.c_str(),
@@ -339,7 +400,8 @@ static void launchMerge(const Case &c, const unsigned *partials,
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  CHECK(cudaLaunchKernelEx(&cfg, mergeAfter, partials, c.words, c.blocks,
+  CHECK(cudaLaunchKernelEx(&cfg, mergeAfter, partials, c.words,
+                           c.cluster ? c.blocks / c.cluster : c.blocks,
                            out + 64));
 }
 
@@ -429,18 +491,58 @@ int main(int argc, char **argv) {
         c.stages = 3;
         cases.push_back(c);
       }
+  // Clusters of 2, 4 and 8 blocks reducing their parts through distributed
+  // shared memory before the dependent merge (128 blocks, 3 stages).
+  // stages = 4 here: the same 3-stage stream in 128 KiB of shared memory,
+  // so that no SM holds two of the blocks.
+  for (auto &s : sizes)
+    for (int cl : {2, 4, 8})
+      for (int shared : {3, 4}) {
+        Case c{s.label, s.bytes, 128, 0, kCluster, 1024, false, false};
+        c.stages = shared, c.cluster = cl;
+        cases.push_back(c);
+      }
   const int calls = 20;
   for (auto kernel : {streamAsync<3, false>, streamAsync<3, true>,
                       streamAsync<4, false>, streamAsync<4, true>,
                       streamAsync<6, false>, streamAsync<6, true>})
     CHECK(cudaFuncSetAttribute(
         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 6 * 32768));
+  for (auto kernel : {streamCluster<2>, streamCluster<4>, streamCluster<8>})
+    CHECK(cudaFuncSetAttribute(
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 4 * 32768));
+  {
+    // How many clusters can be resident at once (all 128 blocks need 128 / C).
+    const int sizes[] = {2, 4, 8};
+    const void *kernels[] = {(const void *)streamCluster<2>,
+                             (const void *)streamCluster<4>,
+                             (const void *)streamCluster<8>};
+    for (int i = 0; i < 6; ++i) {
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = dim3(128);
+      cfg.blockDim = dim3(128);
+      cfg.dynamicSmemBytes = (i < 3 ? 3 : 4) * 32768;
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = sizes[i % 3];
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      int clusters = 0;
+      CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernels[i % 3], &cfg));
+      std::printf("clusters of %d, %d KiB a block: %d resident at once (128 "
+                  "blocks need %d)\n",
+                  sizes[i % 3], (int)(cfg.dynamicSmemBytes >> 10), clusters,
+                  128 / sizes[i % 3]);
+    }
+  }
   CHECK(cudaFuncSetAttribute(streamBulk,
                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                              6 * 32768));
   for (Case &c : cases) {
     c.chunk16 = c.bytes / 16 / c.blocks;
-    if (c.mode == kAsync || c.mode == kBulk)
+    if (c.mode == kAsync || c.mode == kBulk || c.mode == kCluster)
       c.chunk16 = c.chunk16 / 2048 * 2048; // whole 32 KiB tiles
     const size_t callBytes = c.chunk16 * 16 * c.blocks;
     c.copies = c.cold ? (int)std::max<size_t>(
@@ -457,7 +559,25 @@ int main(int argc, char **argv) {
       const uint4 *d =
           (const uint4 *)(data + (size_t)(i % c.copies) * stride);
       const size_t ring = (size_t)c.stages * 32768;
-      if (c.mode == kAsync) {
+      if (c.mode == kCluster) {
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(c.blocks);
+        cfg.blockDim = dim3(128);
+        cfg.dynamicSmemBytes = ring;
+        cfg.stream = stream;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = c.cluster;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        auto kernel = c.cluster == 2   ? streamCluster<2>
+                      : c.cluster == 4 ? streamCluster<4>
+                                       : streamCluster<8>;
+        CHECK(cudaLaunchKernelEx(&cfg, kernel, d, c.chunk16, partials));
+        launchMerge(c, partials, out, stream);
+      } else if (c.mode == kAsync) {
         const unsigned long long *l = c.len ? lens : nullptr;
         unsigned *pw = c.words ? partials : nullptr;
         auto kernel = c.stages == 3   ? (c.decodeOrder ? streamAsync<3, true>
@@ -522,11 +642,12 @@ int main(int argc, char **argv) {
                    "%s  {\"name\": \"%s\", \"size\": \"%s\", \"cold\": %s, "
                    "\"mode\": %d, \"words\": %d, \"len\": %s, \"blocks\": %d, "
                    "\"unroll\": %d, \"stages\": %d, \"decode_order\": %s, "
+                   "\"cluster\": %d, "
                    "\"bytes_read\": %zu, \"us_per_call\": [",
                    first ? "" : ",\n", c.name().c_str(), c.size.c_str(),
                    c.cold ? "true" : "false", c.mode, c.words,
                    c.len ? "true" : "false", c.blocks, c.unroll, c.stages,
-                   c.decodeOrder ? "true" : "false",
+                   c.decodeOrder ? "true" : "false", c.cluster,
                    c.chunk16 * 16 * c.blocks);
       for (size_t i = 0; i < c.perRound.size(); ++i)
         std::fprintf(json, "%s%.4f", i ? ", " : "", c.perRound[i]);
@@ -540,7 +661,7 @@ int main(int argc, char **argv) {
     for (const Case &o : cases)
       if (o.size == c.size && o.cold == c.cold && o.mode == c.mode &&
           o.words == c.words && o.len == c.len && o.stages == c.stages &&
-          o.decodeOrder == c.decodeOrder) {
+          o.decodeOrder == c.decodeOrder && o.cluster == c.cluster) {
         if (&o < &c)
           firstOfGroup = false;
         double us = median(o.perRound) * (double)o.bytes /

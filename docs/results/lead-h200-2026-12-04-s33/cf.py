@@ -8,12 +8,16 @@ import json
 import statistics
 import sys
 
-MODES = {0: "read", 1: "last", 2: "pdl", 3: "cp.async", 4: "bulk"}
+MODES = {0: "read", 1: "last", 2: "pdl", 3: "cp.async", 4: "bulk", 5: "cluster"}
 SIZES = ["8/1 B=1 L=8k", "8/1 B=1 L=32k", "8/1 B=1 L=128k"]
 
 
 def label(c):
     mode = MODES[c["mode"]]
+    if mode == "cluster":
+        room = ", in 128 KiB" if c["stages"] == 4 else ""
+        return (f"cp.async {c['blocks']} blocks, 3 stages{room}, clusters of "
+                f"{c['cluster']} reduced in shared memory, then 1024-word partials + pdl merge")
     if mode in ("cp.async", "bulk"):
         text = f"{mode} {c['blocks']} blocks, {c['stages']} stages"
         if c.get("decode_order"):
