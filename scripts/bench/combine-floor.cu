@@ -44,7 +44,8 @@
 //   kernels' order ("decode order": wait with stages - 2 later groups in
 //   flight, one barrier, issue, use). With 3 stages also the decode shape's
 //   frame: the length first, and partials of 1, 256, 512 or 1024 words a
-//   block with the pdl merge; parts of 2 and 4 tiles (fewer blocks); and
+//   block with the pdl merge; parts of 2 and 4 tiles (fewer blocks); at
+//   L = 128k 64 or 96 blocks with 4 or 6 stages (fewer, longer parts); and
 //   clusters of 2, 4 or 8 blocks that reduce their 1024-word partials
 //   through distributed shared memory first, so that the merge reads 128 / C
 //   partials (in 96 KiB of shared memory a block, or in 128 KiB so that no
@@ -489,6 +490,17 @@ int main(int argc, char **argv) {
           continue; // 128 blocks: the cases above
         Case c{s.label, s.bytes, blocks, 0, kAsync, words, false, false};
         c.stages = 3;
+        cases.push_back(c);
+      }
+  // Fewer parts at L = 128k: 64 or 96 blocks (one an SM, the others idle),
+  // each with a deeper ring (4 or 6 stages: 128 or 192 KiB in flight), so
+  // that the merge reads fewer partials.
+  for (int blocks : {64, 96})
+    for (int stages : {4, 6})
+      for (int words : {0, 1, 1024}) {
+        Case c{sizes[2].label, sizes[2].bytes, blocks, 0, kAsync, words, false,
+               false};
+        c.stages = stages;
         cases.push_back(c);
       }
   // Clusters of 2, 4 and 8 blocks reducing their parts through distributed
