@@ -1,7 +1,8 @@
-// combine-floor.cu: the least time any split-KV decode call of one work unit
-// can take on this GPU: a pure read of the call's K/V bytes by many blocks,
-// then the smallest step that makes one result depend on every block's
-// reads. Nothing here is FlashMLIR's code and nothing is computed; it is a
+// combine-floor.cu: floors for a split-KV decode call of one work unit on
+// this GPU, in the shapes below: a pure read of the call's K/V bytes by many
+// blocks, then the step that makes one result depend on every block's reads
+// (the handoff no exact split-KV call can skip). Nothing here is FlashMLIR's
+// code and nothing is computed; it is a
 // yardstick for issue 17's "90% of the read ceiling on the long rows" at
 // GQA 8/1 B = 1 (one kv-head, one sequence: one work unit, so its keys must
 // be cut across SMs and the parts combined).
