@@ -72,7 +72,14 @@
 
 namespace cg = cooperative_groups;
 
-enum Mode { kRead = 0, kLast = 1, kPdl = 2, kAsync = 3, kBulk = 4, kCluster = 5 };
+enum Mode {
+  kRead = 0,
+  kLast = 1,
+  kPdl = 2,
+  kAsync = 3,
+  kBulk = 4,
+  kCluster = 5
+};
 
 // The chunk of 16-byte words block `blockIdx.x` reads: `chunk16` words, or
 // with `lens`, the length's share (lens[0] words over gridDim.x blocks).
@@ -198,11 +205,10 @@ __global__ void __launch_bounds__(128)
 // The stream of a decode block at one block an SM, without its math: 128
 // threads (4 warps), a ring of `stages` stages of 32 KiB (one 64-key tile of
 // K and V at D = 128, bf16); a tile's 2048 16-byte words by 16-byte
-// cp.async (16 a thread, as the split-KV kernels copy) or by two 16 KiB
-// cp.async.bulk copies (the TMA's 1-D copy; thread 0 issues, an mbarrier a
-// stage). Every thread reads one word of each tile once it has landed.
-// The stream of one block's chunk through the ring; returns the xor of
-// the words it used.
+// cp.async (16 a thread, as the split-KV kernels copy; streamChunk) or by
+// two 16 KiB cp.async.bulk copies (the TMA's 1-D copy; thread 0 issues, an
+// mbarrier a stage; streamBulk). Every thread reads one word of each tile
+// once it has landed; streamChunk returns the xor of the words it used.
 template <int stages, bool decodeOrder>
 __device__ __forceinline__ unsigned streamChunk(const uint4 *data,
                                                 unsigned long long chunk16,
@@ -355,9 +361,9 @@ struct Case {
   std::string name() const {
     char buf[160];
     if (mode == kCluster) {
-      std::snprintf(buf, sizeof buf, "%s cp.async b%d s3%s cluster %d pdl w1024",
-                    size.c_str(), blocks, stages == 4 ? " (128 KiB)" : "",
-                    cluster);
+      std::snprintf(buf, sizeof buf,
+                    "%s cp.async b%d s3%s cluster %d pdl w1024", size.c_str(),
+                    blocks, stages == 4 ? " (128 KiB)" : "", cluster);
       return buf;
     }
     if (mode == kAsync || mode == kBulk) {
@@ -391,6 +397,25 @@ static void launchSplit(const Case &c, const uint4 *data,
                                               c.words, counter, out);
 }
 
+// A launch of `blocks` blocks of 128 threads in clusters of `cluster`
+// (`attr` holds the cluster attribute; it must outlive the launch).
+static cudaLaunchConfig_t clusterLaunch(int blocks, size_t sharedBytes,
+                                        int cluster, cudaStream_t stream,
+                                        cudaLaunchAttribute &attr) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(128);
+  cfg.dynamicSmemBytes = sharedBytes;
+  cfg.stream = stream;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 static void launchMerge(const Case &c, const unsigned *partials,
                         unsigned *out, cudaStream_t s) {
   cudaLaunchConfig_t cfg = {};
@@ -415,7 +440,8 @@ int main(int argc, char **argv) {
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
   const size_t l2 = (size_t)prop.l2CacheSize;
-  std::printf("%s, %d SMs, L2 %d MiB\n", prop.name, sms, prop.l2CacheSize >> 20);
+  std::printf("%s, %d SMs, L2 %d MiB\n", prop.name, sms,
+              prop.l2CacheSize >> 20);
 
   const size_t pool = size_t(1) << 30;
   char *data;
@@ -480,9 +506,10 @@ int main(int argc, char **argv) {
           c.stages = 3, c.decodeOrder = dec;
           cases.push_back(c);
         }
-  // Parts of 1, 2 or 4 tiles (FlashMLIR's split rule gives a part at least
-  // 4, kSplitKVMinTilesPerSplit): 128, 64 or 32 blocks at L = 8k, 256 or
-  // 128 at L = 32k; 3 stages, no partials and 1024-word partials + pdl.
+  // Parts of 1, 2 or 4 tiles (the shortest part FlashMLIR's split rule
+  // makes, kSplitKVMinTilesPerSplit, was 4 until these cases; it is 2 now):
+  // 128, 64 or 32 blocks at L = 8k, 256 or 128 at L = 32k; 3 stages, no
+  // partials and 1024-word partials + pdl.
   for (auto &s : sizes)
     for (int tiles : {1, 2, 4})
       for (int words : {0, 1024}) {
@@ -531,17 +558,9 @@ int main(int argc, char **argv) {
                              (const void *)streamCluster<4>,
                              (const void *)streamCluster<8>};
     for (int i = 0; i < 6; ++i) {
-      cudaLaunchConfig_t cfg = {};
-      cfg.gridDim = dim3(128);
-      cfg.blockDim = dim3(128);
-      cfg.dynamicSmemBytes = (i < 3 ? 3 : 4) * 32768;
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = sizes[i % 3];
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
+      cudaLaunchAttribute attr;
+      cudaLaunchConfig_t cfg = clusterLaunch(128, (i < 3 ? 3 : 4) * 32768,
+                                             sizes[i % 3], stream, attr);
       int clusters = 0;
       CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernels[i % 3], &cfg));
       std::printf("clusters of %d, %d KiB a block: %d resident at once (128 "
@@ -566,59 +585,47 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "%s: pool too small\n", c.name().c_str());
       return 1;
     }
-    cudaGraph_t graph;
-    CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    for (int i = 0; i < calls; ++i) {
-      const uint4 *d =
-          (const uint4 *)(data + (size_t)(i % c.copies) * stride);
-      const size_t ring = (size_t)c.stages * 32768;
-      if (c.mode == kCluster) {
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(c.blocks);
-        cfg.blockDim = dim3(128);
-        cfg.dynamicSmemBytes = ring;
-        cfg.stream = stream;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = c.cluster;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        auto kernel = c.cluster == 2   ? streamCluster<2>
-                      : c.cluster == 4 ? streamCluster<4>
-                                       : streamCluster<8>;
-        CHECK(cudaLaunchKernelEx(&cfg, kernel, d, c.chunk16, partials));
-        launchMerge(c, partials, out, stream);
-      } else if (c.mode == kAsync) {
-        const unsigned long long *l = c.len ? lens : nullptr;
-        unsigned *pw = c.words ? partials : nullptr;
-        auto kernel = c.stages == 3   ? (c.decodeOrder ? streamAsync<3, true>
-                                                       : streamAsync<3, false>)
-                      : c.stages == 4 ? (c.decodeOrder ? streamAsync<4, true>
-                                                       : streamAsync<4, false>)
-                                      : (c.decodeOrder ? streamAsync<6, true>
-                                                       : streamAsync<6, false>);
-        kernel<<<c.blocks, 128, ring, stream>>>(d, c.chunk16, l, pw, c.words,
-                                                out);
-        if (pw)
+    c.exec = captureGraph(stream, [&] {
+      for (int i = 0; i < calls; ++i) {
+        const uint4 *d =
+            (const uint4 *)(data + (size_t)(i % c.copies) * stride);
+        const size_t ring = (size_t)c.stages * 32768;
+        if (c.mode == kCluster) {
+          cudaLaunchAttribute attr;
+          cudaLaunchConfig_t cfg =
+              clusterLaunch(c.blocks, ring, c.cluster, stream, attr);
+          auto kernel = c.cluster == 2   ? streamCluster<2>
+                        : c.cluster == 4 ? streamCluster<4>
+                                         : streamCluster<8>;
+          CHECK(cudaLaunchKernelEx(&cfg, kernel, d, c.chunk16, partials));
           launchMerge(c, partials, out, stream);
+        } else if (c.mode == kAsync) {
+          const unsigned long long *l = c.len ? lens : nullptr;
+          unsigned *pw = c.words ? partials : nullptr;
+          auto kernel =
+              c.stages == 3   ? (c.decodeOrder ? streamAsync<3, true>
+                                               : streamAsync<3, false>)
+              : c.stages == 4 ? (c.decodeOrder ? streamAsync<4, true>
+                                               : streamAsync<4, false>)
+                              : (c.decodeOrder ? streamAsync<6, true>
+                                               : streamAsync<6, false>);
+          kernel<<<c.blocks, 128, ring, stream>>>(d, c.chunk16, l, pw,
+                                                  c.words, out);
+          if (pw)
+            launchMerge(c, partials, out, stream);
+        } else if (c.mode == kBulk) {
+          streamBulk<<<c.blocks, 128, ring, stream>>>(
+              (const char *)d, c.chunk16 * 16, c.stages, out);
+        } else if (c.mode == kRead) {
+          launchSplit<kRead>(c, d, lens, partials, counter, out, stream);
+        } else if (c.mode == kLast) {
+          launchSplit<kLast>(c, d, lens, partials, counter, out, stream);
+        } else {
+          launchSplit<kPdl>(c, d, lens, partials, counter, out, stream);
+          launchMerge(c, partials, out, stream);
+        }
       }
-      else if (c.mode == kBulk)
-        streamBulk<<<c.blocks, 128, ring, stream>>>(
-            (const char *)d, c.chunk16 * 16, c.stages, out);
-      else if (c.mode == kRead)
-        launchSplit<kRead>(c, d, lens, partials, counter, out, stream);
-      else if (c.mode == kLast)
-        launchSplit<kLast>(c, d, lens, partials, counter, out, stream);
-      else {
-        launchSplit<kPdl>(c, d, lens, partials, counter, out, stream);
-        launchMerge(c, partials, out, stream);
-      }
-    }
-    CHECK(cudaStreamEndCapture(stream, &graph));
-    CHECK(cudaGraphInstantiate(&c.exec, graph, 0));
-    CHECK(cudaGraphDestroy(graph));
+    });
     const unsigned long long words16 = c.chunk16 * c.blocks;
     CHECK(cudaMemcpy(lens, &words16, 8, cudaMemcpyHostToDevice));
     CHECK(cudaGraphLaunch(c.exec, stream));
@@ -642,11 +649,13 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  // Per (size, cold, mode, words, len): the best configuration.
+  // Per case but for its blocks and unroll (where those vary): the best.
   std::printf("%-44s %9s %9s\n", "case (best blocks/unroll)", "us", "TB/s");
   FILE *json = jsonPath ? std::fopen(jsonPath, "w") : nullptr;
   if (json)
-    std::fprintf(json, "{\"gpu\": \"%s\", \"sms\": %d, \"rounds\": %d, \"cases\": [\n",
+    std::fprintf(json,
+                 "{\"gpu\": \"%s\", \"sms\": %d, \"rounds\": %d, "
+                 "\"cases\": [\n",
                  prop.name, sms, rounds);
   bool first = true;
   for (const Case &c : cases) {

@@ -1,5 +1,5 @@
 // graph-timing.cuh: what the by-hand read yardsticks (read-floor.cu,
-// combine-floor.cu) share: the CUDA error check, the timing of a captured
+// combine-floor.cu) share: the CUDA error check, the capture and timing of a
 // graph of back-to-back calls as decode_bench times the decode kernels (the
 // median per call over replays), the median of the rounds, and their
 // command line (--rounds N, --json FILE).
@@ -23,6 +23,19 @@
       std::exit(1);                                                            \
     }                                                                          \
   } while (0)
+
+// The graph of what `launch()` enqueues on `stream` (captured, instantiated).
+template <typename F>
+cudaGraphExec_t captureGraph(cudaStream_t stream, F launch) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  launch();
+  CHECK(cudaStreamEndCapture(stream, &graph));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CHECK(cudaGraphDestroy(graph));
+  return exec;
+}
 
 // Median microseconds per call over `replays` replays of a graph of `calls`
 // calls.

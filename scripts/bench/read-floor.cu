@@ -157,27 +157,24 @@ static bool prepare(Case &c, const char *data, const int *chain, unsigned *sink,
   // Copy i starts at i · (what one call reads, rounded up to 1 MiB).
   const size_t copyStride = ((c.chunk * c.blocks + (1 << 20) - 1) >> 20) << 20;
   const char *base = data;
-  cudaGraph_t graph;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  for (int i = 0; i < c.calls; ++i) {
-    const char *data = base + (size_t)(i % c.copies) * copyStride;
-    if (g.kind == "bulk")
-      readBulk<<<c.blocks, 32, smem, stream>>>(data, c.chunk, g.stageBytes,
-                                               g.stages, chain, c.depth,
-                                               c.blocks, sink);
-    else if (g.unroll == 4)
-      readLd<4><<<c.blocks, g.threads, 0, stream>>>(
-          (const uint4 *)data, c.chunk / 16, chain, c.depth, c.blocks, sink);
-    else if (g.unroll == 8)
-      readLd<8><<<c.blocks, g.threads, 0, stream>>>(
-          (const uint4 *)data, c.chunk / 16, chain, c.depth, c.blocks, sink);
-    else
-      readLd<16><<<c.blocks, g.threads, 0, stream>>>(
-          (const uint4 *)data, c.chunk / 16, chain, c.depth, c.blocks, sink);
-  }
-  CHECK(cudaStreamEndCapture(stream, &graph));
-  CHECK(cudaGraphInstantiate(&c.exec, graph, 0));
-  CHECK(cudaGraphDestroy(graph));
+  c.exec = captureGraph(stream, [&] {
+    for (int i = 0; i < c.calls; ++i) {
+      const char *data = base + (size_t)(i % c.copies) * copyStride;
+      if (g.kind == "bulk")
+        readBulk<<<c.blocks, 32, smem, stream>>>(data, c.chunk, g.stageBytes,
+                                                 g.stages, chain, c.depth,
+                                                 c.blocks, sink);
+      else if (g.unroll == 4)
+        readLd<4><<<c.blocks, g.threads, 0, stream>>>(
+            (const uint4 *)data, c.chunk / 16, chain, c.depth, c.blocks, sink);
+      else if (g.unroll == 8)
+        readLd<8><<<c.blocks, g.threads, 0, stream>>>(
+            (const uint4 *)data, c.chunk / 16, chain, c.depth, c.blocks, sink);
+      else
+        readLd<16><<<c.blocks, g.threads, 0, stream>>>(
+            (const uint4 *)data, c.chunk / 16, chain, c.depth, c.blocks, sink);
+    }
+  });
   CHECK(cudaGraphLaunch(c.exec, stream));
   CHECK(cudaStreamSynchronize(stream));
   return true;

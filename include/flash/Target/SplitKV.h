@@ -77,15 +77,10 @@ namespace flash {
 constexpr int64_t kSplitKVTargetBlocksPerSM = 2;
 /// A part visits at least this many K/V tiles (below that the partials'
 /// writes and the merge cost more than the parallelism brings). 2 since the
-/// thirty-third session (4 before): on the H200 the calls it cuts finer
-/// (short sequences, few work units) take 0.82-0.91x the time on sm_90a
-/// (GQA 8/1 B = 1 L = 2k-16k, B = 2 L = 8k, B = 4 L = 4k, B = 16 L = 1k;
-/// GQA 32/8 B = 1 L = 2k-4k; GQA 8/1 B = 16 L = 2k, also cut finer, the
-/// same), every other row unchanged; sm_80's plans (the fused merge, as
-/// sm_90 cubins) 0.85-1.00x on the rows it changes but 1.01-1.07x at GQA
-/// 8/1 B = 1 L = 4k (16 -> 32 parts merged by one block; docs/benchmarks.md). In the sixteenth session, when every call merged at
-/// the end of the split kernel, 2 was slower (1.06x at GQA 8/1 B = 1 L =
-/// 8k); the separate merge and the later merge changes made the difference.
+/// thirty-third session, 4 before: on the H200 the calls it cuts finer
+/// (short sequences, few work units) run 0.82-0.91x the time on sm_90a;
+/// sm_80's plans are as fast or faster but at GQA 8/1 B = 1 L = 4k, where
+/// one block merges 32 parts instead of 16 (1.05-1.07x; docs/benchmarks.md).
 constexpr int64_t kSplitKVMinTilesPerSplit = 2;
 /// A call of at least kSplitKVWholeNum / kSplitKVWholeDen work units an SM
 /// (one block each already nearly fills the GPU) is not cut: one part, no
