@@ -28,3 +28,7 @@ LAZY_THRESHOLD_LOG2 = float(_SM90["lazy_rescale_log2"])
 MIN_GROUPED_Q_TILES = int(_SM90["min_grouped_q_tiles"])
 SM90_TILE_GROUP_BYTES = int(_SM90["tile_group_bytes"])
 SM90_KV_TILES = tuple(int(x) for x in _SM90["block_kv_candidates"])
+# The split-KV rule's and merges' constants per arch (Target/SplitKV.h; the
+# fused merge's batch a value dimension; the separate merge's bound: 0 on
+# sm_80, which has none).
+SPLIT_KV = {"sm_90a": _SM90["split_kv"], "sm_80": _constants("sm_80")["split_kv"]}

@@ -1,5 +1,8 @@
 """decode_check's case lists (no GPU): --page-sizes replaces the paged cases' page sizes."""
 
+import math
+import os
+
 from flash_mlir.tools import decode_check
 
 
@@ -56,3 +59,62 @@ def test_default_checks_include_rows():
     (anypage, since the thirty-second)."""
     only = decode_check.parser().parse_args(["--bundles", "b"]).only.split(",")
     assert only == ["paged", "anypage", "split", "many", "peaks", "graph", "capture", "rows"]
+
+
+def _parts(lengths, hkv, row_tiles, max_splits, sms):
+    """The parts of each sequence as the compiler's split rule counts them
+    (flash-opt --flash-test-split-kv: Target/SplitKV.h on integers), 64-key
+    tiles as the decode kernels take."""
+    import subprocess
+    from cpp_constants import FLASH_OPT
+    spec = (f"batch={len(lengths)} kv-heads={hkv} row-tiles={row_tiles} "
+            f"keys={','.join(map(str, lengths))} block-kv=64 sms={sms} max-splits={max_splits}")
+    out = subprocess.run([FLASH_OPT, "-", f"--flash-test-split-kv={spec}", "-o", os.devnull],
+                         input="module {}\n", capture_output=True, text=True, check=True).stdout
+    fields = [dict(f.split("=") for f in line.split()) for line in out.splitlines()]
+    assert [int(f["keys"]) for f in fields] == list(lengths)
+    return [int(f["splits"]) for f in fields]
+
+
+def _merges(arch, cases, sms=132):
+    """{merge: {pattern}}: which merge each case's sequences of two parts or
+    more take on `arch` ('separate', or the fused merge's 'one batch',
+    'batches' (one level, several batches), 'two levels'); the pattern is the
+    peaks case's score shape (the many-parts cases' LSE flag otherwise)."""
+    from cpp_constants import SPLIT_KV
+    from flash_mlir.compiler.compile import DECODE_MAX_SPLITS
+    c = SPLIT_KV[arch]
+    taken = {}
+    for op, dtype, d, hq, hkv, nq, causal, pattern, page, lengths in cases:
+        row_tiles = math.ceil(hq // hkv * nq / 16)  # the shipped plans' 16-row tiles
+        work_units = len(lengths) * hkv * row_tiles
+        for n in _parts(lengths, hkv, row_tiles, DECODE_MAX_SPLITS[arch], sms):
+            if n < 2:
+                continue
+            if work_units <= c["separate_merge_bound"]:
+                merge = "separate"
+            elif n > c["merge_direct"]:
+                merge = "two levels"
+            elif n > c["merge_batch"][str(d)]:
+                merge = "batches"
+            else:
+                merge = "one batch"
+            taken.setdefault(merge, set()).add(pattern)
+    return taken
+
+
+def test_merge_cases_reach_every_merge():
+    """The many-parts and merge-peaks cases reach every merge a call can take
+    on 132 SMs: on sm_90a the separate merge and the fused merge in one batch
+    and in several (calls of 9 to 15 work units); on sm_80 the fused merge in
+    one batch, several batches and two levels, each with parts whose LSEs
+    rise along the sequence (a batch that raises the running maximum)."""
+    many = decode_check.many_parts_cases()
+    peaks = decode_check.merge_peak_cases()
+    sm90 = _merges("sm_90a", many + peaks)
+    assert set(sm90) == {"separate", "one batch", "batches"}
+    assert "ramp" in _merges("sm_90a", peaks)["batches"]
+    sm80 = _merges("sm_80", many + peaks)
+    assert set(sm80) == {"one batch", "batches", "two levels"}
+    sm80_peaks = _merges("sm_80", peaks)
+    assert "ramp" in sm80_peaks["batches"] and "ramp" in sm80_peaks["two levels"]

@@ -2,6 +2,7 @@
 // RUN: flash-opt %s --flash-kernel-forms="arch=sm_90a lengths=512,16384 persistent=no" -o /dev/null | FileCheck %s --check-prefix=CHOICE
 // RUN: flash-opt %s --flash-kernel-forms="arch=sm_100a lengths=512,16384" -o /dev/null | FileCheck %s --check-prefix=SM100
 // RUN: not flash-opt %s --flash-kernel-forms="arch=sm_90a" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOLENGTHS
+// RUN: flash-opt %s --flash-kernel-forms="arch=sm_80 lengths=512" -o /dev/null | FileCheck %s --check-prefix=SM80
 
 // flash-kernel-forms: the ranges of lengths over which a kernel keeps one
 // schedule and form, as flash_mlir.compile asks for them (one call per
@@ -16,7 +17,22 @@
 // CHECK-NEXT: 128
 // CHECK: "lazy_rescale_log2": 8,
 // CHECK: "min_grouped_q_tiles": 16,
+// CHECK: "split_kv": {
+// CHECK-NEXT: "merge_batch": {
+// CHECK-NEXT: "128": 16,
+// CHECK-NEXT: "256": 8,
+// CHECK-NEXT: "64": 32
+// CHECK: "merge_direct": 32,
+// CHECK-NEXT: "merge_group": 16,
+// CHECK-NEXT: "min_tiles_per_split": 2,
+// CHECK-NEXT: "separate_merge_bound": 8
 // CHECK: "tile_group_bytes": 16777216
+// The split-KV constants (Target/SplitKV.h, the fused merge's batch of
+// SM80/DecodeKernel.cpp) that python/tests/test_decode_check_cases.py uses
+// to check which merge decode_check's cases reach. Without programmatic
+// dependent launch (sm_80) there is no separate merge.
+// SM80: "separate_merge_bound": 0
+
 // CHECK: "function": "causal64",
 // CHECK: "form": "#flash.sm90_form<{{.*}}tile_order = head, tile_group_bytes = 0,
 // CHECK-NEXT: "max_seq_len": 2047,

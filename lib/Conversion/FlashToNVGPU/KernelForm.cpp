@@ -17,6 +17,7 @@
 #include "flash/Conversion/FlashToNVGPU/SM90/BackwardKernel.h"
 #include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
+#include "flash/Target/SplitKV.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringExtras.h"
@@ -326,7 +327,21 @@ struct FlashKernelFormsPass
              {"tile_group_bytes", target->tileGroupBytes},
              {"block_kv_candidates",
               llvm::json::Array(
-                  ArrayRef<int64_t>(scheduleCandidates(*target).blockKVs))}}}};
+                  ArrayRef<int64_t>(scheduleCandidates(*target).blockKVs))},
+             // The split-KV rule and merges (Target/SplitKV.h,
+             // SM80/DecodeKernel.cpp), for tests that check which merge a
+             // call's parts take.
+             {"split_kv",
+              llvm::json::Object{
+                  {"min_tiles_per_split", kSplitKVMinTilesPerSplit},
+                  {"merge_direct", kSplitKVMergeDirect},
+                  {"merge_group", kSplitKVMergeGroup},
+                  {"merge_batch",
+                   llvm::json::Object{{"64", decodeMergeBatch(64)},
+                                      {"128", decodeMergeBatch(128)},
+                                      {"256", decodeMergeBatch(256)}}},
+                  {"separate_merge_bound",
+                   decodeSeparateMergeBound(target->arch)}}}}}};
     std::error_code ec;
     llvm::raw_fd_ostream file(output, ec, llvm::sys::fs::OF_Text);
     if (ec) {

@@ -18,9 +18,13 @@ block-table entries past ceil(len / S) point at a page full of NaN. The output
 and LSE are NaN-poisoned before each call. Lengths include 0, 1, S - 1, S,
 S + 1 and long ones (several parts per sequence).
 
-Many parts: calls with few work units and long sequences (GQA 8/1, B <= 4),
-whose sequences are cut into more than 32 parts (the kernels' two-level
-merge), next to sequences of one level, one part and none.
+Many parts: calls whose sequences are cut into many parts, so that every
+merge a call can take runs: on sm_90a the separate merge (calls of at most 8
+work units) and the fused merge of parts loaded in one batch and in several;
+on sm_80 (the fused merge everywhere) one batch, several batches of one
+level, and two levels (more than 32 parts); next to sequences of one part and
+none. python/tests/test_decode_check_cases.py checks on the compiler's split
+rule that the cases reach each of these on 132 SMs (the H200).
 
 Merge peaks: long sequences whose keys are shaped so that the parts' LSEs lie
 far apart (rising along the sequence, a peak at the end, a peak at the
@@ -215,11 +219,14 @@ def check_paged(lib, quick, results, seed=0, small=False, pages=(16, 64, 256), l
 
 def many_parts_cases(small=False):
     """(op, dtype, D, Hq, Hkv, Nq, causal, lse, S, lengths): few work units and
-    long sequences, so that a sequence is cut into more than 32 parts and
-    its parts merge in two levels (groups, then the groups): 8448 keys of
-    64-key tiles are 132 tiles, 33 parts where the SMs allow (just past one
-    level), 8192 keys 32 parts (one level), longer ones up to the bundles'
-    max_splits (128 parts on sm_90a, 256 on sm_80)."""
+    long sequences, so that sequences are cut into many parts and every
+    merge runs (the module's docstring; which case takes which merge on 132
+    SMs is checked in python/tests/test_decode_check_cases.py). GQA 8/1 at
+    B <= 4: 8448 keys of 64-key tiles are 132 tiles, 66 parts (two levels on
+    sm_80, just past 64), 4096 keys 32 parts (one level of two batches at
+    D = 128), longer ones up to the bundles' max_splits (128 parts on sm_90a,
+    256 on sm_80). GQA 8/1 at B = 12 (12 work units: sm_90a's fused merge)
+    cuts 2816 keys or more into 22 parts, two batches at D = 128."""
     # The last paged case: 9 sequences of GQA 32/8 make 3 parts of about
     # 10000 keys, 628 pages of 16 (more than the kernel's block-table window
     # of 512 holds: its part reads the table from global memory).
@@ -227,7 +234,10 @@ def many_parts_cases(small=False):
     if small:
         return [("paged", "bf16", 128, 8, 1, 1, False, True, 64, [8448, 0, 700]),
                 ("split", "bf16", 64, 8, 1, 1, True, False, 0, [8448]), window]
-    return [window, ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [8448, 8192, 1, 0]),
+    fused = [4100, 3000, 0, 1, 2500, 4096, 640, 3333, 17, 4000, 2222, 1500]
+    return [window, ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [8448, 4096, 1, 0]),
+            ("paged", "bf16", 128, 8, 1, 1, False, True, 16, fused),
+            ("split", "bf16", 128, 8, 1, 1, False, True, 0, [4096] * 12),
             ("paged", "bf16", 128, 8, 1, 1, False, False, 64, [65536]),
             ("paged", "bf16", 64, 8, 1, 4, True, True, 16, [20000, 9001]),
             ("paged", "f16", 128, 32, 8, 1, False, True, 256, [33000]),
@@ -310,20 +320,24 @@ def merge_peak_cases(small=False):
     loads raises its running maximum), "late" puts the peak in the last 40
     keys (the maximum arrives in the last batch), "early" in the first 40
     keys (later parts weigh ~exp(-D^0.5)). A merge of more parts than one
-    batch loads (mergeBatch: 32 at Dv = 64, 16 at 128, 8 at 256) is where the
-    running maximum's rescale matters: 8192 keys are one level of 32 parts,
-    8448 two levels of groups of 16 (GQA 8/1, B = 1, 132 SMs)."""
+    batch loads (decodeMergeBatch: 32 at Dv = 64, 16 at 128, 8 at 256) is
+    where the fused merge's running maximum's rescale matters: 4096 keys are
+    one level of 32 parts, 8448 two levels of groups of 16 (GQA 8/1, B = 1,
+    132 SMs; on sm_90a those calls take the separate merge, and the B = 12
+    case the fused one, 22 parts in two batches at Dv = 128)."""
     if small:
         return [("split", "bf16", 128, 8, 1, 1, False, "ramp", 0, [8448]),
                 ("paged", "bf16", 256, 8, 1, 1, False, "ramp", 16, [9000])]
     cases = []
     for d in (64, 128, 256):
-        cases += [("split", "bf16", d, 8, 1, 1, False, "ramp", 0, [8192]),
+        cases += [("split", "bf16", d, 8, 1, 1, False, "ramp", 0, [4096]),
                   ("split", "bf16", d, 8, 1, 1, False, "ramp", 0, [8448]),
                   ("split", "bf16", d, 8, 1, 1, False, "ramp", 0, [40000]),
                   ("paged", "bf16", d, 8, 1, 1, False, "ramp", 16, [30000, 700]),
                   ("paged", "bf16", d, 8, 1, 4, True, "late", 64, [20000, 9001])]
     return cases + [("split", "f16", 128, 32, 8, 1, False, "early", 0, [65536]),
+                    ("paged", "bf16", 128, 8, 1, 1, False, "ramp", 16,
+                     [4100, 3000, 2900, 0, 3500, 1, 4096, 2816, 3100, 64, 3900, 3333]),
                     ("paged", "f16", 128, 8, 2, 2, True, "ramp", 256, [33000, 5000, 0])]
 
 

@@ -582,6 +582,14 @@ SmallVector<StringRef> decodeSplitKernelArgs(bool paged);
 /// (`config.name` + "_merge", programmatic dependent launch), 0 (never, no
 /// merge kernel built) on targets without programmatic dependent launch.
 int64_t decodeSeparateMergeBound(const KernelConfig &config);
+/// The same for a target by its name ("sm_90a": kSplitKVSeparateMergeMaxWorkUnits).
+int64_t decodeSeparateMergeBound(llvm::StringRef arch);
+/// Parts the fused merge (the block that finishes a row tile's last part)
+/// loads together at value dimension `valueDim` (their LSEs and O rows in
+/// flight at once): merging more parts than this at one level takes more
+/// than one round trip a row, rescaling the sums when a batch raises the
+/// maximum.
+int64_t decodeMergeBatch(int64_t valueDim);
 /// The merge kernel's name for `config` (the same arguments as the split
 /// kernel's).
 std::string decodeMergeKernelName(const KernelConfig &config);

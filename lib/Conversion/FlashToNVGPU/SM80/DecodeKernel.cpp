@@ -1912,7 +1912,15 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
 } // namespace
 
 int64_t mlir::flash::decodeSeparateMergeBound(const KernelConfig &config) {
-  return splitKVSeparateMergeBound(config.arch == "sm_90a");
+  return decodeSeparateMergeBound(config.arch);
+}
+
+int64_t mlir::flash::decodeSeparateMergeBound(llvm::StringRef arch) {
+  return splitKVSeparateMergeBound(arch == "sm_90a");
+}
+
+int64_t mlir::flash::decodeMergeBatch(int64_t valueDim) {
+  return mergeBatch(valueDim);
 }
 
 std::string mlir::flash::decodeMergeKernelName(const KernelConfig &config) {
