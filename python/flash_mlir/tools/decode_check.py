@@ -222,10 +222,10 @@ def many_parts_cases(small=False):
     long sequences, so that sequences are cut into many parts and every
     merge runs (the module's docstring; which case takes which merge on 132
     SMs is checked in python/tests/test_decode_check_cases.py). GQA 8/1 at
-    B <= 4: 8448 keys of 64-key tiles are 132 tiles, 66 parts (two levels on
-    sm_80, just past 64), 4096 keys 32 parts (one level of two batches at
-    D = 128), longer ones up to the bundles' max_splits (128 parts on sm_90a,
-    256 on sm_80). GQA 8/1 at B = 12 (12 work units: sm_90a's fused merge)
+    B <= 4: 8448 keys of 64-key tiles are 132 tiles, 66 parts (two levels of
+    groups of about 16 on sm_80), 4096 keys 32 parts (one level of two batches
+    at D = 128), longer ones up to the bundles' max_splits (128 parts on
+    sm_90a, 256 on sm_80). GQA 8/1 at B = 12 (12 work units: sm_90a's fused merge)
     cuts 2816 keys or more into 22 parts, two batches at D = 128."""
     # The last paged case: 9 sequences of GQA 32/8 make 3 parts of about
     # 10000 keys, 628 pages of 16 (more than the kernel's block-table window
