@@ -107,8 +107,9 @@ def test_merge_cases_reach_every_merge():
     """The many-parts and merge-peaks cases reach every merge a call can take
     on 132 SMs: on sm_90a the separate merge and the fused merge in one batch
     and in several (calls of 9 to 15 work units); on sm_80 the fused merge in
-    one batch, several batches and two levels, each with parts whose LSEs
-    rise along the sequence (a batch that raises the running maximum)."""
+    one batch, several batches and two levels; the merges of several batches
+    and of two levels each with parts whose LSEs rise along the sequence (a
+    batch that raises the running maximum)."""
     many = decode_check.many_parts_cases()
     peaks = decode_check.merge_peak_cases()
     sm90 = _merges("sm_90a", many + peaks)

@@ -225,8 +225,8 @@ def many_parts_cases(small=False):
     B <= 4: 8448 keys of 64-key tiles are 132 tiles, 66 parts (two levels of
     groups of about 16 on sm_80), 4096 keys 32 parts (one level of two batches
     at D = 128), longer ones up to the bundles' max_splits (128 parts on
-    sm_90a, 256 on sm_80). GQA 8/1 at B = 12 (12 work units: sm_90a's fused merge)
-    cuts 2816 keys or more into 22 parts, two batches at D = 128."""
+    sm_90a, 256 on sm_80). GQA 8/1 at B = 12 (12 work units: sm_90a's fused
+    merge) cuts 2816 keys or more into 22 parts, two batches at D = 128."""
     # The last paged case: 9 sequences of GQA 32/8 make 3 parts of about
     # 10000 keys, 628 pages of 16 (more than the kernel's block-table window
     # of 512 holds: its part reads the table from global memory).

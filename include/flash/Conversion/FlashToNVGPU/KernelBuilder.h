@@ -582,7 +582,8 @@ SmallVector<StringRef> decodeSplitKernelArgs(bool paged);
 /// (`config.name` + "_merge", programmatic dependent launch), 0 (never, no
 /// merge kernel built) on targets without programmatic dependent launch.
 int64_t decodeSeparateMergeBound(const KernelConfig &config);
-/// The same for a target by its name ("sm_90a": kSplitKVSeparateMergeMaxWorkUnits).
+/// The same for a target by its name (kSplitKVSeparateMergeMaxWorkUnits on
+/// "sm_90a", 0 elsewhere).
 int64_t decodeSeparateMergeBound(llvm::StringRef arch);
 /// Parts the fused merge (the block that finishes a row tile's last part)
 /// loads together at value dimension `valueDim` (their LSEs and O rows in
