@@ -13,6 +13,7 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t/one/decode.json
 // RUN: not grep -q membar %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=PAGES < %t/one/decode.ptx
+// RUN: FileCheck %s --check-prefix=TILEPAGE < %t/one/decode.ptx
 // RUN: flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/none fused-page-sizes=none" -o /dev/null
 // RUN: FileCheck %s --check-prefix=NONE < %t/none/decode.ptx
 // The kernel: the block table and the lengths read by 32-bit loads,
@@ -127,6 +128,16 @@
 // PAGES: .entry decode_s64(
 // PAGES-NOT: cvt.rn.f32.u32
 // PAGES-NOT: .entry
+// The kernel for pages of 64 slots looks a tile's page up once (its keys lie
+// in one page): in its K/V loop, after the wait and the barrier, one window
+// load (ld.shared.b32) before the tile's copies, where a kernel for pages of
+// 16 (or any S) looks each copy's page up.
+// TILEPAGE: .entry decode_s64(
+// TILEPAGE: cp.async.wait_group 0;
+// TILEPAGE-NEXT: bar.sync 0;
+// TILEPAGE: ld.shared.b32
+// TILEPAGE-NOT: ld.shared
+// TILEPAGE: cp.async.cg.shared.global
 // NONE: .entry decode_merge(
 // NONE-NOT: .entry
 // The launch plan: op, the paged tensors, the kernel, workspaces whose
