@@ -7,6 +7,7 @@
 // in a gpu.module, recorded as a launch contract with its workspaces. The
 // loop bodies are empty: the lowering ignores them.
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s
+// RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=TILE
 
 // sm_90a runs the same code with the pipeline its shared memory allows (at
 // most half an SM per block): 3 stages at D = 128, 6 at D = 64, 2 at D = 256,
@@ -60,6 +61,23 @@
 // CHECK: atom.acq_rel.gpu.global.add.u32
 // CHECK: gpu.func @decode_paged_d128_s64(
 // CHECK: atom.acq_rel.gpu.global.add.u32
+// TILE, the kernel for pages of 64 slots: the prologue's first tile takes
+// one table load, at the page of its first key (tile·64, clamped into
+// [0, last] like the keys: LAST), index first >> 6 in the sequence's table
+// row (batch·M, %arg15 = M), and each key's cache row is that page·64 plus
+// the key's slot (key & 63).
+// TILE: gpu.func @decode_paged_d128_s64(
+// TILE: %[[TROW:[0-9]+]] = arith.muli %{{[0-9]+}}, %arg15 : i32
+// TILE: %[[K0:[0-9]+]] = arith.muli %[[TILE:[0-9]+]], %c64_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%[[K1:[0-9]+]] = arith.addi %[[K0]], %{{[0-9]+}} : i32{{[[:space:]]+}}%[[K2:[0-9]+]] = arith.minsi %[[K1]], %[[LAST:[0-9]+]] : i32{{[[:space:]]+}}%[[KEY:[0-9]+]] = arith.maxsi %[[K2]], %c0_i32_{{[0-9]+}} : i32
+// TILE: %[[F0:[0-9]+]] = arith.muli %[[TILE]], %c64_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%[[F1:[0-9]+]] = arith.minsi %[[F0]], %[[LAST]] : i32{{[[:space:]]+}}%[[FIRST:[0-9]+]] = arith.maxsi %[[F1]], %c0_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%c6_i32 = arith.constant 6 : i32{{[[:space:]]+}}%[[PI:[0-9]+]] = arith.shrui %[[FIRST]], %c6_i32 : i32
+// TILE-NEXT: %[[ROW:[0-9]+]] = arith.addi %[[TROW]], %[[PI]] : i32
+// TILE-NEXT: %[[IX:[0-9]+]] = arith.index_castui %[[ROW]] : i32 to index
+// TILE-NEXT: %[[PAGE:[0-9]+]] = memref.load %{{[0-9]+}}[%[[IX]]] : memref<1099511627776xi32, 1>
+// TILE-NEXT: %[[M63:c63_i32_[0-9]+]] = arith.constant 63 : i32
+// TILE-NEXT: %[[SLOT:[0-9]+]] = arith.andi %[[KEY]], %[[M63]] : i32
+// TILE-NEXT: %[[S64:c64_i32_[0-9]+]] = arith.constant 64 : i32
+// TILE-NEXT: %[[BASE:[0-9]+]] = arith.muli %[[PAGE]], %[[S64]] : i32
+// TILE-NEXT: arith.addi %[[BASE]], %[[SLOT]] : i32
 // CHECK-NOT: gpu.func
 func.func @decode_paged_d128(%q: tensor<1x32x1x128xbf16>, %k: tensor<256x16x8x128xbf16>, %v: tensor<256x16x8x128xbf16>, %table: tensor<1x256xi32>, %lens: tensor<1xi32>) -> (tensor<1x32x1x128xbf16>) {
   %partials = tensor.empty() : tensor<64x1x32x1x128xf32>
