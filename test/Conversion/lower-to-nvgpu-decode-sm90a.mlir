@@ -8,6 +8,7 @@
 // loop bodies are empty: the lowering ignores them.
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=TILE
+// RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=PAGEMATH
 
 // sm_90a runs the same code with the pipeline its shared memory allows (at
 // most half an SM per block): 3 stages at D = 128, 6 at D = 64, 2 at D = 256,
@@ -38,6 +39,32 @@
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*eq(S, 64)"], kernel = "decode_paged_d128_s64", threads = 128 : i64}]
 // CHECK-SAME: op = "paged_attention"
 // CHECK-SAME: stages = 3 : i64
+// PAGEMATH, the page arithmetic of the kernel for any S (S = %arg14, M =
+// %arg15), on pass 0's key of the prologue's first tile: S a power of two
+// iff S & (S - 1) = 0; its exponent from S as an f32 (bits >> 23, - 127);
+// the key (tile·64 + row, clamped into [0, last]); with S = 2^k its page
+// index key >> k and its slot key & (S - 1), else key / S and key - page·S;
+// the table entry at batch·M + index; the cache row entry·S + slot.
+// PAGEMATH: gpu.func @decode_paged_d128(
+// PAGEMATH: %[[TROW:[0-9]+]] = arith.muli %{{[0-9]+}}, %arg15 : i32
+// PAGEMATH: %[[SM1:[0-9]+]] = arith.subi %arg14, %c1_i32{{[_0-9]*}} : i32{{[[:space:]]+}}%[[AND:[0-9]+]] = arith.andi %arg14, %[[SM1]] : i32{{[[:space:]]+}}%[[POW2:[0-9]+]] = arith.cmpi eq, %[[AND]], %c0_i32{{[_0-9]*}} : i32{{[[:space:]]+}}%[[F:[0-9]+]] = arith.uitofp %arg14 : i32 to f32{{[[:space:]]+}}%[[BITS:[0-9]+]] = arith.bitcast %[[F]] : f32 to i32{{[[:space:]]+}}%c127_i32 = arith.constant 127 : i32{{[[:space:]]+}}%c23_i32 = arith.constant 23 : i32{{[[:space:]]+}}%[[E:[0-9]+]] = arith.shrui %[[BITS]], %c23_i32 : i32{{[[:space:]]+}}%[[SHIFT:[0-9]+]] = arith.subi %[[E]], %c127_i32 : i32
+// PAGEMATH: %[[K0:[0-9]+]] = arith.muli %[[TILE:[0-9]+]], %c64_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%[[K1:[0-9]+]] = arith.addi %[[K0]], %{{[0-9]+}} : i32{{[[:space:]]+}}%[[K2:[0-9]+]] = arith.minsi %[[K1]], %[[LAST:[0-9]+]] : i32{{[[:space:]]+}}%[[KEY:[0-9]+]] = arith.maxsi %[[K2]], %c0_i32_{{[0-9]+}} : i32
+// PAGEMATH: %[[IF:[0-9]+]]:16 = scf.if %[[POW2]] -> (
+// PAGEMATH-NEXT: %[[ONE:c1_i32_[0-9]+]] = arith.constant 1 : i32
+// PAGEMATH-NEXT: %[[MASK:[0-9]+]] = arith.subi %arg14, %[[ONE]] : i32
+// PAGEMATH-NEXT: %[[PI:[0-9]+]] = arith.shrui %[[KEY]], %[[SHIFT]] : i32
+// PAGEMATH: %[[SL:[0-9]+]] = arith.andi %[[KEY]], %[[MASK]] : i32
+// PAGEMATH: scf.yield %[[PI]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[SL]],
+// PAGEMATH-NEXT: } else {
+// PAGEMATH-NEXT: %[[DI:[0-9]+]] = arith.divui %[[KEY]], %arg14 : i32
+// PAGEMATH: %[[DM:[0-9]+]] = arith.muli %[[DI]], %arg14 : i32
+// PAGEMATH-NEXT: %[[DS:[0-9]+]] = arith.subi %[[KEY]], %[[DM]] : i32
+// PAGEMATH: scf.yield %[[DI]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[DS]],
+// PAGEMATH: %[[R:[0-9]+]] = arith.addi %[[TROW]], %[[IF]]#0 : i32
+// PAGEMATH-NEXT: %[[IX:[0-9]+]] = arith.index_castui %[[R]] : i32 to index
+// PAGEMATH-NEXT: %[[PAGE:[0-9]+]] = memref.load %{{[0-9]+}}[%[[IX]]] : memref<1099511627776xi32, 1>
+// PAGEMATH: %[[B:[0-9]+]] = arith.muli %[[PAGE]], %arg14 : i32
+// PAGEMATH-NEXT: arith.addi %[[B]], %[[IF]]#8 : i32
 // CHECK: gpu.func @decode_paged_d128(
 // CHECK-NOT: griddepcontrol
 // CHECK: atom.acq_rel.gpu.global.add.u32
