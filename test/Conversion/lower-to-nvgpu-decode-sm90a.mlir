@@ -48,7 +48,7 @@
 // PAGEMATH: gpu.func @decode_paged_d128(
 // PAGEMATH: %[[TROW:[0-9]+]] = arith.muli %{{[0-9]+}}, %arg15 : i32
 // PAGEMATH: %[[SM1:[0-9]+]] = arith.subi %arg14, %c1_i32{{[_0-9]*}} : i32{{[[:space:]]+}}%[[AND:[0-9]+]] = arith.andi %arg14, %[[SM1]] : i32{{[[:space:]]+}}%[[POW2:[0-9]+]] = arith.cmpi eq, %[[AND]], %c0_i32{{[_0-9]*}} : i32{{[[:space:]]+}}%[[F:[0-9]+]] = arith.uitofp %arg14 : i32 to f32{{[[:space:]]+}}%[[BITS:[0-9]+]] = arith.bitcast %[[F]] : f32 to i32{{[[:space:]]+}}%c127_i32 = arith.constant 127 : i32{{[[:space:]]+}}%c23_i32 = arith.constant 23 : i32{{[[:space:]]+}}%[[E:[0-9]+]] = arith.shrui %[[BITS]], %c23_i32 : i32{{[[:space:]]+}}%[[SHIFT:[0-9]+]] = arith.subi %[[E]], %c127_i32 : i32
-// PAGEMATH: %[[K0:[0-9]+]] = arith.muli %[[TILE:[0-9]+]], %c64_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%[[K1:[0-9]+]] = arith.addi %[[K0]], %{{[0-9]+}} : i32{{[[:space:]]+}}%[[K2:[0-9]+]] = arith.minsi %[[K1]], %[[LAST:[0-9]+]] : i32{{[[:space:]]+}}%[[KEY:[0-9]+]] = arith.maxsi %[[K2]], %c0_i32_{{[0-9]+}} : i32
+// PAGEMATH: %[[K0:[0-9]+]] = arith.muli %[[TL:[0-9]+]], %c64_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%[[K1:[0-9]+]] = arith.addi %[[K0]], %{{[0-9]+}} : i32{{[[:space:]]+}}%[[K2:[0-9]+]] = arith.minsi %[[K1]], %[[LAST:[0-9]+]] : i32{{[[:space:]]+}}%[[KEY:[0-9]+]] = arith.maxsi %[[K2]], %c0_i32_{{[0-9]+}} : i32
 // PAGEMATH: %[[IF:[0-9]+]]:16 = scf.if %[[POW2]] -> (
 // PAGEMATH-NEXT: %[[ONE:c1_i32_[0-9]+]] = arith.constant 1 : i32
 // PAGEMATH-NEXT: %[[MASK:[0-9]+]] = arith.subi %arg14, %[[ONE]] : i32
@@ -95,8 +95,8 @@
 // the key's slot (key & 63).
 // TILE: gpu.func @decode_paged_d128_s64(
 // TILE: %[[TROW:[0-9]+]] = arith.muli %{{[0-9]+}}, %arg15 : i32
-// TILE: %[[K0:[0-9]+]] = arith.muli %[[TILE:[0-9]+]], %c64_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%[[K1:[0-9]+]] = arith.addi %[[K0]], %{{[0-9]+}} : i32{{[[:space:]]+}}%[[K2:[0-9]+]] = arith.minsi %[[K1]], %[[LAST:[0-9]+]] : i32{{[[:space:]]+}}%[[KEY:[0-9]+]] = arith.maxsi %[[K2]], %c0_i32_{{[0-9]+}} : i32
-// TILE: %[[F0:[0-9]+]] = arith.muli %[[TILE]], %c64_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%[[F1:[0-9]+]] = arith.minsi %[[F0]], %[[LAST]] : i32{{[[:space:]]+}}%[[FIRST:[0-9]+]] = arith.maxsi %[[F1]], %c0_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%c6_i32 = arith.constant 6 : i32{{[[:space:]]+}}%[[PI:[0-9]+]] = arith.shrui %[[FIRST]], %c6_i32 : i32
+// TILE: %[[K0:[0-9]+]] = arith.muli %[[TL:[0-9]+]], %c64_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%[[K1:[0-9]+]] = arith.addi %[[K0]], %{{[0-9]+}} : i32{{[[:space:]]+}}%[[K2:[0-9]+]] = arith.minsi %[[K1]], %[[LAST:[0-9]+]] : i32{{[[:space:]]+}}%[[KEY:[0-9]+]] = arith.maxsi %[[K2]], %c0_i32_{{[0-9]+}} : i32
+// TILE: %[[F0:[0-9]+]] = arith.muli %[[TL]], %c64_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%[[F1:[0-9]+]] = arith.minsi %[[F0]], %[[LAST]] : i32{{[[:space:]]+}}%[[FIRST:[0-9]+]] = arith.maxsi %[[F1]], %c0_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%c6_i32 = arith.constant 6 : i32{{[[:space:]]+}}%[[PI:[0-9]+]] = arith.shrui %[[FIRST]], %c6_i32 : i32
 // TILE-NEXT: %[[ROW:[0-9]+]] = arith.addi %[[TROW]], %[[PI]] : i32
 // TILE-NEXT: %[[IX:[0-9]+]] = arith.index_castui %[[ROW]] : i32 to index
 // TILE-NEXT: %[[PAGE:[0-9]+]] = memref.load %{{[0-9]+}}[%[[IX]]] : memref<1099511627776xi32, 1>
