@@ -9,6 +9,7 @@
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=TILE
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=PAGEMATH
+// RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=GROUPMATH
 
 // sm_90a runs the same code with the pipeline its shared memory allows (at
 // most half an SM per block): 3 stages at D = 128, 6 at D = 64, 2 at D = 256,
@@ -69,6 +70,37 @@
 // CHECK-NOT: griddepcontrol
 // CHECK: atom.acq_rel.gpu.global.add.u32
 // CHECK-NOT: griddepcontrol
+// GROUPMATH, the grouped form of the separate merge's split kernel for any S
+// (a full tile, S = 2^k >= 16): on the prologue's first tile, the first
+// group's key (tile·64 + row, clamped to the part's last key), its page index
+// key >> k and slot key & (S - 1); the next group's key 16 rows on; the table
+// entry at batch·M + index; the group's rows entry·S + slot and 8 (a pass of
+// rows at D = 128) after it.
+// GROUPMATH: gpu.func @decode_paged_d128_separate(
+// GROUPMATH: %[[TROW:[0-9]+]] = arith.muli %{{[0-9]+}}, %arg15 : i32
+// GROUPMATH: %[[E:[0-9]+]] = arith.shrui %{{[0-9]+}}, %c23_i32 : i32{{[[:space:]]+}}%[[SHIFT:[0-9]+]] = arith.subi %[[E]], %c127_i32 : i32
+// GROUPMATH: %{{[0-9]+}}:16 = scf.if %{{[0-9]+}} -> (
+// GROUPMATH-NEXT: %[[Z0:c0_i32_[0-9]+]] = arith.constant 0 : i32
+// GROUPMATH-NEXT: %[[T:[0-9]+]] = arith.addi %{{[0-9]+}}, %[[Z0]] : i32
+// GROUPMATH-NEXT: %[[ONE:c1_i32_[0-9]+]] = arith.constant 1 : i32
+// GROUPMATH-NEXT: %[[MASK:[0-9]+]] = arith.subi %arg14, %[[ONE]] : i32
+// GROUPMATH-NEXT: %[[Z1:c0_i32_[0-9]+]] = arith.constant 0 : i32
+// GROUPMATH-NEXT: %[[R0:[0-9]+]] = arith.addi %[[ROW:[0-9]+]], %[[Z1]] : i32
+// GROUPMATH-NEXT: %[[C64:c64_i32_[0-9]+]] = arith.constant 64 : i32
+// GROUPMATH-NEXT: %[[K0:[0-9]+]] = arith.muli %[[T]], %[[C64]] : i32
+// GROUPMATH-NEXT: %[[K1:[0-9]+]] = arith.addi %[[K0]], %[[R0]] : i32
+// GROUPMATH-NEXT: %[[KEY:[0-9]+]] = arith.minsi %[[K1]], %[[LAST:[0-9]+]] : i32
+// GROUPMATH-NEXT: %[[PI:[0-9]+]] = arith.shrui %[[KEY]], %[[SHIFT]] : i32
+// GROUPMATH-NEXT: %[[SL:[0-9]+]] = arith.andi %[[KEY]], %[[MASK]] : i32
+// GROUPMATH-NEXT: %[[C16:c16_i32_[0-9]+]] = arith.constant 16 : i32
+// GROUPMATH-NEXT: %{{[0-9]+}} = arith.addi %[[ROW]], %[[C16]] : i32
+// GROUPMATH: %[[IX0:[0-9]+]] = arith.addi %[[TROW]], %[[PI]] : i32
+// GROUPMATH-NEXT: %[[IX:[0-9]+]] = arith.index_castui %[[IX0]] : i32 to index
+// GROUPMATH-NEXT: %[[PAGE:[0-9]+]] = memref.load %{{[0-9]+}}[%[[IX]]] : memref<1099511627776xi32, 1>
+// GROUPMATH: %[[B:[0-9]+]] = arith.muli %[[PAGE]], %arg14 : i32
+// GROUPMATH-NEXT: %[[FIRST:[0-9]+]] = arith.addi %[[B]], %[[SL]] : i32
+// GROUPMATH-NEXT: %[[C8:c8_i32_[0-9]+]] = arith.constant 8 : i32
+// GROUPMATH-NEXT: arith.addi %[[FIRST]], %[[C8]] : i32
 // CHECK: gpu.func @decode_paged_d128_separate(
 // CHECK: nvvm.mma.sync
 // CHECK: nvvm.griddepcontrol launch_dependents
