@@ -2,6 +2,7 @@
 
 import math
 import os
+import subprocess
 
 from flash_mlir.tools import decode_check
 
@@ -65,7 +66,6 @@ def _parts(lengths, hkv, row_tiles, max_splits, sms):
     """The parts of each sequence as the compiler's split rule counts them
     (flash-opt --flash-test-split-kv: Target/SplitKV.h on integers), 64-key
     tiles as the decode kernels take."""
-    import subprocess
     from cpp_constants import FLASH_OPT
     spec = (f"batch={len(lengths)} kv-heads={hkv} row-tiles={row_tiles} "
             f"keys={','.join(map(str, lengths))} block-kv=64 sms={sms} max-splits={max_splits}")

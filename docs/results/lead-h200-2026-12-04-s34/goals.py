@@ -1,14 +1,20 @@
-"""Item 5's goals from main's numbers in decode_bench JSONs where main is the primary or the
-variant 'main': paged % of contiguous and cuDNN / ours, min-max over the processes.
-usage: python3 goals.py FILE:PRIMARY_NAME ... (PRIMARY_NAME: 'main' where main is the primary)"""
+"""Item 5's goals from one build's numbers in decode_bench JSONs where that build (main, or
+--name NAME) is the primary or a variant: paged % of contiguous and cuDNN / ours, min-max over
+the processes.
+usage: python3 goals.py [--name NAME] FILE:PRIMARY_NAME ... (PRIMARY_NAME: the primary's name
+in FILE)"""
 import json, sys
+args = sys.argv[1:]
+build = "main"
+if args[:1] == ["--name"]:
+    build, args = args[1], args[2:]
 out = {}
-for arg in sys.argv[1:]:
+for arg in args:
     f, prim = arg.split(":")
     for r in json.load(open(f))["rows"]:
         im = r["impls"]
         k = lambda form: (("split_kv contiguous" if form == "split_kv" else form)
-                          if prim == "main" else f"{form} [main]")
+                          if prim == build else f"{form} [{build}]")
         c, p16, p64, cud = (im[k("split_kv")]["ms"], im[k("paged S=16")]["ms"],
                             im[k("paged S=64")]["ms"], im["SDPA cuDNN"]["ms"])
         row = out.setdefault(f"GQA {r['Hq']}/{r['Hkv']} B={r['B']} L={r['L']}", {})
