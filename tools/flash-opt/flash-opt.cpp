@@ -20,6 +20,7 @@ void registerTestKernelMathPass();
 void registerTestVisibleRangesPass();
 void registerTestSplitKVPass();
 void registerTestTensorMemoryPass();
+void registerTestDecodePagesPass();
 } // namespace mlir::flash
 
 int main(int argc, char **argv) {
@@ -28,6 +29,7 @@ int main(int argc, char **argv) {
   mlir::flash::registerTestKernelMathPass();
   mlir::flash::registerTestVisibleRangesPass();
   mlir::flash::registerTestSplitKVPass();
+  mlir::flash::registerTestDecodePagesPass();
   mlir::flash::registerTestTensorMemoryPass();
 
   mlir::DialectRegistry registry;

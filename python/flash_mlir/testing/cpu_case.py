@@ -896,6 +896,18 @@ def _tail(s, n=3000):
     return s if len(s) <= n else "...\n" + s[-n:]
 
 
+def print_results(results, error) -> int:
+    """A command line's report of ``(results, error)`` as the harnesses'
+    ``run`` return them: the error, or a PASS/FAIL line a case; the exit
+    status."""
+    if error:
+        print(error)
+        return 1
+    for ok, msg in results:
+        print(("PASS " if ok else "FAIL ") + msg)
+    return 0 if all(ok for ok, _ in results) else 1
+
+
 def reproducer(cfg: CaseConfig, flash_opt: str, pipeline_args, python="/usr/bin/python3",
                prefix="/tmp/flash_case") -> str:
     """Shell commands that redo a case by hand (run from the repository root)."""

@@ -31,7 +31,7 @@ import numpy as np
 
 from flash_mlir.oracle import attention_reference
 from flash_mlir.testing.cpu_case import (MLIR_RUNNER, RUNNER_ARGS, compare,
-                                         f32_literal, parse_memref_prints,
+                                         f32_literal, parse_memref_prints, print_results,
                                          rounding_tolerance, round_to_dtype)
 
 # After the harness: upstream lowering of scf, vector, memref, arith to LLVM.
@@ -294,13 +294,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     cfg = KernelConfig(**{f.name: getattr(a, f.name) for f in dataclasses.fields(KernelConfig)})
     prob = Problem(a.seed, a.batch, a.hq, a.hkv, a.nq, a.nk, a.scale, a.rising)
-    results, error = run(cfg, [prob], a.flash_opt, workdir=a.keep)
-    if error:
-        print(error)
-        return 1
-    for ok, msg in results:
-        print(("PASS " if ok else "FAIL ") + msg)
-    return 0 if all(ok for ok, _ in results) else 1
+    return print_results(*run(cfg, [prob], a.flash_opt, workdir=a.keep))
 
 
 if __name__ == "__main__":

@@ -16,9 +16,10 @@
 //   formula as the merge) and which K/V tiles its part visits; a block past
 //   the count exits. K/V tiles of 64 keys stream through a ring of stages
 //   filled by 16-byte cp.async gathers (each row's address from the block
-//   table; rows past the length zero-filled, so a stale slot's bits never
-//   reach the MMAs; a contiguous tile wholly inside the length is copied
-//   from one base and constant offsets). A paged block copies its part's
+//   table, by DecodePageRows of SM80/DecodePages.h, which the CPU harness
+//   flash-test-decode-pages runs too; rows past the length zero-filled, so
+//   a stale slot's bits never reach the MMAs; a contiguous tile wholly
+//   inside the length is copied from one base and constant offsets). A paged block copies its part's
 //   page indices (up to kTableWindow of them) from the block table into
 //   shared memory, one coalesced load a thread per 128 entries, and looks
 //   each tile's pages up there when it issues the tile in the loop; the
@@ -56,6 +57,7 @@
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
 #include "flash/Conversion/FlashToNVGPU/KernelForm.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/AsyncCopy.h"
+#include "flash/Conversion/FlashToNVGPU/SM80/DecodePages.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/MMA.h"
 #include "flash/Dialect/Flash/Transforms/VisibleKV.h"
 #include "flash/Target/SplitKV.h"
@@ -88,13 +90,9 @@ constexpr int64_t kBlockKV = kSplitKVBlockKV;
 constexpr int64_t kMaxStages = kSplitKVMaxStages;
 /// Largest part count the workspace and the merge's loop are built for.
 constexpr int64_t kMaxSplitsLimit = 1024;
-/// Paged: block-table entries a block copies into shared memory at its
-/// start (the page indices of its part, 4 bytes each, after the K/V
-/// stages), so that no page index is a global load inside the K/V loop. A
-/// part of more pages looks them up in global memory as it goes. 512
-/// entries cover a part of 8192 keys at S = 16; the 2 KiB keep two blocks
-/// an SM at D = 64 and 128 on sm_80 and sm_90a.
-constexpr int64_t kTableWindow = 512;
+/// Paged: block-table entries a block copies into shared memory
+/// (SM80/DecodePages.h).
+constexpr int64_t kTableWindow = kDecodeTableWindow;
 
 /// Accumulator registers per thread: mTiles·D/2 (≤ 128, so the row tile
 /// is at most 16·max(256/D, 1) rows).
@@ -510,17 +508,19 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
 // The split kernel
 //===----------------------------------------------------------------------===//
 
-class SplitKernelBuilder {
+class SplitKernelBuilder : DecodePageRows {
 public:
   /// `separateMerge`: the split kernel of the separate merge (sm_90a, few
   /// work units): it triggers its dependents after its K/V loop and writes
   /// the partials only (no count, no merge).
   SplitKernelBuilder(OpBuilder &b, Location loc, const KernelConfig &config,
                      bool separateMerge = false)
-      : b(b), loc(loc), km{b, loc}, config(config), et(config.elementType),
-        D(config.headDim), Mw(config.decode.mTiles), stages(config.stages),
-        threads(config.threads()), paged(config.decode.paged),
-        separateMerge(separateMerge), groupedStart(paged && separateMerge) {}
+      : DecodePageRows(b, loc, config.headDim, config.threads(),
+                       config.decode.constantPageSize,
+                       config.decode.paged && separateMerge),
+        b(b), loc(loc), config(config), et(config.elementType),
+        Mw(config.decode.mTiles), stages(config.stages),
+        paged(config.decode.paged), separateMerge(separateMerge) {}
 
   void build(gpu::GPUFuncOp func, llvm::StringMap<Value> &arg);
 
@@ -536,34 +536,6 @@ private:
   Value chunkOffset(int64_t chunk, Value x) {
     return km.mul(km.xori(x, km.i32(chunk)), km.i32(8));
   }
-  int64_t passes() const { return kBlockKV * (D / 8) / threads; }
-
-  int64_t rowsPerPass() const { return threads / (D / 8); }
-
-  /// Key t of this thread's row of pass p in tile `tile` (sequence order).
-  Value keyOf(Value tile, int64_t p) {
-    return km.add(km.mul(tile, km.i32(kBlockKV)),
-                  km.add(copyRow, km.i32(p * rowsPerPass())));
-  }
-  /// Paged: the cache row (page·S + slot) of each of this thread's keys in
-  /// `tile`, from the block-table window (or the table). Keys are clamped
-  /// into [0, partLastKey] so that no page past the part's (in particular
-  /// no table entry past ceil(length / S)) is read.
-  SmallVector<Value> cacheRowsOf(Value tile, bool fromTable = false);
-  /// The block-table entries `pageIndex` (pages of the sequence): from the
-  /// window, or (`fromTable`, or a part of more pages than the window
-  /// holds: a block-uniform branch) from the table in global memory.
-  SmallVector<Value> lookupPages(ArrayRef<Value> pageIndex, bool fromTable);
-  /// groupedStart, `tile` wholly inside the length and S a power of two of
-  /// at least 16 keys (fastPages): the cache rows of `tile` with one page
-  /// lookup per 16 keys (the passes of an aligned 16-key group share their
-  /// page; the others' rows follow the first's), no clamp. `clampKeys`:
-  /// the groups' first keys clamped to partLastKey (prologue tiles past the
-  /// part, whose rows are computed but not used).
-  SmallVector<Value> groupedRowsOf(Value tile, bool fromTable,
-                                   bool clampKeys);
-  /// Whether tile `tile` lies wholly inside the length.
-  Value fullTile(Value tile);
   /// Issues the cp.async copies of K/V tile `tile` into stage `stage`
   /// (rows at or past the length zero-filled; `plain`: a tile wholly
   /// inside the length, copied without the zero-fill operand).
@@ -576,36 +548,17 @@ private:
 
   OpBuilder &b;
   Location loc;
-  KernelMath km;
   const KernelConfig &config;
   Type et;
-  int64_t D, Mw, stages, threads;
+  int64_t Mw, stages;
   bool paged, separateMerge;
-  /// Paged, the separate merge's split kernel (sm_90a; calls of at most
-  /// kSplitKVSeparateMergeMaxWorkUnits work units, whose blocks' start to
-  /// the first K/V copy is a large share of their time): full tiles take
-  /// one page lookup per 16 keys (groupedRowsOf) and copies without the
-  /// zero-fill operand; the prologue's table loads come before the
-  /// window's, which have no branch, and the window's first and last page
-  /// are shifts in a power-of-two branch. Measured on the H200
-  /// (docs/benchmarks.md, twenty-second session): 3-4% faster on GQA 8/1
-  /// B = 1 L = 8k/32k, 1-2% on 32/8 B = 1 L = 8k at S = 16, equal on the
-  /// longer parts. The fused kernel (calls that fill
-  /// the GPU) gained nothing beyond noise from the same forms: it keeps the
-  /// per-pass lookups and the window's loads first.
-  bool groupedStart;
 
-  // Block-wide values.
-  Value tid, lane, warp, batch, kvHead, length, scaleLog2e;
-  Value tileBegin, tileEnd, numKVHeads, seqKV, pageSize, tableRow;
-  Value pagePow2, pageShift; ///< S is a power of two, and log2(S)
-  Value fastPages; ///< groupedStart: S is a power of two of at least 16
-  /// Paged: the block-table window (shared i32[kTableWindow]), whether the
-  /// part's pages fit in it, the part's first page index and last key.
-  Value window, windowed, firstPage, partLastKey;
-  Value globalK, globalV, globalTable, kvHeadBase;
+  // Block-wide values (the page arithmetic's are DecodePageRows').
+  Value tid, lane, warp, batch, kvHead, scaleLog2e;
+  Value numKVHeads, seqKV;
+  Value globalK, globalV, kvHeadBase;
   Value sharedQ, sharedK, sharedV, firstGroup;
-  Value copyRow, copyChunk;
+  Value copyChunk;
   /// Paged: Hkv·D and h·D + chunk·8 (index), a cache row's element stride
   /// and this thread's offset in it.
   Value pagedRowStride, pagedHeadChunk;
@@ -615,128 +568,6 @@ private:
   TileCopier copier;
   SmallVector<SmallVector<Pairs>> queryInRegisters;
 };
-
-SmallVector<Value> SplitKernelBuilder::cacheRowsOf(Value tile,
-                                                   bool fromTable) {
-  // Page and slot of each key: shifts and masks when S is a power of two
-  // (a uniform branch; serving engines use such pages), else divisions.
-  // Keys are clamped to the part's last key, so that the page is one of the
-  // part's (in the window, when it holds them).
-  Value last = partLastKey;
-  SmallVector<Value> keys;
-  for (int64_t p = 0; p < passes(); ++p)
-    keys.push_back(km.maxsi(km.minsi(keyOf(tile, p), last), km.i32(0)));
-  // A fused kernel for pages of 2^k >= 64 slots (`_s64`): a tile's keys lie
-  // in one page, so one lookup a tile, the page of its first key clamped
-  // like the others (a clamped key stays in that page: the last key lies in
-  // the tile whenever the tile is issued, and a tile past it, computed in
-  // the prologue but not issued, takes the last key's page). Against a
-  // lookup a key: 9 global loads in the bf16 D = 128 kernel's PTX instead of
-  // 37, 183 registers instead of 200, and 0.992-0.999x the time at S = 64
-  // on GQA 8/1 B = 64 L = 1k and B = 128 L = 2k (docs/benchmarks.md,
-  // thirty-fourth and thirty-fifth sessions).
-  const int64_t constantS = config.decode.constantPageSize;
-  if (constantS >= kBlockKV && llvm::isPowerOf2_64(constantS)) {
-    Value first = km.maxsi(
-        km.minsi(km.mul(tile, km.i32(kBlockKV)), last), km.i32(0));
-    Value page = lookupPages(
-        {km.shru(first, km.i32(llvm::Log2_64(constantS)))}, fromTable)[0];
-    SmallVector<Value> rows;
-    for (Value key : keys)
-      rows.push_back(km.add(km.mul(page, km.i32(constantS)),
-                            km.andi(key, km.i32(constantS - 1))));
-    return rows;
-  }
-  SmallVector<Type> types(2 * passes(), b.getI32Type());
-  auto ifPow2 = scf::IfOp::create(b, loc, types, pagePow2, /*withElse=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifPow2.thenBlock());
-    SmallVector<Value> out;
-    Value mask = km.sub(pageSize, km.i32(1));
-    for (Value key : keys)
-      out.push_back(km.shru(key, pageShift));
-    for (Value key : keys)
-      out.push_back(km.andi(key, mask));
-    scf::YieldOp::create(b, loc, out);
-    b.setInsertionPointToStart(ifPow2.elseBlock());
-    out.clear();
-    for (Value key : keys)
-      out.push_back(km.divu(key, pageSize));
-    for (auto [p, key] : llvm::enumerate(keys))
-      out.push_back(km.sub(key, km.mul(out[p], pageSize)));
-    scf::YieldOp::create(b, loc, out);
-  }
-  SmallVector<Value> pageIndex(ifPow2.getResults().take_front(passes()));
-  SmallVector<Value> pages = lookupPages(pageIndex, fromTable);
-  SmallVector<Value> rows;
-  for (int64_t p = 0; p < passes(); ++p)
-    rows.push_back(
-        km.add(km.mul(pages[p], pageSize), ifPow2.getResult(passes() + p)));
-  return rows;
-}
-
-SmallVector<Value> SplitKernelBuilder::lookupPages(ArrayRef<Value> pageIndex,
-                                                   bool fromTable) {
-  auto globalPages = [&] {
-    SmallVector<Value> pages;
-    for (Value index : pageIndex)
-      pages.push_back(memref::LoadOp::create(
-          b, loc, globalTable,
-          ValueRange{km.toIndex(km.add(tableRow, index))}));
-    return pages;
-  };
-  if (fromTable)
-    return globalPages();
-  SmallVector<Type> pageTypes(pageIndex.size(), b.getI32Type());
-  auto ifWindow =
-      scf::IfOp::create(b, loc, pageTypes, windowed, /*withElse=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifWindow.thenBlock());
-    SmallVector<Value> fromWindow;
-    for (Value index : pageIndex)
-      fromWindow.push_back(memref::LoadOp::create(
-          b, loc, window, ValueRange{km.toIndex(km.sub(index, firstPage))}));
-    scf::YieldOp::create(b, loc, fromWindow);
-    b.setInsertionPointToStart(ifWindow.elseBlock());
-    scf::YieldOp::create(b, loc, globalPages());
-  }
-  return SmallVector<Value>(ifWindow.getResults());
-}
-
-Value SplitKernelBuilder::fullTile(Value tile) {
-  return km.cmp(arith::CmpIPredicate::sle,
-                km.mul(km.add(tile, km.i32(1)), km.i32(kBlockKV)), length);
-}
-
-SmallVector<Value> SplitKernelBuilder::groupedRowsOf(Value tile,
-                                                     bool fromTable,
-                                                     bool clampKeys) {
-  // Pass p holds keys 8·p + copyRow (D = 128: 8 rows a pass), so the passes
-  // of an aligned group of 16 keys lie in one page when S >= 16 is a power
-  // of two: the first one's page, the others' rows at fixed offsets.
-  const int64_t rowStep = rowsPerPass();
-  const int64_t group =
-      std::clamp<int64_t>(16 / rowStep, 1, passes()); // passes a page
-  Value mask = km.sub(pageSize, km.i32(1));
-  SmallVector<Value> pageIndex, slots;
-  for (int64_t p = 0; p < passes(); p += group) {
-    Value key = keyOf(tile, p);
-    if (clampKeys)
-      key = km.minsi(key, partLastKey);
-    pageIndex.push_back(km.shru(key, pageShift));
-    slots.push_back(km.andi(key, mask));
-  }
-  SmallVector<Value> pages = lookupPages(pageIndex, fromTable);
-  SmallVector<Value> rows;
-  for (auto [g, page] : llvm::enumerate(pages)) {
-    Value first = km.add(km.mul(page, pageSize), slots[g]);
-    for (int64_t i = 0; i < group; ++i)
-      rows.push_back(i == 0 ? first : km.add(first, km.i32(i * rowStep)));
-  }
-  return rows;
-}
 
 void SplitKernelBuilder::issueTile(Value tile, Value stage,
                                    ArrayRef<Value> rows, bool plain) {
@@ -1040,21 +871,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     // 0.974-0.991x the time on the H200). The separate merge's split kernel
     // is never built so: with the constant it measured up to 3.5% slower
     // (docs/benchmarks.md, thirtieth and thirty-first sessions).
-    pageSize = config.decode.constantPageSize
-                   ? km.i32(config.decode.constantPageSize)
-                   : arg["S"];
-    tableRow = km.mul(batch, arg["M"]);
-    // S = 2^k: k is the exponent field of S as an f32 (exact below 2^24).
-    pagePow2 = km.cmp(arith::CmpIPredicate::eq,
-                      km.andi(pageSize, km.sub(pageSize, km.i32(1))), km.i32(0));
-    Value asFloat = arith::BitcastOp::create(
-        b, loc, b.getI32Type(),
-        arith::UIToFPOp::create(b, loc, b.getF32Type(), pageSize));
-    pageShift = km.sub(km.shru(asFloat, km.i32(23)), km.i32(127));
-    if (groupedStart)
-      fastPages = arith::AndIOp::create(
-          b, loc, pagePow2,
-          km.cmp(arith::CmpIPredicate::sge, pageSize, km.i32(16)));
+    setPageSize(arg["S"], batch, arg["M"]);
   } else {
     seqKV = arg["Nk"];
     kvHeadBase = arith::MulIOp::create(
@@ -1081,7 +898,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
 
   copier = makeTileCopier(km, tid, D, threads);
   copyChunk = km.andi(tid, km.i32(D / 8 - 1));
-  copyRow = km.shru(tid, km.i32(llvm::Log2_64(D / 8)));
+  copyRow = copyRowOf(tid);
   if (paged) { // Hkv·D and h·D + 8·chunk fit in 32 bits
     pagedRowStride = km.toIndex(km.mul(numKVHeads, km.i32(D)));
     pagedHeadChunk = km.toIndex(km.add(km.mul(kvHead, km.i32(D)),
@@ -1127,46 +944,12 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   if (paged) {
     window = view(b.getI32Type(),
                   queryBytes + 2 * elementBytes * ringElements, kTableWindow);
-    partLastKey = km.sub(km.minsi(km.mul(tileEnd, km.i32(kBlockKV)), length),
-                         km.i32(1));
+    setPartLastKey();
   }
   auto loadWindow = [&] {
-    Value lastPage;
-    if (groupedStart) {
-      // Shifts when S is a power of two, divisions only when not.
-      Value firstKey = km.mul(tileBegin, km.i32(kBlockKV));
-      auto ifPow2 = scf::IfOp::create(
-          b, loc, TypeRange{b.getI32Type(), b.getI32Type()}, pagePow2,
-          /*withElse=*/true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifPow2.thenBlock());
-      scf::YieldOp::create(b, loc,
-                           ValueRange{km.shru(firstKey, pageShift),
-                                      km.shru(partLastKey, pageShift)});
-      b.setInsertionPointToStart(ifPow2.elseBlock());
-      scf::YieldOp::create(b, loc,
-                           ValueRange{km.divu(firstKey, pageSize),
-                                      km.divu(partLastKey, pageSize)});
-      firstPage = ifPow2.getResult(0);
-      lastPage = ifPow2.getResult(1);
-    } else {
-      auto pageOf = [&](Value key) {
-        return km.select(pagePow2, km.shru(key, pageShift),
-                         km.divu(key, pageSize));
-      };
-      firstPage = pageOf(km.mul(tileBegin, km.i32(kBlockKV)));
-      lastPage = pageOf(partLastKey);
-    }
-    windowPages = km.add(km.sub(lastPage, firstPage), km.i32(1));
-    windowed = km.cmp(P::sle, windowPages, km.i32(kTableWindow));
+    windowPages = setWindowBounds();
     auto entryLoad = [&](int64_t i) {
-      Value entry = km.minsi(km.add(tid, km.i32(i * threads)),
-                             km.sub(windowPages, km.i32(1)));
-      return memref::LoadOp::create(
-                 b, loc, globalTable,
-                 ValueRange{
-                     km.toIndex(km.add(tableRow, km.add(firstPage, entry)))})
-          .getResult();
+      return windowEntry(tid, i, windowPages);
     };
     if (groupedStart) {
       for (int64_t i = 0; i < kTableWindow / threads; ++i)
@@ -1193,12 +976,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   SmallVector<SmallVector<Value>> prologueRows(stages);
   Value prologueFast;
   if (groupedStart) {
-    // The prologue's tiles are all wholly inside the length iff the last
-    // one it issues is.
-    Value lastIssued = km.sub(
-        km.minsi(km.add(tileBegin, km.i32(stages - 1)), tileEnd), km.i32(1));
-    prologueFast = fullTile(lastIssued);
-    prologueFast = arith::AndIOp::create(b, loc, fastPages, prologueFast);
+    prologueFast = DecodePageRows::prologueFast(stages);
     SmallVector<Type> types((stages - 1) * passes(), b.getI32Type());
     auto ifFast = scf::IfOp::create(b, loc, types, prologueFast,
                                     /*withElse=*/true);
