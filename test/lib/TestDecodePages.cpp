@@ -41,6 +41,7 @@
 
 #include "flash/Conversion/FlashToNVGPU/SM80/DecodePages.h"
 #include "flash/Target/SplitKV.h"
+#include "HarnessDeclaration.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -108,18 +109,16 @@ void TestDecodePagesPass::runOnOperation() {
   if (pageSize < 0 || stages < 2 || (grouped && pageSize))
     return fail("page-size must be 0 or more (0 with grouped), stages 2 or "
                 "more");
-  auto func = module.lookupSymbol<func::FuncOp>("flash_decode_pages");
-  if (!func || !func.isDeclaration())
-    return fail("the module must declare @flash_decode_pages");
   Type i32 = IntegerType::get(ctx, 32);
   Type flat = MemRefType::get({ShapedType::kDynamic}, i32);
-  auto expected = FunctionType::get(
-      ctx, {flat, flat, flat, i32, i32, i32, i32, i32, i32, i32}, {});
-  if (func.getFunctionType() != expected) {
-    std::string type;
-    llvm::raw_string_ostream(type) << expected;
-    return fail("@flash_decode_pages must have type " + type);
-  }
+  std::string error;
+  func::FuncOp func = harnessDeclaration(
+      module, "flash_decode_pages",
+      FunctionType::get(
+          ctx, {flat, flat, flat, i32, i32, i32, i32, i32, i32, i32}, {}),
+      error);
+  if (!func)
+    return fail(error);
 
   Location loc = func.getLoc();
   Block *entry = func.addEntryBlock();

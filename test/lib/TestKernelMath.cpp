@@ -41,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
+#include "HarnessDeclaration.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -694,11 +695,8 @@ void TestKernelMathPass::runOnOperation() {
   };
   KernelConfig config;
   config.name = "flash_kernel_math";
-  if (elementType == "bf16")
-    config.elementType = BFloat16Type::get(ctx);
-  else if (elementType == "f16")
-    config.elementType = Float16Type::get(ctx);
-  else
+  config.elementType = harnessElementType(ctx, elementType);
+  if (!config.elementType)
     return fail("element-type must be f16 or bf16");
   KernelMathHarness::Form harnessForm;
   if (form == "sm80")
@@ -745,24 +743,21 @@ void TestKernelMathPass::runOnOperation() {
     return fail("head-dim and block-kv must be multiples of 16, block-q of "
                 "16·warps (of 32 for layout=row)");
 
-  auto func = module.lookupSymbol<func::FuncOp>(config.name);
-  if (!func || !func.isDeclaration())
-    return fail("the module must declare @flash_kernel_math");
   Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
   auto flat = [&](Type element) {
     return MemRefType::get({ShapedType::kDynamic}, element);
   };
   Type et = config.elementType;
-  auto expected = FunctionType::get(
-      ctx,
-      {flat(et), flat(et), flat(et), flat(i32), flat(f32), i32, i32, i32, i32,
-       i32, f32},
-      {});
-  if (func.getFunctionType() != expected) {
-    std::string type;
-    llvm::raw_string_ostream(type) << expected;
-    return fail("@flash_kernel_math must have type " + type);
-  }
+  std::string error;
+  func::FuncOp func = harnessDeclaration(
+      module, config.name,
+      FunctionType::get(ctx,
+                        {flat(et), flat(et), flat(et), flat(i32), flat(f32),
+                         i32, i32, i32, i32, i32, f32},
+                        {}),
+      error);
+  if (!func)
+    return fail(error);
   OpBuilder b(ctx);
   KernelMathHarness(b, func.getLoc(), config, harnessForm,
                     output == "staged", rowLayout)

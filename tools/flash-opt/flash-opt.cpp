@@ -21,6 +21,7 @@ void registerTestVisibleRangesPass();
 void registerTestSplitKVPass();
 void registerTestTensorMemoryPass();
 void registerTestDecodePagesPass();
+void registerTestDecodeMergePass();
 } // namespace mlir::flash
 
 int main(int argc, char **argv) {
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
   mlir::flash::registerTestVisibleRangesPass();
   mlir::flash::registerTestSplitKVPass();
   mlir::flash::registerTestDecodePagesPass();
+  mlir::flash::registerTestDecodeMergePass();
   mlir::flash::registerTestTensorMemoryPass();
 
   mlir::DialectRegistry registry;

@@ -896,6 +896,53 @@ def _tail(s, n=3000):
     return s if len(s) <= n else "...\n" + s[-n:]
 
 
+def run_harness_module(module_text: str, stem: str, pargs, flash_opt: str, prints_per_case: int,
+                       num_cases: int, timeout: float = 300.0, workdir: Optional[str] = None):
+    """A test harness's module (``flash-opt <module> <pargs> | mlir-runner``)
+    whose ``main`` prints ``prints_per_case`` memrefs for each of
+    ``num_cases`` cases: ``(outputs, error, tmp, reproducer)``, per case the
+    printed values, or an error message when a step failed. The module, the
+    lowered module and the runner's output are in ``tmp``."""
+    tmp = workdir or tempfile.mkdtemp(prefix="flash_%s_" % stem)
+    os.makedirs(tmp, exist_ok=True)
+    mlir_path = os.path.join(tmp, stem + ".mlir")
+    with open(mlir_path, "w") as f:
+        f.write(module_text)
+    reproducer = "%s %s %s | %s %s" % (flash_opt, mlir_path, " ".join(shlex.quote(a) for a in pargs),
+                                       MLIR_RUNNER, " ".join(RUNNER_ARGS))
+    text, problem, _ = _compile_and_run(flash_opt, mlir_path, pargs, stem, timeout)
+    if problem:
+        return None, "%s\nreproducer: %s" % (problem, reproducer), tmp, reproducer
+    blocks = parse_memref_prints(text)
+    if len(blocks) != prints_per_case * num_cases:
+        return None, "expected %d printed memrefs, found %d" % (
+            prints_per_case * num_cases, len(blocks)), tmp, reproducer
+    outputs = [tuple(blocks[prints_per_case * k + i].values for i in range(prints_per_case))
+               for k in range(num_cases)]
+    return outputs, None, tmp, reproducer
+
+
+def check_harness_cases(cases, executed, check, workdir: Optional[str] = None):
+    """``(results, error)`` of run_harness_module's ``executed`` result: per
+    case ``(ok, message)`` from ``check(case, *printed)``, which returns a
+    list of errors. The files go when every case passed (unless kept in
+    ``workdir``); a failure's message names them and the reproducer."""
+    outputs, error, tmp, reproducer = executed
+    if error:
+        return None, error
+    results = []
+    for c, out in zip(cases, outputs):
+        errors = check(c, *out)
+        results.append((not errors, "%s: %s" % (c.short_id(), "; ".join(errors[:8]) or "ok")))
+    if all(ok for ok, _ in results):
+        if workdir is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        results = [(ok, msg if ok else msg + "\nfiles in %s; reproducer: %s" % (tmp, reproducer))
+                   for ok, msg in results]
+    return results, None
+
+
 def print_results(results, error) -> int:
     """A command line's report of ``(results, error)`` as the harnesses'
     ``run`` return them: the error, or a PASS/FAIL line a case; the exit

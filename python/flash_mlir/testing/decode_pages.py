@@ -21,16 +21,13 @@ Command line (with ``PYTHONPATH=python``)::
 import argparse
 import dataclasses
 import os
-import shlex
-import shutil
 import sys
-import tempfile
 from typing import List, Optional, Sequence
 
 import numpy as np
 
-from flash_mlir.testing.cpu_case import (MLIR_RUNNER, RUNNER_ARGS, _compile_and_run,
-                                         parse_memref_prints, print_results)
+from flash_mlir.testing.cpu_case import (check_harness_cases, print_results,
+                                         run_harness_module)
 
 LOWERING = ["--convert-scf-to-cf", "--finalize-memref-to-llvm", "--convert-to-llvm",
             "--reconcile-unrealized-casts"]
@@ -265,47 +262,17 @@ def check_case(cfg: PagesConfig, c: PagesCase, out: np.ndarray, window: np.ndarr
 
 def execute(cfg: PagesConfig, cases: Sequence[PagesCase], flash_opt: str,
             timeout: float = 300.0, workdir: Optional[str] = None):
-    """Compile and run every case of ``cfg`` in one module: ``(outputs, error,
-    tmp, reproducer)``, per case the printed (out, window), or an error
-    message when flash-opt or mlir-runner failed (the module, the lowered
-    module and the runner's output are kept in ``tmp``)."""
-    tmp = workdir or tempfile.mkdtemp(prefix="flash_decode_pages_")
-    os.makedirs(tmp, exist_ok=True)
-    mlir_path = os.path.join(tmp, "decode_pages.mlir")
-    with open(mlir_path, "w") as f:
-        f.write(render_module(cfg, cases))
-    pargs = [cfg.pass_option()] + LOWERING
-    reproducer = "%s %s %s | %s %s" % (flash_opt, mlir_path, " ".join(shlex.quote(a) for a in pargs),
-                                       MLIR_RUNNER, " ".join(RUNNER_ARGS))
-    text, problem, _ = _compile_and_run(flash_opt, mlir_path, pargs, "decode_pages", timeout)
-    if problem:
-        return None, "%s\nreproducer: %s" % (problem, reproducer), tmp, reproducer
-    blocks = parse_memref_prints(text)
-    if len(blocks) != 2 * len(cases):
-        return None, "expected %d printed memrefs, found %d" % (
-            2 * len(cases), len(blocks)), tmp, reproducer
-    outputs = [(blocks[2 * n].values, blocks[2 * n + 1].values) for n in range(len(cases))]
-    return outputs, None, tmp, reproducer
+    """Compile and run every case in one module: ``(outputs, error, tmp,
+    reproducer)``, per case the printed (out, window)."""
+    return run_harness_module(render_module(cfg, cases), "decode_pages", [cfg.pass_option()] + LOWERING,
+                              flash_opt, 2, len(cases), timeout, workdir)
 
 
 def run(cfg: PagesConfig, cases: Sequence[PagesCase], flash_opt: str,
         timeout: float = 300.0, workdir: Optional[str] = None):
-    """Run and check every case of ``cfg``: ``(results, error)``, per case
-    ``(ok, message)``, or an error message when flash-opt or mlir-runner failed."""
-    outputs, error, tmp, reproducer = execute(cfg, cases, flash_opt, timeout, workdir)
-    if error:
-        return None, error
-    results = []
-    for c, (out, window) in zip(cases, outputs):
-        errors = check_case(cfg, c, out, window)
-        results.append((not errors, "%s: %s" % (c.short_id(), "; ".join(errors[:8]) or "ok")))
-    if all(ok for ok, _ in results):
-        if workdir is None:
-            shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        results = [(ok, msg if ok else msg + "\nfiles in %s; reproducer: %s" % (tmp, reproducer))
-                   for ok, msg in results]
-    return results, None
+    """Run and check every case: ``(results, error)``, per case ``(ok, message)``."""
+    return check_harness_cases(cases, execute(cfg, cases, flash_opt, timeout, workdir),
+                               lambda c, *out: check_case(cfg, c, *out), workdir)
 
 
 def standard_cases(cfg: PagesConfig, seed: int = 0) -> List[PagesCase]:

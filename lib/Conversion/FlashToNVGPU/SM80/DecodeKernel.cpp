@@ -57,6 +57,7 @@
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
 #include "flash/Conversion/FlashToNVGPU/KernelForm.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/AsyncCopy.h"
+#include "flash/Conversion/FlashToNVGPU/SM80/DecodeMerge.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/DecodePages.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/MMA.h"
 #include "flash/Dialect/Flash/Transforms/VisibleKV.h"
@@ -270,16 +271,6 @@ SequenceSplit sequenceSplit(KernelMath &km, const KernelConfig &config,
           parts.tilesPerSplit};
 }
 
-//===----------------------------------------------------------------------===//
-// Merging the parts of an output row (one warp)
-//===----------------------------------------------------------------------===//
-
-/// Where output rows and the partials live.
-struct OutputRows {
-  Value o, lse;                     ///< flat i32 (pairs) and f32 memrefs; lse may be null
-  Value partialO, partialLse;       ///< raw pointers (f32), read past L1
-};
-
 OutputRows outputRows(KernelMath &km, const KernelConfig &config,
                       llvm::StringMap<Value> &arg) {
   OpBuilder &b = km.b;
@@ -289,12 +280,19 @@ OutputRows outputRows(KernelMath &km, const KernelConfig &config,
               : Value(),
           arg["partial_o"], arg["partial_lse"]};
 }
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Merging the parts of an output row (one warp; SM80/DecodeMerge.h)
+//===----------------------------------------------------------------------===//
+
+namespace mlir::flash::sm80 {
 
 /// Lane `lane` of a warp writes its Dv/32 consecutive columns of O's row
 /// `flatRow` (16-bit pairs) and, from lane 0, its LSE.
-void writeOutputRow(KernelMath &km, const KernelConfig &config,
-                    const OutputRows &out, Value lane, Value flatRow,
-                    ArrayRef<Value> o, Value lse) {
+static void writeOutputRow(KernelMath &km, const KernelConfig &config,
+                           const OutputRows &out, Value lane, Value flatRow,
+                           ArrayRef<Value> o, Value lse) {
   using P = arith::CmpIPredicate;
   OpBuilder &b = km.b;
   Location loc = km.loc;
@@ -317,7 +315,8 @@ void writeOutputRow(KernelMath &km, const KernelConfig &config,
 
 /// A load from global memory that bypasses L1 (ld.volatile.global): another
 /// block wrote it during this launch.
-Value loadPastL1(KernelMath &km, Type type, Value pointer, Value element) {
+static Value loadPastL1(KernelMath &km, Type type, Value pointer,
+                        Value element) {
   OpBuilder &b = km.b;
   Value address = LLVM::GEPOp::create(
       b, km.loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
@@ -335,7 +334,7 @@ Value loadPastL1(KernelMath &km, Type type, Value pointer, Value element) {
 /// about 96 registers a lane hold (Dv/32 + 1 words a part): 32 at Dv = 64,
 /// 16 at 128, 8 at 256, so that the group and the groups of a two-level
 /// merge (at most 16 parts at Dv ≤ 128) take one round trip a row.
-int64_t mergeBatch(int64_t valueDim) {
+static int64_t mergeBatch(int64_t valueDim) {
   int64_t words = valueDim / 32 + 1;
   int64_t batch = 8;
   while (batch < 32 && 2 * batch * words <= 96)
@@ -347,24 +346,7 @@ int64_t mergeBatch(int64_t valueDim) {
 constexpr int64_t kMergeDirect = kSplitKVMergeDirect;
 constexpr int64_t kMergeGroup = kSplitKVMergeGroup;
 
-/// Where a merge writes its result: the output row (O in the element type,
-/// LSE), or (the first level of a two-level merge) the partial slot of
-/// part `toPart`, normalised O and LSE in f32 like a split's partial.
-struct MergeTarget {
-  Value toPart; ///< null: the output row
-};
-
-/// The parts first, first + stride, ..., first + (count − 1)·stride
-/// (count >= 1) of row `flatRow` merged by one warp, in one pass with a
-/// running maximum (as the online softmax):
-///   m = max_s LSE_s,  O = Σ_s w_s·O_s / Σ_s w_s,  w_s = exp(LSE_s − m),
-///   LSE = m + ln Σ_s w_s
-/// each batch of mergeBatch(Dv) parts loaded together (LSEs and O rows),
-/// the sums so far rescaled by exp(m_old − m_new) when a batch raises the
-/// maximum: one round trip to memory a batch, none for a separate maximum.
-/// A part whose rows saw no key has LSE_s = −inf and weight 0 (its O_s is 0,
-/// never NaN); if no part saw a key, O = 0 and LSE = −inf. Parts past
-/// `count` in the last batch are not read (weight 0).
+// Documented in SM80/DecodeMerge.h.
 void buildMergeRow(KernelMath &km, const KernelConfig &config,
                    const OutputRows &out, Value lane, Value flatRow,
                    Value first, Value count, Value stride, Value allRows,
@@ -503,6 +485,30 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
     LLVM::StoreOp::create(b, loc, lse, lseAddress, 4);
   });
 }
+
+MergeGroups buildMergeGroups(KernelMath &km, Value numSplits) {
+  using P = arith::CmpIPredicate;
+  Value twoLevel = km.cmp(P::sgt, numSplits, km.i32(kMergeDirect));
+  // Balanced groups: ⌈n / ⌈n / kMergeGroup⌉⌉ parts each, the last
+  // group non-empty.
+  Value groupSize = km.select(
+      twoLevel,
+      km.divu(km.add(numSplits,
+                     km.sub(km.divu(km.add(numSplits,
+                                           km.i32(kMergeGroup - 1)),
+                                    km.i32(kMergeGroup)),
+                            km.i32(1))),
+              km.divu(km.add(numSplits, km.i32(kMergeGroup - 1)),
+                      km.i32(kMergeGroup))),
+      numSplits);
+  Value numGroups = km.divu(km.add(numSplits, km.sub(groupSize, km.i32(1))),
+                            groupSize);
+  return {twoLevel, groupSize, numGroups};
+}
+
+} // namespace mlir::flash::sm80
+
+namespace {
 
 //===----------------------------------------------------------------------===//
 // The split kernel
@@ -1371,21 +1377,9 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   km.ifLanes(km.cmp(P::sge, split.numSplits, km.i32(2)), [&] {
     gpu::BarrierOp::create(b, loc);
     Value numSplits = split.numSplits;
-    Value twoLevel = km.cmp(P::sgt, numSplits, km.i32(kMergeDirect));
-    // Balanced groups: ⌈n / ⌈n / kMergeGroup⌉⌉ parts each, the last
-    // group non-empty.
-    Value groupSize = km.select(
-        twoLevel,
-        km.divu(km.add(numSplits,
-                       km.sub(km.divu(km.add(numSplits,
-                                             km.i32(kMergeGroup - 1)),
-                                      km.i32(kMergeGroup)),
-                              km.i32(1))),
-                km.divu(km.add(numSplits, km.i32(kMergeGroup - 1)),
-                        km.i32(kMergeGroup))),
-        numSplits);
-    Value numGroups = km.divu(km.add(numSplits, km.sub(groupSize, km.i32(1))),
-                              groupSize);
+    MergeGroups groups = buildMergeGroups(km, numSplits);
+    Value twoLevel = groups.twoLevel, groupSize = groups.groupSize,
+          numGroups = groups.numGroups;
     Value group = km.divu(part, groupSize);
     Value groupFirst = km.mul(group, groupSize);
     Value groupCount = km.minsi(groupSize, km.sub(numSplits, groupFirst));

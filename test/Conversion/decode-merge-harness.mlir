@@ -1,0 +1,44 @@
+// RUN: flash-opt %s --flash-test-decode-merge | FileCheck %s
+// RUN: flash-opt %s --flash-test-decode-merge="lse=0 head-dim=64 element-type=f16" | FileCheck %s --check-prefix=NOLSE
+// RUN: not flash-opt %s --flash-test-decode-merge="head-dim=96" 2>&1 | FileCheck %s --check-prefix=BADDIM
+// RUN: not flash-opt %s --flash-test-decode-merge="element-type=f32" 2>&1 | FileCheck %s --check-prefix=BADTYPE
+
+// flash-test-decode-merge (test/lib/TestDecodeMerge.cpp) defines the declared
+// @flash_decode_merge with the decode kernels' merge of parts (buildMergeRow,
+// SM80/DecodeMerge.h) in the kernels' scalar form, its two NVVM operations
+// replaced by the host's (python/tests/test_decode_merge.py runs it).
+
+// CHECK-LABEL: func.func private @flash_decode_merge(
+// CHECK-NOT: nvvm.
+// CHECK-NOT: llvm.call_intrinsic
+// The partials as the kernels read them: volatile loads of global pointers.
+// CHECK: llvm.inttoptr %{{.+}} : i64 to !llvm.ptr<1>
+// CHECK: scf.if
+// The first level's loads, weights (exp2 on the host) and the group's slot.
+// CHECK: llvm.load volatile %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: llvm.load volatile %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.intr.exp2(%{{.+}}) : (f32) -> f32
+// CHECK: llvm.intr.log2(%{{.+}}) : (f32) -> f32
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// The output row: O as 16-bit pairs in 32-bit words, the LSE.
+// CHECK: arith.truncf %{{.+}} : vector<2xf32> to vector<2xbf16>
+// CHECK: memref.store %{{.+}}, %arg2[%{{.+}}] : memref<?xi32>
+// CHECK: memref.store %{{.+}}, %arg3[%{{.+}}] : memref<?xf32>
+// CHECK-NOT: nvvm.
+// CHECK: return
+
+// Without the LSE nothing is stored into %arg3; D = 64: two columns a lane.
+// NOLSE-LABEL: func.func private @flash_decode_merge(
+// NOLSE-NOT: %arg3[
+// NOLSE: llvm.load volatile %{{.+}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
+// NOLSE-NOT: %arg3[
+// NOLSE: arith.truncf %{{.+}} : vector<2xf32> to vector<2xf16>
+// NOLSE-NOT: %arg3[
+// NOLSE: return
+
+// BADDIM: flash-test-decode-merge: head-dim must be 64, 128 or 256 (the decode kernels')
+// BADTYPE: flash-test-decode-merge: element-type must be f16 or bf16
+
+module {
+  func.func private @flash_decode_merge(memref<?xf32>, memref<?xf32>, memref<?xi32>, memref<?xf32>, i32, i32)
+}

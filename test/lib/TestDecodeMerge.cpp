@@ -1,0 +1,203 @@
+//===- TestDecodeMerge.cpp - the decode kernels' merge, on the CPU -------===//
+//
+// flash-test-decode-merge gives a body to the function @flash_decode_merge
+// that the module declares,
+//
+//   func.func private @flash_decode_merge(
+//       %partial_o: memref<?xf32>, %partial_lse: memref<?xf32>,
+//       %o: memref<?xi32>, %lse: memref<?xf32>, %num_splits: i32, %rows: i32)
+//
+// which merges the `num_splits` parts of each of `rows` output rows (part p
+// of row r: partial row p·rows + r, its Dv columns of O normalised, f32, and
+// its LSE) the way the split kernels' fused merge does, with the SAME
+// builder code (buildMergeRow and buildMergeGroups, SM80/DecodeMerge.h, in
+// the kernels' form: scalar, one lane at a time): in one level, or with more
+// than kSplitKVMergeDirect parts in two, each group into the partial slot of
+// its first part, then the groups into the output row. O is written as
+// 16-bit pairs (32-bit words), LSE when `lse`. The lanes of a warp run one
+// after another, lane 31 first, so that lane 0's LSE store into a group's
+// slot follows every lane's reads of it (the kernel's __syncwarp). What
+// stays out: which block merges (the counters), and the hardware's
+// ex2.approx and lg2.approx, here the host's exp2 and log2 (the only NVVM
+// operations of the merge; the harness replaces them and refuses any
+// other). python/tests/test_decode_merge.py runs it against a float64 merge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Conversion/FlashToNVGPU/SM80/DecodeMerge.h"
+#include "flash/Target/SplitKV.h"
+#include "HarnessDeclaration.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+using namespace mlir::flash;
+using namespace mlir::flash::sm80;
+
+namespace {
+
+struct TestDecodeMergePass
+    : public PassWrapper<TestDecodeMergePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestDecodeMergePass)
+  TestDecodeMergePass() = default;
+  TestDecodeMergePass(const TestDecodeMergePass &other)
+      : PassWrapper(other) {}
+
+  StringRef getArgument() const final { return "flash-test-decode-merge"; }
+  StringRef getDescription() const final {
+    return "Define @flash_decode_merge: the decode kernels' merge of parts "
+           "(buildMergeRow) on the CPU, for running under mlir-runner (test "
+           "only)";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, func::FuncDialect,
+                    LLVM::LLVMDialect, memref::MemRefDialect,
+                    NVVM::NVVMDialect, scf::SCFDialect,
+                    vector::VectorDialect>();
+  }
+
+  Option<std::string> elementType{*this, "element-type",
+                                  llvm::cl::desc("f16 or bf16"),
+                                  llvm::cl::init("bf16")};
+  Option<int64_t> headDim{*this, "head-dim", llvm::cl::desc("Dv"),
+                          llvm::cl::init(128)};
+  Option<bool> writesLse{*this, "lse", llvm::cl::desc("write the LSE"),
+                         llvm::cl::init(true)};
+
+  void runOnOperation() override;
+};
+
+void TestDecodeMergePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  auto fail = [&](const Twine &message) {
+    module.emitError("flash-test-decode-merge: ") << message;
+    signalPassFailure();
+  };
+  KernelConfig config;
+  config.elementType = harnessElementType(ctx, elementType);
+  if (!config.elementType)
+    return fail("element-type must be f16 or bf16");
+  if (headDim != 64 && headDim != 128 && headDim != 256)
+    return fail("head-dim must be 64, 128 or 256 (the decode kernels')");
+  config.headDim = headDim;
+  config.writesLse = writesLse;
+
+  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
+  auto flat = [&](Type element) {
+    return MemRefType::get({ShapedType::kDynamic}, element);
+  };
+  std::string error;
+  func::FuncOp func = harnessDeclaration(
+      module, "flash_decode_merge",
+      FunctionType::get(
+          ctx, {flat(f32), flat(f32), flat(i32), flat(f32), i32, i32}, {}),
+      error);
+  if (!func)
+    return fail(error);
+
+  Location loc = func.getLoc();
+  Block *entry = func.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockBegin(entry);
+  KernelMath km{b, loc}; // the kernels' (scalar) form
+  // The partials as the kernels see them: global pointers.
+  auto pointerOf = [&](Value memref) -> Value {
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    return LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(ctx, 1),
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), address)
+            .getResult());
+  };
+  OutputRows out{entry->getArgument(2),
+                 writesLse ? entry->getArgument(3) : Value(),
+                 pointerOf(entry->getArgument(0)),
+                 pointerOf(entry->getArgument(1))};
+  Value numSplits = entry->getArgument(4), rows = entry->getArgument(5);
+
+  auto forEach = [&](Value lb, Value ub, function_ref<void(Value)> body) {
+    auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    body(loop.getInductionVar());
+  };
+  // The warp's lanes, 31 first (see the file's comment).
+  auto eachLane = [&](function_ref<void(Value lane)> body) {
+    forEach(km.i32(0), km.i32(32), [&](Value i) {
+      body(km.sub(km.i32(31), i));
+    });
+  };
+  MergeGroups groups = buildMergeGroups(km, numSplits);
+  forEach(km.i32(0), rows, [&](Value row) {
+    auto ifTwo = scf::IfOp::create(b, loc, groups.twoLevel,
+                                   /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    // Two levels: each group into its first part's slot, then the groups.
+    b.setInsertionPoint(ifTwo.thenBlock()->getTerminator());
+    forEach(km.i32(0), groups.numGroups, [&](Value group) {
+      Value first = km.mul(group, groups.groupSize);
+      Value count = km.minsi(groups.groupSize, km.sub(numSplits, first));
+      eachLane([&](Value lane) {
+        buildMergeRow(km, config, out, lane, row, first, count, km.i32(1),
+                      rows, MergeTarget{first});
+      });
+    });
+    eachLane([&](Value lane) {
+      buildMergeRow(km, config, out, lane, row, km.i32(0), groups.numGroups,
+                    groups.groupSize, rows, MergeTarget{});
+    });
+    // One level.
+    b.setInsertionPoint(ifTwo.elseBlock()->getTerminator());
+    eachLane([&](Value lane) {
+      buildMergeRow(km, config, out, lane, row, km.i32(0), numSplits,
+                    km.i32(1), rows, MergeTarget{});
+    });
+  });
+  func::ReturnOp::create(b, loc);
+
+  // The host's forms of the merge's NVVM operations.
+  SmallVector<Operation *> device;
+  func.walk([&](Operation *op) {
+    if (isa_and_present<NVVM::NVVMDialect>(op->getDialect()) ||
+        isa<LLVM::CallIntrinsicOp, LLVM::InlineAsmOp>(op))
+      device.push_back(op);
+  });
+  bool unknown = false;
+  for (Operation *op : device) {
+    if (isa<NVVM::SyncWarpOp>(op)) {
+      op->erase(); // the lanes run one after another
+      continue;
+    }
+    Value host;
+    if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+      OpBuilder at(op);
+      if (call.getIntrin() == "llvm.nvvm.ex2.approx.ftz.f")
+        host = LLVM::Exp2Op::create(at, op->getLoc(), call.getOperand(0));
+      else if (call.getIntrin() == "llvm.nvvm.lg2.approx.ftz.f")
+        host = LLVM::Log2Op::create(at, op->getLoc(), call.getOperand(0));
+    }
+    if (!host) {
+      op->emitError("flash-test-decode-merge: no host form for ") << *op;
+      unknown = true;
+      continue;
+    }
+    op->getResult(0).replaceAllUsesWith(host);
+    op->erase();
+  }
+  if (unknown)
+    signalPassFailure();
+}
+
+} // namespace
+
+namespace mlir::flash {
+void registerTestDecodeMergePass() { PassRegistration<TestDecodeMergePass>(); }
+} // namespace mlir::flash
