@@ -38,7 +38,9 @@ for v in sep16g grp16; do
   FLASH_DECODE_EXP=$v $C --out "$out/$v" --arch sm_90a $one > /dev/null
 done
 cp build/lib/libflash_runtime.so "$out/lib/"
-cp scripts/bench/device-run.sh "$here/run4.sh" "$here/run5.sh" "$out/"
+# The thirty-fifth session's run scripts, unchanged (only their diffs moved here).
+cp scripts/bench/device-run.sh docs/results/lead-h200-2026-12-04-s35/run4.sh \
+  docs/results/lead-h200-2026-12-04-s35/run5.sh "$out/"
 find "$out" \( -name '*.mlir' -o -name '*.ptx' \) -delete
 find "$out" -name __pycache__ -prune -exec rm -rf {} +
 du -sh "$out"
