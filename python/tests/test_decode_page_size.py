@@ -2,7 +2,9 @@
 fused-page-sizes; compile --fused-page-sizes), without a GPU: the kernels a
 plan lists, and which of them the launch plan gives blocks to for a call of
 each page size, through the C ABI (the kernel with S a constant runs instead
-of the one for any S; the separate merge's kernels take every S)."""
+of the one for any S: the fused split kernels `_s<S>` on calls that fill the
+GPU, the separate merge's split kernel `_separate_s<S>` for S = 2^k >= 16 on
+calls of at most 8 work units)."""
 
 import json
 import pathlib
@@ -53,7 +55,8 @@ def test_sm90a_plan_lists_the_page_kernels(plans):
     plan = bundle.plan
     assert errors(plan, SCHEMA) == []
     assert [k["name"] for k in plan["kernels"]] == [
-        name, name + "_separate", name + "_merge", name + "_s16", name + "_s64"]
+        name, name + "_separate", name + "_separate_s16", name + "_separate_s64",
+        name + "_merge", name + "_s16", name + "_s64"]
     assert {tuple(k["description"]["fused_page_sizes"]) for k in plan["kernels"]} == {(16, 64)}
     for kernel in plan["kernels"]:
         for cubin in kernel["files"]["cubins"].values():
@@ -61,7 +64,9 @@ def test_sm90a_plan_lists_the_page_kernels(plans):
     # The page kernels are the split kernel's code with S a constant: same
     # shape of launch (threads, shared memory, arguments) as the split kernel.
     first = plan["kernels"][0]
-    for kernel in plan["kernels"][3:]:
+    for kernel in plan["kernels"]:
+        if not kernel["name"].startswith((name + "_s", name + "_separate")):
+            continue
         assert (kernel["block"], kernel["dynamic_shared_memory"],
                 [a["name"] for a in kernel["args"]]) == \
             (first["block"], first["dynamic_shared_memory"], [a["name"] for a in first["args"]])
@@ -70,16 +75,19 @@ def test_sm90a_plan_lists_the_page_kernels(plans):
                 and c["check"][0] == "eq"]
 
 
-@pytest.mark.parametrize("page_size,kernel", [(16, "_s16"), (64, "_s64"), (32, ""), (1, ""),
-                                              (256, ""), (48, "")])
-def test_a_call_runs_the_kernel_of_its_page_size(plans, page_size, kernel):
+@pytest.mark.parametrize("page_size,kernel,separate", [
+    (16, "_s16", "_s16"), (64, "_s64", "_s64"), (32, "", ""), (1, "", ""), (256, "", ""),
+    (48, "", "")])
+def test_a_call_runs_the_kernel_of_its_page_size(plans, page_size, kernel, separate):
     """Calls of more work units than the separate merge's bound (B·Hkv = 16
     here) run one split kernel: the one for their S where the plan has it,
     else the one for any S. Calls of at most 8 work units run the separate
-    merge's two kernels whatever S is."""
+    merge's split kernel (the one for S = 16 or 64 at those sizes, else the
+    one for any S), then its merge kernel."""
     bundle = only_plan(plans["sm90"], 90)
     assert launched(bundle, 2, page_size) == [bundle.name + kernel]
-    assert launched(bundle, 1, page_size) == [bundle.name + "_separate", bundle.name + "_merge"]
+    assert launched(bundle, 1, page_size) == \
+        [bundle.name + "_separate" + separate, bundle.name + "_merge"]
     # The same grid (parts, Hkv·row tiles, B) whichever split kernel runs:
     # 16 work units on 132 SMs, 16 parts (test_decode_plans.max_parts).
     grids = {name: grid for name, grid, _, _ in plan_kernels(
@@ -133,6 +141,9 @@ def test_decode_check_copy_without_page_kernels(plans):
         assert launched(bundle, 1, size) == [name + "_separate", name + "_merge"]
     # the shipped plans themselves still run the page kernels
     assert launched(only_plan(plans["sm90"], 90), 64, 16) == [name + "_s16"]
+    for size in (16, 64):
+        assert launched(only_plan(plans["sm90"], 90), 1, size) == \
+            [name + "_separate_s%d" % size, name + "_merge"]
     directory, changed = decode_check.without_page_kernels(str(plans["sm80"]))
     assert changed == 0
     assert launched(only_plan(directory, 80), 64, 16) == [only_plan(plans["sm80"], 80).name]

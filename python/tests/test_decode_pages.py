@@ -5,12 +5,14 @@ the paged split kernels (``DecodePageRows``), where every thread of a block
 reads: the block-table window of its part and the cache row of each key of
 its tiles, in each form the kernels use (the loop's lookups through the
 window or the table, the prologue's from the table, the separate merge's
-one lookup per 16 keys; any S, or S a constant as in the `_s16` and `_s64`
-kernels, whose pages of 64 slots or more take one lookup a tile).
+one lookup per 16 keys; any S, or S a constant as in the `_s16`, `_s64`,
+`_separate_s16` and `_separate_s64` kernels, which look a page up once per 16
+keys or, with pages of 64 slots or more, once a tile).
 ``flash_mlir.testing.decode_pages`` runs it under mlir-runner on random
 block tables whose unowned entries are poisoned and checks each row against
-``block_table[b·M + t // S]·S + t % S`` (keys clamped to the part's last),
-and that no table entry past the sequence's own pages is read.
+``block_table[b·M + t // S]·S + t % S`` (keys clamped to the part's last;
+the kernels for S = 16 or 32: rows past the part in one of its pages), and
+that no table entry past the sequence's own pages is read.
 
 Run (from the repository root):
   /usr/bin/python3 -m pytest python/tests/test_decode_pages.py -q
@@ -32,15 +34,18 @@ from flash_opt import flash_opt_path  # noqa: E402
 
 # The kernels' page forms at each head dimension (stages as the split-KV
 # schedule gives them on sm_90a: 3, and 2 at D = 256): any S, S a constant
-# below a tile (`_s16`) and of a tile or more (`_s64`, one lookup a tile),
-# and the separate merge's grouped lookups.
+# below a tile (`_s16`, `_separate_s16`: one lookup per 16 keys; 32 with
+# fused-page-sizes) and of a tile or more (`_s64`, `_separate_s64`: one
+# lookup a tile), and the separate merge's grouped lookups (any S).
 CONFIGS = [
     PagesConfig(d=128, page_size=0),
     PagesConfig(d=128, page_size=16),
+    PagesConfig(d=128, page_size=32),
     PagesConfig(d=128, page_size=64),
     PagesConfig(d=128, page_size=256),
     PagesConfig(d=128, grouped=True),
     PagesConfig(d=64, page_size=0),
+    PagesConfig(d=64, page_size=16),
     PagesConfig(d=64, page_size=64),
     PagesConfig(d=64, grouped=True),
     PagesConfig(d=256, page_size=0, stages=2),
@@ -95,3 +100,24 @@ def test_check_can_fail():
     errors = check_case(cfg, shorter, out, window)
     assert any("header word 2" in e for e in errors)          # partLastKey
     assert any("mode 0 tile 1" in e for e in errors)
+
+
+def test_check_of_rows_past_the_part():
+    """A kernel for S = 16 (a lookup per 16 keys): rows of keys past the part
+    may name any slot of the part's pages, but not a slot of another page."""
+    cfg = PagesConfig(d=128, page_size=16)
+    case = make_case(np.random.default_rng(2), cfg, 16, 40)   # keys 40-63 past the part
+    outputs, error, _, _ = execute(cfg, [case], flash_opt_path())
+    assert error is None, error
+    out, window = outputs[0]
+    assert not check_case(cfg, case, out, window)
+    rows = out[8 + 512: 8 + 512 + 64]                   # mode 0, tile 0: row r, pass p at r·8 + p
+    past = 7 * 8 + 6                                    # row 7 of pass 6: key 55
+    owned = {int(case.table[case.batch * case.m + j]) for j in range(3)}
+    other = next(page for page in range(case.num_pages) if page not in owned)
+    bad = out.copy()
+    bad[8 + 512 + past] = other * 16 + int(rows[past]) % 16
+    assert any("past the part" in e for e in check_case(cfg, case, bad, window))
+    bad = out.copy()
+    bad[8 + 512 + 3 * 8 + 2] += 1                       # key 19, inside the part: exact
+    assert any("mode 0" in e and "past" not in e for e in check_case(cfg, case, bad, window))

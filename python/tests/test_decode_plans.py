@@ -6,6 +6,7 @@ arguments; the workspaces; the paged tensors' shapes checked)."""
 import ctypes
 import json
 import pathlib
+import re
 
 import pytest
 
@@ -51,20 +52,22 @@ def split_args(b, hq, hkv, nq, d, nk, dtype="bf16"):
     return a
 
 
-# The page size of the grid tests' paged calls: one without a fused split
-# kernel of its own (sm_90a's plans carry `_s16` and `_s64`, listed after the
-# separate merge's kernels; test_decode_page_size.py), so that the split
-# kernel `<name>` takes the fused merge's calls.
+# The page size of the grid tests' paged calls: one without a kernel of its
+# own (sm_90a's plans carry `_s16` and `_s64`, listed after the separate
+# merge's kernels, and `_separate_s16`, `_separate_s64`, listed before its
+# merge kernel;
+# test_decode_page_size.py), so that the kernels for any S take the calls.
 ANY_PAGE = 32
 
 
 def plan_kernels(bundle, args, sm_count=132, page_kernels=False):
     """(name, grid, shared bytes, arguments) of each kernel the plan lists:
     the split kernel, and on sm_90a the separate merge's two kernels; with
-    `page_kernels` the fused split kernels for one page size too."""
+    `page_kernels` the kernels for one page size (`_s<S>`) too."""
     out = []
-    count = bundle.kernel_count if page_kernels else min(bundle.kernel_count, 3)
-    for k in range(count):
+    for k, kernel in enumerate(bundle.plan["kernels"]):
+        if not page_kernels and re.search(r"_s[0-9]+$", kernel["name"]):
+            continue
         info = bundle.launch_info(args, sm_count=sm_count, kernel=k)
         out.append((info.kernel.decode(), tuple(info.grid), info.shared_bytes,
                     {info.args[i].name.decode(): info.args[i] for i in range(info.num_args)}))
@@ -77,16 +80,19 @@ def test_decode_plans_validate(bundles):
         # sm_90a: the split kernel (fused merge), the separate merge's split
         # kernel and the merge kernel (launched with programmatic dependent
         # launch); Target/SplitKV.h's rule gives blocks to the first or to the
-        # other two; sm_90a's paged plans then the fused split kernels for
-        # pages of 16 and 64 slots (test_decode_page_size.py). sm_80: the
-        # split kernel alone.
-        sm90 = "_sm_90a_" in name
-        more = [name + "_separate", name + "_merge"] if sm90 else []
-        pages = [name + "_s16", name + "_s64"] if sm90 and "_paged_" in name else []
-        assert [k["name"] for k in plan["kernels"]] == [name] + more + pages
+        # others; sm_90a's paged plans have the separate merge's split kernels
+        # for pages of 16 and 64 slots before the merge kernel, and the fused split
+        # kernels for pages of 16 and 64 slots last (test_decode_page_size.py).
+        # sm_80: the split kernel alone.
+        sm90, paged = "_sm_90a_" in name, "_paged_" in name
+        names = [name]
+        if sm90:
+            names += [name + "_separate"] + \
+                ([name + "_separate_s16", name + "_separate_s64"] if paged else []) + \
+                [name + "_merge"] + ([name + "_s16", name + "_s64"] if paged else [])
+        assert [k["name"] for k in plan["kernels"]] == names
         assert [k.get("programmatic_dependent_launch", False)
-                for k in plan["kernels"]] == [False] * (1 + len(more) // 2) + \
-            [True] * (len(more) // 2) + [False] * len(pages)
+                for k in plan["kernels"]] == [n.endswith("_merge") for n in names]
         # Sizes are formulas. Partials are not cleared (the parts write what
         # the merge reads); the counters of finished parts are zeroed once
         # and left zero by the kernel.
@@ -137,7 +143,7 @@ def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
     shorter sequence's parts exit)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
-    assert bundle.kernel_count == 5  # and the fused split kernels for S = 16, 64
+    assert bundle.kernel_count == 7  # and the kernels for S = 16, 64 (_s16, _s64, _separate_s16, _separate_s64)
     [(name, grid, shared, args), (separate, separate_grid, _, _),
      (merge, merge_grid, _, _)] = plan_kernels(
         bundle, paged_args(batch, 32, 8, 1, 128, 4096, ANY_PAGE, 300))
@@ -240,8 +246,9 @@ def test_separate_merge_rule(bundles, batch, hq, hkv, nq, blocks):
         assert grid == (blocks, 4, 1) and shared == 128 * 6 * 4
         assert {n: a.int_value for n, a in merge_args.items() if a.kind == capi.ARG_I32} == \
             {n: a.int_value for n, a in split_args_.items() if a.kind == capi.ARG_I32}
-        assert bundle.plan["kernels"][2]["block"] == [128, 1, 1]
-        assert bundle.plan["kernels"][2]["programmatic_dependent_launch"] is True
+        merge_kernel = next(k for k in bundle.plan["kernels"] if k["name"] == merge)
+        assert merge_kernel["block"] == [128, 1, 1]
+        assert merge_kernel["programmatic_dependent_launch"] is True
     # sm_80 keeps the fused merge: one kernel.
     assert lib.find("f16", 64, True, False, None, 80, op="paged_attention").kernel_count == 1
 

@@ -10,6 +10,7 @@
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=TILE
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=PAGEMATH
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=GROUPMATH
+// RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=GROUP16
 
 // sm_90a runs the same code with the pipeline its shared memory allows (at
 // most half an SM per block): 3 stages at D = 128, 6 at D = 64, 2 at D = 256,
@@ -17,7 +18,7 @@
 // takes from the schedule. A paged kernel has its block-table window (512
 // i32) after them: 4096 + 3·32768 + 2048 bytes at D = 128.
 // The separate merge (Target/SplitKV.h): the descriptor's list holds three
-// kernels of the same arguments (a paged one two more, below), whose grids
+// kernels of the same arguments (a paged one four more, below), whose grids
 // the rule splits between two paths by B·Hkv·row tiles: the split kernel with the fused merge (z =
 // B·le(9, work units): calls of more than 8 work units), the separate
 // merge's split kernel (z = B·le(work units, 8)) and the merge kernel (128
@@ -34,7 +35,9 @@
 // CHECK-SAME: dynamic_shared_memory = 104448 : i64
 // CHECK-SAME: kernels = [{args = [
 // CHECK-SAME: grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*sub(1, eq(S, 16))*sub(1, eq(S, 64))"], kernel = "decode_paged_d128", threads = 128 : i64}
-// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)"], kernel = "decode_paged_d128_separate", threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)*sub(1, eq(S, 16))*sub(1, eq(S, 64))"], kernel = "decode_paged_d128_separate", threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)*eq(S, 16)"], kernel = "decode_paged_d128_separate_s16", threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)*eq(S, 64)"], kernel = "decode_paged_d128_separate_s64", threads = 128 : i64}
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 3072 : i64, grid = ["B*Hq*Nq*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)", "4", "1"], kernel = "decode_paged_d128_merge", programmatic_dependent_launch = true, threads = 128 : i64}
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*eq(S, 16)"], kernel = "decode_paged_d128_s16", threads = 128 : i64}
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*eq(S, 64)"], kernel = "decode_paged_d128_s64", threads = 128 : i64}]
@@ -106,6 +109,64 @@
 // CHECK: nvvm.griddepcontrol launch_dependents
 // CHECK-NOT: nvvm.mma.sync
 // CHECK-NOT: atom.acq_rel
+// The separate merge's split kernels for pages of 16 and 64 slots (S a
+// constant, a page lookup per 16 keys or a tile): the separate one's blocks
+// on calls of S = 16 or 64, listed before the merge kernel, which waits on
+// whichever split kernel ran.
+// CHECK: gpu.func @decode_paged_d128_separate_s16(
+// CHECK: nvvm.griddepcontrol launch_dependents
+// CHECK-NOT: atom.acq_rel
+// CHECK: gpu.func @decode_paged_d128_separate_s64(
+// CHECK: nvvm.griddepcontrol launch_dependents
+// CHECK-NOT: atom.acq_rel
+// TILE, the separate merge's kernel for pages of 64 slots: the same address
+// math as the fused one's (below).
+// TILE: gpu.func @decode_paged_d128_separate_s64(
+// TILE: %[[TROW:[0-9]+]] = arith.muli %{{[0-9]+}}, %arg15 : i32
+// TILE: %[[K0:[0-9]+]] = arith.muli %[[TL:[0-9]+]], %c64_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%[[K1:[0-9]+]] = arith.addi %[[K0]], %{{[0-9]+}} : i32{{[[:space:]]+}}%[[K2:[0-9]+]] = arith.minsi %[[K1]], %[[LAST:[0-9]+]] : i32{{[[:space:]]+}}%[[KEY:[0-9]+]] = arith.maxsi %[[K2]], %c0_i32_{{[0-9]+}} : i32
+// TILE: %[[F0:[0-9]+]] = arith.muli %[[TL]], %c64_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%[[F1:[0-9]+]] = arith.minsi %[[F0]], %[[LAST]] : i32{{[[:space:]]+}}%[[FIRST:[0-9]+]] = arith.maxsi %[[F1]], %c0_i32_{{[0-9]+}} : i32{{[[:space:]]+}}%c6_i32 = arith.constant 6 : i32{{[[:space:]]+}}%[[PI:[0-9]+]] = arith.shrui %[[FIRST]], %c6_i32 : i32
+// TILE-NEXT: %[[ROW:[0-9]+]] = arith.addi %[[TROW]], %[[PI]] : i32
+// TILE-NEXT: %[[IX:[0-9]+]] = arith.index_castui %[[ROW]] : i32 to index
+// TILE-NEXT: %[[PAGE:[0-9]+]] = memref.load %{{[0-9]+}}[%[[IX]]] : memref<1099511627776xi32, 1>
+// TILE-NEXT: %[[M63:c63_i32_[0-9]+]] = arith.constant 63 : i32
+// TILE-NEXT: %[[SLOT:[0-9]+]] = arith.andi %[[KEY]], %[[M63]] : i32
+// TILE-NEXT: %[[S64:c64_i32_[0-9]+]] = arith.constant 64 : i32
+// TILE-NEXT: %[[BASE:[0-9]+]] = arith.muli %[[PAGE]], %[[S64]] : i32
+// TILE-NEXT: arith.addi %[[BASE]], %[[SLOT]] : i32
+// GROUP16, the kernels for pages of 16 slots (the separate merge's, then
+// the fused one): a 16-key group's first key (clamped into [0, last]) gives
+// the page index key >> 4 in the sequence's table row (batch·M, %arg15 = M)
+// and the slot key & 15; the group's first row is page·16 + slot, the next
+// pass's (8 keys on at D = 128) page·16 + ((slot + 8) & 15), wrapped into
+// the page.
+// GROUP16: gpu.func @decode_paged_d128_separate_s16(
+// GROUP16: %[[TROW:[0-9]+]] = arith.muli %{{[0-9]+}}, %arg15 : i32
+// GROUP16: %[[C4:c4_i32_[0-9]+]] = arith.constant 4 : i32{{[[:space:]]+}}%[[PI:[0-9]+]] = arith.shrui %[[KEY:[0-9]+]], %[[C4]] : i32{{[[:space:]]+}}%[[M15:c15_i32_[0-9]+]] = arith.constant 15 : i32{{[[:space:]]+}}%[[SLOT:[0-9]+]] = arith.andi %[[KEY]], %[[M15]] : i32
+// GROUP16: %[[ROW:[0-9]+]] = arith.addi %[[TROW]], %[[PI]] : i32
+// GROUP16-NEXT: %[[IX:[0-9]+]] = arith.index_castui %[[ROW]] : i32 to index
+// GROUP16-NEXT: %[[PAGE:[0-9]+]] = memref.load %{{[0-9]+}}[%[[IX]]] : memref<1099511627776xi32, 1>
+// GROUP16: %[[S16:c16_i32_[0-9]+]] = arith.constant 16 : i32
+// GROUP16-NEXT: %[[BASE:[0-9]+]] = arith.muli %[[PAGE]], %[[S16]] : i32
+// GROUP16-NEXT: %{{[0-9]+}} = arith.addi %[[BASE]], %[[SLOT]] : i32
+// GROUP16-NEXT: %[[W15:c15_i32_[0-9]+]] = arith.constant 15 : i32
+// GROUP16-NEXT: %[[C8:c8_i32_[0-9]+]] = arith.constant 8 : i32
+// GROUP16-NEXT: %[[NEXT:[0-9]+]] = arith.addi %[[SLOT]], %[[C8]] : i32
+// GROUP16-NEXT: %[[WRAP:[0-9]+]] = arith.andi %[[NEXT]], %[[W15]] : i32
+// GROUP16-NEXT: arith.addi %[[BASE]], %[[WRAP]] : i32
+// GROUP16: gpu.func @decode_paged_d128_s16(
+// GROUP16: %[[TROW2:[0-9]+]] = arith.muli %{{[0-9]+}}, %arg15 : i32
+// GROUP16: %[[D4:c4_i32_[0-9]+]] = arith.constant 4 : i32{{[[:space:]]+}}%[[PI2:[0-9]+]] = arith.shrui %[[KEY2:[0-9]+]], %[[D4]] : i32{{[[:space:]]+}}%[[N15:c15_i32_[0-9]+]] = arith.constant 15 : i32{{[[:space:]]+}}%[[SLOT2:[0-9]+]] = arith.andi %[[KEY2]], %[[N15]] : i32
+// GROUP16: %[[ROW2:[0-9]+]] = arith.addi %[[TROW2]], %[[PI2]] : i32
+// GROUP16-NEXT: %[[IX2:[0-9]+]] = arith.index_castui %[[ROW2]] : i32 to index
+// GROUP16-NEXT: %[[PAGE2:[0-9]+]] = memref.load %{{[0-9]+}}[%[[IX2]]] : memref<1099511627776xi32, 1>
+// GROUP16: %[[T16:c16_i32_[0-9]+]] = arith.constant 16 : i32
+// GROUP16-NEXT: %[[BASE2:[0-9]+]] = arith.muli %[[PAGE2]], %[[T16]] : i32
+// GROUP16-NEXT: %{{[0-9]+}} = arith.addi %[[BASE2]], %[[SLOT2]] : i32
+// GROUP16-NEXT: %[[X15:c15_i32_[0-9]+]] = arith.constant 15 : i32
+// GROUP16-NEXT: %[[D8:c8_i32_[0-9]+]] = arith.constant 8 : i32
+// GROUP16-NEXT: %[[NEXT2:[0-9]+]] = arith.addi %[[SLOT2]], %[[D8]] : i32
+// GROUP16-NEXT: %[[WRAP2:[0-9]+]] = arith.andi %[[NEXT2]], %[[X15]] : i32
+// GROUP16-NEXT: arith.addi %[[BASE2]], %[[WRAP2]] : i32
 // CHECK: gpu.func @decode_paged_d128_merge(
 // CHECK-NOT: nvvm.griddepcontrol wait
 // CHECK: memref.load {{.*}} : memref<1099511627776xi32, 1>

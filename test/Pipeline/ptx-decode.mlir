@@ -14,6 +14,8 @@
 // RUN: not grep -q membar %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=PAGES < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=TILEPAGE < %t/one/decode.ptx
+// RUN: FileCheck %s --check-prefix=TILESEP < %t/one/decode.ptx
+// RUN: FileCheck %s --check-prefix=GROUP16 < %t/one/decode.ptx
 // RUN: flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/none fused-page-sizes=none" -o /dev/null
 // RUN: FileCheck %s --check-prefix=NONE < %t/none/decode.ptx
 // The kernel: the block table and the lengths read by 32-bit loads,
@@ -65,6 +67,8 @@
 // PTX-NEXT: bar.sync
 // PTX-COUNT-80: ld.shared.b32
 // PTX-NOT: ld.shared
+// PTX: .entry decode_separate_s16(
+// PTX: .entry decode_separate_s64(
 // PTX: .entry decode_merge(
 // PTX-NOT: ld.volatile
 // PTX-NOT: griddepcontrol.wait
@@ -112,16 +116,22 @@
 // SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
 // SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
 // SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
-// SEP: .entry decode_merge(
+// SEP: .entry decode_separate_s16(
 // The fused split kernels for pages of 16 and 64 slots (sm_90a's default
-// fused-page-sizes), after the merge kernel: the split kernel's code with S
-// a constant, so no shift computed from S (its exponent as an f32), which
-// the kernels for any S (the split kernel and the separate merge's) have.
-// With fused-page-sizes=none the plan has only the kernels for any S.
+// fused-page-sizes), after the merge kernel, and the separate merge's split
+// kernels for pages of 16 and 64 slots (sizes 2^k >= 16 only), before it: the code
+// of the split kernel and of the separate merge's with S a constant, so no
+// shift computed from S (its exponent as an f32), which the kernels for any
+// S have. With fused-page-sizes=none the plan has only the kernels for any
+// S.
 // PAGES: .entry decode(
 // PAGES: cvt.rn.f32.u32
 // PAGES: .entry decode_separate(
 // PAGES: cvt.rn.f32.u32
+// PAGES: .entry decode_separate_s16(
+// PAGES-NOT: cvt.rn.f32.u32
+// PAGES: .entry decode_separate_s64(
+// PAGES-NOT: cvt.rn.f32.u32
 // PAGES: .entry decode_merge(
 // PAGES: .entry decode_s16(
 // PAGES-NOT: cvt.rn.f32.u32
@@ -131,13 +141,40 @@
 // The kernel for pages of 64 slots looks a tile's page up once (its keys lie
 // in one page): in its K/V loop, after the wait and the barrier, one window
 // load (ld.shared.b32) before the tile's copies, where a kernel for pages of
-// 16 (or any S) looks each copy's page up.
+// 16 looks a page up per 16 keys and one for any S each copy's page.
 // TILEPAGE: .entry decode_s64(
 // TILEPAGE: cp.async.wait_group 0;
 // TILEPAGE-NEXT: bar.sync 0;
 // TILEPAGE: ld.shared.b32
 // TILEPAGE-NOT: ld.shared
 // TILEPAGE: cp.async.cg.shared.global
+// So does the separate merge's kernel for pages of 64 slots, which has no
+// grouped form (one lookup per 16 keys of a full tile) either.
+// TILESEP: .entry decode_separate_s64(
+// TILESEP: cp.async.wait_group 0;
+// TILESEP-NEXT: bar.sync 0;
+// TILESEP: ld.shared.b32
+// TILESEP-NOT: ld.shared
+// TILESEP: cp.async.cg.shared.global
+// TILESEP: .entry decode_merge(
+// The kernels for pages of 16 slots look a page up once per 16 keys: in
+// their K/V loop, after the wait and the barrier, 4 window loads a tile at
+// D = 128 (8 rows a pass, 2 passes a 16-key group) before its copies, where
+// a lookup a key takes 8.
+// GROUP16: .entry decode_separate_s16(
+// GROUP16: cp.async.wait_group 0;
+// GROUP16-NEXT: bar.sync 0;
+// GROUP16-COUNT-4: ld.shared.b32
+// GROUP16-NOT: ld.shared
+// GROUP16: cp.async.cg.shared.global
+// GROUP16: .entry decode_s16(
+// GROUP16: cp.async.wait_group 0;
+// GROUP16-NEXT: bar.sync 0;
+// GROUP16-COUNT-4: ld.shared.b32
+// GROUP16-NOT: ld.shared
+// GROUP16: cp.async.cg.shared.global
+// NONE: .entry decode_separate(
+// NONE-NOT: .entry
 // NONE: .entry decode_merge(
 // NONE-NOT: .entry
 // The launch plan: op, the paged tensors, the kernel, workspaces whose
@@ -145,6 +182,8 @@
 // JSON: "kernels": [
 // JSON: "name": "decode"{{$}}
 // JSON: "name": "decode_separate"{{$}}
+// JSON: "name": "decode_separate_s16"{{$}}
+// JSON: "name": "decode_separate_s64"{{$}}
 // JSON: "name": "decode_merge",
 // JSON: "programmatic_dependent_launch": true
 // JSON: "name": "decode_s16"{{$}}

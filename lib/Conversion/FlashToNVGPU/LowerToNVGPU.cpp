@@ -441,8 +441,20 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
   if (bound) {
     std::string separate = "le(" + workUnits + ", " + std::to_string(bound) +
                            ")";
+    // Paged: a call of a page size with a separate split kernel of its own
+    // (`<name>_separate_s<S>`, listed before the merge kernel, which waits on
+    // the one that runs) runs that kernel in this one's place.
+    SmallVector<int64_t> separateSizes = decodeSeparatePageSizes(c);
+    std::string anySeparateZ = "B*" + separate;
+    for (int64_t pageSize : separateSizes)
+      anySeparateZ += "*sub(1, eq(S, " + std::to_string(pageSize) + "))";
     kernelList.push_back(
-        splitEntry(decodeSeparateSplitKernelName(c), "B*" + separate));
+        splitEntry(decodeSeparateSplitKernelName(c), anySeparateZ));
+    for (int64_t pageSize : separateSizes)
+      kernelList.push_back(
+          splitEntry(decodeSeparatePageKernelName(c, pageSize),
+                     "B*" + separate + "*eq(S, " + std::to_string(pageSize) +
+                         ")"));
     std::string mergeGrid[] = {"B*Hq*Nq*" + separate,
                                std::to_string(c.headDim / kSplitKVMergeSlice),
                                "1"};

@@ -31,12 +31,14 @@ far apart (rising along the sequence, a peak at the end, a peak at the
 start): the merge's running maximum changes from batch to batch of parts.
 
 The kernels for any page size (--only anypage): sm_90a's paged plans run
-fused split kernels with S a constant (`<name>_s16`, `<name>_s64`) on calls of
-those page sizes, so the paged check reaches the kernel for any S only at
-other sizes (256, ...). This check reruns the paged cases at S = 16 and 64
-through a copy of the plans in which the page kernels get no blocks and the
-kernel for any S takes their calls (without_page_kernels); plans without
-page kernels (sm_80's) are checked by the paged check already and skipped.
+fused split kernels with S a constant (`<name>_s16`, `<name>_s64`) and
+separate merge's split kernels with S a constant (`<name>_separate_s16`,
+`<name>_separate_s64`) on calls of those page sizes, so the paged check reaches the kernels for any S
+only at other sizes (256, ...). This check reruns the paged cases at S = 16
+and 64 through a copy of the plans in which the page kernels get no blocks
+and the kernels for any S take their calls (without_page_kernels); plans
+without page kernels (sm_80's) are checked by the paged check already and
+skipped.
 
 CUDA graphs: a decode step captured once is replayed with new seq_lens,
 block_table and q contents; each replay must equal an eager call bitwise.
@@ -622,17 +624,27 @@ def _ungated(formula, sizes):
     return formula
 
 
+def page_kernel_sizes(plan):
+    """{kernel name: S} of a plan's kernels for one page size: the fused split
+    kernels `<name>_s<S>` and the separate merge's `<name>_separate_s<S>`."""
+    out = {}
+    for kernel in plan["kernels"]:
+        for prefix in (plan["name"] + "_s", plan["name"] + "_separate_s"):
+            rest = kernel["name"][len(prefix):]
+            if kernel["name"].startswith(prefix) and rest.isdigit():
+                out[kernel["name"]] = int(rest)
+    return out
+
+
 def without_page_kernels(bundles):
     """(directory, plans changed): a copy of the paged plans of `bundles` in
-    which the fused split kernels for one page size (`<name>_s<S>`) get no
-    blocks (grid z = 0) and the other kernels lose their gates on those sizes,
-    so that the kernel for any S runs every call; other plans are left out.
-    A plan without page kernels is copied unchanged."""
+    which the kernels for one page size (`<name>_s<S>`, `<name>_separate_s<S>`)
+    get no blocks (grid z = 0) and the other kernels lose their gates on those
+    sizes, so that the kernels for any S run every call; other plans are left
+    out. A plan without page kernels is copied unchanged."""
     def ungate(plan):
-        prefix = plan["name"] + "_s"
-        sizes = {int(k["name"][len(prefix):]) for k in plan["kernels"]
-                 if k["name"].startswith(prefix) and k["name"][len(prefix):].isdigit()}
-        page_kernels = {prefix + str(n) for n in sizes}
+        page_kernels = page_kernel_sizes(plan)
+        sizes = set(page_kernels.values())
         for kernel in plan["kernels"] if sizes else ():
             if kernel["name"] in page_kernels:
                 kernel["grid"]["z"] = 0

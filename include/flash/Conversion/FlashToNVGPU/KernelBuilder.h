@@ -599,6 +599,16 @@ std::string decodeMergeKernelName(const KernelConfig &config);
 /// dependents after its K/V loop. The split kernel `config.name` (the fused
 /// merge) is the same code as on targets without the separate merge.
 std::string decodeSeparateSplitKernelName(const KernelConfig &config);
+/// The page sizes for which a paged plan with the separate merge carries a
+/// separate merge's split kernel with S a constant: those of
+/// `config.decode.fusedPageSizes` that are powers of two of at least 16:
+/// one page lookup a tile (S >= 64, a tile's keys in one page) or per 16
+/// keys (docs/benchmarks.md, thirty-fifth and thirty-seventh sessions).
+SmallVector<int64_t> decodeSeparatePageSizes(const KernelConfig &config);
+/// That kernel's name (`config.name` + "_separate_s<S>"), launched instead of
+/// the separate merge's split kernel for calls of that S.
+std::string decodeSeparatePageKernelName(const KernelConfig &config,
+                                         int64_t pageSize);
 /// The page sizes for which a paged plan carries a fused split kernel with S
 /// a constant, by default, on `config`'s target: 16 and 64 on sm_90a, none on
 /// sm_80 (docs/benchmarks.md, thirtieth and thirty-first sessions).

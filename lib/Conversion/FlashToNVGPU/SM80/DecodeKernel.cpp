@@ -28,7 +28,9 @@
 //   memory as it goes). The separate merge's split kernel (sm_90a, few work
 //   units) issues the prologue's table loads before the window's and, for
 //   tiles wholly inside the length with S = 2^k >= 16, looks a page up once
-//   per 16 keys (groupedStart). Each of the 4 warps takes 16
+//   per 16 keys (groupedStart); its kernels for one page size
+//   (`_separate_s16`, `_separate_s64`) and the fused ones (`_s16`, `_s64`)
+//   look a page up once per 16 keys or once a tile in every tile. Each of the 4 warps takes 16
 //   keys of every tile: S = Q·Kᵀ and O += P·V on mma.sync m16n8k16, with its
 //   own online softmax (KernelBuilder); at the end the warps' (m, l, O) are
 //   combined through shared memory. With one part the block writes O (and
@@ -523,7 +525,8 @@ public:
                      bool separateMerge = false)
       : DecodePageRows(b, loc, config.headDim, config.threads(),
                        config.decode.constantPageSize,
-                       config.decode.paged && separateMerge),
+                       config.decode.paged && separateMerge &&
+                           !config.decode.constantPageSize),
         b(b), loc(loc), config(config), et(config.elementType),
         Mw(config.decode.mTiles), stages(config.stages),
         paged(config.decode.paged), separateMerge(separateMerge) {}
@@ -875,8 +878,13 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     // A fused split kernel for one page size (`<name>_s<S>`) has S as a
     // constant: its page and slot arithmetic folds (GQA 8/1 B = 64 L = 1k
     // 0.974-0.991x the time on the H200). The separate merge's split kernel
-    // is never built so: with the constant it measured up to 3.5% slower
-    // (docs/benchmarks.md, thirtieth and thirty-first sessions).
+    // is built so only for S = 2^k >= 16 (`<name>_separate_s<S>`), where
+    // cacheRowsOf looks a page up once a tile (S >= 64) or once per 16 keys,
+    // and without the grouped form (groupedStart), which takes S as an
+    // argument: with the constant, the grouped form and a lookup a key in
+    // the other tiles it measured up to 3.5% slower at S = 16
+    // (docs/benchmarks.md, thirtieth, thirty-first, thirty-fifth and
+    // thirty-seventh sessions).
     setPageSize(arg["S"], batch, arg["M"]);
   } else {
     seqKV = arg["Nk"];
@@ -1725,6 +1733,24 @@ mlir::flash::decodeSeparateSplitKernelName(const KernelConfig &config) {
   return config.name + "_separate";
 }
 
+SmallVector<int64_t>
+mlir::flash::decodeSeparatePageSizes(const KernelConfig &config) {
+  SmallVector<int64_t> sizes;
+  if (decodeSeparateMergeBound(config) > 0)
+    for (int64_t pageSize : config.decode.fusedPageSizes)
+      if (DecodePageRows::onePageATile(pageSize) ||
+          DecodePageRows::onePageA16Keys(pageSize))
+        sizes.push_back(pageSize);
+  return sizes;
+}
+
+std::string
+mlir::flash::decodeSeparatePageKernelName(const KernelConfig &config,
+                                          int64_t pageSize) {
+  return decodeSeparateSplitKernelName(config) + "_s" +
+         std::to_string(pageSize);
+}
+
 ArrayRef<int64_t>
 mlir::flash::decodeDefaultFusedPageSizes(const KernelConfig &config) {
   // sm_80's plans (the fused kernel only) lost 6-8% at GQA 32/8 B = 1
@@ -1762,6 +1788,20 @@ LogicalResult mlir::flash::buildDecodeKernels(OpBuilder &b, Location loc,
     SplitKernelBuilder(b, loc, config, /*separateMerge=*/true)
         .build(separate, separateArg);
     b.setInsertionPointAfter(separate);
+    // Its kernels for one page size (S a constant), before the merge kernel
+    // that waits on whichever of them runs.
+    for (int64_t pageSize : decodeSeparatePageSizes(config)) {
+      KernelConfig constant = config;
+      constant.decode.constantPageSize = pageSize;
+      llvm::StringMap<Value> pageArg;
+      gpu::GPUFuncOp kernel = createKernel(
+          b, loc, decodeSeparatePageKernelName(config, pageSize),
+          decodeSplitKernelArgs(config.decode.paged), config.threads(),
+          pageArg);
+      SplitKernelBuilder(b, loc, constant, /*separateMerge=*/true)
+          .build(kernel, pageArg);
+      b.setInsertionPointAfter(kernel);
+    }
     llvm::StringMap<Value> mergeArg;
     std::string mergeName = decodeMergeKernelName(config);
     gpu::GPUFuncOp merge = createKernel(

@@ -97,6 +97,15 @@ Value DecodePageRows::windowEntry(Value tid, int64_t i, Value windowPages) {
       .getResult();
 }
 
+bool DecodePageRows::onePageATile(int64_t constantPageSize) {
+  return constantPageSize >= kBlockKV && llvm::isPowerOf2_64(constantPageSize);
+}
+
+bool DecodePageRows::onePageA16Keys(int64_t constantPageSize) {
+  return constantPageSize >= 16 && constantPageSize < kBlockKV &&
+         llvm::isPowerOf2_64(constantPageSize);
+}
+
 Value DecodePageRows::copyRowOf(Value tid) {
   return km.shru(tid, km.i32(llvm::Log2_64(D / 8)));
 }
@@ -104,6 +113,10 @@ Value DecodePageRows::copyRowOf(Value tid) {
 int64_t DecodePageRows::passes() const { return kBlockKV * (D / 8) / threads; }
 
 int64_t DecodePageRows::rowsPerPass() const { return threads / (D / 8); }
+
+int64_t DecodePageRows::passesA16Keys() const {
+  return std::clamp<int64_t>(16 / rowsPerPass(), 1, passes());
+}
 
 Value DecodePageRows::keyOf(Value tile, int64_t p) {
   return km.add(km.mul(tile, km.i32(kBlockKV)),
@@ -121,17 +134,19 @@ SmallVector<Value> DecodePageRows::cacheRowsOf(Value tile, bool fromTable) {
   SmallVector<Value> keys;
   for (int64_t p = 0; p < passes(); ++p)
     keys.push_back(km.maxsi(km.minsi(keyOf(tile, p), last), km.i32(0)));
-  // A fused kernel for pages of 2^k >= 64 slots (`_s64`): a tile's keys lie
-  // in one page, so one lookup a tile, the page of its first key clamped
-  // like the others (a clamped key stays in that page: the last key lies in
-  // the tile whenever the tile is issued, and a tile past it, computed in
-  // the prologue but not issued, takes the last key's page). Against a
-  // lookup a key: 9 global loads in the bf16 D = 128 kernel's PTX instead of
-  // 37, 183 registers instead of 200, and 0.992-0.999x the time at S = 64
-  // on GQA 8/1 B = 64 L = 1k and B = 128 L = 2k (docs/benchmarks.md,
-  // thirty-fourth and thirty-fifth sessions).
-  const int64_t constantS = constantPageSize;
-  if (constantS >= kBlockKV && llvm::isPowerOf2_64(constantS)) {
+  // A kernel for pages of 2^k >= 64 slots (`_s64`, `_separate_s64`): a
+  // tile's keys lie in one page, so one lookup a tile, the page of its
+  // first key clamped like the others (a clamped key stays in that page:
+  // the last key lies in the tile whenever the tile is issued, and a tile
+  // past it, computed in the prologue but not issued, takes the last key's
+  // page). Against a lookup a key, `_s64`: 9 global loads in the bf16
+  // D = 128 kernel's PTX instead of 37, 183 registers instead of 200, and
+  // 0.992-0.999x the time at S = 64 on GQA 8/1 B = 64 L = 1k and B = 128
+  // L = 2k (docs/benchmarks.md, thirty-fourth and thirty-fifth sessions);
+  // `_separate_s64` (no grouped form): 179 registers instead of 200,
+  // 0.971-0.993x the time at S = 64 on GQA 8/1 B = 1 (thirty-fifth, run 3).
+  if (onePageATile(constantPageSize)) {
+    const int64_t constantS = constantPageSize;
     Value first = km.maxsi(
         km.minsi(km.mul(tile, km.i32(kBlockKV)), last), km.i32(0));
     Value page = lookupPages(
@@ -140,6 +155,40 @@ SmallVector<Value> DecodePageRows::cacheRowsOf(Value tile, bool fromTable) {
     for (Value key : keys)
       rows.push_back(km.add(km.mul(page, km.i32(constantS)),
                             km.andi(key, km.i32(constantS - 1))));
+    return rows;
+  }
+  // A kernel for pages of 2^k slots, 16 <= 2^k < 64 (`_s16`,
+  // `_separate_s16`): the passes of an aligned 16-key group (rowsPerPass
+  // consecutive keys a pass) lie in one page, so one lookup a group, the
+  // page of its first key (clamped like every key), and the others' rows at
+  // fixed offsets from it. The offsets wrap into that page, so that where
+  // the first key was clamped (a group at or past the part's last key) every
+  // row stays in bounds, in a page of the part; rows past the length are
+  // zero-filled whatever slot they name. Against a lookup a key, in the
+  // separate merge's split kernel for S = 16 (`_separate_s16`, without the
+  // grouped form's second copy of the loop): 0.964-0.986x the time at
+  // S = 16 on GQA 8/1 B = 1 L = 8k/32k, 0.987-0.991x on GQA 32/8 B = 1
+  // L = 8k; the fused `_s16` equal within noise (docs/benchmarks.md,
+  // thirty-seventh session).
+  if (onePageA16Keys(constantPageSize)) {
+    const int64_t constantS = constantPageSize;
+    const int64_t group = passesA16Keys(), rowStep = rowsPerPass();
+    SmallVector<Value> pageIndex, slots;
+    for (int64_t p = 0; p < passes(); p += group) {
+      pageIndex.push_back(
+          km.shru(keys[p], km.i32(llvm::Log2_64(constantS))));
+      slots.push_back(km.andi(keys[p], km.i32(constantS - 1)));
+    }
+    SmallVector<Value> pages = lookupPages(pageIndex, fromTable);
+    SmallVector<Value> rows;
+    for (auto [g, page] : llvm::enumerate(pages)) {
+      Value base = km.mul(page, km.i32(constantS));
+      for (int64_t i = 0; i < group; ++i)
+        rows.push_back(km.add(
+            base, i == 0 ? slots[g]
+                         : km.andi(km.add(slots[g], km.i32(i * rowStep)),
+                                   km.i32(constantS - 1))));
+    }
     return rows;
   }
   SmallVector<Type> types(2 * passes(), b.getI32Type());
@@ -213,8 +262,7 @@ SmallVector<Value> DecodePageRows::groupedRowsOf(Value tile, bool fromTable,
   // of an aligned group of 16 keys lie in one page when S >= 16 is a power
   // of two: the first one's page, the others' rows at fixed offsets.
   const int64_t rowStep = rowsPerPass();
-  const int64_t group =
-      std::clamp<int64_t>(16 / rowStep, 1, passes()); // passes a page
+  const int64_t group = passesA16Keys();
   Value mask = km.sub(pageSize, km.i32(1));
   SmallVector<Value> pageIndex, slots;
   for (int64_t p = 0; p < passes(); p += group) {

@@ -60,6 +60,14 @@ public:
   /// the part's page firstPage + slot, the last one past the part (always in
   /// bounds of the sequence's pages).
   Value windowEntry(Value tid, int64_t i, Value windowPages);
+  /// Whether a kernel built for pages of `constantPageSize` slots (0: any
+  /// S) finds each K/V tile's keys in one page: S = 2^k >= the 64-key tile
+  /// (`_s64`, `_separate_s64`), so cacheRowsOf looks a tile's page up once.
+  static bool onePageATile(int64_t constantPageSize);
+  /// Whether a kernel built for pages of `constantPageSize` slots looks its
+  /// pages up once per aligned 16 keys: S = 2^k with 16 <= S < 64 (`_s16`,
+  /// `_separate_s16`), whose aligned 16-key groups each lie in one page.
+  static bool onePageA16Keys(int64_t constantPageSize);
   /// Thread `tid`'s first row of a pass (set copyRow to it).
   Value copyRowOf(Value tid);
 
@@ -73,12 +81,21 @@ public:
   /// Paged: the cache row (page·S + slot) of each of this thread's keys in
   /// `tile`, from the block-table window (or the table). Keys are clamped
   /// into [0, partLastKey] so that no page past the part's (in particular
-  /// no table entry past ceil(length / S)) is read.
+  /// no table entry past ceil(length / S)) is read. With onePageA16Keys,
+  /// only each 16-key group's first key is looked up (clamped); the group's
+  /// other rows are at fixed offsets from it, wrapped into its page: a row
+  /// whose key is past partLastKey may then be another slot of that page
+  /// than the clamped key's (in bounds and in one of the part's pages; the
+  /// kernels zero-fill rows past the length either way).
   SmallVector<Value> cacheRowsOf(Value tile, bool fromTable = false);
   /// The block-table entries `pageIndex` (pages of the sequence): from the
   /// window, or (`fromTable`, or a part of more pages than the window
   /// holds: a block-uniform branch) from the table in global memory.
   SmallVector<Value> lookupPages(ArrayRef<Value> pageIndex, bool fromTable);
+  /// Passes whose rows lie in one aligned group of 16 keys (a pass holds
+  /// rowsPerPass() consecutive keys): the passes that share a page lookup
+  /// in groupedRowsOf and with onePageA16Keys.
+  int64_t passesA16Keys() const;
   /// groupedStart, `tile` wholly inside the length and S a power of two of
   /// at least 16 keys (fastPages): the cache rows of `tile` with one page
   /// lookup per 16 keys (the passes of an aligned 16-key group share their
