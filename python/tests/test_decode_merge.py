@@ -28,13 +28,17 @@ from flash_mlir.testing.decode_merge import (MergeConfig, check_case, execute,  
 from flash_opt import flash_opt_path  # noqa: E402
 
 # Every Dv the decode kernels take (a batch of 32, 16 and 8 parts), both
-# 16-bit types, with and without the LSE.
+# 16-bit types, with and without the LSE; sm_90a's separate merge kernel
+# (form "kernel": 2, 4 and 8 slices of 32 columns).
 CONFIGS = [
     MergeConfig("bf16", 128, True),
     MergeConfig("f16", 128, False),
     MergeConfig("bf16", 64, True),
     MergeConfig("f16", 256, True),
     MergeConfig("bf16", 256, False),
+    MergeConfig("bf16", 128, True, "kernel"),
+    MergeConfig("f16", 64, False, "kernel"),
+    MergeConfig("bf16", 256, True, "kernel"),
 ]
 
 
@@ -79,3 +83,27 @@ def test_check_can_fail():
     bad_po = po.copy()
     bad_po[3 * 128 + 7] += 1                 # part 1 (not a group's first): changed
     assert any("partial slots" in e for e in check_case(cfg, case, o, lse, bad_po, pl))
+
+
+def test_check_can_fail_kernel():
+    """The merge kernel's checks: a row of one part is left alone (the split
+    kernel wrote it), and no partial slot changes."""
+    cfg = MergeConfig("bf16", 64, True, "kernel")
+    rng = np.random.default_rng(4)
+    one, many = make_case(rng, cfg, 1, "random"), make_case(rng, cfg, 130, "rising")
+    outputs, error, _, _ = execute(cfg, [one, many], flash_opt_path())
+    assert error is None, error
+    assert not check_case(cfg, one, *outputs[0])
+    assert not check_case(cfg, many, *outputs[1])
+    o, lse, po, pl = outputs[0]
+    bad_o = o.copy()
+    bad_o[0] = 0
+    assert any("fewer than two parts" in e for e in check_case(cfg, one, bad_o, lse, po, pl))
+    o, lse, po, pl = outputs[1]
+    bad_po = po.copy()
+    bad_po[0] += 1                           # part 0's slot: the kernel writes none
+    assert any("partial slots" in e for e in check_case(cfg, many, o, lse, bad_po, pl))
+    bad_lse = lse.copy()
+    bad_lse[2] = np.float32(np.asarray(lse[2], np.float64).astype(np.int64).astype("<u4")
+                            .view("<f4") + 1e-3).view("<i4")
+    assert any(e.startswith("LSE:") for e in check_case(cfg, many, o, bad_lse, po, pl))

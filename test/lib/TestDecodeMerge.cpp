@@ -9,18 +9,30 @@
 //
 // which merges the `num_splits` parts of each of `rows` output rows (part p
 // of row r: partial row p·rows + r, its Dv columns of O normalised, f32, and
-// its LSE) the way the split kernels' fused merge does, with the SAME
-// builder code (buildMergeRow and buildMergeGroups, SM80/DecodeMerge.h, in
-// the kernels' form: scalar, one lane at a time): in one level, or with more
-// than kSplitKVMergeDirect parts in two, each group into the partial slot of
-// its first part, then the groups into the output row. O is written as
-// 16-bit pairs (32-bit words), LSE when `lse`. The lanes of a warp run one
-// after another, lane 31 first, so that lane 0's LSE store into a group's
-// slot follows every lane's reads of it (the kernel's __syncwarp). What
-// stays out: which block merges (the counters), and the hardware's
-// ex2.approx and lg2.approx, here the host's exp2 and log2 (the only NVVM
-// operations of the merge; the harness replaces them and refuses any
-// other). python/tests/test_decode_merge.py runs it against a float64 merge.
+// its LSE) with the SAME builder code as the kernels (SM80/DecodeMerge.h, in
+// the kernels' form: scalar, one lane or thread at a time). O is written as
+// 16-bit pairs (32-bit words), LSE when `lse`.
+//
+// form=fused (default): the split kernels' fused merge (buildMergeRow,
+// buildMergeGroups), a warp a row: in one level, or with more than
+// kSplitKVMergeDirect parts in two, each group into the partial slot of its
+// first part, then the groups into the output row. The lanes of a warp run
+// one after another, lane 31 first, so that lane 0's LSE store into a
+// group's slot follows every lane's reads of it (the kernel's __syncwarp).
+// What stays out: which block merges (the counters).
+//
+// form=kernel: sm_90a's separate merge kernel (buildMergeKernelSums,
+// mergeKernelSlot, buildMergeKernelCombine): for each row of at least two
+// parts (the kernel leaves the others alone) and each slice of
+// kSplitKVMergeSlice columns (a block), every thread's sums into an
+// exchange buffer, then (the block's barrier) the first group's threads'
+// combine. What stays out: the wait for the split grid, the count of parts
+// (here num_splits) and the shared memory itself (here a buffer).
+//
+// Both: the hardware's ex2.approx and lg2.approx are the host's exp2 and
+// log2 (the only NVVM operations of the merges; the harness replaces them
+// and refuses any other). python/tests/test_decode_merge.py runs it against
+// a float64 merge.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,8 +83,19 @@ struct TestDecodeMergePass
                           llvm::cl::init(128)};
   Option<bool> writesLse{*this, "lse", llvm::cl::desc("write the LSE"),
                          llvm::cl::init(true)};
+  Option<std::string> form{
+      *this, "form",
+      llvm::cl::desc("fused (the split kernels' merge) or kernel (sm_90a's "
+                     "separate merge kernel)"),
+      llvm::cl::init("fused")};
 
   void runOnOperation() override;
+
+private:
+  void buildSeparateMergeKernel(KernelMath &km, const KernelConfig &config,
+                                const OutputRows &out, Value numSplits,
+                                Value rows);
+  void replaceDeviceOps(func::FuncOp func);
 };
 
 void TestDecodeMergePass::runOnOperation() {
@@ -90,6 +113,8 @@ void TestDecodeMergePass::runOnOperation() {
     return fail("head-dim must be 64, 128 or 256 (the decode kernels')");
   config.headDim = headDim;
   config.writesLse = writesLse;
+  if (form != "fused" && form != "kernel")
+    return fail("form must be fused or kernel");
 
   Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
   auto flat = [&](Type element) {
@@ -135,6 +160,10 @@ void TestDecodeMergePass::runOnOperation() {
       body(km.sub(km.i32(31), i));
     });
   };
+  if (form == "kernel") {
+    buildSeparateMergeKernel(km, config, out, numSplits, rows);
+    return replaceDeviceOps(func);
+  }
   MergeGroups groups = buildMergeGroups(km, numSplits);
   forEach(km.i32(0), rows, [&](Value row) {
     auto ifTwo = scf::IfOp::create(b, loc, groups.twoLevel,
@@ -162,7 +191,64 @@ void TestDecodeMergePass::runOnOperation() {
     });
   });
   func::ReturnOp::create(b, loc);
+  replaceDeviceOps(func);
+}
 
+void TestDecodeMergePass::buildSeparateMergeKernel(KernelMath &km,
+                                                   const KernelConfig &config,
+                                                   const OutputRows &out,
+                                                   Value numSplits,
+                                                   Value rows) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  auto forEach = [&](int64_t n, function_ref<void(Value)> body) {
+    auto loop = scf::ForOp::create(b, loc, km.i32(0), km.i32(n), km.i32(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    body(loop.getInductionVar());
+  };
+  auto exchange = memref::AllocaOp::create(
+      b, loc, MemRefType::get({kSplitKVMergeSharedBytes / 4}, b.getF32Type()));
+  Value allRows = km.toIndex(rows);
+  auto rowLoop = scf::ForOp::create(b, loc, km.i32(0), rows, km.i32(1));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rowLoop.getBody());
+    Value rowIndex = km.toIndex(rowLoop.getInductionVar());
+    auto ifMerge = scf::IfOp::create(
+        b, loc, km.cmp(P::sge, numSplits, km.i32(2)), /*withElse=*/false);
+    b.setInsertionPoint(ifMerge.thenBlock()->getTerminator());
+    forEach(config.headDim / kSplitKVMergeSlice, [&](Value slice) {
+      // The block's threads, one after another; then its barrier.
+      forEach(kSplitKVMergeThreads, [&](Value tid) {
+        MergeKernelThread thread = mergeKernelThread(km, tid);
+        Value column = mergeKernelColumn(km, slice, thread.quad);
+        SmallVector<Value> words =
+            buildMergeKernelSums(km, config, out, thread.group, column,
+                                 rowIndex, allRows, numSplits);
+        for (auto [k, word] : llvm::enumerate(words))
+          km.store(word, exchange,
+                   mergeKernelSlot(km, k, thread.group, thread.quad));
+      });
+      forEach(kSplitKVMergeThreads, [&](Value tid) {
+        MergeKernelThread thread = mergeKernelThread(km, tid);
+        km.ifLanes(km.cmp(P::eq, thread.group, km.i32(0)), [&] {
+          Value column = mergeKernelColumn(km, slice, thread.quad);
+          auto oRows = [&] { return out.o; };
+          auto lseRows = [&] { return out.lse; };
+          buildMergeKernelCombine(km, config,
+                                  MergeKernelOutputs{oRows, lseRows},
+                                  exchange, slice, thread.quad, column,
+                                  rowIndex);
+        });
+      });
+    });
+  }
+  func::ReturnOp::create(b, loc);
+}
+
+void TestDecodeMergePass::replaceDeviceOps(func::FuncOp func) {
   // The host's forms of the merge's NVVM operations.
   SmallVector<Operation *> device;
   func.walk([&](Operation *op) {

@@ -4,7 +4,11 @@
 ``@flash_decode_merge``: the split kernels' fused merge of a row's parts by
 their LSE, built by the same code as the GPU kernels (``buildMergeRow`` and
 ``buildMergeGroups``, include/flash/Conversion/FlashToNVGPU/SM80/DecodeMerge.h),
-in one level or (more than 32 parts) two. This module writes a module that
+in one level or (more than 32 parts) two; or (``form=kernel``) sm_90a's
+separate merge kernel (``buildMergeKernelSums``, ``buildMergeKernelCombine``:
+each of a block's 128 threads sums every 16th part of its 4 columns, the first
+16 threads combine the groups), which leaves rows of fewer than two parts
+alone and the partial slots unchanged. This module writes a module that
 calls it on random partials (f32 bit patterns as ``memref.global``
 constants, read and printed back as 32-bit words, so nothing is lost to
 printing), runs it under ``mlir-runner`` and checks O (16-bit) and LSE
@@ -41,13 +45,15 @@ class MergeConfig:
     dtype: str = "bf16"
     d: int = 128
     lse: bool = True
+    form: str = "fused"      # or "kernel": sm_90a's separate merge kernel
 
     def pass_option(self) -> str:
-        return "--flash-test-decode-merge=element-type=%s head-dim=%d lse=%d" % (
-            self.dtype, self.d, int(self.lse))
+        return "--flash-test-decode-merge=element-type=%s head-dim=%d lse=%d form=%s" % (
+            self.dtype, self.d, int(self.lse), self.form)
 
     def short_id(self) -> str:
-        return "%s_D%d%s" % (self.dtype, self.d, "_lse" if self.lse else "")
+        return "%s_D%d%s%s" % (self.dtype, self.d, "_lse" if self.lse else "",
+                               "_kernel" if self.form == "kernel" else "")
 
 
 @dataclasses.dataclass
@@ -209,21 +215,31 @@ def check_case(cfg: MergeConfig, c: MergeCase, o_words, lse_words, po_words, pl_
 
     # f32 weights (exp2 of (LSE − max)·log2 e) and sums of up to n terms.
     eta = lambda count: 2.0 ** -19 + (count + 4) * 2.0 ** -23  # noqa: E731
-    groups = groups_of(n)
+    kernel = cfg.form == "kernel"
+    # The merge kernel: no groups of parts in slots, but each thread's sums
+    # combined across the 16 groups of threads (a second rounding level).
+    groups = [(0, n)] if kernel else groups_of(n)
+    if kernel and n < 2:
+        # A row of one part: the split kernel wrote it; the merge leaves it.
+        if np.any(np.asarray(o_words) != SENTINEL) or np.any(np.asarray(lse_words) != SENTINEL):
+            errors.append("a row of fewer than two parts written")
+        groups = []
     ref_o, ref_lse = merge_reference(c.partial_lse, c.partial_o)
     u = UNIT_ROUNDOFF[cfg.dtype]
-    levels = 2 if len(groups) > 1 else 1
+    levels = 2 if len(groups) > 1 or kernel else 1
     o = _pairs_to_float(o_words, cfg.dtype).reshape(rows, d)
-    compare("O", o, ref_o, u * np.abs(ref_o) + levels * eta(n) * scale * (1 + u))
-    if cfg.lse:
-        lse = _words_to_f32(lse_words).astype(np.float64)
-        compare("LSE", lse, ref_lse, 2.0 ** -18 * (1 + np.abs(np.where(np.isfinite(ref_lse), ref_lse, 0))))
-    elif np.any(np.asarray(lse_words) != SENTINEL):
+    if groups:
+        compare("O", o, ref_o, u * np.abs(ref_o) + levels * eta(n) * scale * (1 + u))
+        if cfg.lse:
+            lse = _words_to_f32(lse_words).astype(np.float64)
+            compare("LSE", lse, ref_lse,
+                    2.0 ** -18 * (1 + np.abs(np.where(np.isfinite(ref_lse), ref_lse, 0))))
+    if not cfg.lse and np.any(np.asarray(lse_words) != SENTINEL):
         errors.append("LSE written without lse")
     po = _words_to_f32(po_words).reshape(n, rows, d)
     pl = _words_to_f32(pl_words).reshape(n, rows)
     slot = np.zeros(n, dtype=bool)
-    if levels == 2:
+    if len(groups) > 1:
         for first, count in groups:
             slot[first] = True
             g_o, g_lse = merge_reference(c.partial_lse[first:first + count],
@@ -254,14 +270,23 @@ def run(cfg: MergeConfig, cases: Sequence[MergeCase], flash_opt: str,
                                lambda c, *out: check_case(cfg, c, *out), workdir)
 
 
+# The merge kernel's bounds: a thread's batch of 8 parts 16 apart, so 128
+# parts a pass of its loop (sm_90a's plans: max_splits 128; a plan compiled
+# with more, e.g. --flash-to-ptx's default of the SM count, takes two).
+KERNEL_COUNTS = (1, 2, 3, 15, 16, 17, 31, 33, 100, 127, 128, 129, 132, 200, 256)
+
+
 def standard_cases(cfg: MergeConfig, seed: int = 0) -> List[MergeCase]:
     """Part counts around every bound of the merge: 2, 3, a batch (8, 16 or
     32 parts at Dv = 256, 128, 64) and one more, 31, 32 (one level), 33 (two
-    levels, groups of 11), 47, 64 and 132 (the H200's SM count); each with
-    random, rising, falling, holed and spread LSEs."""
+    levels, groups of 11), 47, 64 and 132 (the H200's SM count); for the
+    merge kernel KERNEL_COUNTS (one part: left alone; a thread's first and
+    second part; one and two passes of its loop); each with random, rising,
+    falling, holed and spread LSEs."""
     rng = np.random.default_rng(seed)
     cases = []
-    for n in (2, 3, 8, 9, 16, 17, 31, 32, 33, 47, 64, 132):
+    counts = KERNEL_COUNTS if cfg.form == "kernel" else (2, 3, 8, 9, 16, 17, 31, 32, 33, 47, 64, 132)
+    for n in counts:
         for kind in ("random", "rising", "falling", "holes", "spread"):
             if n > 40 and kind in ("falling", "spread"):
                 continue
@@ -274,11 +299,12 @@ def main(argv=None) -> int:
     ap.add_argument("--dtype", default="bf16", choices=("bf16", "f16"))
     ap.add_argument("--d", type=int, default=128)
     ap.add_argument("--no-lse", action="store_true")
+    ap.add_argument("--form", default="fused", choices=("fused", "kernel"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--flash-opt", default=os.environ.get("FLASH_OPT", "build/bin/flash-opt"))
     ap.add_argument("--workdir")
     args = ap.parse_args(argv)
-    cfg = MergeConfig(args.dtype, args.d, not args.no_lse)
+    cfg = MergeConfig(args.dtype, args.d, not args.no_lse, args.form)
     return print_results(*run(cfg, standard_cases(cfg, args.seed), args.flash_opt,
                               workdir=args.workdir))
 

@@ -1505,71 +1505,65 @@ int64_t mergeKernelGroups() {
   return kSplitKVMergeThreads * 4 / kSplitKVMergeSlice;
 }
 
-void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
-                      gpu::GPUFuncOp func, llvm::StringMap<Value> &arg) {
-  using P = arith::CmpIPredicate;
-  KernelMath km{b, loc};
-  MLIRContext *ctx = b.getContext();
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
-  const int64_t Dv = config.headDim;
-  const int64_t quads = kSplitKVMergeSlice / 4, groups = mergeKernelGroups();
-  Type f32 = b.getF32Type();
-  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
-  auto asI32 = [&](Value index) -> Value {
-    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
-  };
-  // Nothing of the split grid is read before the wait. A paged plan reads
-  // seq_lens[b] and counts the row's parts before it: seq_lens is an input,
-  // written before the split kernel started (which is launched in stream
-  // order), so the load and the count overlap the split grid's tail instead
-  // of following it (GQA 8/1 B = 1: 0.98-0.99x the time; docs/benchmarks.md,
-  // twentieth session). A contiguous plan's count comes from Nk, an argument;
-  // its wait stays first.
-  const bool lengthBeforeWait = config.decode.paged;
-  if (!lengthBeforeWait)
-    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
-  DecodeSizes sizes = decodeSizes(km, config, arg);
-  Value tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  Value flatRow = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  Value slice = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+} // namespace
+
+namespace mlir::flash::sm80 {
+
+namespace {
+/// exp(x − shift) as the merges take it: 2^((x − shift)·log2 e).
+Value mergeWeight(KernelMath &km, Value x, Value shift) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  return buildExp2(km, arith::MulFOp::create(
+                           b, loc, arith::SubFOp::create(b, loc, x, shift),
+                           km.f32(M_LOG2E)));
+}
+/// The shift of the weights: the largest LSE, or 0 where it is −inf (no
+/// part saw a key: every weight 0).
+Value mergeShift(KernelMath &km, Value max, Value negInf) {
+  return km.select(arith::CmpFOp::create(km.b, km.loc,
+                                         arith::CmpFPredicate::OEQ, max,
+                                         negInf),
+                   km.f32(0.0), max);
+}
+} // namespace
+
+// Documented in SM80/DecodeMerge.h.
+MergeKernelThread mergeKernelThread(KernelMath &km, Value tid) {
+  const int64_t quads = kSplitKVMergeSlice / 4;
   Value quad = km.andi(tid, km.i32(quads - 1));
   Value group = km.shru(tid, km.i32(llvm::Log2_64(quads)));
-  Value batch = km.divu(flatRow, km.mul(arg["Hq"], arg["Nq"]));
-  Value seqLens = config.decode.paged
-                      ? buildFlatGlobalMemref(km, arg["seq_lens"],
-                                              b.getI32Type())
-                      : Value();
-  Value length = sequenceLength(km, config, arg, seqLens, batch);
-  SequenceSplit split = sequenceSplit(km, config, length, arg["Nq"],
-                                      sizes.workUnits, arg["SMs"]);
-  Value numSplits = split.numSplits;
-  if (lengthBeforeWait)
-    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
-  Value column = km.add(km.mul(slice, km.i32(kSplitKVMergeSlice)),
-                        km.mul(quad, km.i32(4)));
-  Value allRows =
-      km.toIndex(km.mul(km.mul(arg["B"], arg["Hq"]), arg["Nq"]));
-  Value rowIndex = km.toIndex(flatRow);
+  return {group, quad};
+}
+
+Value mergeKernelColumn(KernelMath &km, Value slice, Value quad) {
+  return km.add(km.mul(slice, km.i32(kSplitKVMergeSlice)),
+                km.mul(quad, km.i32(4)));
+}
+
+Value mergeKernelSlot(KernelMath &km, int64_t word, Value group,
+                      Value quad) {
+  const int64_t quads = kSplitKVMergeSlice / 4, groups = mergeKernelGroups();
+  return km.toIndex(km.add(
+      km.mul(km.add(km.i32(word * groups), group), km.i32(quads)), quad));
+}
+
+SmallVector<Value> buildMergeKernelSums(KernelMath &km,
+                                        const KernelConfig &config,
+                                        const OutputRows &out, Value group,
+                                        Value column, Value rowIndex,
+                                        Value allRows, Value numSplits) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  const int64_t Dv = config.headDim, groups = mergeKernelGroups();
+  Type f32 = b.getF32Type();
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
   auto partRow = [&](Value part) {
     return arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, km.toIndex(part), allRows),
         rowIndex);
   };
-  auto weightOf = [&](Value x, Value shift) {
-    return buildExp2(km, arith::MulFOp::create(
-                             b, loc, arith::SubFOp::create(b, loc, x, shift),
-                             km.f32(M_LOG2E)));
-  };
-  auto shiftOf = [&](Value max) {
-    return km.select(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                           max, negInf),
-                     km.f32(0.0), max);
-  };
-  auto ifMerge = scf::IfOp::create(
-      b, loc, km.cmp(P::sge, numSplits, km.i32(2)), /*withElse=*/false);
-  b.setInsertionPoint(ifMerge.thenBlock()->getTerminator());
-
   // This thread's parts: group, group + groups, ... (batches of
   // kMergeKernelBatch, each part of a batch `groups` apart). Carried: the 4
   // O sums, the weight sum, the running maximum.
@@ -1590,12 +1584,12 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
       valid.push_back(km.cmp(P::slt, i, numSplits));
       auto load = [&](Value part) {
         Value row = partRow(part);
-        Value lse = loadPastL1(km, f32, arg["partial_lse"], row);
+        Value lse = loadPastL1(km, f32, out.partialLse, row);
         Value element = arith::AddIOp::create(
             b, loc, arith::MulIOp::create(b, loc, row, km.index(Dv)),
             km.toIndex(column));
         return SmallVector<Value>{
-            lse, loadPastL1(km, vectorType, arg["partial_o"], element)};
+            lse, loadPastL1(km, vectorType, out.partialO, element)};
       };
       // Parts past the last are not read (weight 0): a branch, so that a
       // batch of 8 costs no load at the few parts of most calls of 2-8 work
@@ -1622,12 +1616,12 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
     for (int64_t u = 0; u < kMergeKernelBatch; ++u)
       newMax = arith::MaxNumFOp::create(b, loc, newMax,
                                         km.select(valid[u], lses[u], negInf));
-    Value shift = shiftOf(newMax);
-    Value rescale = weightOf(oldMax, shift);
+    Value shift = mergeShift(km, newMax, negInf);
+    Value rescale = mergeWeight(km, oldMax, shift);
     for (int64_t c = 0; c < 5; ++c)
       acc[c] = arith::MulFOp::create(b, loc, acc[c], rescale);
     for (int64_t u = 0; u < kMergeKernelBatch; ++u) {
-      Value weight = km.select(valid[u], weightOf(lses[u], shift),
+      Value weight = km.select(valid[u], mergeWeight(km, lses[u], shift),
                                km.f32(0.0));
       for (int64_t c = 0; c < 4; ++c) {
         Value o = LLVM::ExtractElementOp::create(b, loc, values[u], km.i32(c));
@@ -1638,9 +1632,126 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
     acc[5] = newMax;
     scf::YieldOp::create(b, loc, acc);
   }
+  SmallVector<Value> words = {loop.getResult(5), loop.getResult(4)};
+  for (int64_t c = 0; c < 4; ++c)
+    words.push_back(loop.getResult(c));
+  return words;
+}
+
+void buildMergeKernelCombine(KernelMath &km, const KernelConfig &config,
+                             const MergeKernelOutputs &outputs,
+                             Value exchange, Value slice, Value quad,
+                             Value column, Value rowIndex) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  const int64_t Dv = config.headDim, groups = mergeKernelGroups();
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  auto load = [&](int64_t word, int64_t g) -> Value {
+    return memref::LoadOp::create(
+        b, loc, exchange, ValueRange{mergeKernelSlot(km, word, km.i32(g), quad)});
+  };
+  SmallVector<Value> maxes;
+  Value maxLse = negInf;
+  for (int64_t g = 0; g < groups; ++g) {
+    maxes.push_back(load(0, g));
+    maxLse = arith::MaxNumFOp::create(b, loc, maxLse, maxes.back());
+  }
+  Value shift = mergeShift(km, maxLse, negInf);
+  SmallVector<Value> sums(5, km.f32(0.0));
+  for (int64_t g = 0; g < groups; ++g) {
+    Value f = mergeWeight(km, maxes[g], shift);
+    for (int64_t k = 0; k < 5; ++k)
+      sums[k] = buildFma(km, f, load(k + 1, g), sums[k]);
+  }
+  Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                      maxLse, negInf);
+  Value total = sums[0];
+  Value inverse = km.select(
+      noKey, km.f32(0.0), arith::DivFOp::create(b, loc, km.f32(1.0), total));
+  SmallVector<Value> o;
+  for (int64_t c = 0; c < 4; ++c)
+    o.push_back(arith::MulFOp::create(b, loc, sums[c + 1], inverse));
+  Value oRows = outputs.o();
+  Value base = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, rowIndex, km.index(Dv)),
+      km.toIndex(column));
+  for (int64_t c = 0; c < 4; c += 2) {
+    Value word = km.pairWord(
+        buildPackPair(km, o[c], o[c + 1], config.elementType));
+    Value index = arith::ShRUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, base, km.index(c)),
+        km.index(1));
+    km.store(word, oRows, index);
+  }
+  if (config.writesLse) {
+    Value lse = mergedLse(km, noKey, negInf, maxLse, total);
+    Value lseRows = outputs.lse();
+    km.ifLanes(km.cmp(P::eq, km.add(slice, quad), km.i32(0)),
+               [&] { km.store(lse, lseRows, rowIndex); });
+  }
+}
+
+} // namespace mlir::flash::sm80
+
+namespace {
+
+/// The separate merge kernel (see above): a thread's sums
+/// (buildMergeKernelSums) through shared memory to the first group's
+/// threads, which combine them (buildMergeKernelCombine).
+void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
+                      gpu::GPUFuncOp func, llvm::StringMap<Value> &arg) {
+  using P = arith::CmpIPredicate;
+  KernelMath km{b, loc};
+  MLIRContext *ctx = b.getContext();
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  Type f32 = b.getF32Type();
+  auto asI32 = [&](Value index) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  };
+  // Nothing of the split grid is read before the wait. A paged plan reads
+  // seq_lens[b] and counts the row's parts before it: seq_lens is an input,
+  // written before the split kernel started (which is launched in stream
+  // order), so the load and the count overlap the split grid's tail instead
+  // of following it (GQA 8/1 B = 1: 0.98-0.99x the time; docs/benchmarks.md,
+  // twentieth session). A contiguous plan's count comes from Nk, an argument;
+  // its wait stays first.
+  const bool lengthBeforeWait = config.decode.paged;
+  if (!lengthBeforeWait)
+    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+  DecodeSizes sizes = decodeSizes(km, config, arg);
+  Value tid = asI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value flatRow = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value slice = asI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+  MergeKernelThread thread = mergeKernelThread(km, tid);
+  Value batch = km.divu(flatRow, km.mul(arg["Hq"], arg["Nq"]));
+  Value seqLens = config.decode.paged
+                      ? buildFlatGlobalMemref(km, arg["seq_lens"],
+                                              b.getI32Type())
+                      : Value();
+  Value length = sequenceLength(km, config, arg, seqLens, batch);
+  SequenceSplit split = sequenceSplit(km, config, length, arg["Nq"],
+                                      sizes.workUnits, arg["SMs"]);
+  Value numSplits = split.numSplits;
+  if (lengthBeforeWait)
+    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+  Value column = mergeKernelColumn(km, slice, thread.quad);
+  Value allRows =
+      km.toIndex(km.mul(km.mul(arg["B"], arg["Hq"]), arg["Nq"]));
+  Value rowIndex = km.toIndex(flatRow);
+  auto ifMerge = scf::IfOp::create(
+      b, loc, km.cmp(P::sge, numSplits, km.i32(2)), /*withElse=*/false);
+  b.setInsertionPoint(ifMerge.thenBlock()->getTerminator());
+  OutputRows partials;
+  partials.partialO = arg["partial_o"];
+  partials.partialLse = arg["partial_lse"];
+  SmallVector<Value> mine =
+      buildMergeKernelSums(km, config, partials, thread.group, column,
+                           rowIndex, allRows, numSplits);
 
   // The groups' (max, sum, O sums) through shared memory: word k of thread
-  // (group, quad) at (k·groups + group)·quads + quad.
+  // (group, quad) at mergeKernelSlot(k, group, quad).
   auto bytes = MemRefType::get(
       {ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
@@ -1651,60 +1762,19 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
                       gpu::AddressSpaceAttr::get(
                           ctx, gpu::AddressSpace::Workgroup)),
       smem, km.index(0), ValueRange{});
-  auto slot = [&](int64_t word, Value g) {
-    return km.toIndex(km.add(
-        km.mul(km.add(km.i32(word * groups), g), km.i32(quads)), quad));
-  };
-  SmallVector<Value> mine = {loop.getResult(5), loop.getResult(4)};
-  for (int64_t c = 0; c < 4; ++c)
-    mine.push_back(loop.getResult(c));
   for (auto [k, w] : llvm::enumerate(mine))
-    km.store(w, exchange, slot(k, group));
+    km.store(w, exchange,
+             mergeKernelSlot(km, k, thread.group, thread.quad));
   gpu::BarrierOp::create(b, loc);
-  km.ifLanes(km.cmp(P::eq, group, km.i32(0)), [&] {
-    auto load = [&](int64_t word, int64_t g) -> Value {
-      return memref::LoadOp::create(b, loc, exchange,
-                                    ValueRange{slot(word, km.i32(g))});
+  km.ifLanes(km.cmp(P::eq, thread.group, km.i32(0)), [&] {
+    // O and the LSE as flat global memrefs, made where the kernel first
+    // needs each.
+    auto oRows = [&] {
+      return buildFlatGlobalMemref(km, arg["o"], b.getI32Type());
     };
-    SmallVector<Value> maxes;
-    Value maxLse = negInf;
-    for (int64_t g = 0; g < groups; ++g) {
-      maxes.push_back(load(0, g));
-      maxLse = arith::MaxNumFOp::create(b, loc, maxLse, maxes.back());
-    }
-    Value shift = shiftOf(maxLse);
-    SmallVector<Value> sums(5, km.f32(0.0));
-    for (int64_t g = 0; g < groups; ++g) {
-      Value f = weightOf(maxes[g], shift);
-      for (int64_t k = 0; k < 5; ++k)
-        sums[k] = buildFma(km, f, load(k + 1, g), sums[k]);
-    }
-    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                        maxLse, negInf);
-    Value total = sums[0];
-    Value inverse = km.select(
-        noKey, km.f32(0.0), arith::DivFOp::create(b, loc, km.f32(1.0), total));
-    SmallVector<Value> o;
-    for (int64_t c = 0; c < 4; ++c)
-      o.push_back(arith::MulFOp::create(b, loc, sums[c + 1], inverse));
-    Value globalO = buildFlatGlobalMemref(km, arg["o"], b.getI32Type());
-    Value base = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, rowIndex, km.index(Dv)),
-        km.toIndex(column));
-    for (int64_t c = 0; c < 4; c += 2) {
-      Value word = km.pairWord(
-          buildPackPair(km, o[c], o[c + 1], config.elementType));
-      Value index = arith::ShRUIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, base, km.index(c)),
-          km.index(1));
-      km.store(word, globalO, index);
-    }
-    if (config.writesLse) {
-      Value lse = mergedLse(km, noKey, negInf, maxLse, total);
-      Value globalLse = buildFlatGlobalMemref(km, arg["lse"], f32);
-      km.ifLanes(km.cmp(P::eq, km.add(slice, quad), km.i32(0)),
-                 [&] { km.store(lse, globalLse, rowIndex); });
-    }
+    auto lseRows = [&] { return buildFlatGlobalMemref(km, arg["lse"], f32); };
+    buildMergeKernelCombine(km, config, MergeKernelOutputs{oRows, lseRows},
+                            exchange, slice, thread.quad, column, rowIndex);
   });
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);

@@ -58,6 +58,48 @@ struct MergeGroups {
 };
 MergeGroups buildMergeGroups(KernelMath &km, Value numSplits);
 
+/// The separate merge kernel (sm_90a, calls of at most
+/// kSplitKVSeparateMergeMaxWorkUnits work units; buildMergeKernel in
+/// SM80/DecodeKernel.cpp): a block of kSplitKVMergeThreads threads per
+/// output row and kSplitKVMergeSlice columns of it. Thread `tid` sums the
+/// parts group, group + groups, ... (groups = threads·4 / slice) of its 4
+/// columns, quad·4 to quad·4 + 3 of the slice; the first group's threads
+/// combine the groups' sums. Declared here so that the CPU harness
+/// flash-test-decode-merge (form=kernel) builds the same code.
+struct MergeKernelThread {
+  Value group, quad;
+};
+MergeKernelThread mergeKernelThread(KernelMath &km, Value tid);
+/// The thread's first column of O: slice·kSplitKVMergeSlice + quad·4.
+Value mergeKernelColumn(KernelMath &km, Value slice, Value quad);
+/// Thread (group, quad)'s sums of row `rowIndex` (an index; parts of a row
+/// allRows apart, an index) at `column`, over its parts below numSplits
+/// (>= 2), in batches of 8 with a running maximum as buildMergeRow does:
+/// the words it leaves for the combine, {max LSE, Σ w, Σ w·O (4 columns)},
+/// with w = exp(LSE − max).
+SmallVector<Value> buildMergeKernelSums(KernelMath &km,
+                                        const KernelConfig &config,
+                                        const OutputRows &out, Value group,
+                                        Value column, Value rowIndex,
+                                        Value allRows, Value numSplits);
+/// Where thread (group, quad) leaves word `word` of its sums in the
+/// block's exchange (f32, kSplitKVMergeSharedBytes).
+Value mergeKernelSlot(KernelMath &km, int64_t word, Value group, Value quad);
+/// Where the combine writes: O as 16-bit pairs (flat i32) and the LSE (flat
+/// f32), each made where the combine first needs it.
+struct MergeKernelOutputs {
+  function_ref<Value()> o, lse;
+};
+/// A first-group thread's combine of every group's words of its quad: O's
+/// 4 columns at `column` of row `rowIndex` (normalised, rounded to the
+/// element type) and, from the thread with slice + quad = 0 when
+/// config.writesLse, the row's LSE (−inf, and O = 0, where no part saw a
+/// key).
+void buildMergeKernelCombine(KernelMath &km, const KernelConfig &config,
+                             const MergeKernelOutputs &outputs,
+                             Value exchange, Value slice, Value quad,
+                             Value column, Value rowIndex);
+
 } // namespace sm80
 } // namespace flash
 } // namespace mlir
