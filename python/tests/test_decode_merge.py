@@ -5,9 +5,13 @@ the split kernels' fused merge (``buildMergeRow``, ``buildMergeGroups``), the
 merge of a row's parts by their LSE: batches of parts loaded together with a
 running maximum, parts that saw no key (LSE −inf, weight 0), rows none of
 whose parts did (O = 0, LSE = −inf), and beyond 32 parts two levels (each
-group into its first part's slot, then the groups). ``flash_mlir.testing.
-decode_merge`` runs it under mlir-runner on random partials and checks O
-(16-bit), LSE and the partial slots against a float64 merge.
+group into its first part's slot, then the groups); with ``form=kernel``,
+sm_90a's separate merge kernel (``buildMergeKernelSums``,
+``buildMergeKernelCombine``: 128 threads each summing every 16th part, the
+first group combining the groups; rows of one part left alone).
+``flash_mlir.testing.decode_merge`` runs it under mlir-runner on random
+partials and checks O (16-bit), LSE and the partial slots against a float64
+merge.
 
 Run (from the repository root):
   /usr/bin/python3 -m pytest python/tests/test_decode_merge.py -q

@@ -66,8 +66,8 @@ struct TestDecodeMergePass
   StringRef getArgument() const final { return "flash-test-decode-merge"; }
   StringRef getDescription() const final {
     return "Define @flash_decode_merge: the decode kernels' merge of parts "
-           "(buildMergeRow) on the CPU, for running under mlir-runner (test "
-           "only)";
+           "(form=fused: buildMergeRow; form=kernel: sm_90a's merge kernel) "
+           "on the CPU, for running under mlir-runner (test only)";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<arith::ArithDialect, func::FuncDialect,

@@ -3,8 +3,10 @@
 // The merge of a sequence's parts by their log-sum-exp, as the fused merge
 // of the split kernels (SM80/DecodeKernel.cpp, sm_80 and sm_90a) runs it: a
 // warp per output row, one or (more than kSplitKVMergeDirect parts) two
-// levels of groups. Declared here so that the CPU harness
-// flash-test-decode-merge (test/lib/TestDecodeMerge.cpp) builds the same
+// levels of groups; and as sm_90a's separate merge kernel runs it: a block
+// per output row and 32 columns, its threads' sums combined through shared
+// memory. Declared here so that the CPU harness flash-test-decode-merge
+// (test/lib/TestDecodeMerge.cpp; form=fused, form=kernel) builds the same
 // code; python/tests/test_decode_merge.py runs it against a float64 merge.
 //
 //===----------------------------------------------------------------------===//
