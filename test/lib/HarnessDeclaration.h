@@ -1,9 +1,10 @@
 //===- HarnessDeclaration.h - what the CPU harness passes share -*- C++ -*-===//
 //
 // The test passes that build kernel code for the CPU (TestKernelMath.cpp,
-// TestDecodePages.cpp, TestDecodeMerge.cpp) each give a body to one
-// function the module declares; these check that declaration and parse the
-// element-type option the same way in each.
+// TestDecodePages.cpp, TestDecodeMerge.cpp, TestDecodeCombine.cpp) each give
+// a body to one function the module declares; these check that declaration
+// and parse the element-type option the same way in each, and give the
+// scalar-form harnesses the host's ex2/lg2.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,8 @@
 #define FLASH_TEST_LIB_HARNESSDECLARATION_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -45,6 +48,44 @@ inline Type harnessElementType(MLIRContext *ctx, StringRef name) {
   if (name == "f16")
     return Float16Type::get(ctx);
   return {};
+}
+
+/// Replaces the NVVM operations of kernel code built in the kernels' scalar
+/// form (one lane or thread at a time) by their host forms: ex2.approx and
+/// lg2.approx by LLVM's exp2 and log2, __syncwarp by nothing (the lanes run
+/// one after another). Any other device operation is an error naming
+/// `pass` (failure).
+inline LogicalResult replaceScalarDeviceOps(func::FuncOp func,
+                                            StringRef pass) {
+  SmallVector<Operation *> device;
+  func.walk([&](Operation *op) {
+    if (isa_and_present<NVVM::NVVMDialect>(op->getDialect()) ||
+        isa<LLVM::CallIntrinsicOp, LLVM::InlineAsmOp>(op))
+      device.push_back(op);
+  });
+  bool unknown = false;
+  for (Operation *op : device) {
+    if (isa<NVVM::SyncWarpOp>(op)) {
+      op->erase();
+      continue;
+    }
+    Value host;
+    if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+      OpBuilder at(op);
+      if (call.getIntrin() == "llvm.nvvm.ex2.approx.ftz.f")
+        host = LLVM::Exp2Op::create(at, op->getLoc(), call.getOperand(0));
+      else if (call.getIntrin() == "llvm.nvvm.lg2.approx.ftz.f")
+        host = LLVM::Log2Op::create(at, op->getLoc(), call.getOperand(0));
+    }
+    if (!host) {
+      op->emitError(pass) << ": no host form for " << *op;
+      unknown = true;
+      continue;
+    }
+    op->getResult(0).replaceAllUsesWith(host);
+    op->erase();
+  }
+  return failure(unknown);
 }
 
 } // namespace mlir::flash

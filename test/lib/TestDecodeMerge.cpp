@@ -249,36 +249,7 @@ void TestDecodeMergePass::buildSeparateMergeKernel(KernelMath &km,
 }
 
 void TestDecodeMergePass::replaceDeviceOps(func::FuncOp func) {
-  // The host's forms of the merge's NVVM operations.
-  SmallVector<Operation *> device;
-  func.walk([&](Operation *op) {
-    if (isa_and_present<NVVM::NVVMDialect>(op->getDialect()) ||
-        isa<LLVM::CallIntrinsicOp, LLVM::InlineAsmOp>(op))
-      device.push_back(op);
-  });
-  bool unknown = false;
-  for (Operation *op : device) {
-    if (isa<NVVM::SyncWarpOp>(op)) {
-      op->erase(); // the lanes run one after another
-      continue;
-    }
-    Value host;
-    if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
-      OpBuilder at(op);
-      if (call.getIntrin() == "llvm.nvvm.ex2.approx.ftz.f")
-        host = LLVM::Exp2Op::create(at, op->getLoc(), call.getOperand(0));
-      else if (call.getIntrin() == "llvm.nvvm.lg2.approx.ftz.f")
-        host = LLVM::Log2Op::create(at, op->getLoc(), call.getOperand(0));
-    }
-    if (!host) {
-      op->emitError("flash-test-decode-merge: no host form for ") << *op;
-      unknown = true;
-      continue;
-    }
-    op->getResult(0).replaceAllUsesWith(host);
-    op->erase();
-  }
-  if (unknown)
+  if (failed(replaceScalarDeviceOps(func, "flash-test-decode-merge")))
     signalPassFailure();
 }
 

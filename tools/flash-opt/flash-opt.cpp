@@ -22,6 +22,7 @@ void registerTestSplitKVPass();
 void registerTestTensorMemoryPass();
 void registerTestDecodePagesPass();
 void registerTestDecodeMergePass();
+void registerTestDecodeCombinePass();
 } // namespace mlir::flash
 
 int main(int argc, char **argv) {
@@ -32,6 +33,7 @@ int main(int argc, char **argv) {
   mlir::flash::registerTestSplitKVPass();
   mlir::flash::registerTestDecodePagesPass();
   mlir::flash::registerTestDecodeMergePass();
+  mlir::flash::registerTestDecodeCombinePass();
   mlir::flash::registerTestTensorMemoryPass();
 
   mlir::DialectRegistry registry;

@@ -101,12 +101,6 @@ constexpr int64_t kTableWindow = kDecodeTableWindow;
 /// is at most 16·max(256/D, 1) rows).
 int64_t maxMTiles(int64_t headDim) { return splitKVMaxRowTiles(headDim); }
 
-/// Words each warp but the first leaves in shared memory for the combine:
-/// per thread row m and l, then the accumulator registers, 32 lanes each.
-int64_t exchangeWordsPerWarp(int64_t mTiles, int64_t headDim) {
-  return (2 * 2 * mTiles + mTiles * (headDim / 8) * 4) * 32;
-}
-
 } // namespace
 
 FailureOr<KernelConfig>
@@ -156,7 +150,7 @@ mlir::flash::decodeConfigFromDescriptor(KernelConfig c, KernelAttr kernel,
   if (c.decode.paged)
     c.sharedBytes += 4 * kTableWindow;
   int64_t exchangeBytes =
-      4 * (kWarps - 1) * exchangeWordsPerWarp(c.decode.mTiles, c.headDim);
+      4 * (kWarps - 1) * warpCombineWordsPerWarp(c.decode.mTiles, c.headDim);
   if (exchangeBytes > c.stages * stageBytes)
     return unsupported("a warp exchange of " + Twine(exchangeBytes) +
                        " bytes in " + Twine(c.stages * stageBytes) +
@@ -506,6 +500,183 @@ MergeGroups buildMergeGroups(KernelMath &km, Value numSplits) {
   Value numGroups = km.divu(km.add(numSplits, km.sub(groupSize, km.i32(1))),
                             groupSize);
   return {twoLevel, groupSize, numGroups};
+}
+
+//===----------------------------------------------------------------------===//
+// The split kernels' combine of their warps
+//===----------------------------------------------------------------------===//
+
+int64_t warpCombineWordsPerWarp(int64_t mTiles, int64_t headDim) {
+  return (2 * 2 * mTiles + mTiles * (headDim / 8) * 4) * 32;
+}
+
+bool warpCombineInParallel(int64_t mTiles, int64_t headDim,
+                           int64_t ringBytes) {
+  return 4 * kSplitKVWarps * warpCombineWordsPerWarp(mTiles, headDim) <=
+         ringBytes;
+}
+
+/// The words a warp leaves: its rows' m, then l, then the accumulator.
+static SmallVector<Value> combineWords(const OnlineSoftmaxState &state) {
+  SmallVector<Value> words(state.runningMax);
+  words.append(state.runningSum.begin(), state.runningSum.end());
+  words.append(state.acc.regs.begin(), state.acc.regs.end());
+  return words;
+}
+
+/// Where word `word` of lane `lane` of the warp at place `place` (warp
+/// index, or warp − 1 when warp 0 keeps its own) lies: (place·words/32 +
+/// word)·32 + lane.
+static Value combineSlot(KernelMath &km, Value place, Value word, Value lane,
+                         int64_t wordsPerLane) {
+  return km.toIndex(km.add(
+      km.mul(km.add(km.mul(place, km.i32(wordsPerLane)), word), km.i32(32)),
+      lane));
+}
+
+/// −(the rows' common maxima)·c (0 for a row no warp saw a key of): the
+/// shift of every warp's rescale factor 2^(m_w·c − shift).
+static SmallVector<Value> combineShifts(KernelMath &km, ArrayRef<Value> common,
+                                        Value scaleLog2e) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  SmallVector<Value> shift;
+  for (Value m : common) {
+    Value empty =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, negInf);
+    shift.push_back(arith::NegFOp::create(
+        b, loc,
+        km.select(empty, km.f32(0.0),
+                  arith::MulFOp::create(b, loc, m, scaleLog2e))));
+  }
+  return shift;
+}
+
+void storeWarpCombineWords(KernelMath &km, Value exchange, Value warp,
+                           Value lane, const OnlineSoftmaxState &state,
+                           int64_t mTiles, int64_t headDim, bool parallel) {
+  using P = arith::CmpIPredicate;
+  const int64_t perLane = warpCombineWordsPerWarp(mTiles, headDim) / 32;
+  SmallVector<Value> words = combineWords(state);
+  if (parallel) {
+    for (auto [i, w] : llvm::enumerate(words))
+      km.store(w, exchange,
+               combineSlot(km, warp, km.i32(int64_t(i)), lane, perLane));
+    return;
+  }
+  km.ifLanes(km.cmp(P::ne, warp, km.i32(0)), [&] {
+    for (auto [i, w] : llvm::enumerate(words))
+      km.store(w, exchange,
+               combineSlot(km, km.sub(warp, km.i32(1)), km.i32(int64_t(i)),
+                           lane, perLane));
+  });
+}
+
+CombinedWarps combineWarpSlices(KernelMath &km, Value exchange, Value warp,
+                                Value lane, int64_t mTiles, int64_t headDim,
+                                Value scaleLog2e) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  const int64_t numRows = 2 * mTiles;
+  const int64_t perLane = warpCombineWordsPerWarp(mTiles, headDim) / 32;
+  auto load = [&](int64_t w, Value word) -> Value {
+    return memref::LoadOp::create(
+        b, loc, exchange,
+        ValueRange{combineSlot(km, km.i32(w), word, lane, perLane)});
+  };
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  SmallVector<SmallVector<Value>> maxes;
+  SmallVector<Value> common(numRows, negInf);
+  for (int64_t w = 0; w < kSplitKVWarps; ++w) {
+    maxes.emplace_back();
+    for (int64_t r = 0; r < numRows; ++r) {
+      maxes.back().push_back(load(w, km.i32(r)));
+      common[r] = w == 0 ? maxes.back()[r]
+                         : arith::MaxNumFOp::create(b, loc, common[r],
+                                                    maxes.back()[r]);
+    }
+  }
+  SmallVector<Value> shift = combineShifts(km, common, scaleLog2e);
+  const int64_t nTiles = headDim / 8, sliceTiles = nTiles / kSplitKVWarps;
+  CombinedWarps out{common, SmallVector<Value>(numRows),
+                    Fragment(mTiles, sliceTiles, km.f32(0.0))};
+  Fragment &acc = out.acc;
+  Value sliceWord0 =
+      km.add(km.i32(2 * numRows), km.mul(warp, km.i32(sliceTiles * 4)));
+  for (int64_t w = 0; w < kSplitKVWarps; ++w) {
+    SmallVector<Value> f;
+    for (int64_t r = 0; r < numRows; ++r)
+      f.push_back(
+          buildExp2(km, buildFma(km, maxes[w][r], scaleLog2e, shift[r])));
+    for (int64_t r = 0; r < numRows; ++r) {
+      Value sum = load(w, km.i32(numRows + r));
+      out.runningSum[r] = w == 0 ? arith::MulFOp::create(b, loc, sum, f[r])
+                                 : buildFma(km, sum, f[r], out.runningSum[r]);
+    }
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      for (int64_t t = 0; t < sliceTiles; ++t)
+        for (int64_t e = 0; e < 4; ++e) {
+          Value word = km.add(sliceWord0, km.i32((mt * nTiles + t) * 4 + e));
+          Value &reg = acc.at(mt, t, e);
+          int64_t row = acc.layout.rowOfRegister((mt * sliceTiles + t) * 4 + e);
+          Value x = load(w, word);
+          reg = w == 0 ? arith::MulFOp::create(b, loc, x, f[row])
+                       : buildFma(km, x, f[row], reg);
+        }
+  }
+  return out;
+}
+
+CombinedWarps combineIntoFirstWarp(KernelMath &km, Value exchange, Value lane,
+                                   const OnlineSoftmaxState &own,
+                                   int64_t mTiles, int64_t headDim,
+                                   Value scaleLog2e) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  const int64_t numRows = 2 * mTiles;
+  const int64_t perLane = warpCombineWordsPerWarp(mTiles, headDim) / 32;
+  CombinedWarps out{own.runningMax, own.runningSum, own.acc};
+  SmallVector<Value> &common = out.common, &runningSum = out.runningSum;
+  Fragment &acc = out.acc;
+  // The common max of each row over the warps, then each warp's part
+  // rescaled by 2^(m_w·c − shift) (0 for a warp whose row saw no key) and
+  // summed, one warp at a time (its words loaded as they are used).
+  auto load = [&](int64_t w, int64_t word) -> Value {
+    return memref::LoadOp::create(
+        b, loc, exchange,
+        ValueRange{combineSlot(km, km.sub(km.i32(w), km.i32(1)),
+                               km.i32(word), lane, perLane)});
+  };
+  SmallVector<SmallVector<Value>> otherMax;
+  for (int64_t w = 1; w < kSplitKVWarps; ++w) {
+    otherMax.emplace_back();
+    for (int64_t r = 0; r < numRows; ++r) {
+      otherMax.back().push_back(load(w, r));
+      common[r] =
+          arith::MaxNumFOp::create(b, loc, common[r], otherMax.back()[r]);
+    }
+  }
+  SmallVector<Value> shift = combineShifts(km, common, scaleLog2e);
+  auto factors = [&](ArrayRef<Value> m) {
+    SmallVector<Value> f;
+    for (int64_t r = 0; r < numRows; ++r)
+      f.push_back(buildExp2(km, buildFma(km, m[r], scaleLog2e, shift[r])));
+    return f;
+  };
+  SmallVector<Value> ownFactors = factors(own.runningMax);
+  for (int64_t r = 0; r < numRows; ++r)
+    runningSum[r] = arith::MulFOp::create(b, loc, runningSum[r], ownFactors[r]);
+  buildRescale(km, acc, ownFactors);
+  for (int64_t w = 1; w < kSplitKVWarps; ++w) {
+    SmallVector<Value> f = factors(otherMax[w - 1]);
+    for (int64_t r = 0; r < numRows; ++r)
+      runningSum[r] = buildFma(km, load(w, numRows + r), f[r], runningSum[r]);
+    for (int64_t reg = 0; reg < int64_t(acc.regs.size()); ++reg)
+      acc.regs[reg] = buildFma(km, load(w, 2 * numRows + reg),
+                               f[acc.layout.rowOfRegister(reg)], acc.regs[reg]);
+  }
+  return out;
 }
 
 } // namespace mlir::flash::sm80
@@ -1102,7 +1273,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   waitCopies(km, firstGroup, 0);
   gpu::BarrierOp::create(b, loc);
   const int64_t numRows = 2 * Mw;
-  const int64_t perWarp = exchangeWordsPerWarp(Mw, D);
+  const int64_t perWarp = warpCombineWordsPerWarp(Mw, D);
   // The block's result from the combined (m, l, acc) of its rows: O and LSE
   // (one part) or the part's partials. `columnShift` (index, or null) moves
   // the fragment's columns (a slice of them); `lseWriter` (i1, or null: every
@@ -1199,160 +1370,43 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   };
 
   // Every warp leaves its (m, l, acc) in shared memory (over the drained
-  // K/V ring, word i of warp w's lane l at (w·perWarp/32 + i)·32 + l), then
-  // combines a quarter of the columns (the statistics of every row: each
-  // warp computes the common maxima and the row sums) and writes them, O
-  // or the part's partials; warp 0 writes the LSE. Where the four warps'
-  // words do not fit in the ring, warp 0 combines and writes everything
-  // (the three others' words in shared memory): with the schedules of
-  // splitKVTileShape only on sm_80, at D = 64 with m = 4 (4 stages) and at
-  // D = 128 with m = 2 (2 stages), i.e. ops of more than 48 or 16 packed
-  // rows G·Nq (flash-opt, `compile --decode-rows`), never the shipped
-  // plans' m = 1; schedules given by hand (block-q, stages) on both arches
-  // where three warps' words fit and four do not. Measured: docs/benchmarks.md, twenty-first session;
-  // both forms pinned in test/Pipeline/ptx-decode-combine.mlir, the GPU
-  // check of this one (decode_check --only rows on compile --decode-rows 64
-  // plans): docs/benchmarks.md, twenty-second session, issue 17.
+  // K/V ring), then combines a quarter of the columns (the statistics of
+  // every row: each warp computes the common maxima and the row sums) and
+  // writes them, O or the part's partials; warp 0 writes the LSE. Where the
+  // four warps' words do not fit in the ring, warp 0 combines and writes
+  // everything (the three others' words in shared memory): with the
+  // schedules of splitKVTileShape only on sm_80, at D = 64 with m = 4 (4
+  // stages) and at D = 128 with m = 2 (2 stages), i.e. ops of more than 48
+  // or 16 packed rows G·Nq (flash-opt, `compile --decode-rows`), never the
+  // shipped plans' m = 1; schedules given by hand (block-q, stages) on both
+  // arches where three warps' words fit and four do not. Measured:
+  // docs/benchmarks.md, twenty-first session; both forms pinned in
+  // test/Pipeline/ptx-decode-combine.mlir, the GPU check of this one
+  // (decode_check --only rows on compile --decode-rows 64 plans):
+  // docs/benchmarks.md, twenty-second session, issue 17; both run on the
+  // CPU (flash-test-decode-combine, python/tests/test_decode_combine.py).
   const bool parallelCombine =
-      4 * kWarps * perWarp <= 2 * elementBytes * ringElements;
-  // −(the rows' common maxima)·c (0 for a row no warp saw a key of): the
-  // shift of every warp's rescale factor 2^(m_w·c − shift), in both forms.
-  auto shiftsOf = [&](ArrayRef<Value> common) {
-    SmallVector<Value> shift;
-    for (int64_t r = 0; r < numRows; ++r) {
-      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          common[r], negInf);
-      shift.push_back(arith::NegFOp::create(
-          b, loc,
-          km.select(empty, km.f32(0.0),
-                    arith::MulFOp::create(b, loc, common[r], scaleLog2e))));
-    }
-    return shift;
-  };
+      warpCombineInParallel(Mw, D, 2 * elementBytes * ringElements);
   if (parallelCombine) {
     Value exchange = view(b.getF32Type(), queryBytes, kWarps * perWarp);
-    auto slotAt = [&](Value warpIndex, Value word) {
-      // (warp·perWarp/32 + word)·32 + lane
-      return km.toIndex(
-          km.add(km.mul(km.add(km.mul(warpIndex, km.i32(perWarp / 32)), word),
-                        km.i32(32)),
-                 lane));
-    };
-    SmallVector<Value> words(done.runningMax);
-    words.append(done.runningSum.begin(), done.runningSum.end());
-    words.append(done.acc.regs.begin(), done.acc.regs.end());
-    for (auto [i, w] : llvm::enumerate(words))
-      km.store(w, exchange, slotAt(warp, km.i32(int64_t(i))));
+    storeWarpCombineWords(km, exchange, warp, lane, done, Mw, D,
+                          /*parallel=*/true);
     gpu::BarrierOp::create(b, loc);
-    auto load = [&](int64_t w, Value word) -> Value {
-      return memref::LoadOp::create(b, loc, exchange,
-                                    ValueRange{slotAt(km.i32(w), word)});
-    };
-    SmallVector<SmallVector<Value>> maxes;
-    SmallVector<Value> common(numRows, negInf);
-    for (int64_t w = 0; w < kWarps; ++w) {
-      maxes.emplace_back();
-      for (int64_t r = 0; r < numRows; ++r) {
-        maxes.back().push_back(load(w, km.i32(r)));
-        common[r] = w == 0 ? maxes.back()[r]
-                           : arith::MaxNumFOp::create(b, loc, common[r],
-                                                      maxes.back()[r]);
-      }
-    }
-    SmallVector<Value> shift = shiftsOf(common);
-    const int64_t nTiles = D / 8, sliceTiles = nTiles / kWarps;
-    Fragment acc(Mw, sliceTiles, km.f32(0.0));
-    SmallVector<Value> runningSum(numRows);
-    Value sliceWord0 =
-        km.add(km.i32(2 * numRows), km.mul(warp, km.i32(sliceTiles * 4)));
-    for (int64_t w = 0; w < kWarps; ++w) {
-      SmallVector<Value> f;
-      for (int64_t r = 0; r < numRows; ++r)
-        f.push_back(
-            buildExp2(km, buildFma(km, maxes[w][r], scaleLog2e, shift[r])));
-      for (int64_t r = 0; r < numRows; ++r) {
-        Value sum = load(w, km.i32(numRows + r));
-        runningSum[r] = w == 0 ? arith::MulFOp::create(b, loc, sum, f[r])
-                               : buildFma(km, sum, f[r], runningSum[r]);
-      }
-      for (int64_t mt = 0; mt < Mw; ++mt)
-        for (int64_t t = 0; t < sliceTiles; ++t)
-          for (int64_t e = 0; e < 4; ++e) {
-            Value word = km.add(sliceWord0, km.i32((mt * nTiles + t) * 4 + e));
-            Value &reg = acc.at(mt, t, e);
-            int64_t row =
-                acc.layout.rowOfRegister((mt * sliceTiles + t) * 4 + e);
-            Value x = load(w, word);
-            reg = w == 0 ? arith::MulFOp::create(b, loc, x, f[row])
-                         : buildFma(km, x, f[row], reg);
-          }
-    }
-    writeResult(acc, common, runningSum,
+    CombinedWarps combined =
+        combineWarpSlices(km, exchange, warp, lane, Mw, D, scaleLog2e);
+    writeResult(combined.acc, combined.common, combined.runningSum,
                 km.toIndex(km.mul(warp, km.i32(D / kWarps))),
                 km.cmp(P::eq, warp, km.i32(0)));
   } else {
     Value exchange = view(b.getF32Type(), queryBytes, (kWarps - 1) * perWarp);
-    auto slot = [&](Value warpIndex, int64_t word) {
-      // ((warp − 1)·perWarp/32 + word)·32 + lane
-      return km.toIndex(km.add(
-          km.mul(
-              km.add(km.mul(km.sub(warpIndex, km.i32(1)), km.i32(perWarp / 32)),
-                     km.i32(word)),
-              km.i32(32)),
-          lane));
-    };
-    SmallVector<Value> words(done.runningMax);
-    words.append(done.runningSum.begin(), done.runningSum.end());
-    words.append(done.acc.regs.begin(), done.acc.regs.end());
-    km.ifLanes(km.cmp(P::ne, warp, km.i32(0)), [&] {
-      for (auto [i, w] : llvm::enumerate(words))
-        km.store(w, exchange, slot(warp, i));
-    });
+    storeWarpCombineWords(km, exchange, warp, lane, done, Mw, D,
+                          /*parallel=*/false);
     gpu::BarrierOp::create(b, loc);
     km.ifLanes(km.cmp(P::eq, warp, km.i32(0)), [&] {
-      SmallVector<Value> runningMax(done.runningMax),
-          runningSum(done.runningSum);
-      Fragment acc = done.acc;
-      // The common max of each row over the warps, then each warp's part
-      // rescaled by 2^(m_w·c − shift) (0 for a warp whose row saw no key) and
-      // summed, one warp at a time (its words loaded as they are used).
-      auto load = [&](int64_t w, int64_t word) -> Value {
-        return memref::LoadOp::create(b, loc, exchange,
-                                      ValueRange{slot(km.i32(w), word)});
-      };
-      SmallVector<SmallVector<Value>> otherMax;
-      SmallVector<Value> common(runningMax);
-      for (int64_t w = 1; w < kWarps; ++w) {
-        otherMax.emplace_back();
-        for (int64_t r = 0; r < numRows; ++r) {
-          otherMax.back().push_back(load(w, r));
-          common[r] =
-              arith::MaxNumFOp::create(b, loc, common[r], otherMax.back()[r]);
-        }
-      }
-      SmallVector<Value> shift = shiftsOf(common);
-      auto factors = [&](ArrayRef<Value> m) {
-        SmallVector<Value> f;
-        for (int64_t r = 0; r < numRows; ++r)
-          f.push_back(buildExp2(km, buildFma(km, m[r], scaleLog2e, shift[r])));
-        return f;
-      };
-      SmallVector<Value> own = factors(runningMax);
-      for (int64_t r = 0; r < numRows; ++r)
-        runningSum[r] = arith::MulFOp::create(b, loc, runningSum[r], own[r]);
-      buildRescale(km, acc, own);
-      for (int64_t w = 1; w < kWarps; ++w) {
-        SmallVector<Value> f = factors(otherMax[w - 1]);
-        for (int64_t r = 0; r < numRows; ++r)
-          runningSum[r] =
-              buildFma(km, load(w, numRows + r), f[r], runningSum[r]);
-        for (int64_t reg = 0; reg < int64_t(acc.regs.size()); ++reg)
-          acc.regs[reg] =
-              buildFma(km, load(w, 2 * numRows + reg),
-                       f[acc.layout.rowOfRegister(reg)], acc.regs[reg]);
-      }
-
-      writeResult(acc, common, runningSum, Value(), Value());
+      CombinedWarps combined =
+          combineIntoFirstWarp(km, exchange, lane, done, Mw, D, scaleLog2e);
+      writeResult(combined.acc, combined.common, combined.runningSum, Value(),
+                  Value());
     });
   }
 

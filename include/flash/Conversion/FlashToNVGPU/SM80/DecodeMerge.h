@@ -102,6 +102,52 @@ void buildMergeKernelCombine(KernelMath &km, const KernelConfig &config,
                              Value exchange, Value slice, Value quad,
                              Value column, Value rowIndex);
 
+/// The split kernels' combine of their warps (SplitKernelBuilder::build in
+/// SM80/DecodeKernel.cpp): each of the block's kSplitKVWarps warps ends its
+/// K/V loop with the online-softmax state of the row tile over its own keys
+/// (per thread row the maximum m_w, raw scores, the same on a quad's lanes;
+/// the thread's part of the sum l_w; the accumulator acc_w). The block's
+/// state is, per row, the common maximum M = max_w m_w and
+///   l = Σ_w f_w·l_w,  acc = Σ_w f_w·acc_w,  f_w = 2^(m_w·c − M·c)
+/// (c = scale·log2 e; f_w = 0 for a warp whose row saw no key, m_w = −inf;
+/// M·c taken as 0 where no warp did). The warps leave their words in shared
+/// memory (storeWarpCombineWords, then the block's barrier) and either all
+/// four combine a quarter of the columns each (combineWarpSlices) or, where
+/// four warps' words do not fit in the K/V ring, warp 0 combines everything
+/// (combineIntoFirstWarp). Declared here so that the CPU harness
+/// flash-test-decode-combine (test/lib/TestDecodeCombine.cpp) builds the
+/// same code.
+///
+/// Words a warp leaves (per lane: its rows' m, then l, then the
+/// accumulator's registers), 32 lanes each.
+int64_t warpCombineWordsPerWarp(int64_t mTiles, int64_t headDim);
+/// Whether the four warps' words fit in `ringBytes` (then every warp
+/// combines a slice of the columns).
+bool warpCombineInParallel(int64_t mTiles, int64_t headDim, int64_t ringBytes);
+/// Lane `lane` of warp `warp` leaves `state` in `exchange` (f32): word i at
+/// (w·words/32 + i)·32 + lane, every warp when `parallel`, else warps 1 to
+/// 3 at w − 1 (warp 0 keeps its own in registers).
+void storeWarpCombineWords(KernelMath &km, Value exchange, Value warp,
+                           Value lane, const OnlineSoftmaxState &state,
+                           int64_t mTiles, int64_t headDim, bool parallel);
+/// A row tile's combined state: the common maxima M (raw scores, −inf
+/// where no warp saw a key), the thread's part of each row's sum, and the
+/// accumulator (all columns, or one warp's slice).
+struct CombinedWarps {
+  SmallVector<Value> common, runningSum;
+  Fragment acc;
+};
+/// Warp `warp`'s combine of column tiles [warp·n, (warp + 1)·n) (n = the
+/// accumulator's column tiles / kSplitKVWarps) from every warp's words.
+CombinedWarps combineWarpSlices(KernelMath &km, Value exchange, Value warp,
+                                Value lane, int64_t mTiles, int64_t headDim,
+                                Value scaleLog2e);
+/// Warp 0's combine of its own state `own` with warps 1 to 3's words.
+CombinedWarps combineIntoFirstWarp(KernelMath &km, Value exchange, Value lane,
+                                   const OnlineSoftmaxState &own,
+                                   int64_t mTiles, int64_t headDim,
+                                   Value scaleLog2e);
+
 } // namespace sm80
 } // namespace flash
 } // namespace mlir
