@@ -11,9 +11,11 @@
 #ifndef FLASH_TEST_LIB_HARNESSDECLARATION_H
 #define FLASH_TEST_LIB_HARNESSDECLARATION_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -48,6 +50,18 @@ inline Type harnessElementType(MLIRContext *ctx, StringRef name) {
   if (name == "f16")
     return Float16Type::get(ctx);
   return {};
+}
+
+/// scf.for over [lb, ub) (i32, step 1), `body` built at the start of its
+/// body from the induction variable: the harnesses' loops over the lanes,
+/// threads, warps and rows that run one after another on the host.
+inline void harnessLoop(OpBuilder &b, Location loc, Value lb, Value ub,
+                        function_ref<void(Value)> body) {
+  Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+  auto loop = scf::ForOp::create(b, loc, lb, ub, one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  body(loop.getInductionVar());
 }
 
 /// Replaces the NVVM operations of kernel code built in the kernels' scalar

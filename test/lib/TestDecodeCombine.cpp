@@ -128,10 +128,7 @@ void TestDecodeCombinePass::runOnOperation() {
       b, loc, MemRefType::get({places * words * 32}, f32));
 
   auto forEach = [&](int64_t n, function_ref<void(Value)> body) {
-    auto loop = scf::ForOp::create(b, loc, km.i32(0), km.i32(n), km.i32(1));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    body(loop.getInductionVar());
+    harnessLoop(b, loc, km.i32(0), km.i32(n), body);
   };
   auto at = [&](Value warp, int64_t word, int64_t perLane, Value lane) {
     return km.toIndex(km.add(

@@ -149,10 +149,7 @@ void TestDecodeMergePass::runOnOperation() {
   Value numSplits = entry->getArgument(4), rows = entry->getArgument(5);
 
   auto forEach = [&](Value lb, Value ub, function_ref<void(Value)> body) {
-    auto loop = scf::ForOp::create(b, loc, lb, ub, km.i32(1));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    body(loop.getInductionVar());
+    harnessLoop(b, loc, lb, ub, body);
   };
   // The warp's lanes, 31 first (see the file's comment).
   auto eachLane = [&](function_ref<void(Value lane)> body) {
@@ -203,10 +200,7 @@ void TestDecodeMergePass::buildSeparateMergeKernel(KernelMath &km,
   OpBuilder &b = km.b;
   Location loc = km.loc;
   auto forEach = [&](int64_t n, function_ref<void(Value)> body) {
-    auto loop = scf::ForOp::create(b, loc, km.i32(0), km.i32(n), km.i32(1));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    body(loop.getInductionVar());
+    harnessLoop(b, loc, km.i32(0), km.i32(n), body);
   };
   auto exchange = memref::AllocaOp::create(
       b, loc, MemRefType::get({kSplitKVMergeSharedBytes / 4}, b.getF32Type()));
