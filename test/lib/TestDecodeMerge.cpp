@@ -19,7 +19,7 @@
 // first part, then the groups into the output row. The lanes of a warp run
 // one after another, lane 31 first, so that lane 0's LSE store into a
 // group's slot follows every lane's reads of it (the kernel's __syncwarp).
-// What stays out: which block merges (the counters).
+// What stays out: which block merges (the counters; flash-test-decode-counts).
 //
 // form=kernel: sm_90a's separate merge kernel (buildMergeKernelSums,
 // mergeKernelSlot, buildMergeKernelCombine): for each row of at least two

@@ -23,6 +23,7 @@ void registerTestTensorMemoryPass();
 void registerTestDecodePagesPass();
 void registerTestDecodeMergePass();
 void registerTestDecodeCombinePass();
+void registerTestDecodeCountsPass();
 } // namespace mlir::flash
 
 int main(int argc, char **argv) {
@@ -34,6 +35,7 @@ int main(int argc, char **argv) {
   mlir::flash::registerTestDecodePagesPass();
   mlir::flash::registerTestDecodeMergePass();
   mlir::flash::registerTestDecodeCombinePass();
+  mlir::flash::registerTestDecodeCountsPass();
   mlir::flash::registerTestTensorMemoryPass();
 
   mlir::DialectRegistry registry;

@@ -502,6 +502,47 @@ MergeGroups buildMergeGroups(KernelMath &km, Value numSplits) {
   return {twoLevel, groupSize, numGroups};
 }
 
+void buildFusedMergeCounts(KernelMath &km, Value numSplits, Value part,
+                           const FusedMergeCounting &c) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  MergeGroups groups = buildMergeGroups(km, numSplits);
+  Value twoLevel = groups.twoLevel, groupSize = groups.groupSize,
+        numGroups = groups.numGroups;
+  Value group = km.divu(part, groupSize);
+  Value groupFirst = km.mul(group, groupSize);
+  Value groupCount = km.minsi(groupSize, km.sub(numSplits, groupFirst));
+  Value gridParts = c.gridParts();
+  Value counterStride = km.mul(
+      km.i32(2), km.divu(km.add(gridParts, km.i32(kSplitKVMergeGroup - 1)),
+                         km.i32(kSplitKVMergeGroup)));
+  Value unitCounter = km.mul(c.unitIndex(), counterStride);
+  Value topCounter = c.counterAt(unitCounter);
+  Value firstCounter = c.counterAt(km.select(
+      twoLevel, km.add(unitCounter, km.add(group, km.i32(1))), unitCounter));
+  c.ready();
+  Value isLast = c.lastToCount(firstCounter, groupCount);
+  km.ifLanes(isLast, [&] {
+    auto ifTwo = scf::IfOp::create(b, loc, twoLevel, /*withElse=*/true);
+    OpBuilder::InsertionGuard inner(b);
+    // One level: every part into the output rows.
+    b.setInsertionPoint(ifTwo.elseBlock()->getTerminator());
+    c.mergeAll();
+    c.reset(firstCounter);
+    // Two levels: the group into its first part's slot, then (the last
+    // group's finisher) the groups into the output rows.
+    b.setInsertionPoint(ifTwo.thenBlock()->getTerminator());
+    c.mergeGroup(groupFirst, groupCount);
+    c.reset(firstCounter);
+    c.barrier();
+    Value isLastGroup = c.lastToCount(topCounter, numGroups);
+    km.ifLanes(isLastGroup, [&] {
+      c.mergeGroups(numGroups, groupSize);
+      c.reset(topCounter);
+    });
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // The split kernels' combine of their warps
 //===----------------------------------------------------------------------===//
@@ -1429,7 +1470,8 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // the last group merges the groups' results into the output rows.
   // Counters of a work unit u (stride 2·⌈gridDim.x / kMergeGroup⌉ words):
   // u·stride the groups (or the parts, one level), u·stride + 1 + g the
-  // parts of group g.
+  // parts of group g (buildFusedMergeCounts, SM80/DecodeMerge.h, which the
+  // CPU harness flash-test-decode-counts also builds).
   // With the separate merge the partials are all this kernel writes.
   if (separateMerge) {
     b.setInsertionPointToEnd(&entry);
@@ -1439,28 +1481,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   km.ifLanes(km.cmp(P::sge, split.numSplits, km.i32(2)), [&] {
     gpu::BarrierOp::create(b, loc);
     Value numSplits = split.numSplits;
-    MergeGroups groups = buildMergeGroups(km, numSplits);
-    Value twoLevel = groups.twoLevel, groupSize = groups.groupSize,
-          numGroups = groups.numGroups;
-    Value group = km.divu(part, groupSize);
-    Value groupFirst = km.mul(group, groupSize);
-    Value groupCount = km.minsi(groupSize, km.sub(numSplits, groupFirst));
-    Value gridParts = asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-    Value counterStride = km.mul(
-        km.i32(2), km.divu(km.add(gridParts, km.i32(kMergeGroup - 1)),
-                           km.i32(kMergeGroup)));
-    Value unitCounter = km.mul(
-        km.add(km.mul(batch, km.mul(numKVHeads, sizes.rowTiles)), headTile),
-        counterStride);
-    auto counterAt = [&](Value index) {
-      return LLVM::GEPOp::create(
-          b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
-          b.getI32Type(), arg["split_counter"], ValueRange{index});
-    };
-    Value topCounter = counterAt(unitCounter);
-    Value firstCounter = counterAt(km.select(
-        twoLevel, km.add(unitCounter, km.add(group, km.i32(1))), unitCounter));
-    Value flag = view(b.getI32Type(), 0, 1);
+    Value flag, allRows;
     // Whether this block is the last of `expected` to count on `counter`
     // (block-uniform, through shared memory).
     auto lastToCount = [&](Value counter, Value expected) {
@@ -1491,45 +1512,59 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
                                            ValueRange{km.index(0)}),
                     km.i32(0));
     };
-    auto resetCounter = [&](Value counter) {
-      km.ifLanes(km.cmp(P::eq, tid, km.i32(0)), [&] {
-        LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::xchg, counter,
-                                  km.i32(0), LLVM::AtomicOrdering::monotonic);
-      });
-    };
-    Value allRows = km.mul(km.mul(arg["B"], queryHeads), seqQ);
-    Value isLast = lastToCount(firstCounter, groupCount);
-    km.ifLanes(isLast, [&] {
-      auto ifTwo = scf::IfOp::create(b, loc, twoLevel, /*withElse=*/true);
-      {
-        OpBuilder::InsertionGuard inner(b);
-        // One level: every part into the output rows.
-        b.setInsertionPoint(ifTwo.elseBlock()->getTerminator());
-        forEachRow([&](Value flatRow) {
-          buildMergeRow(km, config, outputs, lane, flatRow, km.i32(0),
-                        numSplits, km.i32(1), allRows, MergeTarget{});
-        });
-        resetCounter(firstCounter);
-        // Two levels: the group into its first part's slot, then (the
-        // last group's finisher) the groups into the output rows.
-        b.setInsertionPoint(ifTwo.thenBlock()->getTerminator());
-        forEachRow([&](Value flatRow) {
-          buildMergeRow(km, config, outputs, lane, flatRow, groupFirst,
-                        groupCount, km.i32(1), allRows,
-                        MergeTarget{groupFirst});
-        });
-        resetCounter(firstCounter);
-        gpu::BarrierOp::create(b, loc);
-        Value isLastGroup = lastToCount(topCounter, numGroups);
-        km.ifLanes(isLastGroup, [&] {
+    FusedMergeCounting counting{
+        /*gridParts=*/
+        [&] {
+          return asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+        },
+        /*unitIndex=*/
+        [&] {
+          return km.add(km.mul(batch, km.mul(numKVHeads, sizes.rowTiles)),
+                        headTile);
+        },
+        /*counterAt=*/
+        [&](Value index) -> Value {
+          return LLVM::GEPOp::create(
+              b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+              b.getI32Type(), arg["split_counter"], ValueRange{index});
+        },
+        /*ready=*/
+        [&] {
+          flag = view(b.getI32Type(), 0, 1);
+          allRows = km.mul(km.mul(arg["B"], queryHeads), seqQ);
+        },
+        lastToCount,
+        /*reset=*/
+        [&](Value counter) {
+          km.ifLanes(km.cmp(P::eq, tid, km.i32(0)), [&] {
+            LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::xchg, counter,
+                                      km.i32(0),
+                                      LLVM::AtomicOrdering::monotonic);
+          });
+        },
+        /*barrier=*/[&] { gpu::BarrierOp::create(b, loc); },
+        /*mergeAll=*/
+        [&] {
+          forEachRow([&](Value flatRow) {
+            buildMergeRow(km, config, outputs, lane, flatRow, km.i32(0),
+                          numSplits, km.i32(1), allRows, MergeTarget{});
+          });
+        },
+        /*mergeGroup=*/
+        [&](Value first, Value count) {
+          forEachRow([&](Value flatRow) {
+            buildMergeRow(km, config, outputs, lane, flatRow, first, count,
+                          km.i32(1), allRows, MergeTarget{first});
+          });
+        },
+        /*mergeGroups=*/
+        [&](Value numGroups, Value groupSize) {
           forEachRow([&](Value flatRow) {
             buildMergeRow(km, config, outputs, lane, flatRow, km.i32(0),
                           numGroups, groupSize, allRows, MergeTarget{});
           });
-          resetCounter(topCounter);
-        });
-      }
-    });
+        }};
+    buildFusedMergeCounts(km, numSplits, part, counting);
   });
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);

@@ -16,6 +16,8 @@
 
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
 
+#include <functional>
+
 namespace mlir {
 namespace flash {
 namespace sm80 {
@@ -147,6 +149,50 @@ CombinedWarps combineIntoFirstWarp(KernelMath &km, Value exchange, Value lane,
                                    const OnlineSoftmaxState &own,
                                    int64_t mTiles, int64_t headDim,
                                    Value scaleLog2e);
+
+/// Which block of a row tile merges its parts in the split kernels' fused
+/// merge (SplitKernelBuilder::build): each block of part `part` < numSplits
+/// (>= 2), its partials written, counts itself done on its counter, and the
+/// block that counts last merges. One level (numSplits <= kSplitKVMergeDirect):
+/// the unit's counter counts the parts and the last merges every part into
+/// the output rows. Two levels (buildMergeGroups): counter 1 + g counts the
+/// parts of group g and the last of them merges the group into its first
+/// part's slot, then counts the group on the unit's counter, whose last
+/// merges the groups into the output rows. Each merging block resets the
+/// counter it finished, so that the counters are zero again for the next
+/// launch (every replay of a captured graph). A unit's counters are
+/// 2·⌈gridParts / kSplitKVMergeGroup⌉ words from unit·stride. What the kernel
+/// supplies (and a CPU harness replaces): the counters and the count (an
+/// atomic add by one thread, its result broadcast through shared memory),
+/// the barrier, and the merges. Declared here so that the CPU harness
+/// flash-test-decode-counts (test/lib/TestDecodeCounts.cpp) builds the same
+/// code. (std::function: the callbacks are lambdas made where the struct is.)
+struct FusedMergeCounting {
+  /// The grid's x (the most parts a row tile can have), i32.
+  std::function<Value()> gridParts;
+  /// The row tile's work unit (b·Hkv·row tiles + head tile), i32.
+  std::function<Value()> unitIndex;
+  /// The counter at word `index` (i32) of the counters.
+  std::function<Value(Value index)> counterAt;
+  /// Called once the counters are known, before the first count.
+  std::function<void()> ready;
+  /// Whether this block is the last of `expected` to count on `counter`
+  /// (i1, the same in every thread of the block).
+  std::function<Value(Value counter, Value expected)> lastToCount;
+  /// Sets `counter` back to 0.
+  std::function<void(Value counter)> reset;
+  /// The block's barrier.
+  std::function<void()> barrier;
+  /// Every part into the output rows (one level).
+  std::function<void()> mergeAll;
+  /// Parts [first, first + count) into the slot of part `first`.
+  std::function<void(Value first, Value count)> mergeGroup;
+  /// The groups' results (parts 0, groupSize, ..., numGroups of them) into
+  /// the output rows.
+  std::function<void(Value numGroups, Value groupSize)> mergeGroups;
+};
+void buildFusedMergeCounts(KernelMath &km, Value numSplits, Value part,
+                           const FusedMergeCounting &counting);
 
 } // namespace sm80
 } // namespace flash
