@@ -1,10 +1,11 @@
 //===- HarnessDeclaration.h - what the CPU harness passes share -*- C++ -*-===//
 //
 // The test passes that build kernel code for the CPU (TestKernelMath.cpp,
-// TestDecodePages.cpp, TestDecodeMerge.cpp, TestDecodeCombine.cpp) each give
-// a body to one function the module declares; these check that declaration
-// and parse the element-type option the same way in each, and give the
-// scalar-form harnesses the host's ex2/lg2.
+// TestDecodePages.cpp, TestDecodeMerge.cpp, TestDecodeCombine.cpp,
+// TestDecodeCounts.cpp) each give a body to one function the module
+// declares; these check that declaration and parse the element-type option
+// the same way in each, give them one loop form, and give the scalar-form
+// harnesses the host's ex2/lg2.
 //
 //===----------------------------------------------------------------------===//
 

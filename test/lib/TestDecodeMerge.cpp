@@ -95,7 +95,6 @@ private:
   void buildSeparateMergeKernel(KernelMath &km, const KernelConfig &config,
                                 const OutputRows &out, Value numSplits,
                                 Value rows);
-  void replaceDeviceOps(func::FuncOp func);
 };
 
 void TestDecodeMergePass::runOnOperation() {
@@ -159,7 +158,9 @@ void TestDecodeMergePass::runOnOperation() {
   };
   if (form == "kernel") {
     buildSeparateMergeKernel(km, config, out, numSplits, rows);
-    return replaceDeviceOps(func);
+    if (failed(replaceScalarDeviceOps(func, "flash-test-decode-merge")))
+      signalPassFailure();
+    return;
   }
   MergeGroups groups = buildMergeGroups(km, numSplits);
   forEach(km.i32(0), rows, [&](Value row) {
@@ -188,7 +189,8 @@ void TestDecodeMergePass::runOnOperation() {
     });
   });
   func::ReturnOp::create(b, loc);
-  replaceDeviceOps(func);
+  if (failed(replaceScalarDeviceOps(func, "flash-test-decode-merge")))
+    signalPassFailure();
 }
 
 void TestDecodeMergePass::buildSeparateMergeKernel(KernelMath &km,
@@ -240,11 +242,6 @@ void TestDecodeMergePass::buildSeparateMergeKernel(KernelMath &km,
     });
   }
   func::ReturnOp::create(b, loc);
-}
-
-void TestDecodeMergePass::replaceDeviceOps(func::FuncOp func) {
-  if (failed(replaceScalarDeviceOps(func, "flash-test-decode-merge")))
-    signalPassFailure();
 }
 
 } // namespace
