@@ -25,9 +25,9 @@
 // %scale: the softmax scale (c = scale·log2 e, as the kernels form it).
 //
 // What stays out: the shared memory itself (here a buffer), the barrier,
-// and what the kernel does with the combined state (writeResult: the
-// quad's row sums, O or the partials, the LSE), shared with the fused
-// merge's paths. The hardware's ex2.approx is the host's exp2.
+// and what the kernel does with the combined state (writeSplitResult: the
+// quad's row sums, O or the partials, the LSE; flash-test-decode-result runs
+// it). The hardware's ex2.approx is the host's exp2.
 // python/tests/test_decode_combine.py runs it against a float64 combine.
 //
 //===----------------------------------------------------------------------===//

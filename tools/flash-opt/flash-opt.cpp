@@ -32,6 +32,7 @@ void registerTestDecodePagesPass();
 void registerTestDecodeMergePass();
 void registerTestDecodeCombinePass();
 void registerTestDecodeCountsPass();
+void registerTestDecodeResultPass();
 } // namespace mlir::flash
 
 int main(int argc, char **argv) {
@@ -44,6 +45,7 @@ int main(int argc, char **argv) {
   mlir::flash::registerTestDecodeMergePass();
   mlir::flash::registerTestDecodeCombinePass();
   mlir::flash::registerTestDecodeCountsPass();
+  mlir::flash::registerTestDecodeResultPass();
   mlir::flash::registerTestTensorMemoryPass();
 
   mlir::DialectRegistry registry;

@@ -720,6 +720,100 @@ CombinedWarps combineIntoFirstWarp(KernelMath &km, Value exchange, Value lane,
   return out;
 }
 
+void writeSplitResult(KernelMath &km, const KernelConfig &config,
+                      Fragment &acc, ArrayRef<Value> common,
+                      ArrayRef<Value> runningSum, Value columnShift,
+                      Value lseWriter, const SplitResultPlace &place) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  const int64_t D = config.headDim;
+  const int64_t numRows = acc.layout.rowsPerThread;
+  Value negInf = km.f32(-std::numeric_limits<double>::infinity());
+  const LaneCoords &coords = place.coords;
+  // One part: O and LSE straight to the outputs.
+  auto ifWhole = scf::IfOp::create(b, loc, place.onePart(), /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifWhole.thenBlock()->getTerminator());
+    auto [globalO, globalLse] = place.outputs();
+    Fragment out = acc;
+    Value outBase =
+        columnShift ? arith::AddIOp::create(b, loc, place.qBase, columnShift)
+                    : place.qBase;
+    buildEpilogue(km, config, out, common, runningSum, coords, place.tileRow0,
+                  place.groupRows, place.scale, globalO, outBase,
+                  lseWriter ? Value() : globalLse, place.groupBase);
+    if (lseWriter && globalLse) {
+      // The LSE by the writing warp's quad lane 0.
+      for (int64_t r = 0; r < numRows; ++r) {
+        Value rowSum = buildRowSum(km, acc.layout, runningSum[r]);
+        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            rowSum, km.f32(0.0));
+        Value row = km.add(place.tileRow0,
+                           km.add(coords.group, km.i32(acc.layout.rowOffset(r))));
+        Value writes = km.andi(
+            lseWriter, km.andi(km.cmp(P::slt, row, place.groupRows),
+                               km.cmp(P::eq, coords.quadLane, km.i32(0))));
+        km.ifLanes(writes, [&] {
+          Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
+                                            km.f32(M_LN2));
+          Value lse = buildFma(km, common[r], place.scale, log);
+          km.store(km.select(empty, negInf, lse), globalLse,
+                   arith::AddIOp::create(b, loc, place.groupBase,
+                                         km.toIndex(row)));
+        });
+      }
+    }
+    // Several parts: this part's normalised O and its LSE (natural log;
+    // −inf for a row that saw no key of the part), f32, at part-major
+    // rows of the workspaces.
+    b.setInsertionPoint(ifWhole.elseBlock()->getTerminator());
+    auto [partialO, partialLse] = place.partials();
+    Value allRows = km.toIndex(
+        km.mul(km.mul(place.batch, place.queryHeads), place.seqQ));
+    Value partRow0 = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, km.toIndex(place.part), allRows),
+        place.groupBase);
+    const AccumulatorLayout &layout = acc.layout;
+    for (int64_t r = 0; r < numRows; ++r) {
+      Value rowSum = buildRowSum(km, layout, runningSum[r]);
+      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          rowSum, km.f32(0.0));
+      Value inverse =
+          km.select(empty, km.f32(0.0),
+                    arith::DivFOp::create(b, loc, km.f32(1.0), rowSum));
+      Value row = km.add(place.tileRow0,
+                         km.add(coords.group, km.i32(layout.rowOffset(r))));
+      km.ifLanes(km.cmp(P::slt, row, place.groupRows), [&] {
+        Value flatRow =
+            arith::AddIOp::create(b, loc, partRow0, km.toIndex(row));
+        Value rowBase = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, flatRow, km.index(D)),
+            km.toIndex(
+                km.mul(coords.quadLane, km.i32(layout.columnLaneStride()))));
+        if (columnShift)
+          rowBase = arith::AddIOp::create(b, loc, rowBase, columnShift);
+        for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+          Value o = arith::MulFOp::create(b, loc, acc.reg(r, c), inverse);
+          km.store(o, partialO,
+                   arith::AddIOp::create(b, loc, rowBase,
+                                         km.index(layout.columnOffset(c))));
+        }
+        Value lseLane = km.cmp(P::eq, coords.quadLane, km.i32(0));
+        if (lseWriter)
+          lseLane = km.andi(lseLane, lseWriter);
+        km.ifLanes(lseLane, [&] {
+          Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
+                                            km.f32(M_LN2));
+          Value lse = buildFma(km, common[r], place.scale, log);
+          km.store(km.select(empty, negInf, lse), partialLse, flatRow);
+        });
+      });
+    }
+  }
+}
+
 } // namespace mlir::flash::sm80
 
 namespace {
@@ -1313,101 +1407,36 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // rescales every warp's part to the common max and sums.
   waitCopies(km, firstGroup, 0);
   gpu::BarrierOp::create(b, loc);
-  const int64_t numRows = 2 * Mw;
   const int64_t perWarp = warpCombineWordsPerWarp(Mw, D);
-  // The block's result from the combined (m, l, acc) of its rows: O and LSE
-  // (one part) or the part's partials. `columnShift` (index, or null) moves
-  // the fragment's columns (a slice of them); `lseWriter` (i1, or null: every
-  // warp that calls it) says which warp writes the LSE.
-  auto writeResult = [&](Fragment &acc, ArrayRef<Value> common,
-                         ArrayRef<Value> runningSum, Value columnShift,
-                         Value lseWriter) {
-    // One part: O and LSE straight to the outputs.
-    auto ifWhole = scf::IfOp::create(
-        b, loc, km.cmp(P::eq, split.numSplits, km.i32(1)), /*withElse=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifWhole.thenBlock()->getTerminator());
-      Value globalO = buildFlatGlobalMemref(km, arg["o"], b.getI32Type());
-      Value globalLse = config.writesLse ? buildFlatGlobalMemref(km, arg["lse"],
-                                                                 b.getF32Type())
-                                         : Value();
-      Fragment out = acc;
-      Value outBase = columnShift
-                          ? arith::AddIOp::create(b, loc, qBase, columnShift)
-                          : qBase;
-      buildEpilogue(km, config, out, common, runningSum, coords, tileRow0,
-                    sizes.groupRows, scale, globalO, outBase,
-                    lseWriter ? Value() : globalLse, groupBase);
-      if (lseWriter && globalLse) {
-        // The LSE by the writing warp's quad lane 0.
-        for (int64_t r = 0; r < numRows; ++r) {
-          Value rowSum = buildRowSum(km, acc.layout, runningSum[r]);
-          Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                              rowSum, km.f32(0.0));
-          Value row = km.add(
-              tileRow0, km.add(coords.group, km.i32(acc.layout.rowOffset(r))));
-          Value writes = km.andi(
-              lseWriter, km.andi(km.cmp(P::slt, row, sizes.groupRows),
-                                 km.cmp(P::eq, coords.quadLane, km.i32(0))));
-          km.ifLanes(writes, [&] {
-            Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
-                                              km.f32(M_LN2));
-            Value lse = buildFma(km, common[r], scale, log);
-            km.store(km.select(empty, negInf, lse), globalLse,
-                     arith::AddIOp::create(b, loc, groupBase, km.toIndex(row)));
-          });
-        }
-      }
-      // Several parts: this part's normalised O and its LSE (natural log;
-      // −inf for a row that saw no key of the part), f32, at part-major
-      // rows of the workspaces.
-      b.setInsertionPoint(ifWhole.elseBlock()->getTerminator());
-      Value partialO =
-          buildFlatGlobalMemref(km, arg["partial_o"], b.getF32Type());
-      Value partialLse =
-          buildFlatGlobalMemref(km, arg["partial_lse"], b.getF32Type());
-      Value allRows = km.toIndex(km.mul(km.mul(arg["B"], queryHeads), seqQ));
-      Value partRow0 = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, km.toIndex(part), allRows),
-          groupBase);
-      const AccumulatorLayout &layout = acc.layout;
-      for (int64_t r = 0; r < numRows; ++r) {
-        Value rowSum = buildRowSum(km, layout, runningSum[r]);
-        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                            rowSum, km.f32(0.0));
-        Value inverse =
-            km.select(empty, km.f32(0.0),
-                      arith::DivFOp::create(b, loc, km.f32(1.0), rowSum));
-        Value row =
-            km.add(tileRow0, km.add(coords.group, km.i32(layout.rowOffset(r))));
-        km.ifLanes(km.cmp(P::slt, row, sizes.groupRows), [&] {
-          Value flatRow =
-              arith::AddIOp::create(b, loc, partRow0, km.toIndex(row));
-          Value rowBase = arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, flatRow, km.index(D)),
-              km.toIndex(
-                  km.mul(coords.quadLane, km.i32(layout.columnLaneStride()))));
-          if (columnShift)
-            rowBase = arith::AddIOp::create(b, loc, rowBase, columnShift);
-          for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
-            Value o = arith::MulFOp::create(b, loc, acc.reg(r, c), inverse);
-            km.store(o, partialO,
-                     arith::AddIOp::create(b, loc, rowBase,
-                                           km.index(layout.columnOffset(c))));
-          }
-          Value lseLane = km.cmp(P::eq, coords.quadLane, km.i32(0));
-          if (lseWriter)
-            lseLane = km.andi(lseLane, lseWriter);
-          km.ifLanes(lseLane, [&] {
-            Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
-                                              km.f32(M_LN2));
-            Value lse = buildFma(km, common[r], scale, log);
-            km.store(km.select(empty, negInf, lse), partialLse, flatRow);
-          });
-        });
-      }
-    }
+  // What the block writes from the combined (m, l, acc) of its rows
+  // (writeSplitResult, SM80/DecodeMerge.h).
+  SplitResultPlace place;
+  place.part = part;
+  place.batch = arg["B"];
+  place.queryHeads = queryHeads;
+  place.seqQ = seqQ;
+  place.tileRow0 = tileRow0;
+  place.groupRows = sizes.groupRows;
+  place.groupBase = groupBase;
+  place.qBase = qBase;
+  place.scale = scale;
+  place.coords = coords;
+  place.onePart = [&] {
+    return km.cmp(P::eq, split.numSplits, km.i32(1));
+  };
+  place.outputs = [&]() -> std::pair<Value, Value> {
+    Value globalO = buildFlatGlobalMemref(km, arg["o"], b.getI32Type());
+    Value globalLse = config.writesLse ? buildFlatGlobalMemref(km, arg["lse"],
+                                                               b.getF32Type())
+                                       : Value();
+    return {globalO, globalLse};
+  };
+  place.partials = [&]() -> std::pair<Value, Value> {
+    Value partialO =
+        buildFlatGlobalMemref(km, arg["partial_o"], b.getF32Type());
+    Value partialLse =
+        buildFlatGlobalMemref(km, arg["partial_lse"], b.getF32Type());
+    return {partialO, partialLse};
   };
 
   // Every warp leaves its (m, l, acc) in shared memory (over the drained
@@ -1435,9 +1464,10 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     gpu::BarrierOp::create(b, loc);
     CombinedWarps combined =
         combineWarpSlices(km, exchange, warp, lane, Mw, D, scaleLog2e);
-    writeResult(combined.acc, combined.common, combined.runningSum,
-                km.toIndex(km.mul(warp, km.i32(D / kWarps))),
-                km.cmp(P::eq, warp, km.i32(0)));
+    writeSplitResult(km, config, combined.acc, combined.common,
+                     combined.runningSum,
+                     km.toIndex(km.mul(warp, km.i32(D / kWarps))),
+                     km.cmp(P::eq, warp, km.i32(0)), place);
   } else {
     Value exchange = view(b.getF32Type(), queryBytes, (kWarps - 1) * perWarp);
     storeWarpCombineWords(km, exchange, warp, lane, done, Mw, D,
@@ -1446,8 +1476,8 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     km.ifLanes(km.cmp(P::eq, warp, km.i32(0)), [&] {
       CombinedWarps combined =
           combineIntoFirstWarp(km, exchange, lane, done, Mw, D, scaleLog2e);
-      writeResult(combined.acc, combined.common, combined.runningSum, Value(),
-                  Value());
+      writeSplitResult(km, config, combined.acc, combined.common,
+                       combined.runningSum, Value(), Value(), place);
     });
   }
 

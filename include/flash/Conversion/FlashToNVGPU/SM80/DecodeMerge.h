@@ -17,6 +17,7 @@
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
 
 #include <functional>
+#include <utility>
 
 namespace mlir {
 namespace flash {
@@ -149,6 +150,45 @@ CombinedWarps combineIntoFirstWarp(KernelMath &km, Value exchange, Value lane,
                                    const OnlineSoftmaxState &own,
                                    int64_t mTiles, int64_t headDim,
                                    Value scaleLog2e);
+
+/// Where a split kernel's block writes its combined state (writeSplitResult).
+/// The values are the kernel's (i32 unless named); the callbacks make what
+/// the kernel makes where it first needs it (and a CPU harness replaces).
+struct SplitResultPlace {
+  /// This block's part; the op's batch, q-heads and query rows (a part's
+  /// partials are B·Hq·Nq rows apart).
+  Value part, batch, queryHeads, seqQ;
+  /// The row tile's first row among the group's G·Nq rows, and their count.
+  Value tileRow0, groupRows;
+  /// index: the group's first row of the B·Hq·Nq output rows, and its first
+  /// element of O (groupBase·D).
+  Value groupBase, qBase;
+  /// f32: the softmax scale.
+  Value scale;
+  LaneCoords coords;
+  /// i1, uniform: whether the row tile has one part.
+  std::function<Value()> onePart;
+  /// O (flat i32: 16-bit pairs) and the LSE (flat f32; null without one).
+  std::function<std::pair<Value, Value>()> outputs;
+  /// The partials' O and LSE (flat f32).
+  std::function<std::pair<Value, Value>()> partials;
+};
+/// What a split kernel's block writes from the combined state of its rows
+/// (`acc`: every column, or with `columnShift` (index) the slice that many
+/// columns in; `common` the rows' maxima, `runningSum` the thread's part of
+/// their sums), for rows below groupRows:
+///   one part: O = acc / l in the element type (buildEpilogue) and
+///     LSE = M·scale + ln l, −inf (and O = 0) where l = 0;
+///   several parts: the part's f32 O = acc / l (0 where l = 0) at partial
+///     row part·B·Hq·Nq + groupBase + row and its LSE likewise.
+/// `lseWriter` (i1, or null: every thread that calls it) says which warp
+/// writes the LSE (quad lane 0). Declared here so that the CPU harness
+/// flash-test-decode-result (test/lib/TestDecodeResult.cpp) builds the same
+/// code, in host-lanes mode.
+void writeSplitResult(KernelMath &km, const KernelConfig &config,
+                      Fragment &acc, ArrayRef<Value> common,
+                      ArrayRef<Value> runningSum, Value columnShift,
+                      Value lseWriter, const SplitResultPlace &place);
 
 /// Which block of a row tile merges its parts in the split kernels' fused
 /// merge (SplitKernelBuilder::build): each block of part `part` < numSplits
