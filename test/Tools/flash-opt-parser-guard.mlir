@@ -9,6 +9,8 @@
 // RUN: not flash-opt --split-input-file %t/split.mlir -o %t/split.out 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: not test -e %t/split.out
 // RUN: flash-opt %t/valid.mlir | FileCheck %s --check-prefix=VALID
+// RUN: flash-opt %t/valid.mlir --emit-bytecode -o %t/valid.mlirbc
+// RUN: flash-opt %t/valid.mlirbc | FileCheck %s --check-prefix=VALID
 // RUN: not flash-opt %t/clean.mlir 2>&1 | FileCheck %s --check-prefix=CLEAN --implicit-check-not="flash-opt stops here"
 
 //--- token.mlir
@@ -67,7 +69,8 @@ func.func @f(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32> {
 //--- valid.mlir
 // Lists the parser takes (hexadecimal, negative zero, `false`, comments and
 // line breaks inside) and text that only looks like the three forms: a string,
-// a comment, a symbol and a value named like them, the generic form.
+// a comment, a symbol and a value named like them, the generic form; and the
+// same module as bytecode, whose strings are not quoted (not scanned).
 // linalg.transpose ins(%a : tensor<2x2xf32>) outs(%b : tensor<2x2xf32>) permutation = [x]
 func.func @linalg.transpose(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>, %c: tensor<2xf32>)
     -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32>, tensor<2x2xf32>)

@@ -37,7 +37,8 @@ struct ParserCrashHazard {
   std::string message;
 };
 
-/// Every such place in `text`, in order.
+/// Every such place in `text` (MLIR text: bytecode, whose strings are not
+/// quoted, must not be passed), in order.
 llvm::SmallVector<ParserCrashHazard> findParserCrashHazards(llvm::StringRef text);
 
 } // namespace mlir::flash

@@ -8,6 +8,7 @@
 #include "ParserGuard.h"
 #include "flash/InitFlash.h"
 
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -79,7 +80,10 @@ int main(int argc, char **argv) {
     llvm::errs() << errorMessage << "\n";
     return EXIT_FAILURE;
   }
-  auto hazards = mlir::flash::findParserCrashHazards(file->getBuffer());
+  // Bytecode goes to its own reader (its strings are not text to scan).
+  llvm::SmallVector<mlir::flash::ParserCrashHazard> hazards;
+  if (!mlir::isBytecode(file->getMemBufferRef()))
+    hazards = mlir::flash::findParserCrashHazards(file->getBuffer());
   if (!hazards.empty()) {
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(
