@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.join(REPO_ROOT, "python"))
 from flash_mlir.testing.decode_result import (ResultConfig, check_case,  # noqa: E402
                                               execute, expected, make_case, run,
                                               standard_cases)
+from flash_mlir.testing.cpu_case import words_to_f32  # noqa: E402
 from flash_opt import flash_opt_path  # noqa: E402
 
 # Every Dv the decode kernels take, both element types, with and without the
@@ -104,9 +105,8 @@ def test_check_can_fail():
     bad[zero] = 1
     assert any("o:" in e and "wrong" in e for e in check_case(cfg, one, bad, lse, po, pl))
     bad = pl2.copy()
-    j = [k for k in np.flatnonzero(pl2 != -7)
-         if np.isfinite(pl2[k:k + 1].astype("<u4").view("<f4")[0])][0]
-    f = pl2[j:j + 1].astype("<u4").view("<f4")[0]
+    j = [k for k in np.flatnonzero(pl2 != -7) if np.isfinite(words_to_f32(pl2[k:k + 1])[0])][0]
+    f = words_to_f32(pl2[j:j + 1])[0]
     bad[j] = int(np.float32(f + 1e-4 * max(abs(f), 1.0)).view("<u4"))
     assert any("partial_lse:" in e for e in check_case(cfg, parts, o2, lse2, po2, bad))
     stray = [k for k in range(len(po2)) if po2[k] == -7][0]

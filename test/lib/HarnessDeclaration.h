@@ -2,15 +2,18 @@
 //
 // The test passes that build kernel code for the CPU (TestKernelMath.cpp,
 // TestDecodePages.cpp, TestDecodeMerge.cpp, TestDecodeCombine.cpp,
-// TestDecodeCounts.cpp) each give a body to one function the module
-// declares; these check that declaration and parse the element-type option
-// the same way in each, give them one loop form, and give the scalar-form
+// TestDecodeCounts.cpp, TestDecodeResult.cpp) each give a body to one
+// function the module declares; these check that declaration and parse the
+// element-type option (and the decode harnesses' head-dim and m-tiles) the
+// same way in each, give them one loop form, and give the scalar-form
 // harnesses the host's ex2/lg2.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FLASH_TEST_LIB_HARNESSDECLARATION_H
 #define FLASH_TEST_LIB_HARNESSDECLARATION_H
+
+#include "flash/Target/SplitKV.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -50,6 +53,18 @@ inline Type harnessElementType(MLIRContext *ctx, StringRef name) {
     return BFloat16Type::get(ctx);
   if (name == "f16")
     return Float16Type::get(ctx);
+  return {};
+}
+
+/// The decode harnesses' head-dim and m-tiles options as the split-KV
+/// kernels take them: what is wrong, or empty.
+inline std::string decodeTileOptionError(int64_t headDim, int64_t mTiles = 1) {
+  if (headDim != 64 && headDim != 128 && headDim != 256)
+    return "head-dim must be 64, 128 or 256 (the decode kernels')";
+  if (mTiles < 1 || mTiles > splitKVMaxRowTiles(headDim))
+    return ("m-tiles must be 1 to " + Twine(splitKVMaxRowTiles(headDim)) +
+            " at head-dim " + Twine(headDim))
+        .str();
   return {};
 }
 

@@ -94,11 +94,9 @@ void TestDecodeCombinePass::runOnOperation() {
     module.emitError("flash-test-decode-combine: ") << message;
     signalPassFailure();
   };
-  if (headDim != 64 && headDim != 128 && headDim != 256)
-    return fail("head-dim must be 64, 128 or 256 (the decode kernels')");
-  if (mTiles < 1 || mTiles > splitKVMaxRowTiles(headDim))
-    return fail("m-tiles must be 1 to " + Twine(splitKVMaxRowTiles(headDim)) +
-                " at head-dim " + Twine(headDim));
+  if (std::string wrong = decodeTileOptionError(headDim, mTiles);
+      !wrong.empty())
+    return fail(wrong);
   if (combine != "slices" && combine != "first-warp")
     return fail("combine must be slices or first-warp");
   const bool parallel = combine == "slices";

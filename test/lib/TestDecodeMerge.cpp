@@ -108,8 +108,8 @@ void TestDecodeMergePass::runOnOperation() {
   config.elementType = harnessElementType(ctx, elementType);
   if (!config.elementType)
     return fail("element-type must be f16 or bf16");
-  if (headDim != 64 && headDim != 128 && headDim != 256)
-    return fail("head-dim must be 64, 128 or 256 (the decode kernels')");
+  if (std::string wrong = decodeTileOptionError(headDim); !wrong.empty())
+    return fail(wrong);
   config.headDim = headDim;
   config.writesLse = writesLse;
   if (form != "fused" && form != "kernel")

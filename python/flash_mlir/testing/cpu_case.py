@@ -896,6 +896,16 @@ def _tail(s, n=3000):
     return s if len(s) <= n else "...\n" + s[-n:]
 
 
+def f32_hex(a: np.ndarray) -> str:
+    """An array's f32 bytes as the hex of a ``dense<"0x...">`` literal."""
+    return a.astype("<f4").tobytes().hex().upper()
+
+
+def words_to_f32(values) -> np.ndarray:
+    """Printed 32-bit words (printMemrefI32) as the f32 values they hold."""
+    return np.asarray(values, dtype=np.float64).astype(np.int64).astype("<u4").view("<f4")
+
+
 def run_harness_module(module_text: str, stem: str, pargs, flash_opt: str, prints_per_case: int,
                        num_cases: int, timeout: float = 300.0, workdir: Optional[str] = None):
     """A test harness's module (``flash-opt <module> <pargs> | mlir-runner``)

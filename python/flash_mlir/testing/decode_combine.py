@@ -33,8 +33,8 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from flash_mlir.testing.cpu_case import (check_harness_cases, print_results,
-                                         run_harness_module)
+from flash_mlir.testing.cpu_case import (check_harness_cases, f32_hex, print_results,
+                                         run_harness_module, words_to_f32)
 
 LOWERING = ["--convert-scf-to-cf", "--finalize-memref-to-llvm", "--convert-to-llvm",
             "--reconcile-unrealized-casts"]
@@ -155,10 +155,6 @@ def combine_reference(cfg: CombineConfig, c: CombineCase):
     return common, l, l_mag, acc, acc_mag
 
 
-def _hex(a: np.ndarray) -> str:
-    return a.astype("<f4").tobytes().hex().upper()
-
-
 def render_module(cfg: CombineConfig, cases: Sequence[CombineCase]) -> str:
     sig = "memref<?xf32>, memref<?xf32>, f32"
     n_out = cfg.combiners * cfg.out_words * 32
@@ -167,7 +163,7 @@ def render_module(cfg: CombineConfig, cases: Sequence[CombineCase]) -> str:
     for k, c in enumerate(cases):
         s = states_words(cfg, c)
         lines.append('  memref.global "private" constant @st%d : memref<%dxf32> = dense<"0x%s">'
-                     % (k, s.size, _hex(s)))
+                     % (k, s.size, f32_hex(s)))
     lines += [
         "  func.func private @flash_decode_combine(%s)" % sig,
         "  func.func private @printMemrefI32(memref<*xi32>) attributes {llvm.emit_c_interface}",
@@ -201,16 +197,12 @@ def render_module(cfg: CombineConfig, cases: Sequence[CombineCase]) -> str:
     return "\n".join(lines)
 
 
-def _words_to_f32(values) -> np.ndarray:
-    return np.asarray(values, dtype=np.float64).astype(np.int64).astype("<u4").view("<f4")
-
-
 def check_case(cfg: CombineConfig, c: CombineCase, out_words) -> List[str]:
     errors: List[str] = []
     words = np.asarray(out_words, dtype=np.float64).astype(np.int64)
     if np.any(words == SENTINEL):
         errors.append("%d output words not written" % int((words == SENTINEL).sum()))
-    got = _words_to_f32(out_words).astype(np.float64).reshape(
+    got = words_to_f32(out_words).astype(np.float64).reshape(
         cfg.combiners, cfg.out_words, 32).transpose(0, 2, 1)         # combiners × 32 × outWords
     if np.any(np.isnan(got)):
         errors.append("NaN in %d output words" % int(np.isnan(got).sum()))

@@ -35,8 +35,8 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from flash_mlir.testing.cpu_case import (check_harness_cases, print_results,
-                                         run_harness_module)
+from flash_mlir.testing.cpu_case import (check_harness_cases, f32_hex, print_results,
+                                         run_harness_module, words_to_f32)
 
 LOWERING = ["--convert-scf-to-cf", "--convert-vector-to-llvm",
             "--finalize-memref-to-llvm", "--convert-to-llvm",
@@ -231,10 +231,6 @@ def expected(cfg: ResultConfig, c: ResultCase):
     return out
 
 
-def _hex(a: np.ndarray) -> str:
-    return a.astype("<f4").tobytes().hex().upper()
-
-
 SIGNATURE = ("memref<?xf32>, memref<?xi32>, memref<?xf32>, memref<?xf32>, memref<?xf32>, "
              "memref<?xi32>, f32")
 
@@ -245,7 +241,7 @@ def render_module(cfg: ResultConfig, cases: Sequence[ResultCase]) -> str:
     for k, c in enumerate(cases):
         st = state_words(cfg, c)
         lines.append('  memref.global "private" constant @st%d : memref<%dxf32> = dense<"0x%s">'
-                     % (k, st.size, _hex(st)))
+                     % (k, st.size, f32_hex(st)))
         sizes = ", ".join(str(c.sizes[n]) for n in SIZE_NAMES)
         lines.append('  memref.global "private" constant @sz%d : memref<%dxi32> = dense<[%s]>'
                      % (k, len(SIZE_NAMES), sizes))
@@ -299,10 +295,6 @@ def render_module(cfg: ResultConfig, cases: Sequence[ResultCase]) -> str:
     return "\n".join(lines)
 
 
-def _f32(words: np.ndarray) -> np.ndarray:
-    return words.astype("<u4").view("<f4").astype(np.float64)
-
-
 def _halves(words: np.ndarray, element_type: str) -> np.ndarray:
     """The two 16-bit values of each word (element 0 in the low half)."""
     u = words.astype("<u4")
@@ -339,7 +331,7 @@ def check_case(cfg: ResultConfig, c: ResultCase, o_words, lse_words, po_words,
             ref = np.array([[p[0] for p in expect[i]] for i in index])
             bound = np.array([[p[1] for p in expect[i]] for i in index])
         else:
-            got = _f32(words[index])
+            got = words_to_f32(words[index]).astype(np.float64)
             ref = np.array([expect[i][0] for i in index])
             bound = np.array([expect[i][1] for i in index])
         with np.errstate(invalid="ignore"):
