@@ -304,6 +304,16 @@ Value mlir::flash::buildExp2(KernelMath &km, Value x) { return km.exp2(x); }
 
 Value mlir::flash::buildLog2(KernelMath &km, Value x) { return km.log2(x); }
 
+Value mlir::flash::buildNaturalLog(KernelMath &km, Value x) {
+  return arith::MulFOp::create(km.b, km.loc, km.log2(x), km.f32(M_LN2));
+}
+
+Value mlir::flash::buildRowLse(KernelMath &km, Value rowMax, Value scale,
+                               Value rowSum, Value empty, Value negInf) {
+  Value lse = km.fma(rowMax, scale, buildNaturalLog(km, rowSum));
+  return km.select(empty, negInf, lse);
+}
+
 Value mlir::flash::buildQuadSum(KernelMath &km, Value v) {
   for (int64_t offset : {1, 2})
     v = arith::AddFOp::create(km.b, km.loc, v, km.shuffleXor(v, offset));
@@ -577,10 +587,8 @@ void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
       // written by the first lane of the quad (by every thread that holds
       // a whole row).
       auto writeLse = [&] {
-        Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
-                                          km.f32(M_LN2));
-        Value lse = buildFma(km, runningMax[r], scale, log);
-        lse = km.select(empty, negInf, lse);
+        Value lse =
+            buildRowLse(km, runningMax[r], scale, rowSum, empty, negInf);
         Value index =
             arith::AddIOp::create(b, loc, lseBase, km.toIndex(row));
         km.store(lse, lseMemref, index);

@@ -528,6 +528,15 @@ void buildStoreFragment(KernelMath &km, const Fragment &values,
 Value buildFma(KernelMath &km, Value a, Value b, Value c);
 Value buildExp2(KernelMath &km, Value x);
 Value buildLog2(KernelMath &km, Value x);
+/// ln(x) as the kernels take it: log2(x)·ln 2.
+Value buildNaturalLog(KernelMath &km, Value x);
+/// A row's log-sum-exp in natural-log units from its running maximum m (a
+/// raw score), the softmax scale and its row sum l of exp2((s − m)·scale·
+/// log2 e): m·scale + ln l (one fma), `negInf` (the caller's −inf
+/// constant) where `empty` (l = 0: the row saw no key). The forward
+/// epilogue's, and a split part's, LSE.
+Value buildRowLse(KernelMath &km, Value rowMax, Value scale, Value rowSum,
+                  Value empty, Value negInf);
 
 /// Sum over the four lanes of a quad (xor shuffles 1 and 2).
 Value buildQuadSum(KernelMath &km, Value v);

@@ -184,12 +184,9 @@ Value mergedLse(KernelMath &km, Value noKey, Value negInf, Value maxLse,
                 Value total) {
   OpBuilder &b = km.b;
   Location loc = km.loc;
-  return km.select(
-      noKey, negInf,
-      arith::AddFOp::create(
-          b, loc, maxLse,
-          arith::MulFOp::create(b, loc, buildLog2(km, total),
-                                km.f32(M_LN2))));
+  return km.select(noKey, negInf,
+                   arith::AddFOp::create(b, loc, maxLse,
+                                         buildNaturalLog(km, total)));
 }
 
 /// A gpu.func kernel whose arguments are `args` ("name:type"), and its
@@ -756,10 +753,9 @@ void writeSplitResult(KernelMath &km, const KernelConfig &config,
             lseWriter, km.andi(km.cmp(P::slt, row, place.groupRows),
                                km.cmp(P::eq, coords.quadLane, km.i32(0))));
         km.ifLanes(writes, [&] {
-          Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
-                                            km.f32(M_LN2));
-          Value lse = buildFma(km, common[r], place.scale, log);
-          km.store(km.select(empty, negInf, lse), globalLse,
+          Value lse =
+              buildRowLse(km, common[r], place.scale, rowSum, empty, negInf);
+          km.store(lse, globalLse,
                    arith::AddIOp::create(b, loc, place.groupBase,
                                          km.toIndex(row)));
         });
@@ -804,10 +800,9 @@ void writeSplitResult(KernelMath &km, const KernelConfig &config,
         if (lseWriter)
           lseLane = km.andi(lseLane, lseWriter);
         km.ifLanes(lseLane, [&] {
-          Value log = arith::MulFOp::create(b, loc, buildLog2(km, rowSum),
-                                            km.f32(M_LN2));
-          Value lse = buildFma(km, common[r], place.scale, log);
-          km.store(km.select(empty, negInf, lse), partialLse, flatRow);
+          km.store(
+              buildRowLse(km, common[r], place.scale, rowSum, empty, negInf),
+              partialLse, flatRow);
         });
       });
     }
