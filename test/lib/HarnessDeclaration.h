@@ -2,11 +2,11 @@
 //
 // The test passes that build kernel code for the CPU (TestKernelMath.cpp,
 // TestDecodePages.cpp, TestDecodeMerge.cpp, TestDecodeCombine.cpp,
-// TestDecodeCounts.cpp, TestDecodeResult.cpp) each give a body to one
-// function the module declares; these check that declaration and parse the
-// element-type option (and the decode harnesses' head-dim and m-tiles) the
-// same way in each, give them one loop form, and give the scalar-form
-// harnesses the host's ex2/lg2.
+// TestDecodeCounts.cpp, TestDecodeResult.cpp, TestDecodeCopies.cpp) each
+// give a body to one function the module declares; these check that
+// declaration and parse the element-type option (and the decode harnesses'
+// head-dim and m-tiles) the same way in each, give them one loop form, and
+// give the scalar-form harnesses the host's ex2/lg2.
 //
 //===----------------------------------------------------------------------===//
 

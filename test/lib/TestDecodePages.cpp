@@ -33,7 +33,8 @@
 //
 // Words the function does not write keep what the caller put there.
 // What stays out: the copies themselves (cp.async, the zero-fill of rows
-// past the length), which the lit tests and the GPU checks cover.
+// past the length), which flash-test-decode-copies runs on the CPU
+// (TestDecodeCopies.cpp) and the GPU checks on the hardware.
 // python/tests/test_decode_pages.py checks the rows against the definition
 // (key t: block_table[batch·M + t / S]·S + t % S) on random block tables.
 //

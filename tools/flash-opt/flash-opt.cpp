@@ -34,6 +34,7 @@ void registerTestDecodeMergePass();
 void registerTestDecodeCombinePass();
 void registerTestDecodeCountsPass();
 void registerTestDecodeResultPass();
+void registerTestDecodeCopiesPass();
 } // namespace mlir::flash
 
 int main(int argc, char **argv) {
@@ -47,6 +48,7 @@ int main(int argc, char **argv) {
   mlir::flash::registerTestDecodeCombinePass();
   mlir::flash::registerTestDecodeCountsPass();
   mlir::flash::registerTestDecodeResultPass();
+  mlir::flash::registerTestDecodeCopiesPass();
   mlir::flash::registerTestTensorMemoryPass();
 
   mlir::DialectRegistry registry;

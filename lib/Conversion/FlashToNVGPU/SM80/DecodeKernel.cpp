@@ -59,6 +59,7 @@
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
 #include "flash/Conversion/FlashToNVGPU/KernelForm.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/AsyncCopy.h"
+#include "flash/Conversion/FlashToNVGPU/SM80/DecodeCopies.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/DecodeMerge.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/DecodePages.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/MMA.h"
@@ -817,20 +818,21 @@ namespace {
 // The split kernel
 //===----------------------------------------------------------------------===//
 
-class SplitKernelBuilder : DecodePageRows {
+class SplitKernelBuilder : DecodeTileCopies {
 public:
   /// `separateMerge`: the split kernel of the separate merge (sm_90a, few
   /// work units): it triggers its dependents after its K/V loop and writes
   /// the partials only (no count, no merge).
   SplitKernelBuilder(OpBuilder &b, Location loc, const KernelConfig &config,
                      bool separateMerge = false)
-      : DecodePageRows(b, loc, config.headDim, config.threads(),
-                       config.decode.constantPageSize,
-                       config.decode.paged && separateMerge &&
-                           !config.decode.constantPageSize),
+      : DecodeTileCopies(b, loc, config.headDim, config.threads(),
+                         config.decode.constantPageSize,
+                         config.decode.paged && separateMerge &&
+                             !config.decode.constantPageSize,
+                         config.decode.paged),
         b(b), loc(loc), config(config), et(config.elementType),
         Mw(config.decode.mTiles), stages(config.stages),
-        paged(config.decode.paged), separateMerge(separateMerge) {}
+        separateMerge(separateMerge) {}
 
   void build(gpu::GPUFuncOp func, llvm::StringMap<Value> &arg);
 
@@ -846,11 +848,6 @@ private:
   Value chunkOffset(int64_t chunk, Value x) {
     return km.mul(km.xori(x, km.i32(chunk)), km.i32(8));
   }
-  /// Issues the cp.async copies of K/V tile `tile` into stage `stage`
-  /// (rows at or past the length zero-filled; `plain`: a tile wholly
-  /// inside the length, copied without the zero-fill operand).
-  void issueTile(Value tile, Value stage, ArrayRef<Value> rows,
-                 bool plain = false);
   /// One loop over local tiles [lb, ub) of the part.
   State buildLoop(Value lb, Value ub, const State &in, bool masked);
   /// S[.., key] = −inf where the key is past the row's last visible key.
@@ -861,115 +858,18 @@ private:
   const KernelConfig &config;
   Type et;
   int64_t Mw, stages;
-  bool paged, separateMerge;
+  bool separateMerge;
 
-  // Block-wide values (the page arithmetic's are DecodePageRows').
+  // Block-wide values (the page arithmetic's and the copies' are
+  // DecodeTileCopies').
   Value tid, lane, warp, batch, kvHead, scaleLog2e;
   Value numKVHeads, seqKV;
-  Value globalK, globalV, kvHeadBase;
-  Value sharedQ, sharedK, sharedV, firstGroup;
-  Value copyChunk;
-  /// Paged: Hkv·D and h·D + chunk·8 (index), a cache row's element stride
-  /// and this thread's offset in it.
-  Value pagedRowStride, pagedHeadChunk;
+  Value sharedQ, firstGroup;
   Value qRowOffset, qSwizzle, kRowOffset, kSwizzle, vRowOffset, vSwizzle;
   LaneCoords coords;
   SmallVector<Value> rowLimit; ///< last visible key of each thread row
-  TileCopier copier;
   SmallVector<SmallVector<Pairs>> queryInRegisters;
 };
-
-void SplitKernelBuilder::issueTile(Value tile, Value stage,
-                                   ArrayRef<Value> rows, bool plain) {
-  using P = arith::CmpIPredicate;
-  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-  Value stageOffset = km.mul(stage, km.i32(kBlockKV * D));
-  auto destOf = [&](int64_t p) {
-    int64_t r = p * rowsPerPass();
-    Value dst = copier.dst.size() == 1
-                    ? copier.dst[0]
-                    : copier.dst[(r % 8) / rowsPerPass()];
-    return km.toIndex(km.add(stageOffset, km.add(dst, km.i32(r * D))));
-  };
-  // K's and V's copies of one 16-byte chunk (`elements`: the zero-fill
-  // operand, or none).
-  auto copyKV = [&](Value dest, Value source, Value elements) {
-    for (auto [global, shared] :
-         {std::pair(globalK, sharedK), std::pair(globalV, sharedV)})
-      nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, shared,
-                                       ValueRange{dest}, global,
-                                       ValueRange{source}, b.getIndexAttr(8),
-                                       elements, b.getUnitAttr());
-  };
-  // Paged: element offset of this thread's chunk of cache row `row`,
-  // row·Hkv·D + (h·D + chunk·8), the second term once a block.
-  auto pagedSource = [&](Value row) -> Value {
-    return arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, km.toIndex(row), pagedRowStride),
-        pagedHeadChunk);
-  };
-  OpBuilder::InsertionGuard guard(b);
-  if (!paged) {
-    // Contiguous, a tile wholly inside the length: one base a tile and
-    // constant offsets a pass, no clamp, compare or 64-bit address math a
-    // copy (a block-uniform branch; a part's last tile may take the other).
-    auto full = scf::IfOp::create(
-        b, loc,
-        km.cmp(P::sle, km.mul(km.add(tile, km.i32(1)), km.i32(kBlockKV)),
-               length),
-        /*withElse=*/true);
-    b.setInsertionPoint(full.thenBlock()->getTerminator());
-    Value base = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(
-            b, loc,
-            arith::AddIOp::create(
-                b, loc, kvHeadBase,
-                km.toIndex(km.add(km.mul(tile, km.i32(kBlockKV)), copyRow))),
-            km.index(D)),
-        km.toIndex(km.mul(copyChunk, km.i32(8))));
-    for (int64_t p = 0; p < passes(); ++p) {
-      Value source = arith::AddIOp::create(
-          b, loc, base, km.index(p * rowsPerPass() * D));
-      copyKV(destOf(p), source, Value());
-    }
-    b.setInsertionPoint(full.elseBlock()->getTerminator());
-  }
-  if (paged && plain) {
-    // Paged, a tile wholly inside the length: no compare and no zero-fill
-    // operand (the rows are the keys' own, none clamped).
-    for (int64_t p = 0; p < passes(); ++p) {
-      Value source = pagedSource(rows[p]);
-      copyKV(destOf(p), source, Value());
-    }
-    return;
-  }
-  // The other form: each row's address on its own, rows at or past the
-  // length zero-filled (from a clamped, in-bounds row).
-  Value last = km.sub(length, km.i32(1));
-  for (int64_t p = 0; p < passes(); ++p) {
-    Value key = keyOf(tile, p);
-    Value inRange = km.cmp(P::slt, key, length);
-    // Element offset of this thread's 16-byte chunk of the key's K/V row:
-    // paged (pagedSource: row = page·S + slot); contiguous
-    // ((b·Hkv + h)·Nk + t)·D + chunk·8.
-    Value source;
-    if (paged) {
-      source = pagedSource(rows[p]);
-    } else {
-      Value key0 = km.maxsi(km.minsi(key, last), km.i32(0));
-      source = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(
-              b, loc,
-              arith::AddIOp::create(b, loc, kvHeadBase, km.toIndex(key0)),
-              km.index(D)),
-          km.toIndex(km.mul(copyChunk, km.i32(8))));
-    }
-    Value dest = destOf(p);
-    copyKV(dest, source, km.select(inRange, km.index(8), km.index(0)));
-  }
-}
 
 void SplitKernelBuilder::mask(Fragment &scores, Value kvStart) {
   using P = arith::CmpIPredicate;
@@ -1189,9 +1089,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     setPageSize(arg["S"], batch, arg["M"]);
   } else {
     seqKV = arg["Nk"];
-    kvHeadBase = arith::MulIOp::create(
-        b, loc, km.toIndex(km.add(km.mul(batch, numKVHeads), kvHead)),
-        km.toIndex(seqKV));
+    setContiguousBase(batch, numKVHeads, kvHead, seqKV);
   }
 
   // Shared memory: Q[Br][D] | K[stages][Bc][D] | V[stages][Bc][D].
@@ -1211,14 +1109,7 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   sharedK = view(et, queryBytes, ringElements);
   sharedV = view(et, queryBytes + elementBytes * ringElements, ringElements);
 
-  copier = makeTileCopier(km, tid, D, threads);
-  copyChunk = km.andi(tid, km.i32(D / 8 - 1));
-  copyRow = copyRowOf(tid);
-  if (paged) { // Hkv·D and h·D + 8·chunk fit in 32 bits
-    pagedRowStride = km.toIndex(km.mul(numKVHeads, km.i32(D)));
-    pagedHeadChunk = km.toIndex(km.add(km.mul(kvHead, km.i32(D)),
-                                       km.mul(copyChunk, km.i32(8))));
-  }
+  setCopyOffsets(tid, numKVHeads, kvHead);
 
   // The last visible key of each thread row ρ = tileRow0 + g + rowOffset(r)
   // (query index i = ρ mod Nq): i + length − Nq under causal masking (a row
