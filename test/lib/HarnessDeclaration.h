@@ -6,7 +6,8 @@
 // give a body to one function the module declares; these check that
 // declaration and parse the element-type option (and the decode harnesses'
 // head-dim and m-tiles) the same way in each, give them one loop form, and
-// give the scalar-form harnesses the host's ex2/lg2.
+// give the scalar-form harnesses the host's ex2/lg2 and one guarded-step
+// form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +79,16 @@ inline void harnessLoop(OpBuilder &b, Location loc, Value lb, Value ub,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   body(loop.getInductionVar());
+}
+
+/// scf.if `condition` with no else, `body` built in its then block: the
+/// scalar harnesses' guarded steps.
+inline void harnessIf(OpBuilder &b, Location loc, Value condition,
+                      function_ref<void()> body) {
+  auto op = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op.thenBlock()->getTerminator());
+  body();
 }
 
 /// Replaces the NVVM operations of kernel code built in the kernels' scalar

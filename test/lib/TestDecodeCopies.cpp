@@ -131,10 +131,7 @@ void TestDecodeCopiesPass::runOnOperation() {
                                       size(11), km.i32(0));
 
   auto ifThen = [&](Value condition, function_ref<void()> body) {
-    auto op = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(op.thenBlock()->getTerminator());
-    body();
+    harnessIf(b, loc, condition, body);
   };
   auto increment = [&](Value index) {
     Value count = memref::LoadOp::create(b, loc, hits, ValueRange{index});

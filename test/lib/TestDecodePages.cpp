@@ -164,10 +164,7 @@ void TestDecodePagesPass::runOnOperation() {
     body(arith::IndexCastOp::create(b, loc, i32, loop.getInductionVar()));
   };
   auto ifThen = [&](Value condition, function_ref<void()> body) {
-    auto op = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(op.thenBlock()->getTerminator());
-    body();
+    harnessIf(b, loc, condition, body);
   };
 
   // The window: every thread's entries (the kernel: grouped loads them
