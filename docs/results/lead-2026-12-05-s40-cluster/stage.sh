@@ -7,7 +7,9 @@
 # clusters of C blocks along grid y (the kv-heads of one part of one sequence),
 # re-assembled by ptxas as flash-opt does (-arch=sm_90a -v). Timing only: the plans
 # are unchanged, so clC launches fail where grid y (Hkv · row tiles) is not a
-# multiple of C; run1.sh times GQA 32/8 only (y = 8).
+# multiple of C; run1.sh times GQA 32/8 only (y = 8). python/ keeps the bench kernels'
+# PTX (read_pages.ptx, read_ceiling.ptx); run 1 was staged without them (no kernel read
+# ceiling in its logs; the torch one is there).
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 here=docs/results/lead-2026-12-05-s40-cluster
@@ -29,6 +31,6 @@ done
 cp -r python "$out/python"
 cp build/lib/libflash_runtime.so "$out/lib/"
 cp scripts/bench/device-run.sh "$here/run1.sh" "$out/"
-find "$out" \( -name '*.mlir' -o -name '*.ptx' \) -path "$out/*/*" -delete
+find "$out" -maxdepth 2 \( -name '*.mlir' -o -name '*.ptx' \) -path "$out/*/*" -delete
 find "$out" -name __pycache__ -prune -exec rm -rf {} +
 du -sh "$out"
