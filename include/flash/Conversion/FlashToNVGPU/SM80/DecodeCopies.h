@@ -15,7 +15,8 @@
 // pass flash-test-decode-copies (test/lib/TestDecodeCopies.cpp) gives
 // DecodeTileCopies a scalar copy instead and runs it on the CPU for every
 // thread of a block, so that python/tests/test_decode_copies.py checks each
-// stage element against the cache (and the zero-fill) on random caches.
+// stage element against the cache (and the zero-fill), on caches whose words
+// hold their own indices and random block tables.
 //
 //===----------------------------------------------------------------------===//
 
