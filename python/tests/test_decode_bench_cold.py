@@ -30,3 +30,17 @@ def test_rotating_cycles_through_the_calls():
     run = decode_bench.rotating([lambda i=i: seen.append(i) or i for i in range(3)])
     assert [run() for _ in range(7)] == [0, 1, 2, 0, 1, 2, 0]
     assert seen == [0, 1, 2, 0, 1, 2, 0]
+
+
+def test_kernel_before_runs_first_and_keeps_the_result():
+    """--between: the scratch add runs before each call, once a call, and
+    the call's result is returned."""
+    log = []
+
+    class Scratch:
+        def add_(self, x):
+            log.append("add")
+
+    fn = decode_bench.with_kernel_before(lambda: log.append("call") or 7, Scratch())
+    assert fn() == 7 and fn() == 7
+    assert log == ["add", "call", "add", "call"]

@@ -57,9 +57,11 @@ def test_row_tile_cases():
 def test_default_checks_include_rows():
     """Every check runs by default, the row tiles' too (run on the H200 since
     the twenty-third session) and the kernels for any S at S = 16 and 64
-    (anypage, since the thirty-second)."""
+    (anypage, since the thirty-second) and the chains of calls (since the
+    forty-first)."""
     only = decode_check.parser().parse_args(["--bundles", "b"]).only.split(",")
-    assert only == ["paged", "anypage", "split", "many", "peaks", "graph", "capture", "rows"]
+    assert only == ["paged", "anypage", "split", "many", "peaks", "graph", "capture", "chain",
+                    "rows"]
 
 
 def _parts(lengths, hkv, row_tiles, max_splits, sms):
@@ -119,3 +121,19 @@ def test_merge_cases_reach_every_merge():
     assert set(sm80) == {"one batch", "batches", "two levels"}
     sm80_peaks = _merges("sm_80", peaks)
     assert "ramp" in sm80_peaks["batches"] and "ramp" in sm80_peaks["two levels"]
+
+
+def test_chain_cases_reach_both_merges():
+    """The chains (calls back to back, each split kernel launched behind the
+    kernel before it on sm_90a) run, paged and contiguous, calls of the
+    separate merge (its split kernel and the merge kernel) and of the fused
+    merge with several parts, on 132 SMs; the small list one of each form."""
+    def as_cases(cases):
+        return [("paged" if paged else "split", "bf16", d, hq, hkv, 1, False, label, page,
+                 [n] * b) for label, paged, d, hq, hkv, b, n, page in cases]
+    cases = decode_check.chain_cases()
+    for form in ("paged", "contiguous"):
+        taken = _merges("sm_90a", as_cases([c for c in cases if c[0] == form]))
+        assert "separate" in taken and {"one batch", "batches"} & set(taken), (form, taken)
+    small = decode_check.chain_cases(small=True)
+    assert {c[0] for c in small} == {"paged", "contiguous"}

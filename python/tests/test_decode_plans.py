@@ -78,8 +78,10 @@ def test_decode_plans_validate(bundles):
     for name, plan in bundles[1].items():
         assert errors(plan, SCHEMA) == [], name
         # sm_90a: the split kernel (fused merge), the separate merge's split
-        # kernel and the merge kernel (launched with programmatic dependent
-        # launch); Target/SplitKV.h's rule gives blocks to the first or to the
+        # kernels and the merge kernel, these launched with programmatic
+        # dependent launch (behind the kernel before them in the stream: the
+        # merge kernel behind the split kernel, a separate merge's split
+        # kernel behind the previous call's last kernel); Target/SplitKV.h's rule gives blocks to the first or to the
         # others; sm_90a's paged plans have the separate merge's split kernels
         # for pages of 16 and 64 slots before the merge kernel, and the fused split
         # kernels for pages of 16 and 64 slots last (test_decode_page_size.py).
@@ -92,7 +94,8 @@ def test_decode_plans_validate(bundles):
                 [name + "_merge"] + ([name + "_s16", name + "_s64"] if paged else [])
         assert [k["name"] for k in plan["kernels"]] == names
         assert [k.get("programmatic_dependent_launch", False)
-                for k in plan["kernels"]] == [n.endswith("_merge") for n in names]
+                for k in plan["kernels"]] == ["_separate" in n or n.endswith("_merge")
+                                              for n in names]
         # Sizes are formulas. Partials are not cleared (the parts write what
         # the merge reads); the counters of finished parts are zeroed once
         # and left zero by the kernel.

@@ -25,9 +25,13 @@
 // threads, (max, sum, 4 O sums) a thread of shared memory, programmatic
 // dependent launch, a block per output row and 32 columns, x = 0 past 8
 // work units). The fused split kernel counts its parts and merges (the
-// atomics) and has no griddepcontrol; the separate one triggers its
-// dependents after its K/V loop (its last mma) and neither counts nor
-// merges; the merge kernel waits before its first load.
+// atomics) and has no griddepcontrol. The separate merge's split kernels
+// are launched with programmatic dependent launch behind the kernel before
+// them in the stream (the previous call's merge, or one that is not ours)
+// and wait for it before their first global load (the length:
+// seq_lens[b]); they trigger their dependents after their K/V loop (the
+// last mma) and neither count nor merge; the merge kernel triggers nothing
+// and waits before it loads a partial.
 // The paged merge kernel loads seq_lens[b] and counts the row's parts before
 // its griddepcontrol.wait (seq_lens is no output of the split grid), then
 // reads the partials; the contiguous one (Nk an argument) waits first.
@@ -35,9 +39,9 @@
 // CHECK-SAME: dynamic_shared_memory = 104448 : i64
 // CHECK-SAME: kernels = [{args = [
 // CHECK-SAME: grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*sub(1, eq(S, 16))*sub(1, eq(S, 64))"], kernel = "decode_paged_d128", threads = 128 : i64}
-// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)*sub(1, eq(S, 16))*sub(1, eq(S, 64))"], kernel = "decode_paged_d128_separate", threads = 128 : i64}
-// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)*eq(S, 16)"], kernel = "decode_paged_d128_separate_s16", threads = 128 : i64}
-// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)*eq(S, 64)"], kernel = "decode_paged_d128_separate_s64", threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)*sub(1, eq(S, 16))*sub(1, eq(S, 64))"], kernel = "decode_paged_d128_separate", programmatic_dependent_launch = true, threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)*eq(S, 16)"], kernel = "decode_paged_d128_separate_s16", programmatic_dependent_launch = true, threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)*eq(S, 64)"], kernel = "decode_paged_d128_separate_s64", programmatic_dependent_launch = true, threads = 128 : i64}
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 3072 : i64, grid = ["B*Hq*Nq*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)", "4", "1"], kernel = "decode_paged_d128_merge", programmatic_dependent_launch = true, threads = 128 : i64}
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*eq(S, 16)"], kernel = "decode_paged_d128_s16", threads = 128 : i64}
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*eq(S, 64)"], kernel = "decode_paged_d128_s64", threads = 128 : i64}]
@@ -105,6 +109,10 @@
 // GROUPMATH-NEXT: %[[C8:c8_i32_[0-9]+]] = arith.constant 8 : i32
 // GROUPMATH-NEXT: arith.addi %[[FIRST]], %[[C8]] : i32
 // CHECK: gpu.func @decode_paged_d128_separate(
+// CHECK-NOT: memref.load
+// CHECK: nvvm.griddepcontrol wait
+// CHECK-NOT: llvm.load
+// CHECK: memref.load {{.*}} : memref<1099511627776xi32, 1>
 // CHECK: nvvm.mma.sync
 // CHECK: nvvm.griddepcontrol launch_dependents
 // CHECK-NOT: nvvm.mma.sync
@@ -114,9 +122,11 @@
 // on calls of S = 16 or 64, listed before the merge kernel, which waits on
 // whichever split kernel ran.
 // CHECK: gpu.func @decode_paged_d128_separate_s16(
+// CHECK: nvvm.griddepcontrol wait
 // CHECK: nvvm.griddepcontrol launch_dependents
 // CHECK-NOT: atom.acq_rel
 // CHECK: gpu.func @decode_paged_d128_separate_s64(
+// CHECK: nvvm.griddepcontrol wait
 // CHECK: nvvm.griddepcontrol launch_dependents
 // CHECK-NOT: atom.acq_rel
 // TILE, the separate merge's kernel for pages of 64 slots: the same address
@@ -168,7 +178,7 @@
 // GROUP16-NEXT: %[[WRAP2:[0-9]+]] = arith.andi %[[NEXT2]], %[[X15]] : i32
 // GROUP16-NEXT: arith.addi %[[BASE2]], %[[WRAP2]] : i32
 // CHECK: gpu.func @decode_paged_d128_merge(
-// CHECK-NOT: nvvm.griddepcontrol wait
+// CHECK-NOT: nvvm.griddepcontrol
 // CHECK: memref.load {{.*}} : memref<1099511627776xi32, 1>
 // CHECK-NOT: llvm.load
 // CHECK: nvvm.griddepcontrol wait
@@ -178,9 +188,12 @@
 // The fused split kernels for pages of 16 and 64 slots (S a constant; the
 // launch plan gives them the split kernel's blocks on calls of that S).
 // CHECK: gpu.func @decode_paged_d128_s16(
+// CHECK-NOT: griddepcontrol
 // CHECK: atom.acq_rel.gpu.global.add.u32
 // CHECK: gpu.func @decode_paged_d128_s64(
+// CHECK-NOT: griddepcontrol
 // CHECK: atom.acq_rel.gpu.global.add.u32
+// CHECK-NOT: griddepcontrol
 // TILE, the kernel for pages of 64 slots: the prologue's first tile takes
 // one table load, at the page of its first key (tile·64, clamped into
 // [0, last] like the keys: LAST), index first >> 6 in the sequence's table
@@ -238,7 +251,15 @@ func.func @decode_paged_d64(%q: tensor<1x32x1x64xf16>, %k: tensor<256x16x8x64xf1
 // CHECK: dynamic_shared_memory = 139264 : i64
 // CHECK-SAME: op = "attention_split_kv"
 // CHECK-SAME: stages = 2 : i64
-// The contiguous merge kernel's first operation is its wait.
+// The contiguous separate merge's split kernel waits before its first load
+// (Q's copy: the length Nk is an argument); the fused one has no
+// griddepcontrol; the merge kernel's first operation is its wait.
+// CHECK: gpu.func @decode_split_d256(
+// CHECK-NOT: griddepcontrol
+// CHECK: gpu.func @decode_split_d256_separate(
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: nvvm.griddepcontrol wait
+// CHECK-NOT: nvvm.griddepcontrol wait
 // CHECK: gpu.func @decode_split_d256_merge(
 // CHECK-NEXT: nvvm.griddepcontrol wait
 func.func @decode_split_d256(%q: tensor<1x32x1x256xbf16>, %k: tensor<1x8x4096x256xbf16>, %v: tensor<1x8x4096x256xbf16>) -> (tensor<1x32x1x256xbf16>) {

@@ -29,6 +29,7 @@
 // GROUP, for the same reason).
 // PTX: .target sm_90a
 // PTX: .entry decode(
+// PTX-NOT: griddepcontrol
 // PTX: ld.global.b32
 // PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
 // PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
@@ -49,9 +50,13 @@
 // thread (each but the first under a branch that skips parts past the
 // count), block-combined through shared memory. The fused split kernel (`decode`)
 // has no griddepcontrol: it is the code of the targets without the
-// separate merge.
+// separate merge. The separate merge's split kernel is launched behind the
+// kernel before it in the stream (programmatic dependent launch) and waits
+// for it before its first global load.
 // PTX-NOT: griddepcontrol
 // PTX: .entry decode_separate(
+// PTX-NOT: ld.global
+// PTX: griddepcontrol.wait;
 // PTX-NOT: atom.
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX-NOT: atom.
@@ -70,6 +75,7 @@
 // PTX: .entry decode_separate_s16(
 // PTX: .entry decode_separate_s64(
 // PTX: .entry decode_merge(
+// PTX-NOT: griddepcontrol.launch_dependents
 // PTX-NOT: ld.volatile
 // PTX-NOT: griddepcontrol.wait
 // PTX: ld.global.b32
@@ -179,13 +185,17 @@
 // NONE-NOT: .entry
 // The launch plan: op, the paged tensors, the kernel, workspaces whose
 // sizes are formulas.
+// The separate merge's kernels launched with programmatic dependent launch.
 // JSON: "kernels": [
 // JSON: "name": "decode"{{$}}
-// JSON: "name": "decode_separate"{{$}}
-// JSON: "name": "decode_separate_s16"{{$}}
-// JSON: "name": "decode_separate_s64"{{$}}
+// JSON: "name": "decode_separate",
+// JSON-NEXT: "programmatic_dependent_launch": true
+// JSON: "name": "decode_separate_s16",
+// JSON-NEXT: "programmatic_dependent_launch": true
+// JSON: "name": "decode_separate_s64",
+// JSON-NEXT: "programmatic_dependent_launch": true
 // JSON: "name": "decode_merge",
-// JSON: "programmatic_dependent_launch": true
+// JSON-NEXT: "programmatic_dependent_launch": true
 // JSON: "name": "decode_s16"{{$}}
 // JSON: "name": "decode_s64"{{$}}
 // JSON: "op": "paged_attention",

@@ -418,15 +418,24 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
   // A split kernel's entry (the split kernel, the separate merge's, those
   // for one page size): the grid's x and y, the block, shared memory and
   // arguments are the same, z says which calls it runs.
-  auto splitEntry = [&](StringRef name, const std::string &z) {
+  // `behindPrevious`: the separate merge's split kernels, launched with
+  // programmatic dependent launch behind the kernel before them in the
+  // stream (they wait for it before their first global access;
+  // decodeSeparateSplitKernelName).
+  auto splitEntry = [&](StringRef name, const std::string &z,
+                        bool behindPrevious = false) {
     SmallVector<StringRef> refs = {grid[0], grid[1], z};
-    return b.getDictionaryAttr(
-        {b.getNamedAttr("kernel", str(name)),
-         b.getNamedAttr("grid", b.getStrArrayAttr(refs)),
-         b.getNamedAttr("threads", i64(c.threads())),
-         b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
-         b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
-                                    c.decode.paged)))});
+    SmallVector<NamedAttribute> entry = {
+        b.getNamedAttr("kernel", str(name)),
+        b.getNamedAttr("grid", b.getStrArrayAttr(refs)),
+        b.getNamedAttr("threads", i64(c.threads())),
+        b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
+        b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
+                                   c.decode.paged)))};
+    if (behindPrevious)
+      entry.push_back(b.getNamedAttr("programmatic_dependent_launch",
+                                     b.getBoolAttr(true)));
+    return b.getDictionaryAttr(entry);
   };
   // Paged: a call of a page size with a fused split kernel of its own
   // (`<name>_s<S>`, listed last) runs that kernel in this one's place.
@@ -448,13 +457,14 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
     std::string anySeparateZ = "B*" + separate;
     for (int64_t pageSize : separateSizes)
       anySeparateZ += "*sub(1, eq(S, " + std::to_string(pageSize) + "))";
-    kernelList.push_back(
-        splitEntry(decodeSeparateSplitKernelName(c), anySeparateZ));
+    kernelList.push_back(splitEntry(decodeSeparateSplitKernelName(c),
+                                    anySeparateZ, /*behindPrevious=*/true));
     for (int64_t pageSize : separateSizes)
       kernelList.push_back(
           splitEntry(decodeSeparatePageKernelName(c, pageSize),
                      "B*" + separate + "*eq(S, " + std::to_string(pageSize) +
-                         ")"));
+                         ")",
+                     /*behindPrevious=*/true));
     std::string mergeGrid[] = {"B*Hq*Nq*" + separate,
                                std::to_string(c.headDim / kSplitKVMergeSlice),
                                "1"};

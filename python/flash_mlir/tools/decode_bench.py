@@ -3,7 +3,7 @@
   python3 -m flash_mlir.tools.decode_bench --bundles bundles/ [--json out.json]
       [--rows 1x8192,...,128x2048] [--gqa 32/8,8/1] [--rounds 5] [--table-pad N]
       [--page-order shuffled|sequential|local[,...]] [--page-sizes 16,64]
-      [--read-floor] [--cold]
+      [--read-floor] [--cold] [--between]
 
 One query row, D=128, bf16, for each GQA group (Hq/Hkv) and row (BxL) of issue
 17 item 5 by default. Bytes = K + V of the valid lengths +
@@ -35,6 +35,14 @@ call (Python to launch, no synchronisation) is measured on a small problem
 for ours (KernelLibrary, the torch op) and SDPA's, with its parts: the
 output's allocation, and the runtime's launch alone (flash_plan_launch on a
 described call, which reuses the last call's planned launch).
+
+--between: by default a graph's calls run back to back, so on sm_90a each of
+our split kernels (launched with programmatic dependent launch) starts
+behind our previous call's last kernel. With --between every call of every
+implementation (read floors included) is preceded by a small torch kernel
+(an add on a 1-element tensor), as the kernels before attention in a decode
+step (RoPE, the cache append) are, so that our kernels start behind a
+kernel that is not ours; its time is in every implementation's.
 
 --cold: by default every call of a graph reads the same K/V, so a row whose
 K + V fits in the L2 cache (60 MiB on the H200: GQA 8/1 B=1 L=8k/32k and
@@ -82,6 +90,16 @@ def graph_time(fn, calls=20, replays=10):
         end.synchronize()
         times.append(start.elapsed_time(end) / calls)
     return statistics.median(times)
+
+
+def with_kernel_before(fn, scratch):
+    """`fn` preceded by a small kernel on `scratch` (an in-place add on a
+    tensor of one element): each call then follows a kernel that is not the
+    implementation's own (--between). Returns fn's result."""
+    def run():
+        scratch.add_(1)
+        return fn()
+    return run
 
 
 def cold_copies(kv_bytes, l2_bytes, cold):
@@ -360,6 +378,10 @@ def main(argv=None):
     ap.add_argument("--cold", action="store_true",
                     help="each call of a graph reads its own copy of the K/V (copies "
                          "spanning 2.5x the L2 cache), so no row is read from the L2")
+    ap.add_argument("--between", action="store_true",
+                    help="a small torch kernel (an add on a 1-element tensor) before every "
+                         "call of every implementation, as the kernels before attention in "
+                         "a decode step: ours then start behind a kernel that is not ours")
     args = ap.parse_args(argv)
     rows_asked = parse_rows(args.rows)
     uneven = [(s, n) for s in args.page_sizes for _, n in rows_asked if n % s]
@@ -413,6 +435,7 @@ def main(argv=None):
         return rotating([read_floor_call(torch, kk, vv, base, stride, page, sms, read_pages)
                          for kk, vv in kvs])
 
+    between = torch.zeros(1, device="cuda") if args.between else None
     rows = []
     for (hq, hkv), (b, length) in [(g, r) for g in groups for r in rows_asked]:
         q = torch.randn(b, hq, 1, d, device="cuda", dtype=t)
@@ -489,6 +512,8 @@ def main(argv=None):
                 list(zip(ks, vs)), None, b, hkv, length, args.page_sizes[0])
         impls["SDPA cuDNN"] = sdpa(SDPBackend.CUDNN_ATTENTION)
         impls["SDPA FA2"] = sdpa(SDPBackend.FLASH_ATTENTION)
+        if args.between:
+            impls = {name: with_kernel_before(fn, between) for name, fn in impls.items()}
         # Correctness of the rows timed: ours against SDPA's (fp32 math).
         ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), enable_gqa=True)
         errors = {}
@@ -511,7 +536,7 @@ def main(argv=None):
         bytes_moved = 2 * b * hkv * length * d * 2 + 2 * b * hq * d * 2
         row = {"B": b, "L": length, "Hq": hq, "Hkv": hkv, "D": d, "bytes": bytes_moved,
                "ceiling_TBps": ceiling, "kernel_ceiling_TBps": kernel_ceiling,
-               "kv_copies": copies, "impls": {}}
+               "kv_copies": copies, "between": args.between, "impls": {}}
         print(f"GQA {hq}/{hkv} B={b} L={length} ({bytes_moved / 1e6:.0f} MB"
               + (f", {copies} K/V copies" if copies > 1 else "") + ")", flush=True)
         for name in impls:

@@ -43,6 +43,11 @@ skipped.
 CUDA graphs: a decode step captured once is replayed with new seq_lens,
 block_table and q contents; each replay must equal an eager call bitwise.
 
+Chains (--only chain): calls back to back, each on the previous call's
+output, some behind a torch kernel that writes seq_lens; on sm_90a a split
+kernel starts behind the kernel before it (programmatic dependent launch)
+and must wait for it before it reads or writes global memory (check_chain).
+
 Row tiles (--only rows): many packed rows G·Nq a kv-head (up to 120), paged
 and contiguous, D = 64 and 128. With bundles of `compile --decode-rows 64`
 (plans of 64-row tiles at D = 64, 32-row at D = 128; on sm_80 the kernels
@@ -539,6 +544,103 @@ def check_graph(lib, results, seed=2):
     return failures
 
 
+def chain_cases(small=False):
+    """(label, paged, D, Hq, Hkv, B, length, S) of check_chain: on sm_90a the
+    separate merge (1 work unit, many parts) and the fused one (8 and 24
+    work units), paged and contiguous."""
+    if small:
+        return [("paged", True, 128, 8, 1, 1, 3000, 16), ("contiguous", False, 128, 8, 1, 2, 700, 0)]
+    return [("paged", True, 128, 8, 1, 1, 20000, 16), ("paged", True, 128, 32, 8, 3, 3000, 64),
+            ("paged", True, 64, 8, 1, 8, 5000, 16), ("contiguous", False, 128, 8, 1, 1, 30001, 0),
+            ("contiguous", False, 128, 32, 8, 3, 4097, 0)]
+
+
+def check_chain(lib, results, seed=7, small=False, steps=6):
+    """Calls back to back in one stream, each call's query the previous
+    call's output (written by that call's last kernel): on sm_90a every split
+    kernel is launched with programmatic dependent launch behind the kernel
+    before it and may start while that kernel runs, so it must wait for it
+    before it reads anything (the query, the lengths) or writes the partials
+    the previous call's merge reads. Paged: before every other call a torch
+    kernel writes seq_lens (other lengths, at most the cache's), so the
+    split kernel runs behind a kernel that is not ours too. The outputs are
+    NaN-poisoned before the chain; each step is judged against the
+    reference on the query it was given (the previous step's output) and the
+    lengths of its step, then the chain is captured in a CUDA graph and
+    replayed on fresh poison: every step bitwise equal to the eager one."""
+    import torch
+    gen = torch.Generator().manual_seed(seed)
+    failures = 0
+    t = torch.bfloat16
+    for label, paged, d, hq, hkv, b, n, page in chain_cases(small):
+        name = (f"chain of {steps} {label} D={d} {hq}/{hkv} B={b} L={n}"
+                + (f" S={page}" if paged else ""))
+        try:
+            q0 = torch.randn(b, hq, 1, d, generator=gen).to("cuda", t)
+            outs = [torch.empty_like(q0) for _ in range(steps)]
+            if paged:
+                kc, vc, table, lens, ks, vs = make_paged(b, hkv, d, page, [n] * b, t, gen=gen)
+                full = lens.clone()
+                caps = [torch.tensor([n if (i + j) % 3 else max(1, n // (j + 2)) for j in range(b)],
+                                     dtype=torch.int32, device="cuda") for i in range(steps)]
+                step_lens = [caps[i] if i % 2 == 0 else (caps[i - 1] if i else full)
+                             for i in range(steps)]
+            else:
+                k = torch.randn(b, hkv, n, d, generator=gen).to("cuda", t)
+                v = torch.randn(b, hkv, n, d, generator=gen).to("cuda", t)
+
+            def run():
+                q = q0
+                for i in range(steps):
+                    if paged:
+                        if i % 2 == 0:  # a torch kernel writes the lengths
+                            torch.minimum(full, caps[i], out=lens)
+                        lib.paged_attention(q, kc, vc, table, lens, out=outs[i])
+                    else:
+                        lib.attention(q, k, v, out=outs[i])
+                    q = outs[i]
+
+            for o in outs:
+                o.fill_(float("nan"))
+            run()
+            torch.cuda.synchronize()
+            ok, worst = True, {}
+            q = q0
+            for i in range(steps):
+                if paged:
+                    ln = step_lens[i].tolist()
+                    kl = [ks[j][:, : ln[j]] for j in range(b)]
+                    vl = [vs[j][:, : ln[j]] for j in range(b)]
+                else:
+                    kl, vl = list(k), list(v)
+                out32, outlp, lse32 = reference(q, kl, vl, False, 1.0 / math.sqrt(d))
+                good, r = judge(outs[i], None, out32, outlp, lse32)
+                ok &= good
+                if not good and not worst:
+                    worst = dict(r, step=i)
+                q = outs[i]
+            eager = [o.clone() for o in outs]
+            graph = torch.cuda.CUDAGraph()
+            stream = torch.cuda.Stream()
+            stream.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(stream):
+                run()  # warm-up on the capture stream: its workspace
+            torch.cuda.current_stream().wait_stream(stream)
+            with torch.cuda.graph(graph, stream=stream):
+                run()
+            for o in outs:
+                o.fill_(float("nan"))
+            graph.replay()
+            torch.cuda.synchronize()
+            same = all(torch.equal(a, e) for a, e in zip(outs, eager))
+            r = dict(worst, graph_bitwise=same)
+            ok = ok and same
+        except Exception as e:
+            ok, r = False, {"error": str(e)[:300]}
+        failures += _record(results, name, ok, r)
+    return failures
+
+
 def check_capture_after_eager_warmup(lib, results, seed=3):
     """The usual serving pattern: eager calls on the default stream, then a
     capture with torch.cuda.graph's own stream, whose workspaces do not
@@ -662,11 +764,12 @@ def parser():
                     help="two tiny cases per check (for compute-sanitizer)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--plant", default=None, choices=["table-row", "merge-sms"])
-    ap.add_argument("--only", default="paged,anypage,split,many,peaks,graph,capture,rows",
+    ap.add_argument("--only", default="paged,anypage,split,many,peaks,graph,capture,chain,rows",
                     help="comma-separated checks (all by default): paged, anypage (the "
                          "paged cases at S = 16 and 64 through the kernels for any S, "
                          "where a plan has kernels for those page sizes), split, many, "
-                         "peaks, graph, capture, rows (row_tile_cases: many packed rows; "
+                         "peaks, graph, capture, chain (calls back to back, each on the "
+                         "previous one's output), rows (row_tile_cases: many packed rows; "
                          "with --min-block-q for compile --decode-rows plans)")
     ap.add_argument("--min-block-q", type=int, default=0,
                     help="rows check: a case whose plan has a row tile of fewer rows "
@@ -706,6 +809,8 @@ def main(argv=None):
         failures += check_graph(lib, results)
     if "capture" in only and not args.plant:
         failures += check_capture_after_eager_warmup(lib, results)
+    if "chain" in only and not args.plant:
+        failures += check_chain(lib, results, small=args.small)
     if "rows" in only and not args.plant:
         failures += check_row_tiles(lib, results, small=args.small,
                                     min_block_q=args.min_block_q)

@@ -605,8 +605,19 @@ int64_t decodeMergeBatch(int64_t valueDim);
 std::string decodeMergeKernelName(const KernelConfig &config);
 /// The split kernel of the separate merge (`config.name` + "_separate"):
 /// the split kernel less its count and merge, with the trigger of its
-/// dependents after its K/V loop. The split kernel `config.name` (the fused
-/// merge) is the same code as on targets without the separate merge.
+/// dependents after its K/V loop. It is launched with programmatic dependent
+/// launch behind the kernel before it in the stream and waits for it
+/// (griddepcontrol.wait) before its first global memory access, so that the
+/// launch and the blocks' start of a call of few work units (latency-bound)
+/// overlap the end of whatever ran before it (RoPE or the cache append in a
+/// decode step, the previous call's merge); so do its kernels for one page
+/// size. Measured on an H100 (docs/benchmarks.md, forty-first session): the
+/// B = 1 rows 0.95-0.97x the time behind a torch kernel at L = 8k and 32k,
+/// 0.99-1.00x at 128k; the fused merge's kernels so launched 0.996-1.028x on
+/// rows of 64-128 work units, so they are not (and no kernel triggers the
+/// next call's early). The split kernel
+/// `config.name` (the fused merge) is the same code as on targets without
+/// the separate merge.
 std::string decodeSeparateSplitKernelName(const KernelConfig &config);
 /// The page sizes for which a paged plan with the separate merge carries a
 /// separate merge's split kernel with S a constant: those of

@@ -1013,6 +1013,15 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   kvHead = km.divu(headTile, sizes.rowTiles);
   Value rowTile = km.sub(headTile, km.mul(kvHead, sizes.rowTiles));
 
+  // The separate merge's split kernel is launched behind the previous
+  // kernel of the stream with programmatic dependent launch
+  // (decodeSeparateSplitWaitsForPrevious): nothing in global memory is read
+  // or written before that kernel completes (it may have written seq_lens,
+  // the block table, Q or the cache; the previous call's merge reads the
+  // partials this grid overwrites). The launch and the blocks' start
+  // overlap that kernel's end.
+  if (separateMerge)
+    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
   Value seqLens = paged ? buildFlatGlobalMemref(km, arg["seq_lens"],
                                                 b.getI32Type())
                         : Value();
@@ -1717,12 +1726,18 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
   };
   // Nothing of the split grid is read before the wait. A paged plan reads
   // seq_lens[b] and counts the row's parts before it: seq_lens is an input,
-  // written before the split kernel started (which is launched in stream
-  // order), so the load and the count overlap the split grid's tail instead
+  // written by a kernel that completed before this one launched (in stream
+  // order before the split kernel, or the kernel the split kernel waited on
+  // before it triggered this one), so the load and the count overlap the
+  // split grid's tail instead
   // of following it (GQA 8/1 B = 1: 0.98-0.99x the time; docs/benchmarks.md,
   // twentieth session). A contiguous plan's count comes from Nk, an argument;
   // its wait stays first.
   const bool lengthBeforeWait = config.decode.paged;
+  // No trigger: the next call's split kernel launches when this grid
+  // completes. Measured on an H100 (docs/benchmarks.md, forty-first
+  // session), a trigger at this kernel's start made calls back to back at
+  // GQA 8/1 B = 1 L = 8k 0.89-0.93x the time but L = 32k 1.06-1.10x.
   if (!lengthBeforeWait)
     NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
   DecodeSizes sizes = decodeSizes(km, config, arg);
@@ -1794,6 +1809,7 @@ int64_t mlir::flash::decodeSeparateMergeBound(const KernelConfig &config) {
 int64_t mlir::flash::decodeSeparateMergeBound(llvm::StringRef arch) {
   return splitKVSeparateMergeBound(arch == "sm_90a");
 }
+
 
 int64_t mlir::flash::decodeMergeBatch(int64_t valueDim) {
   return mergeBatch(valueDim);
