@@ -2,7 +2,11 @@
 
 import math
 import os
+import pathlib
+import shutil
 import subprocess
+
+import pytest
 
 from flash_mlir.tools import decode_check
 
@@ -137,3 +141,26 @@ def test_chain_cases_reach_both_merges():
         assert "separate" in taken and {"one batch", "batches"} & set(taken), (form, taken)
     small = decode_check.chain_cases(small=True)
     assert {c[0] for c in small} == {"paged", "contiguous"}
+
+
+EARLY_COPY = pathlib.Path(decode_check.__file__).with_name("early_copy.ptx")
+
+
+def test_early_copy_triggers_before_it_copies():
+    """The chains' kernel between calls (early_copy.ptx) triggers its
+    dependents first, then waits on %globaltimer, then loads and stores the
+    words: a dependent that does not wait reads the query before it is
+    there."""
+    body = EARLY_COPY.read_text().split(".visible .entry early_copy(")[1]
+    order = [body.index(s) for s in ("griddepcontrol.launch_dependents;", "%globaltimer",
+                                     "ld.global.u32", "st.global.u32")]
+    assert order == sorted(order)
+    assert body.count("griddepcontrol") == 1
+
+
+@pytest.mark.skipif(not (shutil.which("ptxas") or pathlib.Path("/usr/local/cuda/bin/ptxas").exists()),
+                    reason="needs CUDA's ptxas")
+def test_early_copy_assembles(tmp_path):
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    subprocess.run([ptxas, "-arch=sm_90a", str(EARLY_COPY), "-o", str(tmp_path / "e.cubin")],
+                   check=True, capture_output=True)

@@ -44,9 +44,11 @@ CUDA graphs: a decode step captured once is replayed with new seq_lens,
 block_table and q contents; each replay must equal an eager call bitwise.
 
 Chains (--only chain): calls back to back, each on the previous call's
-output, some behind a torch kernel that writes seq_lens; on sm_90a a split
-kernel starts behind the kernel before it (programmatic dependent launch)
-and must wait for it before it reads or writes global memory (check_chain).
+output, handed over by a kernel that triggers its dependents before it
+copies (early_copy.ptx), some behind a torch kernel that writes seq_lens;
+on sm_90a the separate merge's split kernels start behind the kernel before
+them (programmatic dependent launch) and must wait for it before they read
+or write global memory (check_chain).
 
 Row tiles (--only rows): many packed rows G·Nq a kv-head (up to 120), paged
 and contiguous, D = 64 and 128. With bundles of `compile --decode-rows 64`
@@ -555,15 +557,46 @@ def chain_cases(small=False):
             ("contiguous", False, 128, 32, 8, 3, 4097, 0)]
 
 
+EARLY_COPY_SPIN_NS = 20000
+
+
+def early_copy_launcher(torch):
+    """`feed(dst, src)`: launches early_copy.ptx on torch's current stream,
+    which triggers its dependents at once, waits EARLY_COPY_SPIN_NS and then
+    copies src into dst (same shape, contiguous, a whole number of 32-bit
+    words); None on a GPU older than sm_90 (no programmatic dependent
+    launch: the queries are copied by torch). Raises if the driver cannot
+    load it on an sm_90 GPU."""
+    import ctypes
+    from flash_mlir.tools.decode_bench import _launcher, _ptx_function
+    if torch.cuda.get_device_capability() < (9, 0):
+        print("chain: no sm_90 GPU; the queries are copied by torch", flush=True)
+        return None
+    torch.zeros(1, device="cuda")  # torch's context, current in this thread
+    cuda, function = _ptx_function("early_copy.ptx", "early_copy")
+    launches = []
+
+    def feed(dst, src):
+        words = dst.numel() * dst.element_size() // 4
+        args = [ctypes.c_uint64(dst.data_ptr()), ctypes.c_uint64(src.data_ptr()),
+                ctypes.c_uint32(words), ctypes.c_uint32(EARLY_COPY_SPIN_NS)]
+        launch = _launcher(torch, cuda, function, 4, 256, args)
+        launches.append(launch)  # alive while a graph may replay it
+        launch()
+    return feed
+
+
 def check_chain(lib, results, seed=7, small=False, steps=6):
     """Calls back to back in one stream, each call's query the previous
-    call's output (written by that call's last kernel): on sm_90a every split
-    kernel is launched with programmatic dependent launch behind the kernel
-    before it and may start while that kernel runs, so it must wait for it
-    before it reads anything (the query, the lengths) or writes the partials
-    the previous call's merge reads. Paged: before every other call a torch
-    kernel writes seq_lens (other lengths, at most the cache's), so the
-    split kernel runs behind a kernel that is not ours too. The outputs are
+    call's output: on sm_90a the separate merge's split kernels are launched
+    with programmatic dependent launch behind the kernel before them and may
+    start while it runs, so they must wait for it before they read anything
+    (the query, the lengths) or write the partials the previous call's merge
+    reads. The previous output reaches the next call through early_copy.ptx
+    (early_copy_launcher), a kernel that triggers its dependents at once and
+    copies 20 us later: a split kernel that does not wait reads the query
+    before it is there. Paged: before every other call a torch kernel writes
+    seq_lens (other lengths, at most the cache's). The outputs are
     NaN-poisoned before the chain; each step is judged against the
     reference on the query it was given (the previous step's output) and the
     lengths of its step, then the chain is captured in a CUDA graph and
@@ -572,12 +605,17 @@ def check_chain(lib, results, seed=7, small=False, steps=6):
     gen = torch.Generator().manual_seed(seed)
     failures = 0
     t = torch.bfloat16
+    try:
+        early = early_copy_launcher(torch)
+    except Exception as e:
+        return _record(results, "chain: early_copy.ptx", False, {"error": str(e)[:300]})
     for label, paged, d, hq, hkv, b, n, page in chain_cases(small):
         name = (f"chain of {steps} {label} D={d} {hq}/{hkv} B={b} L={n}"
                 + (f" S={page}" if paged else ""))
         try:
             q0 = torch.randn(b, hq, 1, d, generator=gen).to("cuda", t)
             outs = [torch.empty_like(q0) for _ in range(steps)]
+            qbuf = torch.empty_like(q0)  # the query of steps 1.. (early_copy's dst)
             if paged:
                 kc, vc, table, lens, ks, vs = make_paged(b, hkv, d, page, [n] * b, t, gen=gen)
                 full = lens.clone()
@@ -592,15 +630,20 @@ def check_chain(lib, results, seed=7, small=False, steps=6):
             def run():
                 q = q0
                 for i in range(steps):
+                    if paged and i % 2 == 0:  # a torch kernel writes the lengths
+                        torch.minimum(full, caps[i], out=lens)
+                    if i:  # the previous output, copied by the kernel before ours
+                        if early:
+                            early(qbuf, outs[i - 1])
+                        else:
+                            qbuf.copy_(outs[i - 1])
+                        q = qbuf
                     if paged:
-                        if i % 2 == 0:  # a torch kernel writes the lengths
-                            torch.minimum(full, caps[i], out=lens)
                         lib.paged_attention(q, kc, vc, table, lens, out=outs[i])
                     else:
                         lib.attention(q, k, v, out=outs[i])
-                    q = outs[i]
 
-            for o in outs:
+            for o in outs + [qbuf]:
                 o.fill_(float("nan"))
             run()
             torch.cuda.synchronize()
@@ -628,12 +671,12 @@ def check_chain(lib, results, seed=7, small=False, steps=6):
             torch.cuda.current_stream().wait_stream(stream)
             with torch.cuda.graph(graph, stream=stream):
                 run()
-            for o in outs:
+            for o in outs + [qbuf]:
                 o.fill_(float("nan"))
             graph.replay()
             torch.cuda.synchronize()
             same = all(torch.equal(a, e) for a, e in zip(outs, eager))
-            r = dict(worst, graph_bitwise=same)
+            r = dict(worst, graph_bitwise=same, early_copy=early is not None)
             ok = ok and same
         except Exception as e:
             ok, r = False, {"error": str(e)[:300]}
