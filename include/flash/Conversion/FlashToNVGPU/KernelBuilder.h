@@ -615,9 +615,8 @@ std::string decodeMergeKernelName(const KernelConfig &config);
 /// B = 1 rows 0.95-0.97x the time behind a torch kernel at L = 8k and 32k,
 /// 0.99-1.00x at 128k; the fused merge's kernels so launched 0.996-1.028x on
 /// rows of 64-128 work units, so they are not (and no kernel triggers the
-/// next call's early). The split kernel
-/// `config.name` (the fused merge) is the same code as on targets without
-/// the separate merge.
+/// next call's early). The split kernel `config.name` (the fused merge) is
+/// the same code as on targets without the separate merge.
 std::string decodeSeparateSplitKernelName(const KernelConfig &config);
 /// The page sizes for which a paged plan with the separate merge carries a
 /// separate merge's split kernel with S a constant: those of

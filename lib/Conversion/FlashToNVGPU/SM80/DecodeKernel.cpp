@@ -1014,9 +1014,9 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   Value rowTile = km.sub(headTile, km.mul(kvHead, sizes.rowTiles));
 
   // The separate merge's split kernel is launched behind the previous
-  // kernel of the stream with programmatic dependent launch
-  // (decodeSeparateSplitWaitsForPrevious): nothing in global memory is read
-  // or written before that kernel completes (it may have written seq_lens,
+  // kernel of the stream with programmatic dependent launch (KernelBuilder.h,
+  // decodeSeparateSplitKernelName): nothing in global memory is read or
+  // written before that kernel completes (it may have written seq_lens,
   // the block table, Q or the cache; the previous call's merge reads the
   // partials this grid overwrites). The launch and the blocks' start
   // overlap that kernel's end.
@@ -1726,13 +1726,12 @@ void buildMergeKernel(OpBuilder &b, Location loc, const KernelConfig &config,
   };
   // Nothing of the split grid is read before the wait. A paged plan reads
   // seq_lens[b] and counts the row's parts before it: seq_lens is an input,
-  // written by a kernel that completed before this one launched (in stream
-  // order before the split kernel, or the kernel the split kernel waited on
-  // before it triggered this one), so the load and the count overlap the
-  // split grid's tail instead
-  // of following it (GQA 8/1 B = 1: 0.98-0.99x the time; docs/benchmarks.md,
-  // twentieth session). A contiguous plan's count comes from Nk, an argument;
-  // its wait stays first.
+  // written by a kernel that completed before this one launched (the split
+  // kernel waits for the kernel before it, then triggers this one), so the
+  // load and the count overlap the split grid's tail instead of following
+  // it (GQA 8/1 B = 1: 0.98-0.99x the time; docs/benchmarks.md, twentieth
+  // session). A contiguous plan's count comes from Nk, an argument; its wait
+  // stays first.
   const bool lengthBeforeWait = config.decode.paged;
   // No trigger: the next call's split kernel launches when this grid
   // completes. Measured on an H100 (docs/benchmarks.md, forty-first
@@ -1809,7 +1808,6 @@ int64_t mlir::flash::decodeSeparateMergeBound(const KernelConfig &config) {
 int64_t mlir::flash::decodeSeparateMergeBound(llvm::StringRef arch) {
   return splitKVSeparateMergeBound(arch == "sm_90a");
 }
-
 
 int64_t mlir::flash::decodeMergeBatch(int64_t valueDim) {
   return mergeBatch(valueDim);
