@@ -548,8 +548,9 @@ def check_graph(lib, results, seed=2):
 
 def chain_cases(small=False):
     """(label, paged, D, Hq, Hkv, B, length, S) of check_chain: on sm_90a the
-    separate merge (1 work unit, many parts) and the fused one (8 and 24
-    work units), paged and contiguous."""
+    separate merge (1 and 8 work units, many parts) and the fused one (24
+    work units), paged and contiguous; the small list the separate merge's
+    (1 and 2 work units)."""
     if small:
         return [("paged", True, 128, 8, 1, 1, 3000, 16), ("contiguous", False, 128, 8, 1, 2, 700, 0)]
     return [("paged", True, 128, 8, 1, 1, 20000, 16), ("paged", True, 128, 32, 8, 3, 3000, 64),
