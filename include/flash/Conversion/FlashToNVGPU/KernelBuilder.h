@@ -611,9 +611,10 @@ std::string decodeMergeKernelName(const KernelConfig &config);
 /// launch and the blocks' start of a call of few work units (latency-bound)
 /// overlap the end of whatever ran before it (RoPE or the cache append in a
 /// decode step, the previous call's merge); so do its kernels for one page
-/// size. Measured on an H100 (docs/benchmarks.md, forty-first session): the
-/// B = 1 rows 0.95-0.97x the time behind a torch kernel at L = 8k and 32k,
-/// 0.99-1.00x at 128k; the fused merge's kernels so launched 0.996-1.028x on
+/// size. Measured on an H100 (docs/benchmarks.md, forty-first session): GQA
+/// 8/1 B = 1 0.95-0.97x the time behind a torch kernel at L = 8k and 32k,
+/// 0.99x at 128k, GQA 32/8 B = 1 0.96-1.00x; the fused merge's kernels so
+/// launched 0.996-1.028x on
 /// rows of 64-128 work units, so they are not (and no kernel triggers the
 /// next call's early). The split kernel `config.name` (the fused merge) is
 /// the same code as on targets without the separate merge.
