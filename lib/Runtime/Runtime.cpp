@@ -16,6 +16,7 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -48,7 +49,9 @@ struct PlannedCall {
 struct flash_plan {
   Plan plan;
   std::mutex lastCallMutex;
-  std::unique_ptr<PlannedCall> lastCall; ///< the last call planned
+  /// The last call planned; shared, so that a launch reads it while another
+  /// thread plans a different call.
+  std::shared_ptr<const PlannedCall> lastCall;
 };
 
 struct flash_library {
@@ -400,55 +403,55 @@ flash_attention_args callShape(const flash_attention_args &args) {
   return shape;
 }
 
-/// Plans every kernel of `p` for `args` (Plan::planLaunch), or reuses the
-/// last call's plan when only the addresses differ, with this call's
-/// addresses (tensors, tensor maps, caller's workspaces) written in.
-/// `context`: the current CUDA context (null without a driver); `smCount`:
-/// the SM count to plan for (0: the current device's).
-bool planCall(flash_plan &p, const flash_attention_args &args, void *context,
-              int smCount, std::vector<flash_launch_info> &infos,
-              std::vector<uint64_t> &workspaceBytes, std::string &error) {
+/// Plans every kernel of `p` for `args` (Plan::planLaunch), or returns the
+/// last call's plan when only the addresses differ (no copy: a decode plan
+/// holds several kernels of FLASH_MAX_KERNEL_ARGS arguments each, tens of
+/// KiB, and a call launches one or two of them). The addresses are not in
+/// it: withAddresses writes a call's into a launch. `context`: the current
+/// CUDA context (null without a driver); `smCount`: the SM count to plan for
+/// (0: the current device's). Null on error.
+std::shared_ptr<const PlannedCall> planCall(flash_plan &p,
+                                            const flash_attention_args &args,
+                                            void *context, int smCount,
+                                            std::string &error) {
   const Plan &plan = p.plan;
   flash_attention_args shape = callShape(args);
   {
     std::lock_guard<std::mutex> lock(p.lastCallMutex);
-    const PlannedCall *last = p.lastCall.get();
+    const std::shared_ptr<const PlannedCall> &last = p.lastCall;
     if (last && last->context == context && last->smCount == smCount &&
-        std::memcmp(&last->shape, &shape, sizeof(shape)) == 0) {
-      infos = last->infos;
-      workspaceBytes = last->workspaceBytes;
-    } else {
-      last = nullptr;
-    }
-    if (last) {
-      for (flash_launch_info &info : infos) {
-        for (int a = 0; a < info.num_args; ++a) {
-          flash_arg_info &arg = info.args[a];
-          const flash_tensor *t = arg.tensor[0] ? tensorOf(args, arg.tensor) : nullptr;
-          if (arg.kind == FLASH_ARG_PTR)
-            arg.pointer = t ? t->data
-                            : arg.workspace >= 0 ? args.workspaces[arg.workspace] : 0;
-          else if (arg.kind == FLASH_ARG_TENSOR_MAP && t)
-            arg.map_address = t->data;
-        }
-      }
-      return true;
-    }
+        std::memcmp(&last->shape, &shape, sizeof(shape)) == 0)
+      return last;
   }
-  infos.assign(plan.kernels.size(), flash_launch_info{});
-  for (size_t i = 0; i < plan.kernels.size(); ++i)
-    if (!plan.planLaunch(int(i), args, smCount, smCountOfDevice, infos[i], error,
-                         i == 0 ? &workspaceBytes : nullptr))
-      return false;
-  auto planned = std::make_unique<PlannedCall>();
+  auto planned = std::make_shared<PlannedCall>();
   planned->shape = shape;
   planned->context = context;
   planned->smCount = smCount;
-  planned->infos = infos;
-  planned->workspaceBytes = workspaceBytes;
+  planned->infos.assign(plan.kernels.size(), flash_launch_info{});
+  for (size_t i = 0; i < plan.kernels.size(); ++i)
+    if (!plan.planLaunch(int(i), args, smCount, smCountOfDevice, planned->infos[i],
+                         error, i == 0 ? &planned->workspaceBytes : nullptr))
+      return nullptr;
   std::lock_guard<std::mutex> lock(p.lastCallMutex);
-  p.lastCall = std::move(planned);
-  return true;
+  p.lastCall = planned;
+  return planned;
+}
+
+/// Kernel `planned`'s launch with this call's addresses written in (tensors,
+/// tensor maps, the caller's workspaces; 0 for a runtime-owned workspace),
+/// into `out`: only the header and the kernel's own arguments are copied.
+void withAddresses(const flash_launch_info &planned,
+                   const flash_attention_args &args, flash_launch_info &out) {
+  std::memcpy(&out, &planned, offsetof(flash_launch_info, args));
+  for (int a = 0; a < planned.num_args; ++a) {
+    flash_arg_info &arg = out.args[a];
+    arg = planned.args[a];
+    const flash_tensor *t = arg.tensor[0] ? tensorOf(args, arg.tensor) : nullptr;
+    if (arg.kind == FLASH_ARG_PTR)
+      arg.pointer = t ? t->data : arg.workspace >= 0 ? args.workspaces[arg.workspace] : 0;
+    else if (arg.kind == FLASH_ARG_TENSOR_MAP && t)
+      arg.map_address = t->data;
+  }
 }
 
 const std::string kForwardOp = "attention_forward";
@@ -704,14 +707,12 @@ int flash_plan_launch_info(const flash_plan *p, int kernel_index,
       context = current;
     }
   }
-  std::vector<flash_launch_info> infos;
-  std::vector<uint64_t> workspaceBytes;
-  if (!planCall(const_cast<flash_plan &>(*p), *args, context, sm_count, infos,
-                workspaceBytes, error)) {
-    std::memset(out, 0, sizeof(*out));
+  std::shared_ptr<const PlannedCall> call =
+      planCall(const_cast<flash_plan &>(*p), *args, context, sm_count, error);
+  std::memset(out, 0, sizeof(*out));
+  if (!call)
     return fail(error);
-  }
-  *out = infos[kernel_index];
+  withAddresses(call->infos[kernel_index], *args, *out);
   return 0;
 }
 
@@ -746,28 +747,29 @@ int flash_plan_launch(const flash_plan *p, const flash_attention_args *args,
   }
   // Check and plan every kernel (or reuse the last call's plan) before the
   // driver launches anything.
-  std::vector<flash_launch_info> infos;
-  std::vector<uint64_t> workspaceBytes;
-  if (!planCall(const_cast<flash_plan &>(*p), *args, context, 0, infos,
-                workspaceBytes, error))
+  std::shared_ptr<const PlannedCall> call =
+      planCall(const_cast<flash_plan &>(*p), *args, context, 0, error);
+  if (!call)
     return fail(error);
   if (!cu)
     return failDriver(driverError);
   CUstream cuStream = static_cast<CUstream>(stream);
   // Workspaces the caller did not give, one per plan launch (every kernel
   // of the plan sees the same one).
-  std::vector<CUdeviceptr> owned(plan.workspaces.size(), 0);
+  CUdeviceptr owned[FLASH_MAX_WORKSPACES] = {};
+  flash_launch_info info;
   for (size_t i = 0; i < plan.kernels.size(); ++i) {
-    flash_launch_info &info = infos[i];
-    if (!info.grid[0] || !info.grid[1] || !info.grid[2])
+    const flash_launch_info &planned = call->infos[i];
+    if (!planned.grid[0] || !planned.grid[1] || !planned.grid[2])
       continue; // nothing to compute (an empty batch, heads or queries)
+    withAddresses(planned, *args, info);
     for (int a = 0; a < info.num_args; ++a) {
       flash_arg_info &arg = info.args[a];
       if (arg.kind == FLASH_ARG_PTR && arg.workspace >= 0 && !arg.pointer) {
         CUdeviceptr &pointer = owned[arg.workspace];
         if (!pointer)
           pointer = workspaceFor(cu, cuStream, plan.workspaces[arg.workspace],
-                                 workspaceBytes[arg.workspace], error);
+                                 call->workspaceBytes[arg.workspace], error);
         if (!pointer)
           return failDriver(error);
         arg.pointer = pointer;

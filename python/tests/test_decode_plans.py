@@ -309,11 +309,18 @@ def test_a_call_with_other_addresses_reuses_the_plan(bundles):
     moved = paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8)
     for i, name in enumerate(("q", "k", "v", "block_table", "seq_lens", "o")):
         getattr(moved, name).data = 0x1000000 * (i + 1)
-    moved.workspaces[2] = 0xABC000  # the caller's counters
+    # Only the addresses differ: the first call's plan, with these addresses
+    # in every kernel (the runtime-owned workspaces 0).
+    for (_, grid, shared, args), planned in zip(plan_kernels(bundle, moved), first):
+        assert (grid, shared) == planned[1:3]
+        assert [args[n].pointer for n in ("q", "k", "v", "block_table", "seq_lens", "o")] == \
+            [0x1000000 * (i + 1) for i in range(6)]
+        assert [args[n].pointer for n in ("partial_o", "partial_lse", "split_counter")] == \
+            [0, 0, 0]
+    moved.workspaces[2] = 0xABC000  # the caller's counters: planned again
     [(_, grid, shared, args), _, _] = plan_kernels(bundle, moved)
     assert (grid, shared) == first[0][1:3]
-    assert [args[n].pointer for n in ("q", "k", "v", "block_table", "seq_lens", "o")] == \
-        [0x1000000 * (i + 1) for i in range(6)]
+    assert args["q"].pointer == 0x1000000
     assert [args[n].pointer for n in ("partial_o", "partial_lse", "split_counter")] == \
         [0, 0, 0xABC000]
     # Another batch: planned again (grid and B); then the first call again.

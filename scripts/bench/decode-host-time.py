@@ -11,8 +11,12 @@ synchronised between rounds; the report gives each one's median and minimum
 over the rounds. Ours: KernelLibrary.paged_attention, KernelLibrary.attention
 (split-KV), the torch op (its packet and its .default overload); SDPA: the
 default choice and the cuDNN and FA2 backends on the same contiguous K/V
-(enable_gqa). Parts of ours: the output's allocation (three ways) and the
-runtime's launch alone (flash_plan_launch on a described call). Works with
+(enable_gqa). Parts of ours: the output's allocation (three ways), the
+runtime's launch alone (flash_plan_launch on a described call), the prepared
+call alone (what KernelLibrary.paged_attention runs once its checks pass),
+the signature a call is looked up by, the five contiguity checks, and the
+torch dispatcher's cost of a Python kernel (an op of a test fragment whose
+CUDA kernel returns its argument). Works with
 any checkout's python/ (PYTHONPATH) and runtime (FLASH_RUNTIME_LIB), so two
 builds can be compared in turn on one machine.
 """
@@ -61,6 +65,14 @@ def main(argv=None):
     launch, ref = capi.lib().flash_plan_launch, ctypes.byref(described)
     stream = torch.cuda.current_stream().cuda_stream
     shape, dev = tuple(q.shape), q.device
+    tensors = (q, kc, vc, table, lens)
+    lib.paged_attention(*tensors)
+    signature = lib._signature("paged", tensors, False, None, False)
+    prepared = lib._prepared[signature]
+    fragment = torch.library.Library("flash_mlir_host_time", "FRAGMENT")
+    fragment.define("same(Tensor(a) q) -> Tensor(a)")
+    fragment.impl("same", lambda x: x, "CUDA")
+    same = torch.ops.flash_mlir_host_time.same.default
 
     def sdpa(backend=None):
         def context():
@@ -83,6 +95,13 @@ def main(argv=None):
             plain, lambda: torch.empty(shape, dtype=t, device=dev)),
         "part: flash_plan_launch (runtime alone)": (
             plain, lambda: launch(bundle._handle, ref, stream)),
+        "part: the prepared call": (plain, lambda: prepared(*tensors)),
+        "part: the signature": (
+            plain, lambda: lib._signature("paged", tensors, False, None, False)),
+        "part: five is_contiguous()": (plain, lambda: (
+            q.is_contiguous() and kc.is_contiguous() and vc.is_contiguous()
+            and table.is_contiguous() and lens.is_contiguous())),
+        "part: a torch op whose CUDA kernel returns q": (plain, lambda: same(q)),
     }
     names = warm_up(impls, 20, lambda name, e: print(
         f"{args.label:8s} {name:46s} not timed: {str(e)[:100]}", flush=True))
