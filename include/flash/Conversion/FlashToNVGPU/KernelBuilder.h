@@ -614,10 +614,10 @@ std::string decodeMergeKernelName(const KernelConfig &config);
 /// size. Measured on an H100 (docs/benchmarks.md, forty-first session): GQA
 /// 8/1 B = 1 0.95-0.97x the time behind a torch kernel at L = 8k and 32k,
 /// 0.99x at 128k, GQA 32/8 B = 1 0.96-1.00x; the fused merge's kernels so
-/// launched 0.996-1.028x on
-/// rows of 64-128 work units, so they are not (and no kernel triggers the
-/// next call's early). The split kernel `config.name` (the fused merge) is
-/// the same code as on targets without the separate merge.
+/// launched 0.996-1.028x on rows of 64-128 work units, so they are not (and
+/// no kernel triggers the next call's early). The split kernel `config.name`
+/// (the fused merge) is the same code as on targets without the separate
+/// merge.
 std::string decodeSeparateSplitKernelName(const KernelConfig &config);
 /// The page sizes for which a paged plan with the separate merge carries a
 /// separate merge's split kernel with S a constant: those of
