@@ -82,9 +82,10 @@ def test_decode_plans_validate(bundles):
         # dependent launch (behind the kernel before them in the stream: the
         # merge kernel behind the split kernel, a separate merge's split
         # kernel behind the previous call's last kernel); Target/SplitKV.h's
-        # rule gives blocks to the first or to the others; sm_90a's paged plans have the separate merge's split kernels
-        # for pages of 16 and 64 slots before the merge kernel, and the fused split
-        # kernels for pages of 16 and 64 slots last (test_decode_page_size.py).
+        # rule gives blocks to the first or to the others; sm_90a's paged
+        # plans have the separate merge's split kernels for pages of 16 and 64
+        # slots before the merge kernel, and the fused split kernels for pages
+        # of 16 and 64 slots last (test_decode_page_size.py).
         # sm_80: the split kernel alone.
         sm90, paged = "_sm_90a_" in name, "_paged_" in name
         names = [name]
