@@ -121,3 +121,15 @@ def test_the_ptx_is_the_read_pages_kernel():
     body = text[entry.end():]
     assert body.count("ld.global.nc.L1::no_allocate.v4.u32") == 4
     assert (ROOT / "scripts" / "bench" / "read-pages.cu").exists()
+
+
+def test_read_floor_checks_the_head_dim(capsys):
+    """--head-dim sets the rows' bytes the read floor's items are cut from: a
+    page of 16 rows of D = 64 (2 KiB a tensor) is below the kernel's 4 KiB."""
+    with pytest.raises(SystemExit):
+        decode_bench.main(["--bundles", "x", "--read-floor", "--page-sizes", "16",
+                           "--rows", "1x8192", "--head-dim", "64"])
+    assert "got 2048" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        decode_bench.main(["--bundles", "x", "--head-dim", "96"])
+    assert "--head-dim" in capsys.readouterr().err

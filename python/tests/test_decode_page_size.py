@@ -89,10 +89,11 @@ def test_a_call_runs_the_kernel_of_its_page_size(plans, page_size, kernel, separ
     assert launched(bundle, 1, page_size) == \
         [bundle.name + "_separate" + separate, bundle.name + "_merge"]
     # The same grid (parts, Hkv·row tiles, B) whichever split kernel runs:
-    # 16 work units on 132 SMs, 16 parts (test_decode_plans.max_parts).
+    # 16 work units on 132 SMs, 8 parts (one block an SM at bf16 D = 128 on
+    # sm_90a; test_decode_plans.max_parts).
     grids = {name: grid for name, grid, _, _ in plan_kernels(
         bundle, paged_args(2, 32, 8, 1, 128, 4096, page_size, 64), page_kernels=True)}
-    assert grids[bundle.name + kernel] == (max_parts(16, 132), 8, 2) == (16, 8, 2)
+    assert grids[bundle.name + kernel] == (max_parts(16, 132), 8, 2) == (8, 8, 2)
 
 
 def test_sm80_plan_has_no_page_kernels_by_default(plans):

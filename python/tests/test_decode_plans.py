@@ -12,6 +12,7 @@ import pytest
 
 from flash_mlir.compiler import compile as fcompile
 from flash_mlir.runtime import KernelLibrary, capi
+from cpp_constants import SPLIT_KV
 from json_schema import errors
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -130,21 +131,39 @@ def test_selected_by_op(bundles):
         lib.find("f16", 128, False, False, None, 90, op="paged_attention")
 
 
-def max_parts(work_units, sms, max_splits=fcompile.DECODE_MAX_SPLITS["sm_90a"]):
+# The blocks an SM the split count of sm_90a's bf16 D = 128 plans aims at
+# (3 K/V stages: one; Target/SplitKV.h splitKVBlocksPerSM, as flash-opt
+# reports it).
+SM90_D128_BLOCKS_PER_SM = int(SPLIT_KV["sm_90a"]["blocks_per_sm"]["128"])
+
+
+def max_parts(work_units, sms, max_splits=fcompile.DECODE_MAX_SPLITS["sm_90a"],
+              per_sm=SM90_D128_BLOCKS_PER_SM):
     """Target/SplitKV.h splitKVMaxSplits: the most parts any sequence is cut
     into, 1 when the work units fill 15/16 of the SMs."""
     if 16 * work_units >= 15 * sms:
         return 1
-    return max(min(2 * sms // work_units, max_splits), 1)
+    return max(min(per_sm * sms // work_units, max_splits), 1)
 
 
-@pytest.mark.parametrize("batch,parts", [(1, 33), (4, 8), (8, 4), (16, 1), (64, 1),
+def test_sm90_d128_aims_at_one_block_an_sm():
+    """sm_90a's D = 128 decode kernels have 3 K/V stages of 256-byte rows, so
+    the rule aims at one block an SM (docs/benchmarks.md, forty-fourth
+    session); sm_80's have 2 stages and D = 64's 128-byte rows (6 stages on
+    sm_90a, 4 on sm_80), and aim at two, as D = 256's 2 stages."""
+    assert SPLIT_KV["sm_90a"]["stages"] == {"64": 6, "128": 3, "256": 2}
+    assert SPLIT_KV["sm_80"]["stages"] == {"64": 4, "128": 2, "256": 2}
+    assert SPLIT_KV["sm_90a"]["blocks_per_sm"] == {"64": 2, "128": 1, "256": 2}
+    assert SPLIT_KV["sm_80"]["blocks_per_sm"] == {"64": 2, "128": 2, "256": 2}
+
+
+@pytest.mark.parametrize("batch,parts", [(1, 16), (4, 4), (8, 2), (16, 1), (64, 1),
                                          (1000, 1)])
 def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
     """Grid (parts, Hkv·row tiles, B): parts = splitKVMaxSplits = min(max_splits,
-    floor(2·SMs / (B·Hkv·row tiles))), or 1 when B·Hkv·row tiles >= 15/16 of
-    the SMs: the most any sequence can use, and no more (blocks past a
-    shorter sequence's parts exit)."""
+    floor(SMs / (B·Hkv·row tiles))) (one block an SM: 3 stages), or 1 when
+    B·Hkv·row tiles >= 15/16 of the SMs: the most any sequence can use, and
+    no more (blocks past a shorter sequence's parts exit)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     assert bundle.kernel_count == 7  # and the kernels for S = 16, 64 (_s16, _s64, _separate_s16, _separate_s64)
@@ -173,7 +192,8 @@ def test_max_splits_per_arch(bundles):
     sm_90a 128, one part an SM for the calls its separate merge takes; sm_80
     256, two blocks an SM for its fused merge (docs/benchmarks.md,
     twenty-ninth session). Every kernel's description carries it, and a call
-    of one work unit on 132 SMs gets that many parts (2·SMs = 264 wanted)."""
+    of one work unit on 132 SMs gets that many parts (132 wanted at sm_90a's
+    D = 128, one block an SM; 264 at sm_80's D = 64, two)."""
     lib = KernelLibrary(str(bundles[0]))
     want = {"sm_90a": 128, "sm_80": 256}
     assert fcompile.DECODE_MAX_SPLITS == want
@@ -194,12 +214,12 @@ def test_max_splits_per_arch(bundles):
 def test_grid_parts_are_split_kv_max_splits(bundles, sms):
     """The runtime's grid x (the plan's formula) against splitKVMaxSplits on
     integers, over work units around every boundary of the rule (wanted =
-    2·SMs / work units, max_splits = sm_90a's DECODE_MAX_SPLITS, and 15/16
-    of the SMs)."""
+    SMs / work units at one block an SM, max_splits = sm_90a's
+    DECODE_MAX_SPLITS, and 15/16 of the SMs)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     units = sorted({1, 2, 3, 5, 8, 9, 63, 64, 65, 100, 2 * sms - 1, 2 * sms, 2 * sms + 1,
-                    sms, sms - 1, sms + 1, (15 * sms) // 16, (15 * sms) // 16 + 1,
+                    sms, sms - 1, sms + 1, sms // 2, sms // 2 + 1, (15 * sms) // 16, (15 * sms) // 16 + 1,
                     -(-15 * sms // 16), 1000} - {0})
     for wu in units:
         [(_, grid, _, _), (_, separate_grid, _, _), _] = plan_kernels(
@@ -214,7 +234,7 @@ def test_row_tiles_of_large_groups(bundles):
     [(_, grid, _, _), (_, separate_grid, _, _), _] = plan_kernels(
         bundle, paged_args(2, 8, 1, 4, 128, 64, ANY_PAGE, 8))
     # 8/1 × 4 rows = 2 tiles of 16; 4 work units: the separate merge's grid
-    assert grid[:2] == separate_grid[:2] == (max_parts(2 * 1 * 2, 132), 2) == (66, 2)
+    assert grid[:2] == separate_grid[:2] == (max_parts(2 * 1 * 2, 132), 2) == (33, 2)
     assert (grid[2], separate_grid[2]) == (0, 2)
 
 
@@ -326,9 +346,10 @@ def test_a_call_with_other_addresses_reuses_the_plan(bundles):
         [0, 0, 0xABC000]
     # Another batch: planned again (grid and B); then the first call again.
     [(_, grid4, _, args4), _, _] = plan_kernels(bundle, paged_args(4, 32, 8, 1, 128, 64, ANY_PAGE, 8))
-    assert grid4 == (8, 8, 4) and args4["B"].int_value == 4
+    assert grid4 == (4, 8, 4) and args4["B"].int_value == 4
+    assert first[0][1] == (8, 8, 2)
     assert plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8), sm_count=66)[0][1] \
-        == (8, 8, 2)
+        == (4, 8, 2)
     again = plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8))
     assert again[0][1] == first[0][1] and again[0][3]["q"].pointer == 0x10000
     # A call the plan refuses is refused after a reused one too.

@@ -18,20 +18,40 @@
 // CHECK: "lazy_rescale_log2": 8,
 // CHECK: "min_grouped_q_tiles": 16,
 // CHECK: "split_kv": {
-// CHECK-NEXT: "merge_batch": {
+// CHECK-NEXT: "blocks_per_sm": {
+// CHECK-NEXT: "128": 1,
+// CHECK-NEXT: "256": 2,
+// CHECK-NEXT: "64": 2
+// CHECK: "merge_batch": {
 // CHECK-NEXT: "128": 16,
 // CHECK-NEXT: "256": 8,
 // CHECK-NEXT: "64": 32
 // CHECK: "merge_direct": 32,
 // CHECK-NEXT: "merge_group": 16,
 // CHECK-NEXT: "min_tiles_per_split": 2,
-// CHECK-NEXT: "separate_merge_bound": 8
+// CHECK-NEXT: "separate_merge_bound": 8,
+// CHECK-NEXT: "stages": {
+// CHECK-NEXT: "128": 3,
+// CHECK-NEXT: "256": 2,
+// CHECK-NEXT: "64": 6
 // CHECK: "tile_group_bytes": 16777216
 // The split-KV constants (Target/SplitKV.h, the fused merge's batch of
 // SM80/DecodeKernel.cpp) that python/tests/test_decode_check_cases.py uses
-// to check which merge decode_check's cases reach. Without programmatic
-// dependent launch (sm_80) there is no separate merge.
-// SM80: "separate_merge_bound": 0
+// to check which merge decode_check's cases reach: the decode kernels' K/V
+// stages a value dimension (half an SM's shared memory) and the blocks an
+// SM the split count aims at with them (one from 3 stages and 256-byte K
+// rows up: sm_90a's D = 128). Without programmatic dependent launch (sm_80)
+// there is no separate merge; its smaller SM gives D = 128 two stages, so
+// two blocks an SM.
+// SM80: "blocks_per_sm": {
+// SM80-NEXT: "128": 2,
+// SM80-NEXT: "256": 2,
+// SM80-NEXT: "64": 2
+// SM80: "separate_merge_bound": 0,
+// SM80-NEXT: "stages": {
+// SM80-NEXT: "128": 2,
+// SM80-NEXT: "256": 2,
+// SM80-NEXT: "64": 4
 
 // CHECK: "function": "causal64",
 // CHECK: "form": "#flash.sm90_form<{{.*}}tile_order = head, tile_group_bytes = 0,

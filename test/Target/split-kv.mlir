@@ -6,12 +6,19 @@
 // RUN: flash-opt %s --flash-test-split-kv="batch=128 kv-heads=1 keys=2048 block-kv=64 sms=132 max-splits=256" | FileCheck %s --check-prefix=WHOLE
 // RUN: flash-opt %s --flash-test-split-kv="batch=124 kv-heads=1 keys=2048 block-kv=64 sms=132 max-splits=256" | FileCheck %s --check-prefix=WHOLE124
 // RUN: flash-opt %s --flash-test-split-kv="batch=123 kv-heads=1 keys=2048 block-kv=64 sms=132 max-splits=256" | FileCheck %s --check-prefix=CUT123
+// RUN: flash-opt %s --flash-test-split-kv="batch=8 kv-heads=8 keys=32768 block-kv=64 sms=132 max-splits=256 stages=3" | FileCheck %s --check-prefix=ONE
+// RUN: flash-opt %s --flash-test-split-kv="batch=1 kv-heads=8 keys=8192,131072 block-kv=64 sms=132 max-splits=128 stages=6" | FileCheck %s --check-prefix=ONE8
+// RUN: flash-opt %s --flash-test-split-kv="batch=1 kv-heads=8 keys=8192 block-kv=64 sms=132 max-splits=128 stages=6 row-bytes=128" | FileCheck %s --check-prefix=TWO64
+// RUN: flash-opt %s --flash-test-split-kv="batch=66 kv-heads=1 keys=8192 block-kv=64 sms=132 max-splits=128 stages=3" | FileCheck %s --check-prefix=ONE66
+// RUN: flash-opt %s --flash-test-split-kv="batch=67 kv-heads=1 keys=8192 block-kv=64 sms=132 max-splits=128 stages=3" | FileCheck %s --check-prefix=ONE67
 // RUN: flash-opt %s --flash-test-split-kv="check=true" | FileCheck %s --check-prefix=CHECK-ALL
 
 // splitKVCount (include/flash/Target/SplitKV.h) on integers: the one rule
 // the GPU decode kernels evaluate on device from seq_lens, flash-tile's
 // split-KV form builds on index values, and the IO model uses.
-//   wanted   = floor(2 · SMs / work units)       (work units = B · Hkv · row tiles)
+//   wanted   = floor(n · SMs / work units)       (work units = B · Hkv · row tiles;
+//                                                n = 1 from 3 stages and 256-byte
+//                                                rows up, else 2)
 //   byLength = max(floor(tiles / 2), 1)
 //   parts    = clamp(min(wanted, byLength), 1, max_splits),
 //              1 when 16 · work units >= 15 · SMs (no merge)
@@ -49,12 +56,28 @@
 // WHOLE124: keys=2048 tiles=32 work_units=124 splits=1 tiles_per_split=32
 // CUT123: keys=2048 tiles=32 work_units=123 splits=2 tiles_per_split=16
 
+// A kernel of 3 stages or more and K rows of 256 bytes or more aims at one
+// block an SM (splitKVBlocksPerSM; the runs above are of 2 stages, the
+// default, and 256-byte rows): 64 work units want
+// floor(132 / 64) = 2 parts, 128 blocks; 8 work units 16 parts (8192 keys:
+// 128 tiles in 16 parts of 8; 128k keys: 16 parts of 128 tiles); 66 work
+// units 2 parts, 67 one.
+// ONE: keys=32768 tiles=512 work_units=64 splits=2 tiles_per_split=256
+// ONE8: keys=8192 tiles=128 work_units=8 splits=16 tiles_per_split=8
+// ONE8: keys=131072 tiles=2048 work_units=8 splits=16 tiles_per_split=128
+// ONE66: keys=8192 tiles=128 work_units=66 splits=2 tiles_per_split=64
+// ONE67: keys=8192 tiles=128 work_units=67 splits=1 tiles_per_split=128
+// 128-byte rows (D = 64) aim at two blocks an SM at any stages: 33 parts
+// wanted, 128 tiles in 32 splits of 4.
+// TWO64: keys=8192 tiles=128 work_units=8 splits=32 tiles_per_split=4
+
 // The workspace's capacity bounds the count: 63 tiles in 5 splits of 13.
 // CAP: keys=1000 tiles=63 work_units=1 splits=5 tiles_per_split=13
 
 // The invariants over a grid of batches, heads, row tiles, lengths, tile
-// widths, SM counts and capacities (0 splits only for an empty sequence,
+// widths, SM counts, capacities and stages (2 and 3 at 256-byte rows: two
+// blocks an SM and one) (0 splits only for an empty sequence,
 // else 1 <= splits <= min(max_splits, max(wanted, 1)), one split when
 // 16 · work units >= 15 · SMs, at least 2 tiles a part when cut, every tile
 // in exactly one split in order, no split without a tile).
-// CHECK-ALL: flash-test-split-kv: 37440 cases hold
+// CHECK-ALL: flash-test-split-kv: 74880 cases hold

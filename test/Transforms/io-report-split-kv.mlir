@@ -8,24 +8,24 @@
 // table (4 B per page of every (b, kv-head)) and lengths (4 B per block).
 
 // Decoding one sequence of 128k keys (8192 pages of 16), GQA 32/8, D = 128:
-// The split-KV kernels' tiles (16 rows, 64 keys); splitKVCount
-// (Target/SplitKV.h, the GPU kernels' rule): 8 (b, kv-head) blocks want
-// floor(2 · 132 / 8) = 33 parts of ceil(2048 / 33) = 63 tiles, which is 33
-// splits. Q: 32 heads × 128 × 2 B × 33 splits. K/V: 8 heads × 131072 keys ×
-// 256 × 2 B. Partials: 2 × 8 × 33 splits × 4 rows × 129 × 4 B. Table: 8 ×
-// 8192 × 4 B + (264 + 8) × 4 B.
+// The split-KV kernels' tiles (16 rows, 64 keys, 3 stages); splitKVCount
+// (Target/SplitKV.h, the GPU kernels' rule; 3 stages aim at one block an
+// SM): 8 (b, kv-head) blocks want floor(132 / 8) = 16 parts of 2048 / 16 =
+// 128 tiles. Q: 32 heads × 128 × 2 B × 16 splits. K/V: 8 heads × 131072
+// keys × 256 × 2 B. Partials: 2 × 8 × 16 splits × 4 rows × 129 × 4 B.
+// Table: 8 × 8192 × 4 B + (128 + 8) × 4 B.
 // CHECK: flash-io-report: loc({{.*}}io-report-split-kv.mlir":[[@LINE+13]]:8)
 // CHECK: problem        paged B=1 Hq=32 Hkv=8 Nq=1 Nk=131072 D=128 Dv=128 bf16 causal=no lse=no
 // CHECK: pages          P=8192 S=16 M=8192 (Nk = M·S: every sequence full; lengths are run-time values)
 // CHECK: schedule       sm_90a Br=16 Bc=64 stages=3 warps=4 max_splits=132
 // CHECK: packing        4 q-heads x Nq=1 = 4 rows per kv-head, 1 Q tile(s) of 16
-// CHECK: splits         33 of 63 K/V tile(s) per (b, kv-head) at Nk=131072; split stage 264 blocks, merge 8 blocks (132 SMs)
+// CHECK: splits         16 of 128 K/V tile(s) per (b, kv-head) at Nk=131072; split stage 128 blocks, merge 8 blocks (132 SMs)
 // CHECK: SRAM/block     102400 B
-// CHECK: HBM split-KV   Q 270336 + K/V 536870912 + table 263232 + O 8192 + LSE 0 + partials 1089792 = 538502464 B (539 MB)
+// CHECK: HBM split-KV   Q 131072 + K/V 536870912 + table 262688 + O 8192 + LSE 0 + partials 528384 = 537801248 B (538 MB)
 // CHECK: K/V            read once per kv-head: 536870912 B; one block per q-head would read 2147483648 B (4.00x)
-// CHECK: partials       f32 O and LSE of 33 split(s), written once and read once by the merge: 1089792 B (0.2% of the traffic)
+// CHECK: partials       f32 O and LSE of 16 split(s), written once and read once by the merge: 528384 B (0.1% of the traffic)
 // CHECK: FLOPs          useful 2147483648 (2.15 GFLOP)
-// CHECK: time floors    compute 0.0022 ms, HBM 0.1122 ms (peak rates of H100/H200 SXM)
+// CHECK: time floors    compute 0.0022 ms, HBM 0.1120 ms (peak rates of H100/H200 SXM)
 func.func @decode_paged(%q: tensor<1x32x1x128xbf16>, %kc: tensor<8192x16x8x128xbf16>, %vc: tensor<8192x16x8x128xbf16>, %bt: tensor<1x8192xi32>, %sl: tensor<1xi32>) -> tensor<1x32x1x128xbf16> {
   %o = flash.paged_attention %q, %kc, %vc, %bt, %sl : tensor<1x32x1x128xbf16>, tensor<8192x16x8x128xbf16>, tensor<8192x16x8x128xbf16>, tensor<1x8192xi32>, tensor<1xi32> -> tensor<1x32x1x128xbf16>
   return %o : tensor<1x32x1x128xbf16>

@@ -115,3 +115,23 @@ func.func @decode(%q: tensor<1x4x1x16xf32>, %k: tensor<1x2x100x16xf32>, %v: tens
       : tensor<1x4x1x16xf32>, tensor<1x2x100x16xf32>, tensor<1x2x100x16xf32> -> tensor<1x4x1x16xf32>
   return %o : tensor<1x4x1x16xf32>
 }
+
+// -----
+
+// The split count aims at one block an SM for a schedule of 3 stages and
+// 256-byte K rows (bf16, D = 128; splitKVBlocksPerSM, as the GPU kernels):
+// 32000 keys in tiles of 64 are 500 tiles, byLength 250, the 108 SMs want
+// 108 parts: 108 parts of ceil(500 / 108) = 5 tiles, which is 100 splits
+// (at two blocks an SM, 2 stages: 216 parts of 3 tiles, 167 splits).
+// The split stage runs over the capacity (256); the count (100) and the
+// tiles a split (5) fold.
+// FOLD-LABEL: func.func @one_block_an_sm
+// FOLD-DAG: %[[C100:.+]] = arith.constant 100 : index
+// FOLD-DAG: %[[C5:.+]] = arith.constant 5 : index
+// FOLD: scf.forall (%[[S:.+]]) in (256)
+// FOLD: arith.muli %[[S]], %[[C5]] : index
+func.func @one_block_an_sm(%q: tensor<1x8x1x128xbf16>, %k: tensor<1x1x32000x128xbf16>, %v: tensor<1x1x32000x128xbf16>) -> tensor<1x8x1x128xbf16> {
+  %o = flash.attention %q, %k, %v {schedule = #flash.schedule<arch = "sm_80", block_q = 16, block_kv = 64, stages = 3, warps = 4, max_splits = 256>}
+      : tensor<1x8x1x128xbf16>, tensor<1x1x32000x128xbf16>, tensor<1x1x32000x128xbf16> -> tensor<1x8x1x128xbf16>
+  return %o : tensor<1x8x1x128xbf16>
+}

@@ -8,10 +8,16 @@
 //
 //   keys=50 tiles=13 work_units=1 splits=3 tiles_per_split=5
 //
+// `stages` (2 by default) and `row-bytes` (256) are the kernel's K/V stages
+// and bytes of a K row: the rule aims at splitKVBlocksPerSM(stages,
+// row-bytes) blocks an SM (one from 3 stages and 256-byte rows up, else
+// two).
+//
 // With `check=true` it instead sweeps a grid of batches, heads, row tiles,
-// lengths, tile widths, SM counts and capacities and fails on any broken
-// invariant: 0 splits exactly for an empty sequence, else 1 <= splits <=
-// min(max_splits, max(floor(2·SMs / work units), 1)) (one wave) and <=
+// lengths, tile widths, SM counts, capacities and stages and fails on any
+// broken invariant: 0 splits exactly for an empty sequence, else 1 <=
+// splits <= min(max_splits, max(floor(blocks an SM · SMs / work units), 1))
+// (one wave) and <=
 // splitKVMaxSplits (the launch plan's grid), which a sequence of
 // splitKVMaxSplits · kSplitKVMinTilesPerSplit tiles reaches (no block of the
 // grid is idle for every length); every tile of the visible range
@@ -56,23 +62,26 @@ struct TestSplitKVPass
   Option<int64_t> blockKV{*this, "block-kv", llvm::cl::init(128)};
   Option<int64_t> numSMs{*this, "sms", llvm::cl::init(132)};
   Option<int64_t> maxSplits{*this, "max-splits", llvm::cl::init(132)};
+  Option<int64_t> stages{*this, "stages", llvm::cl::init(2),
+                         llvm::cl::desc("the kernel's K/V stages")};
+  Option<int64_t> rowBytes{*this, "row-bytes", llvm::cl::init(256),
+                           llvm::cl::desc("the bytes of a K row")};
   Option<bool> check{*this, "check", llvm::cl::init(false)};
 
   static SplitKVCount<int64_t> count(int64_t b, int64_t h, int64_t rt,
-                                     int64_t tiles, int64_t sms,
-                                     int64_t cap) {
+                                     int64_t tiles, int64_t sms, int64_t cap,
+                                     int64_t perSM) {
     IntegerDomain d;
-    return splitKVCount(tiles, splitKVWorkUnits(d, b, h, rt), sms, cap);
+    return splitKVCount(tiles, splitKVWorkUnits(d, b, h, rt), sms, cap, perSM);
   }
 
   /// Empty when `c` cuts `tiles` tiles correctly, else what is wrong.
   static std::string violation(int64_t tiles, int64_t workUnits,
-                               int64_t sms, int64_t cap,
+                               int64_t sms, int64_t cap, int64_t perSM,
                                const SplitKVCount<int64_t> &c) {
     if (tiles == 0)
       return c.numSplits == 0 ? "" : "an empty sequence with splits";
-    int64_t wanted =
-        std::max<int64_t>(kSplitKVTargetBlocksPerSM * sms / workUnits, 1);
+    int64_t wanted = std::max<int64_t>(perSM * sms / workUnits, 1);
     if (c.numSplits < 1 || c.numSplits > cap)
       return "splits outside [1, max_splits]";
     if (c.numSplits > wanted)
@@ -82,10 +91,11 @@ struct TestSplitKVPass
       return "a call whose work units fill the SMs cut into parts";
     if (c.numSplits > 1 && c.tilesPerSplit < kSplitKVMinTilesPerSplit)
       return "a split shorter than kSplitKVMinTilesPerSplit tiles";
-    int64_t maxParts = splitKVMaxSplits(workUnits, sms, cap);
+    int64_t maxParts = splitKVMaxSplits(workUnits, sms, cap, perSM);
     if (c.numSplits > maxParts)
       return "more splits than splitKVMaxSplits (the grid)";
-    if (splitKVCount(maxParts * kSplitKVMinTilesPerSplit, workUnits, sms, cap)
+    if (splitKVCount(maxParts * kSplitKVMinTilesPerSplit, workUnits, sms, cap,
+                     perSM)
             .numSplits != maxParts)
       return "splitKVMaxSplits not reached by a sequence of max parts · "
              "kSplitKVMinTilesPerSplit tiles";
@@ -116,7 +126,8 @@ struct TestSplitKVPass
       for (int64_t n : keys) {
         int64_t tiles = (n + blockKV - 1) / blockKV;
         SplitKVCount<int64_t> c =
-            count(batch, kvHeads, rowTiles, tiles, numSMs, maxSplits);
+            count(batch, kvHeads, rowTiles, tiles, numSMs, maxSplits,
+                  splitKVBlocksPerSM(stages, rowBytes));
         os << "keys=" << n << " tiles=" << tiles
            << " work_units=" << batch * kvHeads * rowTiles
            << " splits=" << c.numSplits
@@ -131,22 +142,26 @@ struct TestSplitKVPass
           for (int64_t bc : {1, 3, 16, 64, 128})
             for (int64_t sms : {1, 7, 108, 132})
               for (int64_t cap : {1, 2, 5, 132})
-                for (int64_t n : {0, 1, 2, 15, 16, 17, 127, 128, 129, 1000,
-                                  4096, 33333, 131072}) {
-                  int64_t tiles = (n + bc - 1) / bc;
-                  SplitKVCount<int64_t> c = count(b, h, rt, tiles, sms, cap);
-                  std::string why = violation(tiles, b * h * rt, sms, cap, c);
-                  ++cases;
-                  if (!why.empty()) {
-                    getOperation().emitError()
-                        << "flash-test-split-kv: batch=" << b
-                        << " kv-heads=" << h << " row-tiles=" << rt
-                        << " keys=" << n << " block-kv=" << bc
-                        << " sms=" << sms << " max-splits=" << cap << ": "
-                        << why;
-                    return signalPassFailure();
+                for (int64_t st : {2, 3}) // at 256-byte rows: two, one
+                  for (int64_t n : {0, 1, 2, 15, 16, 17, 127, 128, 129, 1000,
+                                    4096, 33333, 131072}) {
+                    int64_t tiles = (n + bc - 1) / bc;
+                    int64_t perSM = splitKVBlocksPerSM(st, 256);
+                    SplitKVCount<int64_t> c =
+                        count(b, h, rt, tiles, sms, cap, perSM);
+                    std::string why =
+                        violation(tiles, b * h * rt, sms, cap, perSM, c);
+                    ++cases;
+                    if (!why.empty()) {
+                      getOperation().emitError()
+                          << "flash-test-split-kv: batch=" << b
+                          << " kv-heads=" << h << " row-tiles=" << rt
+                          << " keys=" << n << " block-kv=" << bc
+                          << " sms=" << sms << " max-splits=" << cap
+                          << " stages=" << st << ": " << why;
+                      return signalPassFailure();
+                    }
                   }
-                }
     os << "flash-test-split-kv: " << cases << " cases hold\n";
   }
 };

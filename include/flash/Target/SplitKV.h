@@ -13,8 +13,10 @@
 // host code and tests evaluate it on integers. No host ever reads a length.
 //
 // For a sequence whose rows visit `numTiles` K/V tiles, with `workUnits`
-// blocks per part over the whole call (B × Hkv × row tiles) on `numSMs` SMs:
-//   wanted        = floor(kTargetBlocksPerSM · SMs / workUnits)  parts that fill the GPU
+// blocks per part over the whole call (B × Hkv × row tiles) on `numSMs` SMs,
+// by a kernel of `blocksPerSM` = splitKVBlocksPerSM(its K/V stages, the
+// bytes of a K row):
+//   wanted        = floor(blocksPerSM · SMs / workUnits)         parts that fill the GPU
 //                                                                in one wave
 //   byLength      = max(floor(numTiles / kMinTilesPerSplit), 1)  parts that stay long
 //   parts         = clamp(min(wanted, byLength), 1, maxSplits),
@@ -27,16 +29,17 @@
 // O = 0, LSE = −inf. With one part the split kernel writes O (and LSE)
 // itself and the merge leaves the rows alone.
 //
-// Why the floor: the call's blocks are workUnits · parts, and the GPU holds
-// kTargetBlocksPerSM · SMs of them at once; with the ceiling (the rule until
-// the eleventh session) every workUnits that does not divide 2·SMs made a
-// second, nearly empty wave (B = 8, GQA 32/8 on 132 SMs: 64 work units, 5
-// parts, 320 blocks for 264 slots). Measured on the H200 (docs/benchmarks.md,
+// Why the floor: the call's blocks are workUnits · parts, and the rule wants
+// blocksPerSM · SMs of them at once; with the ceiling (the rule until the
+// eleventh session, at two blocks an SM) every workUnits that does not
+// divide 2·SMs made a second, nearly empty wave (B = 8, GQA 32/8 on 132 SMs:
+// 64 work units, 5 parts, 320 blocks for 264 slots). Measured on the H200 (docs/benchmarks.md,
 // eleventh session): B=8 L=32k GQA 32/8 +12% (contiguous) and +20% (paged),
 // GQA 8/1 B=64 L=8k +14% / +19%, B=128 L=2k +8% / +13%.
 //
-// Why one part when the work units nearly fill the SMs: then `wanted` is 2
-// (two blocks an SM over two parts), and the second part's gain (a second
+// Why one part when the work units nearly fill the SMs: then `wanted` is
+// at most 2 (two blocks an SM over two parts where the kernel aims at two),
+// and the second part's gain (a second
 // block streaming on each SM) is smaller than what the split costs: the
 // partials' writes, the fence and the count, and the merge after the last
 // part. Measured on the H200 (docs/benchmarks.md, fifteenth session): GQA
@@ -72,9 +75,36 @@
 namespace mlir {
 namespace flash {
 
-/// Blocks per SM the split count aims at (two resident decode blocks per SM
-/// keep enough loads in flight while one of them merges its warps).
-constexpr int64_t kSplitKVTargetBlocksPerSM = 2;
+/// The split count aims at one block an SM for a kernel of at least
+/// kSplitKVStagesPerSM K/V stages whose K rows are at least
+/// kSplitKVOneBlockRowBytes bytes (sm_90a's D = 128 plans: 3 stages of
+/// 256-byte rows), and at two otherwise (two blocks an SM keep more loads in
+/// flight while one of them merges its warps): splitKVBlocksPerSM. Until
+/// the forty-fourth session it aimed at two for every kernel. Measured on
+/// an H100 (docs/benchmarks.md, forty-fourth session), one block an SM
+/// against two, two processes with the slots swapped each:
+/// - sm_90a D = 128 (3 stages): GQA 8/1 B = 64 L = 1k 0.91-0.96x the time,
+///   GQA 32/8 B = 1 L = 8k 0.92-0.99x, GQA 8/1 B = 8 L = 32k and GQA 32/8
+///   B = 1 L = 32k 0.98-1.00x, GQA 8/1 B = 64 L = 8k 0.99-1.00x; paged GQA
+///   32/8 B = 8 L = 32k 1.00-1.01x (S = 16), the one row slower; rows of one
+///   work unit or of at least 15/16 of the SMs keep their parts;
+/// - sm_80 D = 128 (2 stages, run on the H100): paged GQA 8/1 B = 64
+///   L = 8k 1.06x, GQA 32/8 B = 8 L = 32k 1.05-1.09x: one block an SM with
+///   two stages keeps too few loads in flight;
+/// - D = 64 (128-byte rows; sm_90a 6 stages, sm_80 4): paged GQA 32/8 B = 8
+///   L = 32k S = 16 1.10-1.11x on both (a page's rows of one kv-head are 128
+///   bytes, 1 KiB apart), sm_80's paged GQA 8/1 B = 1 L = 128k 1.06-1.07x.
+constexpr int64_t kSplitKVStagesPerSM = 3;
+constexpr int64_t kSplitKVOneBlockRowBytes = 256;
+
+/// Blocks per SM the split count aims at for a kernel of `stages` K/V stages
+/// and K rows of `rowBytes` bytes (D · element bytes).
+inline int64_t splitKVBlocksPerSM(int64_t stages, int64_t rowBytes) {
+  return stages >= kSplitKVStagesPerSM && rowBytes >= kSplitKVOneBlockRowBytes
+             ? 1
+             : 2;
+}
+
 /// A part visits at least this many K/V tiles (below that the partials'
 /// writes and the merge cost more than the parallelism brings). 2 since the
 /// thirty-third session, 4 before: on the H200 the calls it cuts finer
@@ -152,19 +182,20 @@ struct SplitKVCount {
 
 /// The split of one sequence. A domain provides Value, constant(int64_t),
 /// add, sub, mul, min, max (signed) and floorDiv (of non-negative values).
-/// `numTiles` >= 0, `workUnits` >= 1, `numSMs` >= 1.
+/// `numTiles` >= 0, `workUnits` >= 1, `numSMs` >= 1, `blocksPerSM` >= 1
+/// (splitKVBlocksPerSM of the kernel).
 template <typename Domain>
 SplitKVCount<typename Domain::Value>
 splitKVCount(Domain &d, typename Domain::Value numTiles,
              typename Domain::Value workUnits, typename Domain::Value numSMs,
-             int64_t maxSplits) {
+             int64_t maxSplits, int64_t blocksPerSM) {
   using V = typename Domain::Value;
   auto ceilDiv = [&](V x, V y) {
     return d.floorDiv(d.sub(d.add(x, y), d.constant(1)), y);
   };
   V one = d.constant(1);
-  V wanted = d.floorDiv(d.mul(d.constant(kSplitKVTargetBlocksPerSM), numSMs),
-                        workUnits);
+  V wanted =
+      d.floorDiv(d.mul(d.constant(blocksPerSM), numSMs), workUnits);
   V byLength = d.max(d.floorDiv(numTiles, d.constant(kSplitKVMinTilesPerSplit)),
                      one);
   V parts = d.max(d.min(d.min(wanted, byLength), d.constant(maxSplits)), one);
@@ -199,11 +230,12 @@ template <typename Domain>
 typename Domain::Value splitKVMaxSplits(Domain &d,
                                         typename Domain::Value workUnits,
                                         typename Domain::Value numSMs,
-                                        typename Domain::Value maxSplits) {
+                                        typename Domain::Value maxSplits,
+                                        int64_t blocksPerSM) {
   using V = typename Domain::Value;
   V one = d.constant(1);
-  V wanted = d.floorDiv(d.mul(d.constant(kSplitKVTargetBlocksPerSM), numSMs),
-                        workUnits);
+  V wanted =
+      d.floorDiv(d.mul(d.constant(blocksPerSM), numSMs), workUnits);
   V parts = d.max(d.min(wanted, maxSplits), one);
   V cut = d.min(d.max(d.sub(d.mul(d.constant(kSplitKVWholeNum), numSMs),
                             d.mul(d.constant(kSplitKVWholeDen), workUnits)),
@@ -276,16 +308,17 @@ inline SplitKVTileShape splitKVTileShape(int64_t rows, int64_t headDim,
 
 /// splitKVMaxSplits on integers.
 inline int64_t splitKVMaxSplits(int64_t workUnits, int64_t numSMs,
-                                int64_t maxSplits) {
+                                int64_t maxSplits, int64_t blocksPerSM) {
   IntegerDomain d;
-  return splitKVMaxSplits(d, workUnits, numSMs, maxSplits);
+  return splitKVMaxSplits(d, workUnits, numSMs, maxSplits, blocksPerSM);
 }
 
 /// splitKVCount on integers.
 inline SplitKVCount<int64_t> splitKVCount(int64_t numTiles, int64_t workUnits,
-                                          int64_t numSMs, int64_t maxSplits) {
+                                          int64_t numSMs, int64_t maxSplits,
+                                          int64_t blocksPerSM) {
   IntegerDomain d;
-  return splitKVCount(d, numTiles, workUnits, numSMs, maxSplits);
+  return splitKVCount(d, numTiles, workUnits, numSMs, maxSplits, blocksPerSM);
 }
 
 } // namespace flash

@@ -190,6 +190,21 @@ mlir::flash::kernelConfigFromDescriptor(KernelAttr kernel, StringRef name,
   return sm80ConfigFromSchedule(*common, target, loc);
 }
 
+/// For --flash-kernel-forms' constants: the split-KV kernels' K/V stages
+/// (or, with `blocksPerSM`, the blocks an SM the split count aims at with
+/// them) for a 16-row tile of 2-byte elements, by value dimension.
+static llvm::json::Object decodeStagesByDim(const TargetModel &target,
+                                            bool blocksPerSM) {
+  llvm::json::Object byDim;
+  for (int64_t d : {64, 128, 256}) {
+    int64_t stages =
+        splitKVTileShape(16, d, d, 2, target.sharedMemPerSM).stages;
+    byDim[std::to_string(d)] =
+        blocksPerSM ? splitKVBlocksPerSM(stages, 2 * d) : stages;
+  }
+  return byDim;
+}
+
 namespace {
 // The form options of a pass (declared once in Passes.td).
 #define FLASH_FORM_CHOICES                                                     \
@@ -341,7 +356,12 @@ struct FlashKernelFormsPass
                                       {"128", decodeMergeBatch(128)},
                                       {"256", decodeMergeBatch(256)}}},
                   {"separate_merge_bound",
-                   decodeSeparateMergeBound(target->arch)}}}}}};
+                   decodeSeparateMergeBound(target->arch)},
+                  // The K/V stages of a 16-row tile of 2-byte elements a
+                  // value dimension, and the blocks an SM the split count
+                  // aims at with them (splitKVBlocksPerSM).
+                  {"stages", decodeStagesByDim(*target, false)},
+                  {"blocks_per_sm", decodeStagesByDim(*target, true)}}}}}};
     std::error_code ec;
     llvm::raw_fd_ostream file(output, ec, llvm::sys::fs::OF_Text);
     if (ec) {

@@ -395,8 +395,11 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
   // parts exit.
   std::string rowTiles = "ceildiv(ceildiv(Hq*Nq, Hkv), block_q)";
   FormulaDomain formulas;
+  const int64_t rowBytes =
+      c.headDim * c.elementType.getIntOrFloatBitWidth() / 8;
   std::string parts =
-      splitKVMaxSplits(formulas, "B*Hkv*" + rowTiles, "SMs", "max_splits");
+      splitKVMaxSplits(formulas, "B*Hkv*" + rowTiles, "SMs", "max_splits",
+                       splitKVBlocksPerSM(c.stages, rowBytes));
   std::string grid[] = {parts, "Hkv*" + rowTiles, "B"};
   SmallVector<StringRef> gridRefs(std::begin(grid), std::end(grid));
   auto workspace = [&](StringRef name, StringRef bytes, bool zeroed) {

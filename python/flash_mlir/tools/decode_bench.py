@@ -3,10 +3,10 @@
   python3 -m flash_mlir.tools.decode_bench --bundles bundles/ [--json out.json]
       [--rows 1x8192,...,128x2048] [--gqa 32/8,8/1] [--rounds 5] [--table-pad N]
       [--page-order shuffled|sequential|local[,...]] [--page-sizes 16,64]
-      [--read-floor] [--cold] [--between]
+      [--read-floor] [--cold] [--between] [--head-dim 64|128|256]
 
-One query row, D=128, bf16, for each GQA group (Hq/Hkv) and row (BxL) of issue
-17 item 5 by default. Bytes = K + V of the valid lengths +
+One query row, D=128 (--head-dim), bf16, for each GQA group (Hq/Hkv) and row
+(BxL) of issue 17 item 5 by default. Bytes = K + V of the valid lengths +
 Q + O; TB/s = bytes / time. Ours: paged with page sizes 16 and 64 (--page-sizes
 to time others or only one; pages in a
 random order by default; --page-order sequential puts each sequence's pages
@@ -375,6 +375,8 @@ def main(argv=None):
                          "'.. seq', '.. local') through the paged forms' block tables and "
                          "caches one kv-head at a time, and with Hkv > 1 '.. pages' (whole "
                          "pages); S · D · 2 bytes must be a power of two of at least 4 KiB")
+    ap.add_argument("--head-dim", type=int, choices=(64, 128, 256), default=128,
+                    help="D = Dv of every row (issue 17's table is at 128)")
     ap.add_argument("--cold", action="store_true",
                     help="each call of a graph reads its own copy of the K/V (copies "
                          "spanning 2.5x the L2 cache), so no row is read from the L2")
@@ -391,7 +393,7 @@ def main(argv=None):
     if args.read_floor:
         try:
             for s in args.page_sizes:
-                read_pages_launch(1, 1, s, 128 * 2)
+                read_pages_launch(1, 1, s, args.head_dim * 2)
         except ValueError as e:
             ap.error(f"--read-floor: {e}")
 
@@ -403,7 +405,7 @@ def main(argv=None):
     lib = KernelLibrary(args.bundles)
     base = KernelLibrary(args.baseline_bundles) if args.baseline_bundles else None
     variants = [(v.split("=", 1)[0], KernelLibrary(v.split("=", 1)[1])) for v in args.variant]
-    d = 128
+    d = args.head_dim
     t = torch.bfloat16
     groups = [tuple(int(x) for x in g.split("/")) for g in args.gqa.split(",")]
     # The read ceiling: one pass over 4 GiB.

@@ -235,7 +235,9 @@ def many_parts_cases(small=False):
     groups of about 16 on sm_80), 4096 keys 32 parts (one level of two batches
     at D = 128), longer ones up to the bundles' max_splits (128 parts on
     sm_90a, 256 on sm_80). GQA 8/1 at B = 12 (12 work units: sm_90a's fused
-    merge) cuts 2816 keys or more into 22 parts, two batches at D = 128."""
+    merge) cuts 2816 keys or more into 11 parts at D = 128 (3 stages: one
+    block an SM), one batch, and into 22 at D = 256 (2 stages: two blocks an
+    SM), three batches."""
     # The last paged case: 9 sequences of GQA 32/8 make 3 parts of about
     # 10000 keys, 628 pages of 16 (more than the kernel's block-table window
     # of 512 holds: its part reads the table from global memory).
@@ -246,6 +248,7 @@ def many_parts_cases(small=False):
     fused = [4100, 3000, 0, 1, 2500, 4096, 640, 3333, 17, 4000, 2222, 1500]
     return [window, ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [8448, 4096, 1, 0]),
             ("paged", "bf16", 128, 8, 1, 1, False, True, 16, fused),
+            ("paged", "bf16", 256, 8, 1, 1, False, True, 16, fused),
             ("split", "bf16", 128, 8, 1, 1, False, True, 0, [4096] * 12),
             ("paged", "bf16", 128, 8, 1, 1, False, False, 64, [65536]),
             ("paged", "bf16", 64, 8, 1, 4, True, True, 16, [20000, 9001]),
@@ -333,7 +336,8 @@ def merge_peak_cases(small=False):
     where the fused merge's running maximum's rescale matters: 4096 keys are
     one level of 32 parts, 8448 two levels of groups of 16 (GQA 8/1, B = 1,
     132 SMs; on sm_90a those calls take the separate merge, and the B = 12
-    case the fused one, 22 parts in two batches at Dv = 128)."""
+    cases the fused one: 11 parts in one batch at Dv = 128, 22 in three
+    batches at Dv = 256)."""
     if small:
         return [("split", "bf16", 128, 8, 1, 1, False, "ramp", 0, [8448]),
                 ("paged", "bf16", 256, 8, 1, 1, False, "ramp", 16, [9000])]
@@ -346,6 +350,8 @@ def merge_peak_cases(small=False):
                   ("paged", "bf16", d, 8, 1, 4, True, "late", 64, [20000, 9001])]
     return cases + [("split", "f16", 128, 32, 8, 1, False, "early", 0, [65536]),
                     ("paged", "bf16", 128, 8, 1, 1, False, "ramp", 16,
+                     [4100, 3000, 2900, 0, 3500, 1, 4096, 2816, 3100, 64, 3900, 3333]),
+                    ("paged", "bf16", 256, 8, 1, 1, False, "ramp", 16,
                      [4100, 3000, 2900, 0, 3500, 1, 4096, 2816, 3100, 64, 3900, 3333]),
                     ("paged", "f16", 128, 8, 2, 2, True, "ramp", 256, [33000, 5000, 0])]
 

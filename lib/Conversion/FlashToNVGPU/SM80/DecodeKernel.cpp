@@ -259,8 +259,12 @@ SequenceSplit sequenceSplit(KernelMath &km, const KernelConfig &config,
   VisibleKVTiles<Value> tiles =
       visibleKVTiles(d, km.i32(0), seqQ, length, /*rows=*/int64_t(1) << 30,
                      kBlockKV, config.causal);
-  SplitKVCount<Value> parts = splitKVCount(d, tiles.numTiles, workUnits,
-                                           numSMs, config.decode.maxSplits);
+  const int64_t rowBytes =
+      config.headDim * config.elementType.getIntOrFloatBitWidth() / 8;
+  SplitKVCount<Value> parts =
+      splitKVCount(d, tiles.numTiles, workUnits, numSMs,
+                   config.decode.maxSplits,
+                   splitKVBlocksPerSM(config.stages, rowBytes));
   return {tiles.numTiles, tiles.numUnmasked, parts.numSplits,
           parts.tilesPerSplit};
 }

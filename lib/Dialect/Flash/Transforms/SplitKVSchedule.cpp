@@ -133,7 +133,10 @@ SplitKVIOModel mlir::flash::computeSplitKVIOModel(const AttentionShape &shape,
   IntegerDomain d;
   int64_t workUnits = splitKVWorkUnits(d, shape.batch, shape.kvHeads, m.qTiles);
   SplitKVCount<int64_t> split =
-      workUnits ? splitKVCount(visible.numTiles, workUnits, numSMs, maxSplits)
+      workUnits ? splitKVCount(visible.numTiles, workUnits, numSMs, maxSplits,
+                               splitKVBlocksPerSM(tiles.stages,
+                                                  shape.headDim *
+                                                      shape.elementBytes))
                 : SplitKVCount<int64_t>{0, 1};
   m.splits = split.numSplits;
   m.tilesPerSplit = split.tilesPerSplit;

@@ -117,7 +117,9 @@ SequenceSplit splitsOf(IndexDomain &d, const SplitKVProblem &p, Value length) {
                        d.constant(p.shape.kvHeads), d.constant(numQTiles));
   SplitKVCount<Value> parts =
       splitKVCount(d, visible.numTiles, workUnits, d.constant(p.numSMs),
-                   p.schedule.getMaxSplits());
+                   p.schedule.getMaxSplits(),
+                   splitKVBlocksPerSM(p.schedule.getStages(),
+                                      p.shape.headDim * p.shape.elementBytes));
   return {visible, parts};
 }
 
