@@ -5,6 +5,14 @@
 // row tile's last part merges the parts) in a gpu.module, recorded as a
 // launch contract with its workspaces. The loop bodies are empty: the lowering ignores them.
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_80 | FileCheck %s
+// RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_80 | FileCheck %s --check-prefix=RULE
+
+// sm_80's 2 stages aim at two blocks an SM (Target/SplitKV.h,
+// splitKVBlocksPerSM): the kernel's count of a sequence's parts takes 2·SMs
+// (SMs: %arg13), as the grid below.
+// RULE-LABEL: gpu.func @decode_split(
+// RULE: arith.muli %c2_i32{{[_0-9]*}}, %arg13 : i32
+// RULE: arith.muli %c15_i32{{[_0-9]*}}, %arg13 : i32
 
 // The contract: op, tile (16 rows, 64 keys, 4 warps), the pipeline depth
 // from the arch's shared memory (sm_80: 2 stages of 32 KiB at D = 128), the

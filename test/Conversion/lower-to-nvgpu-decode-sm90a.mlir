@@ -11,6 +11,7 @@
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=PAGEMATH
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=GROUPMATH
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=GROUP16
+// RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=RULE
 
 // sm_90a runs the same code with the pipeline its shared memory allows (at
 // most half an SM per block): 3 stages at D = 128, 6 at D = 64, 2 at D = 256,
@@ -19,6 +20,15 @@
 // i32) after them: 4096 + 3·32768 + 2048 bytes at D = 128. With 3 stages
 // the split count and the grid aim at one block an SM (`1*SMs`; two below
 // 3 stages, as sm_80's D = 128: Target/SplitKV.h, splitKVBlocksPerSM).
+// The kernel's own count of a sequence's parts takes the same term, 1·SMs
+// (SMs: %arg16), before the 15/16 clause, in the split kernel and in the
+// separate merge's.
+// RULE-LABEL: gpu.func @decode_paged_d128(
+// RULE: arith.muli %c1_i32{{[_0-9]*}}, %arg16 : i32
+// RULE: arith.muli %c15_i32{{[_0-9]*}}, %arg16 : i32
+// RULE-LABEL: gpu.func @decode_paged_d128_separate(
+// RULE: arith.muli %c1_i32{{[_0-9]*}}, %arg16 : i32
+// RULE: arith.muli %c15_i32{{[_0-9]*}}, %arg16 : i32
 // The separate merge (Target/SplitKV.h): the descriptor's list holds three
 // kernels of the same arguments (a paged one four more, below), whose grids
 // the rule splits between two paths by B·Hkv·row tiles: the split kernel with the fused merge (z =
