@@ -33,8 +33,9 @@
 // blocksPerSM · SMs of them at once; with the ceiling (the rule until the
 // eleventh session, at two blocks an SM) every workUnits that does not
 // divide 2·SMs made a second, nearly empty wave (B = 8, GQA 32/8 on 132 SMs:
-// 64 work units, 5 parts, 320 blocks for 264 slots). Measured on the H200 (docs/benchmarks.md,
-// eleventh session): B=8 L=32k GQA 32/8 +12% (contiguous) and +20% (paged),
+// 64 work units, 5 parts, 320 blocks for 264 slots). Measured on the H200
+// (docs/benchmarks.md, eleventh session): B=8 L=32k GQA 32/8 +12%
+// (contiguous) and +20% (paged),
 // GQA 8/1 B=64 L=8k +14% / +19%, B=128 L=2k +8% / +13%.
 //
 // Why one part when the work units nearly fill the SMs: then `wanted` is
