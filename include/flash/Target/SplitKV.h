@@ -86,9 +86,10 @@ namespace flash {
 /// against two, two processes with the slots swapped each:
 /// - sm_90a D = 128 (3 stages): GQA 8/1 B = 64 L = 1k 0.91-0.96x the time,
 ///   GQA 32/8 B = 1 L = 8k 0.92-0.99x, GQA 8/1 B = 8 L = 32k and GQA 32/8
-///   B = 1 L = 32k 0.98-1.00x, GQA 8/1 B = 64 L = 8k 0.99-1.00x; paged GQA
-///   32/8 B = 8 L = 32k 1.00-1.01x (S = 16), the one row slower; rows of one
-///   work unit or of at least 15/16 of the SMs keep their parts;
+///   B = 1 L = 32k 0.97-1.00x, GQA 8/1 B = 64 L = 8k 0.99-1.00x; paged GQA
+///   32/8 B = 8 L = 32k 1.00-1.01x (S = 16) and B = 1 L = 128k up to 1.007x
+///   (S = 64) are slower; rows of one work unit or of at least 15/16 of the
+///   SMs keep their parts;
 /// - sm_80 D = 128 (2 stages, run on the H100): paged GQA 8/1 B = 64
 ///   L = 8k 1.06x, GQA 32/8 B = 8 L = 32k 1.05-1.09x: one block an SM with
 ///   two stages keeps too few loads in flight;
