@@ -219,7 +219,8 @@ def test_grid_parts_are_split_kv_max_splits(bundles, sms):
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     units = sorted({1, 2, 3, 5, 8, 9, 63, 64, 65, 100, 2 * sms - 1, 2 * sms, 2 * sms + 1,
-                    sms, sms - 1, sms + 1, sms // 2, sms // 2 + 1, (15 * sms) // 16, (15 * sms) // 16 + 1,
+                    sms, sms - 1, sms + 1, sms // 2, sms // 2 + 1,
+                    (15 * sms) // 16, (15 * sms) // 16 + 1,
                     -(-15 * sms // 16), 1000} - {0})
     for wu in units:
         [(_, grid, _, _), (_, separate_grid, _, _), _] = plan_kernels(
