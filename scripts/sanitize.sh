@@ -25,9 +25,12 @@ if [ ! -f "$build/build.ninja" ]; then
     -DLLVM_USE_LINKER=lld \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null || exit 1
 fi
+# Every binary lit runs: flash-opt, the C API's test, the runtime (which the
+# embedding test links) and its checker.
 targets=(flash-opt)
-ninja -C "$build" -t targets all 2>/dev/null | grep -q '^flash-runtime-check:' &&
-  targets+=(flash-runtime-check)
+for t in flash-capi-test flash_runtime flash-runtime-check; do
+  ninja -C "$build" -t targets all 2>/dev/null | grep -q "^$t:" && targets+=("$t")
+done
 ninja -C "$build" -j "${FLASH_JOBS:-2}" "${targets[@]}" || { echo "sanitize: build failed"; exit 1; }
 
 logs="$root/$build/sanitizer-logs"

@@ -51,6 +51,11 @@ CONFIGS = [
     PagesConfig(d=256, page_size=0, stages=2),
     PagesConfig(d=256, page_size=16, stages=2),
     PagesConfig(d=256, grouped=True, stages=2),
+    # sm_90a's D = 128 kernels aim at one block an SM: a window of 1024.
+    PagesConfig(d=128, page_size=0, window=1024),
+    PagesConfig(d=128, page_size=16, window=1024),
+    PagesConfig(d=128, page_size=64, window=1024),
+    PagesConfig(d=128, grouped=True, window=1024),
 ]
 
 
@@ -70,9 +75,14 @@ def test_cases_reach_every_branch():
     cfg = PagesConfig(d=128, grouped=True)
     cases = standard_cases(cfg)
     assert any(c.tile_begin > 0 for c in cases)
-    part_pages = [(min(c.tile_end * 64, c.length) - 1) // c.s - c.tile_begin * 64 // c.s + 1
-                  for c in cases]
+    def pages_of(cases):
+        return [(min(c.tile_end * 64, c.length) - 1) // c.s - c.tile_begin * 64 // c.s + 1
+                for c in cases]
+
+    part_pages = pages_of(cases)
     assert any(n > 512 for n in part_pages) and 512 in part_pages
+    wide = pages_of(standard_cases(PagesConfig(d=128, grouped=True, window=1024)))
+    assert any(n > 1024 for n in wide) and 1024 in wide and any(512 < n < 1024 for n in wide)
     for size in {c.s for c in cases}:     # a part past page 0 of 3 pages or more
         assert any(c.s == size and c.tile_begin * 64 // c.s > 0 and n >= 3
                    for c, n in zip(cases, part_pages))

@@ -167,15 +167,17 @@ def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     assert bundle.kernel_count == 7  # and the kernels for S = 16, 64 (_s16, _s64, _separate_s16, _separate_s64)
-    [(name, grid, shared, args), (separate, separate_grid, _, _),
+    [(name, grid, shared, args), (separate, separate_grid, separate_shared, _),
      (merge, merge_grid, _, _)] = plan_kernels(
         bundle, paged_args(batch, 32, 8, 1, 128, 4096, ANY_PAGE, 300))
     # At most 8 work units (B·Hkv·row tiles, Target/SplitKV.h): the separate
     # merge's split kernel and the merge kernel, the split kernel no block;
     # more: the split kernel merges, the separate merge's kernels no block.
     separate_call = batch * 8 <= 8
-    # Q tile + 3 K/V stages + the block-table window (512 i32)
-    assert name == bundle.name and shared == 102400 + 2048
+    # Q tile + 3 K/V stages + the block-table window: 1024 i32 in the split
+    # kernel (one block an SM: decodeTableWindow), 512 in the separate merge's
+    assert name == bundle.name and shared == 102400 + 4096
+    assert separate_shared == 102400 + 2048
     assert grid == (parts, 8, 0 if separate_call else batch)
     assert separate == bundle.name + "_separate"
     assert separate_grid == (parts, 8, batch if separate_call else 0)

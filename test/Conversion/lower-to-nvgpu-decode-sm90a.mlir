@@ -12,17 +12,54 @@
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=GROUPMATH
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=GROUP16
 // RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=RULE
+// RUN: flash-opt %s --split-input-file --flash-lower-to-nvgpu=arch=sm_90a | FileCheck %s --check-prefix=WINDOW
 
 // sm_90a runs the same code with the pipeline its shared memory allows (at
 // most half an SM per block): 3 stages at D = 128, 6 at D = 64, 2 at D = 256,
 // the stages flash-select-schedule records (splitKVTileShape) and the kernel
-// takes from the schedule. A paged kernel has its block-table window (512
-// i32) after them: 4096 + 3·32768 + 2048 bytes at D = 128. With 3 stages
+// takes from the schedule. A paged kernel has its block-table window after
+// them: 1024 i32 where the split count aims at one block an SM (D = 128:
+// 4096 + 3·32768 + 4096 bytes), 512 where it aims at two and in the
+// separate merge's split kernels (4096 + 3·32768 + 2048). With 3 stages
 // the split count and the grid aim at one block an SM (`1*SMs`; two below
 // 3 stages, as sm_80's D = 128: Target/SplitKV.h, splitKVBlocksPerSM).
 // The kernel's own count of a sequence's parts takes the same term, 1·SMs
 // (SMs: %arg16), before the 15/16 clause, in the split kernel and in the
 // separate merge's.
+// WINDOW, the block-table window (SM80/DecodePages.h, decodeTableWindow):
+// 1024 entries in the D = 128 kernel, which aims at one block an SM; a
+// thread loads its first 4 (the base of 512) when the part's pages fit, the
+// other 4 only when there are more than 512, and stores them alike. The
+// separate merge's split kernel and the D = 64 kernel (two blocks an SM)
+// keep 512 and load all 4 rounds together.
+// WINDOW-LABEL: gpu.func @decode_paged_d128(
+// WINDOW: %[[W:.*]] = memref.view %{{.*}}[%c102400][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1024xi32, #gpu.address_space<workgroup>>
+// WINDOW: %[[PAGES:[0-9]+]] = arith.addi %{{[0-9]+}}, %c1_i32{{[_0-9]*}} : i32
+// WINDOW-NEXT: %c1024_i32 = arith.constant 1024 : i32
+// WINDOW-NEXT: %[[FITS:[0-9]+]] = arith.cmpi sle, %[[PAGES]], %c1024_i32 : i32
+// WINDOW-NEXT: %c512_i32 = arith.constant 512 : i32
+// WINDOW-NEXT: %[[PAST:[0-9]+]] = arith.cmpi sgt, %[[PAGES]], %c512_i32 : i32
+// WINDOW-NEXT: %[[E:[0-9]+]]:8 = scf.if %[[FITS]] -> (i32, i32, i32, i32, i32, i32, i32, i32) {
+// WINDOW-COUNT-4: memref.load {{.*}} : memref<1099511627776xi32, 1>
+// WINDOW-NOT: memref.load
+// WINDOW: scf.if %[[PAST]] -> (i32, i32, i32, i32) {
+// WINDOW-COUNT-4: memref.load {{.*}} : memref<1099511627776xi32, 1>
+// WINDOW: scf.if %[[FITS]] {
+// WINDOW-COUNT-4: memref.store %[[E]]#{{[0-3]}}, %[[W]]
+// WINDOW: scf.if %[[PAST]] {
+// WINDOW-COUNT-4: memref.store %[[E]]#{{[4-7]}}, %[[W]]
+// WINDOW-LABEL: gpu.func @decode_paged_d128_separate(
+// WINDOW: memref.view %{{.*}}[%c102400][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<512xi32, #gpu.address_space<workgroup>>
+// WINDOW: arith.cmpi sle, %{{[0-9]+}}, %c512_i32{{[_0-9]*}} : i32
+// WINDOW-NOT: arith.cmpi sgt, %{{[0-9]+}}, %c512_i32
+// WINDOW-LABEL: gpu.func @decode_paged_d128_separate_s16(
+// WINDOW: memref<512xi32, #gpu.address_space<workgroup>>
+// WINDOW-LABEL: gpu.func @decode_paged_d128_s16(
+// WINDOW: memref<1024xi32, #gpu.address_space<workgroup>>
+// WINDOW-LABEL: gpu.func @decode_paged_d64(
+// WINDOW: memref.view %{{.*}}[%c100352][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<512xi32, #gpu.address_space<workgroup>>
+// WINDOW: arith.cmpi sle, %{{[0-9]+}}, %c512_i32{{[_0-9]*}} : i32
+// WINDOW-NOT: arith.cmpi sgt, %{{[0-9]+}}, %c512_i32
 // RULE-LABEL: gpu.func @decode_paged_d128(
 // RULE: arith.muli %c1_i32{{[_0-9]*}}, %arg16 : i32
 // RULE: arith.muli %c15_i32{{[_0-9]*}}, %arg16 : i32
@@ -48,15 +85,15 @@
 // its griddepcontrol.wait (seq_lens is no output of the split grid), then
 // reads the partials; the contiguous one (Nk an argument) waits first.
 // CHECK: block_q = 16 : i64
-// CHECK-SAME: dynamic_shared_memory = 104448 : i64
+// CHECK-SAME: dynamic_shared_memory = 106496 : i64
 // CHECK-SAME: kernels = [{args = [
 // CHECK-SAME: grid = ["max(max(min(ceildiv(sub(1*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*sub(1, eq(S, 16))*sub(1, eq(S, 64))"], kernel = "decode_paged_d128", threads = 128 : i64}
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(1*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)*sub(1, eq(S, 16))*sub(1, eq(S, 64))"], kernel = "decode_paged_d128_separate", programmatic_dependent_launch = true, threads = 128 : i64}
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(1*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)*eq(S, 16)"], kernel = "decode_paged_d128_separate_s16", programmatic_dependent_launch = true, threads = 128 : i64}
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(1*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)*eq(S, 64)"], kernel = "decode_paged_d128_separate_s64", programmatic_dependent_launch = true, threads = 128 : i64}
 // CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 3072 : i64, grid = ["B*Hq*Nq*le(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 8)", "4", "1"], kernel = "decode_paged_d128_merge", programmatic_dependent_launch = true, threads = 128 : i64}
-// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(1*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*eq(S, 16)"], kernel = "decode_paged_d128_s16", threads = 128 : i64}
-// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 104448 : i64, grid = ["max(max(min(ceildiv(sub(1*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*eq(S, 64)"], kernel = "decode_paged_d128_s64", threads = 128 : i64}]
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 106496 : i64, grid = ["max(max(min(ceildiv(sub(1*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*eq(S, 16)"], kernel = "decode_paged_d128_s16", threads = 128 : i64}
+// CHECK-SAME: {args = ["q:ptr", "k:ptr", "v:ptr", "block_table:ptr", "seq_lens:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "S:i32", "M:i32", "SMs:i32", "scale:f32"], dynamic_shared_memory = 106496 : i64, grid = ["max(max(min(ceildiv(sub(1*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B*le(9, B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q))*eq(S, 64)"], kernel = "decode_paged_d128_s64", threads = 128 : i64}]
 // CHECK-SAME: op = "paged_attention"
 // CHECK-SAME: stages = 3 : i64
 // PAGEMATH, the page arithmetic of the kernel for any S (S = %arg14, M =

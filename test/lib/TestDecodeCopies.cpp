@@ -111,7 +111,8 @@ void TestDecodeCopiesPass::runOnOperation() {
   Block *entry = func.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
   DecodeTileCopies copies(b, loc, headDim, threads, pageSize,
-                          /*groupedStart=*/false, paged);
+                          /*groupedStart=*/false, paged,
+                          decodeTableWindow(/*blocksPerSM=*/2));
   KernelMath &km = copies.km;
   Value hits = entry->getArgument(5), sizes = entry->getArgument(6);
   auto size = [&](int64_t i) -> Value {

@@ -13,15 +13,15 @@
 // the threads of the block that takes K/V tiles [tile_begin, tile_end) of
 // sequence `batch` (`length` keys, pages of S slots, M table entries a
 // sequence) read: the block-table window and the cache row of each key.
-// `%window` is the shared-memory window (kDecodeTableWindow entries), filled
-// by every thread as the kernel fills it. `%out` receives:
+// `%window` is the shared-memory window (W entries, the `window` option),
+// filled by every thread as the kernel fills it. `%out` receives:
 //
 //   [0, 8)     windowed, firstPage, partLastKey, the part's page count,
 //              fastPages (grouped), prologueFast (grouped), 0, 0
-//   [8, 520)   the table entry thread tid loads for window slot
+//   [8, 8 + W) the table entry thread tid loads for window slot
 //              tid + i·threads, where the kernel loads it (grouped: always;
 //              otherwise when windowed)
-//   [520, ...) for mode m, tile t (tile_begin + t, t < %tiles), the thread
+//   [8 + W, ...) for mode m, tile t (tile_begin + t, t < %tiles), the thread
 //              rows r < rowsPerPass and passes p < passes (key
 //              64·(tile_begin + t) + r + p·rowsPerPass): the cache row, at
 //              ((m·tiles + t)·rowsPerPass + r)·passes + p. Modes: 0 the
@@ -91,6 +91,11 @@ struct TestDecodePagesPass
   Option<int64_t> stages{*this, "stages",
                          llvm::cl::desc("K/V stages (the prologue's tiles)"),
                          llvm::cl::init(3)};
+  Option<int64_t> window{
+      *this, "window",
+      llvm::cl::desc("block-table window entries (decodeTableWindow: 512 a "
+                     "block at two blocks an SM, 1024 at one)"),
+      llvm::cl::init(512)};
 
   void runOnOperation() override;
 };
@@ -110,6 +115,9 @@ void TestDecodePagesPass::runOnOperation() {
   if (pageSize < 0 || stages < 2 || (grouped && pageSize))
     return fail("page-size must be 0 or more (0 with grouped), stages 2 or "
                 "more");
+  if (window < threads || window % threads)
+    return fail("window must be a positive multiple of the block's " +
+                Twine(threads) + " threads");
   Type i32 = IntegerType::get(ctx, 32);
   Type flat = MemRefType::get({ShapedType::kDynamic}, i32);
   std::string error;
@@ -124,7 +132,7 @@ void TestDecodePagesPass::runOnOperation() {
   Location loc = func.getLoc();
   Block *entry = func.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
-  DecodePageRows pages(b, loc, headDim, threads, pageSize, grouped);
+  DecodePageRows pages(b, loc, headDim, threads, pageSize, grouped, window);
   KernelMath &km = pages.km;
   Value out = entry->getArgument(2);
   Value tiles = entry->getArgument(9);
@@ -168,9 +176,10 @@ void TestDecodePagesPass::runOnOperation() {
   };
 
   // The window: every thread's entries (the kernel: grouped loads them
-  // always, the others only when the part fits), stored when it fits.
+  // always, the others only when the part fits; the rounds past the base
+  // only where windowPastBase), stored when it fits.
   forEach(km.index(threads), [&](Value tid) {
-    for (int64_t i = 0; i < kDecodeTableWindow / threads; ++i) {
+    for (int64_t i = 0; i < pages.windowRounds(); ++i) {
       auto load = [&] {
         Value value = pages.windowEntry(tid, i, windowPages);
         Value slot = km.add(tid, km.i32(i * threads));
@@ -180,17 +189,23 @@ void TestDecodePagesPass::runOnOperation() {
                                   ValueRange{km.toIndex(slot)});
         });
       };
+      auto loadRound = [&] {
+        if (i < pages.windowBaseRounds())
+          load();
+        else
+          ifThen(pages.windowPastBase, load);
+      };
       if (grouped)
-        load();
+        loadRound();
       else
-        ifThen(pages.windowed, load);
+        ifThen(pages.windowed, loadRound);
     }
   });
 
   // The rows of every key of the tiles: thread rows r (tid = r·D/8; the
   // threads of one row copy its chunks from the same row) and passes p.
   const int64_t rowsPerPass = pages.rowsPerPass(), passes = pages.passes();
-  const int64_t rowsBase = kHeader + kDecodeTableWindow;
+  const int64_t rowsBase = kHeader + window;
   int64_t modes = grouped ? 4 : 2;
   for (int64_t mode = 0; mode < modes; ++mode) {
     forEach(km.toIndex(tiles), [&](Value t) {

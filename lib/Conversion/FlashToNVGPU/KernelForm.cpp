@@ -190,19 +190,20 @@ mlir::flash::kernelConfigFromDescriptor(KernelAttr kernel, StringRef name,
   return sm80ConfigFromSchedule(*common, target, loc);
 }
 
-/// For --flash-kernel-forms' constants: the split-KV kernels' K/V stages
-/// (or, with `blocksPerSM`, the blocks an SM the split count aims at with
-/// them) for a 16-row tile of 2-byte elements, by value dimension.
-static llvm::json::Object decodeStagesByDim(const TargetModel &target,
-                                            bool blocksPerSM) {
+/// For --flash-kernel-forms' constants: `value(D)` for each value dimension
+/// the decode kernels are built for.
+static llvm::json::Object
+byDecodeDim(llvm::function_ref<int64_t(int64_t)> value) {
   llvm::json::Object byDim;
-  for (int64_t d : {64, 128, 256}) {
-    int64_t stages =
-        splitKVTileShape(16, d, d, 2, target.sharedMemPerSM).stages;
-    byDim[std::to_string(d)] =
-        blocksPerSM ? splitKVBlocksPerSM(stages, 2 * d) : stages;
-  }
+  for (int64_t d : {64, 128, 256})
+    byDim[std::to_string(d)] = value(d);
   return byDim;
+}
+
+/// The split-KV kernels' K/V stages for a 16-row tile of 2-byte elements of
+/// value dimension `d`.
+static int64_t decodeStages(const TargetModel &target, int64_t d) {
+  return splitKVTileShape(16, d, d, 2, target.sharedMemPerSM).stages;
 }
 
 namespace {
@@ -351,17 +352,19 @@ struct FlashKernelFormsPass
                   {"min_tiles_per_split", kSplitKVMinTilesPerSplit},
                   {"merge_direct", kSplitKVMergeDirect},
                   {"merge_group", kSplitKVMergeGroup},
-                  {"merge_batch",
-                   llvm::json::Object{{"64", decodeMergeBatch(64)},
-                                      {"128", decodeMergeBatch(128)},
-                                      {"256", decodeMergeBatch(256)}}},
+                  {"merge_batch", byDecodeDim(decodeMergeBatch)},
                   {"separate_merge_bound",
                    decodeSeparateMergeBound(target->arch)},
                   // The K/V stages of a 16-row tile of 2-byte elements a
                   // value dimension, and the blocks an SM the split count
                   // aims at with them (splitKVBlocksPerSM).
-                  {"stages", decodeStagesByDim(*target, false)},
-                  {"blocks_per_sm", decodeStagesByDim(*target, true)}}}}}};
+                  {"stages", byDecodeDim([&](int64_t d) {
+                     return decodeStages(*target, d);
+                   })},
+                  {"blocks_per_sm", byDecodeDim([&](int64_t d) {
+                     return splitKVBlocksPerSM(decodeStages(*target, d),
+                                               2 * d);
+                   })}}}}}};
     std::error_code ec;
     llvm::raw_fd_ostream file(output, ec, llvm::sys::fs::OF_Text);
     if (ec) {

@@ -395,11 +395,9 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
   // parts exit.
   std::string rowTiles = "ceildiv(ceildiv(Hq*Nq, Hkv), block_q)";
   FormulaDomain formulas;
-  const int64_t rowBytes =
-      c.headDim * c.elementType.getIntOrFloatBitWidth() / 8;
   std::string parts =
       splitKVMaxSplits(formulas, "B*Hkv*" + rowTiles, "SMs", "max_splits",
-                       splitKVBlocksPerSM(c.stages, rowBytes));
+                       c.decode.blocksPerSM);
   std::string grid[] = {parts, "Hkv*" + rowTiles, "B"};
   SmallVector<StringRef> gridRefs(std::begin(grid), std::end(grid));
   auto workspace = [&](StringRef name, StringRef bytes, bool zeroed) {
@@ -432,7 +430,8 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
         b.getNamedAttr("kernel", str(name)),
         b.getNamedAttr("grid", b.getStrArrayAttr(refs)),
         b.getNamedAttr("threads", i64(c.threads())),
-        b.getNamedAttr("dynamic_shared_memory", i64(c.sharedBytes)),
+        b.getNamedAttr("dynamic_shared_memory",
+                       i64(decodeSplitSharedBytes(c, behindPrevious))),
         b.getNamedAttr("args", b.getStrArrayAttr(decodeSplitKernelArgs(
                                    c.decode.paged)))};
     if (behindPrevious)

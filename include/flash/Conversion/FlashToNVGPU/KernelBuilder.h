@@ -109,6 +109,13 @@ struct DecodeConfig {
   int64_t constantPageSize = 0;
   /// Parts of a sequence at most: the grid's x extent and the workspace.
   int64_t maxSplits = 0;
+  /// Blocks an SM the split count aims at: splitKVBlocksPerSM of the
+  /// stages and the K row bytes (Target/SplitKV.h), for the kernels' own
+  /// count and the launch plan's grid alike.
+  int64_t blocksPerSM = 0;
+  /// Paged: block-table entries the block copies into shared memory
+  /// (decodeTableWindow, SM80/DecodePages.h); 0 when contiguous.
+  int64_t tableWindow = 0;
   /// 16-row MMA tiles of the row tile (blockQ = 16·mTiles).
   int64_t mTiles = 0;
 };

@@ -156,6 +156,11 @@ FailureOr<KernelConfig> decodeConfigFromDescriptor(KernelConfig common,
                                                    KernelAttr kernel,
                                                    const TargetModel &target,
                                                    Location loc);
+/// A split kernel's block-table window entries (`separateMerge`: the
+/// separate merge's split kernel) and its shared memory: the config's
+/// sharedBytes, less the window entries it does not use.
+int64_t decodeSplitTableWindow(const KernelConfig &config, bool separateMerge);
+int64_t decodeSplitSharedBytes(const KernelConfig &config, bool separateMerge);
 
 } // namespace flash
 } // namespace mlir

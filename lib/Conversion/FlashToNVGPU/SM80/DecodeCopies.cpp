@@ -24,9 +24,10 @@ constexpr int64_t kBlockKV = kSplitKVBlockKV;
 DecodeTileCopies::DecodeTileCopies(OpBuilder &b, Location loc,
                                    int64_t headDim, int64_t threads,
                                    int64_t constantPageSize,
-                                   bool groupedStart, bool paged)
+                                   bool groupedStart, bool paged,
+                                   int64_t tableWindow)
     : DecodePageRows(b, loc, headDim, threads, constantPageSize,
-                     groupedStart),
+                     groupedStart, tableWindow),
       paged(paged) {}
 
 void DecodeTileCopies::setContiguousBase(Value batch, Value numKVHeads,

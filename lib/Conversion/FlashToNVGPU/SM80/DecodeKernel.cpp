@@ -20,7 +20,8 @@
 //   flash-test-decode-pages runs too; rows past the length zero-filled, so
 //   a stale slot's bits never reach the MMAs; a contiguous tile wholly
 //   inside the length is copied from one base and constant offsets). A paged block copies its part's
-//   page indices (up to kTableWindow of them) from the block table into
+//   page indices (up to decodeTableWindow of them: 512, or 1024 in a kernel
+//   whose split count aims at one block an SM) from the block table into
 //   shared memory, one coalesced load a thread per 128 entries, and looks
 //   each tile's pages up there when it issues the tile in the loop; the
 //   prologue's tiles take theirs from the table in global memory, loads in
@@ -94,9 +95,6 @@ constexpr int64_t kBlockKV = kSplitKVBlockKV;
 constexpr int64_t kMaxStages = kSplitKVMaxStages;
 /// Largest part count the workspace and the merge's loop are built for.
 constexpr int64_t kMaxSplitsLimit = 1024;
-/// Paged: block-table entries a block copies into shared memory
-/// (SM80/DecodePages.h).
-constexpr int64_t kTableWindow = kDecodeTableWindow;
 
 /// Accumulator registers per thread: mTiles·D/2 (≤ 128, so the row tile
 /// is at most 16·max(256/D, 1) rows).
@@ -148,8 +146,12 @@ mlir::flash::decodeConfigFromDescriptor(KernelConfig c, KernelAttr kernel,
   const int64_t queryBytes = elementBytes * c.blockQ * c.headDim;
   const int64_t stageBytes = 2 * elementBytes * kBlockKV * c.headDim;
   c.sharedBytes = queryBytes + c.stages * stageBytes;
-  if (c.decode.paged)
-    c.sharedBytes += 4 * kTableWindow;
+  c.decode.blocksPerSM =
+      splitKVBlocksPerSM(c.stages, elementBytes * c.headDim);
+  if (c.decode.paged) {
+    c.decode.tableWindow = decodeTableWindow(c.decode.blocksPerSM);
+    c.sharedBytes += 4 * c.decode.tableWindow;
+  }
   int64_t exchangeBytes =
       4 * (kWarps - 1) * warpCombineWordsPerWarp(c.decode.mTiles, c.headDim);
   if (exchangeBytes > c.stages * stageBytes)
@@ -160,6 +162,31 @@ mlir::flash::decodeConfigFromDescriptor(KernelConfig c, KernelAttr kernel,
     return unsupported(Twine(c.sharedBytes) + " bytes of shared memory (" +
                        Twine(target.sharedMemPerBlock) + " per block)");
   return c;
+}
+
+/// The separate merge's split kernel keeps kDecodeTableWindowBase entries:
+/// its calls of at most kSplitKVSeparateMergeMaxWorkUnits work units cut a
+/// sequence into at least SMs / 8 parts (16 on 132 SMs at one block an SM),
+/// so 512 entries cover 128k keys at S = 16, and its short parts' start
+/// took 0.3-1% more time with 1024 (GQA 8/1 B = 1 L = 8k/32k, H100,
+/// docs/benchmarks.md forty-fifth session). Contiguous kernels have no
+/// window (the value only sizes the unused page arithmetic).
+int64_t mlir::flash::decodeSplitTableWindow(const KernelConfig &config,
+                                            bool separateMerge) {
+  if (!config.decode.paged)
+    return kDecodeTableWindowBase;
+  return separateMerge
+             ? std::min(config.decode.tableWindow, kDecodeTableWindowBase)
+             : config.decode.tableWindow;
+}
+
+int64_t mlir::flash::decodeSplitSharedBytes(const KernelConfig &config,
+                                            bool separateMerge) {
+  if (!config.decode.paged)
+    return config.sharedBytes;
+  return config.sharedBytes -
+         4 * (config.decode.tableWindow -
+              decodeSplitTableWindow(config, separateMerge));
 }
 
 SmallVector<StringRef> mlir::flash::decodeSplitKernelArgs(bool paged) {
@@ -259,12 +286,9 @@ SequenceSplit sequenceSplit(KernelMath &km, const KernelConfig &config,
   VisibleKVTiles<Value> tiles =
       visibleKVTiles(d, km.i32(0), seqQ, length, /*rows=*/int64_t(1) << 30,
                      kBlockKV, config.causal);
-  const int64_t rowBytes =
-      config.headDim * config.elementType.getIntOrFloatBitWidth() / 8;
   SplitKVCount<Value> parts =
       splitKVCount(d, tiles.numTiles, workUnits, numSMs,
-                   config.decode.maxSplits,
-                   splitKVBlocksPerSM(config.stages, rowBytes));
+                   config.decode.maxSplits, config.decode.blocksPerSM);
   return {tiles.numTiles, tiles.numUnmasked, parts.numSplits,
           parts.tilesPerSplit};
 }
@@ -833,7 +857,8 @@ public:
                          config.decode.constantPageSize,
                          config.decode.paged && separateMerge &&
                              !config.decode.constantPageSize,
-                         config.decode.paged),
+                         config.decode.paged,
+                         decodeSplitTableWindow(config, separateMerge)),
         b(b), loc(loc), config(config), et(config.elementType),
         Mw(config.decode.mTiles), stages(config.stages),
         separateMerge(separateMerge) {}
@@ -1144,8 +1169,8 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   //
   // Paged: the block-table window's loads first. The part's pages are
   // [firstPage, lastPage], those of its keys [tileBegin·64, partLastKey];
-  // when they are at most kTableWindow, the block loads them (each thread
-  // kTableWindow / threads entries, independent loads; entries past the
+  // when they are at most tableWindow, the block loads them (each thread
+  // tableWindow / threads entries, independent loads; entries past the
   // part repeat its last page, never past the sequence's). The prologue's
   // tiles take their pages from the table in global memory, loads in flight
   // with the window's, so that no shared-memory store, barrier and load lie
@@ -1157,12 +1182,12 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   // loads (one a 16-key group when its tiles are full and S = 2^k >= 16)
   // come first, then the window's, without a branch: entry e of the window
   // is one of the part's pages whether or not the part fits in it (then
-  // windowPages > kTableWindow), so those loads are always in bounds.
+  // windowPages > tableWindow), so those loads are always in bounds.
   SmallVector<Value> windowEntries;
   Value windowPages;
   if (paged) {
     window = view(b.getI32Type(),
-                  queryBytes + 2 * elementBytes * ringElements, kTableWindow);
+                  queryBytes + 2 * elementBytes * ringElements, tableWindow);
     setPartLastKey();
   }
   auto loadWindow = [&] {
@@ -1170,19 +1195,39 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     auto entryLoad = [&](int64_t i) {
       return windowEntry(tid, i, windowPages);
     };
+    // The base rounds, then (a window past kDecodeTableWindowBase entries)
+    // the others where the part has more pages; 0 where it has not (those
+    // slots are neither stored nor looked up).
+    auto loadRounds = [&](SmallVectorImpl<Value> &entries) {
+      for (int64_t i = 0; i < windowBaseRounds(); ++i)
+        entries.push_back(entryLoad(i));
+      if (windowRounds() == windowBaseRounds())
+        return;
+      SmallVector<Type> types(windowRounds() - windowBaseRounds(),
+                              b.getI32Type());
+      auto ifPast =
+          scf::IfOp::create(b, loc, types, windowPastBase, /*withElse=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifPast.thenBlock());
+      SmallVector<Value> past;
+      for (int64_t i = windowBaseRounds(); i < windowRounds(); ++i)
+        past.push_back(entryLoad(i));
+      scf::YieldOp::create(b, loc, past);
+      b.setInsertionPointToStart(ifPast.elseBlock());
+      scf::YieldOp::create(b, loc, SmallVector<Value>(types.size(), km.i32(0)));
+      entries.append(ifPast.getResults().begin(), ifPast.getResults().end());
+    };
     if (groupedStart) {
-      for (int64_t i = 0; i < kTableWindow / threads; ++i)
-        windowEntries.push_back(entryLoad(i));
+      loadRounds(windowEntries);
       return;
     }
-    SmallVector<Type> types(kTableWindow / threads, b.getI32Type());
+    SmallVector<Type> types(windowRounds(), b.getI32Type());
     auto ifLoad = scf::IfOp::create(b, loc, types, windowed, /*withElse=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifLoad.thenBlock());
       SmallVector<Value> entries;
-      for (int64_t i = 0; i < kTableWindow / threads; ++i)
-        entries.push_back(entryLoad(i));
+      loadRounds(entries);
       scf::YieldOp::create(b, loc, entries);
       b.setInsertionPointToStart(ifLoad.elseBlock());
       scf::YieldOp::create(b, loc, SmallVector<Value>(types.size(), km.i32(0)));
@@ -1248,9 +1293,17 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   }
   if (window)
     km.ifLanes(windowed, [&] {
-      for (auto [i, entry] : llvm::enumerate(windowEntries))
-        km.store(entry, window,
-                 km.toIndex(km.add(tid, km.i32(int64_t(i) * threads))));
+      auto store = [&](int64_t i) {
+        km.store(windowEntries[i], window,
+                 km.toIndex(km.add(tid, km.i32(i * threads))));
+      };
+      for (int64_t i = 0; i < windowBaseRounds(); ++i)
+        store(i);
+      if (windowRounds() > windowBaseRounds())
+        km.ifLanes(windowPastBase, [&] {
+          for (int64_t i = windowBaseRounds(); i < windowRounds(); ++i)
+            store(i);
+        });
     });
   State state;
 

@@ -26,9 +26,12 @@ constexpr int64_t kBlockKV = kSplitKVBlockKV;
 
 DecodePageRows::DecodePageRows(OpBuilder &b, Location loc, int64_t headDim,
                                int64_t threads, int64_t constantPageSize,
-                               bool groupedStart)
+                               bool groupedStart, int64_t tableWindow)
     : km{b, loc}, D(headDim), threads(threads),
-      constantPageSize(constantPageSize), groupedStart(groupedStart) {}
+      constantPageSize(constantPageSize), tableWindow(tableWindow),
+      groupedStart(groupedStart) {
+  assert(tableWindow % threads == 0 && "a window of whole rounds");
+}
 
 void DecodePageRows::setPageSize(Value S, Value batch, Value M) {
   OpBuilder &b = km.b;
@@ -84,7 +87,10 @@ Value DecodePageRows::setWindowBounds() {
   }
   Value windowPages = km.add(km.sub(lastPage, firstPage), km.i32(1));
   windowed = km.cmp(arith::CmpIPredicate::sle, windowPages,
-                    km.i32(kDecodeTableWindow));
+                    km.i32(tableWindow));
+  if (windowRounds() > windowBaseRounds())
+    windowPastBase = km.cmp(arith::CmpIPredicate::sgt, windowPages,
+                            km.i32(kDecodeTableWindowBase));
   return windowPages;
 }
 

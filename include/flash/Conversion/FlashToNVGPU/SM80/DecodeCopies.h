@@ -39,7 +39,7 @@ class DecodeTileCopies : public DecodePageRows {
 public:
   DecodeTileCopies(OpBuilder &b, Location loc, int64_t headDim,
                    int64_t threads, int64_t constantPageSize,
-                   bool groupedStart, bool paged);
+                   bool groupedStart, bool paged, int64_t tableWindow);
 
   /// Contiguous: kvHeadBase = (batch·Hkv + kvHead)·Nk, the first row of the
   /// block's (sequence, kv-head) in the cache (index).

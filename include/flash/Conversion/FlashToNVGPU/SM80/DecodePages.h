@@ -23,6 +23,8 @@
 
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
 
+#include <algorithm>
+
 namespace mlir {
 namespace flash {
 namespace sm80 {
@@ -30,10 +32,23 @@ namespace sm80 {
 /// Paged: block-table entries a block copies into shared memory at its
 /// start (the page indices of its part, 4 bytes each, after the K/V
 /// stages), so that no page index is a global load inside the K/V loop. A
-/// part of more pages looks them up in global memory as it goes. 512
-/// entries cover a part of 8192 keys at S = 16; the 2 KiB keep two blocks
-/// an SM at D = 64 and 128 on sm_80 and sm_90a.
-constexpr int64_t kDecodeTableWindow = 512;
+/// part of more pages looks them up in global memory as it goes. An SM's
+/// blocks share kDecodeTableWindowPerSM entries: a kernel whose split
+/// count aims at two blocks an SM (splitKVBlocksPerSM) takes 512 a block
+/// (a part of 8192 keys at S = 16; the 2 KiB keep two blocks an SM at
+/// D = 64 and 128 on sm_80 and sm_90a), one that aims at one block an SM
+/// cuts a sequence into half as many parts, twice as long, and takes 1024.
+constexpr int64_t kDecodeTableWindowPerSM = 1024;
+inline int64_t decodeTableWindow(int64_t blocksPerSM) {
+  return kDecodeTableWindowPerSM / blocksPerSM;
+}
+/// The window's entries a block loads whenever it loads the window; a larger
+/// window loads those past them only for a part of more pages
+/// (windowPastBase), so that a short part's start issues no more loads than
+/// with 512 (with all 1024 loaded, the separate merge's split kernels took
+/// 1% more time on GQA 8/1 B = 1 L = 8k/32k: docs/benchmarks.md,
+/// forty-fifth session).
+constexpr int64_t kDecodeTableWindowBase = 512;
 
 /// The page arithmetic of a paged split kernel. The kernel (or the test
 /// harness) sets the inputs, then calls the set* steps in the order below,
@@ -44,8 +59,10 @@ public:
   /// (`<name>_s<S>`), else 0 (S a kernel argument). `groupedStart`: the
   /// separate merge's split kernel for any S, whose full tiles with
   /// S = 2^k >= 16 take one page lookup per 16 keys (groupedRowsOf).
+  /// `tableWindow`: the block-table window's entries (decodeTableWindow).
   DecodePageRows(OpBuilder &b, Location loc, int64_t headDim, int64_t threads,
-                 int64_t constantPageSize, bool groupedStart);
+                 int64_t constantPageSize, bool groupedStart,
+                 int64_t tableWindow);
 
   /// pageSize (the constant, else `S`), tableRow = batch·M, pagePow2,
   /// pageShift and, groupedStart, fastPages.
@@ -53,9 +70,18 @@ public:
   /// partLastKey = min(tileEnd·64, length) − 1 (needs tileEnd and length).
   void setPartLastKey();
   /// The window's bounds: firstPage (the page of the part's first key),
-  /// windowed (the part's pages, up to partLastKey's, fit in the window);
-  /// returns the part's page count.
+  /// windowed (the part's pages, up to partLastKey's, fit in the window)
+  /// and, in a window larger than kDecodeTableWindowBase, windowPastBase
+  /// (the part has more pages than that); returns the part's page count.
   Value setWindowBounds();
+  /// Rounds of window loads a thread issues: all of them (tableWindow /
+  /// threads) and the first ones, which cover kDecodeTableWindowBase
+  /// entries; the rounds past those are loaded and stored only where
+  /// windowPastBase.
+  int64_t windowRounds() const { return tableWindow / threads; }
+  int64_t windowBaseRounds() const {
+    return std::min(tableWindow, kDecodeTableWindowBase) / threads;
+  }
   /// The table entry thread `tid` copies into window slot tid + i·threads:
   /// the part's page firstPage + slot, the last one past the part (always in
   /// bounds of the sequence's pages).
@@ -111,6 +137,8 @@ public:
 
   KernelMath km;
   const int64_t D, threads, constantPageSize;
+  /// The block-table window's entries (a multiple of threads).
+  const int64_t tableWindow;
   /// Paged, the separate merge's split kernel (sm_90a; calls of at most
   /// kSplitKVSeparateMergeMaxWorkUnits work units, whose blocks' start to
   /// the first K/V copy is a large share of their time): full tiles take
@@ -130,13 +158,14 @@ public:
   Value length;      ///< the sequence's keys (clamped to M·S)
   Value tileBegin, tileEnd;
   Value copyRow;
-  Value window; ///< shared i32[kDecodeTableWindow]
+  Value window; ///< shared i32[tableWindow]
 
   // Set by the steps.
   Value pageSize, tableRow;
   Value pagePow2, pageShift; ///< S is a power of two, and log2(S)
   Value fastPages; ///< groupedStart: S is a power of two of at least 16
   Value partLastKey, firstPage, windowed;
+  Value windowPastBase; ///< null unless windowRounds() > windowBaseRounds()
 };
 
 } // namespace sm80
