@@ -48,7 +48,11 @@ export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-22/bin/llvm-symbolizer
 status=0
 
 echo "== lit on $build/bin/flash-opt"
-/usr/lib/llvm-22/bin/lit -s "$build/test" || status=1
+# Left out: the embedding example's driver, which its own build script links
+# without the sanitizer flags, so it cannot load the instrumented runtime
+# ("ASan runtime does not come first"); CI runs it on the plain build.
+/usr/lib/llvm-22/bin/lit -s --filter-out 'Integration/Embedding/driver-dry' "$build/test" ||
+  status=1
 
 echo "== fuzzer corpus on $build/bin/flash-opt"
 PYTHONPATH="$root/python" /usr/bin/python3 -m flash_mlir.testing.fuzz \

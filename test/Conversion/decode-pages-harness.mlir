@@ -2,6 +2,8 @@
 // RUN: flash-opt %s --flash-test-decode-pages="grouped=1 head-dim=64" | FileCheck %s --check-prefix=GROUPED
 // RUN: not flash-opt %s --flash-test-decode-pages="head-dim=96" 2>&1 | FileCheck %s --check-prefix=BADDIM
 // RUN: not flash-opt %s --flash-test-decode-pages="grouped=1 page-size=16" 2>&1 | FileCheck %s --check-prefix=BADGROUPED
+// RUN: flash-opt %s --flash-test-decode-pages="window=1024" | FileCheck %s --check-prefix=WIDE
+// RUN: not flash-opt %s --flash-test-decode-pages="window=100" 2>&1 | FileCheck %s --check-prefix=BADWINDOW
 
 // flash-test-decode-pages (test/lib/TestDecodePages.cpp) defines the declared
 // @flash_decode_pages with the paged split kernels' page arithmetic
@@ -32,8 +34,16 @@
 // GROUPED-NOT: scf.if
 // GROUPED: memref.load %arg0[
 
+// A window of 1024 (the kernels that aim at one block an SM): the entries
+// past the first 512 only where the part has more pages than 512.
+// WIDE-LABEL: func.func private @flash_decode_pages(
+// WIDE: arith.cmpi sle, %{{.+}}, %c1024_i32 : i32
+// WIDE: arith.cmpi sgt, %{{.+}}, %c512_i32 : i32
+// WIDE: scf.for %{{.+}} = %{{.+}} to %c128
+
 // BADDIM: flash-test-decode-pages: head-dim must be a multiple of 8 that the block's copies divide (64, 128 or 256)
 // BADGROUPED: flash-test-decode-pages: page-size must be 0 or more (0 with grouped), stages 2 or more
+// BADWINDOW: flash-test-decode-pages: window must be a positive multiple of the block's 128 threads
 
 module {
   func.func private @flash_decode_pages(memref<?xi32>, memref<?xi32>, memref<?xi32>, i32, i32, i32, i32, i32, i32, i32)
