@@ -61,15 +61,22 @@ def test_sm90a_plan_lists_the_page_kernels(plans):
     for kernel in plan["kernels"]:
         for cubin in kernel["files"]["cubins"].values():
             assert cubin["spill_stores"] == cubin["spill_loads"] == 0, kernel["name"]
-    # The page kernels are the split kernel's code with S a constant: same
-    # shape of launch (threads, shared memory, arguments) as the split kernel.
-    first = plan["kernels"][0]
-    for kernel in plan["kernels"]:
-        if not kernel["name"].startswith((name + "_s", name + "_separate")):
-            continue
-        assert (kernel["block"], kernel["dynamic_shared_memory"],
-                [a["name"] for a in kernel["args"]]) == \
-            (first["block"], first["dynamic_shared_memory"], [a["name"] for a in first["args"]])
+    # The page kernels are their form's code with S a constant: the same
+    # shape of launch (threads, shared memory, arguments) as the split kernel
+    # (`_s16`, `_s64`) or as the separate merge's (`_separate_s16`,
+    # `_separate_s64`). At D = 128 (one block an SM) the split kernels' block-
+    # table window is 1024 entries, the separate merge's 512 (decodeTableWindow).
+    kernels = {k["name"]: k for k in plan["kernels"]}
+
+    def shape(kernel):
+        return (kernel["block"], kernel["dynamic_shared_memory"],
+                [a["name"] for a in kernel["args"]])
+
+    for suffix, form in (("_s16", ""), ("_s64", ""), ("_separate_s16", "_separate"),
+                         ("_separate_s64", "_separate")):
+        assert shape(kernels[name + suffix]) == shape(kernels[name + form]), suffix
+    assert kernels[name]["dynamic_shared_memory"] == \
+        kernels[name + "_separate"]["dynamic_shared_memory"] + 4 * (1024 - 512)
     # No constraint on S: the plan takes every page size.
     assert not [c for c in plan["constraints"] if "S" in json.dumps(c["check"])
                 and c["check"][0] == "eq"]

@@ -167,8 +167,8 @@ mlir::flash::decodeConfigFromDescriptor(KernelConfig c, KernelAttr kernel,
 /// The separate merge's split kernel keeps kDecodeTableWindowBase entries:
 /// its calls of at most kSplitKVSeparateMergeMaxWorkUnits work units cut a
 /// sequence into at least SMs / 8 parts (16 on 132 SMs at one block an SM),
-/// so 512 entries cover 128k keys at S = 16, and its short parts' start
-/// took 0.3-1% more time with 1024 (GQA 8/1 B = 1 L = 8k/32k, H100,
+/// so 512 entries cover 128k keys at S = 16, and with 1024 its calls took up
+/// to 1.6% more time (GQA 8/1 B = 1 L = 8k/32k at S = 16 and 64, H100,
 /// docs/benchmarks.md forty-fifth session). Contiguous kernels have no
 /// window (the value only sizes the unused page arithmetic).
 int64_t mlir::flash::decodeSplitTableWindow(const KernelConfig &config,

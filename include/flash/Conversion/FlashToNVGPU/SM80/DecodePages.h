@@ -46,7 +46,7 @@ inline int64_t decodeTableWindow(int64_t blocksPerSM) {
 /// window loads those past them only for a part of more pages
 /// (windowPastBase), so that a short part's start issues no more loads than
 /// with 512 (with all 1024 loaded, the separate merge's split kernels took
-/// 1% more time on GQA 8/1 B = 1 L = 8k/32k: docs/benchmarks.md,
+/// up to 1.6% more time on GQA 8/1 B = 1 L = 8k/32k: docs/benchmarks.md,
 /// forty-fifth session).
 constexpr int64_t kDecodeTableWindowBase = 512;
 
