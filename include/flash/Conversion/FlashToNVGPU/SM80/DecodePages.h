@@ -24,6 +24,7 @@
 #include "flash/Conversion/FlashToNVGPU/KernelBuilder.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace mlir {
 namespace flash {
@@ -40,6 +41,7 @@ namespace sm80 {
 /// cuts a sequence into half as many parts, twice as long, and takes 1024.
 constexpr int64_t kDecodeTableWindowPerSM = 1024;
 inline int64_t decodeTableWindow(int64_t blocksPerSM) {
+  assert(blocksPerSM > 0 && "the decode config's blocksPerSM is unset");
   return kDecodeTableWindowPerSM / blocksPerSM;
 }
 /// The window's entries a block loads whenever it loads the window; a larger
