@@ -13,13 +13,7 @@ here=docs/results/lead-2026-12-06-s47
 out=build/r47/s1
 export PYTHONPATH=$PWD/python
 C="python3 -m flash_mlir.compile --ops split_kv,paged --arch sm_90a --dtypes bf16 --head-dims 128"
-rm -rf "$out" && mkdir -p "$out/lib"
+rm -rf "$out"
 env -u FLASH_EXP_PAGE_PREFETCH $C --out "$out/base" > /dev/null
 for d in ${DISTANCES:-0 2 4}; do FLASH_EXP_PAGE_PREFETCH=$d $C --out "$out/pf$d" > /dev/null; done
-cp -r python "$out/python"
-cp build/lib/libflash_runtime.so "$out/lib/"
-cp scripts/bench/device-run.sh "$here"/run[0-9].sh "$out/"
-find "$out" -maxdepth 2 \( -name '*.mlir' -o -name '*.ptx' \) -path "$out/*/*" -delete
-find "$out" -name __pycache__ -prune -exec rm -rf {} +
-tar cJf "$out.tar.xz" -C build/r47 "$(basename "$out")"
-du -sh "$out" "$out.tar.xz"
+bash scripts/bench/pack-stage.sh "$out" "$here"

@@ -10,15 +10,9 @@ here=docs/results/lead-2026-12-06-s47
 out=build/r47/s2
 export PYTHONPATH=$PWD/python
 C="python3 -m flash_mlir.compile --ops split_kv,paged --arch sm_90a --dtypes bf16 --head-dims 128"
-rm -rf "$out" && mkdir -p "$out/lib"
+rm -rf "$out"
 env -u FLASH_EXP_PAGE_PREFETCH -u FLASH_EXP_PAGE_PREFETCH_LINES $C --out "$out/base" > /dev/null
 for d in 0 2; do
   FLASH_EXP_PAGE_PREFETCH=$d FLASH_EXP_PAGE_PREFETCH_LINES=1 $C --out "$out/pfl$d" > /dev/null
 done
-cp -r python "$out/python"
-cp build/lib/libflash_runtime.so "$out/lib/"
-cp scripts/bench/device-run.sh "$here"/run[0-9].sh "$out/"
-find "$out" -maxdepth 2 \( -name '*.mlir' -o -name '*.ptx' \) -path "$out/*/*" -delete
-find "$out" -name __pycache__ -prune -exec rm -rf {} +
-tar cJf "$out.tar.xz" -C build/r47 "$(basename "$out")"
-du -sh "$out" "$out.tar.xz"
+bash scripts/bench/pack-stage.sh "$out" "$here"
