@@ -23,7 +23,7 @@ SEED = int(os.environ.get("FLASH_TEST_SEED", str(fuzz.DEFAULT_SEED)))
 INPUTS = int(os.environ.get("FLASH_FUZZ_INPUTS", "240"))
 SECONDS = float(os.environ.get("FLASH_FUZZ_SECONDS", "150"))
 JOBS = int(os.environ.get("FLASH_FUZZ_JOBS", "2"))
-RUN_TIMEOUT = 60.0
+RUN_TIMEOUT = fuzz.DEFAULT_TIMEOUT
 
 
 def test_fuzz_every_pipeline():
