@@ -9,14 +9,15 @@
 #   bash scripts/bench/pack-stage.sh build/r47/s1 docs/results/lead-2026-12-06-s47
 #   run(command="tar xJf build/r47/s1.tar.xz -C build/r47 && bash build/r47/s1/run1.sh",
 #       carry=["build/r47/s1.tar.xz"])
+# OUT and RESULTS are paths from the repository's root, where the script runs.
 set -euo pipefail
+cd "$(dirname "$0")/../.."
 if [ $# -ne 2 ] || [ ! -d "$1" ] || [ ! -d "$2" ]; then
-  echo "usage: pack-stage.sh OUT RESULTS (both existing folders)" >&2
+  echo "usage: pack-stage.sh OUT RESULTS (existing folders, from the repository's root)" >&2
   exit 2
 fi
 out=${1%/}
 here=${2%/}
-cd "$(git rev-parse --show-toplevel)"
 mkdir -p "$out/lib"
 rm -rf "$out/python"
 cp -r python "$out/python"
