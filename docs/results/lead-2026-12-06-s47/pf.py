@@ -2,44 +2,36 @@
 """Tables of the forty-seventh session's prefetch A/B: per row, each variant's paged time
 over base's in the same rounds (one column per process), and cuDNN's time over each
 build's paged time.  usage: pf.py FILE:MAINSLOT ... (MAINSLOT: the build in the
-unbracketed slot of that file)."""
+unbracketed slot of that file). Times are read by flash_mlir.tools.decode_goals."""
 import json
 import sys
 
+from flash_mlir.tools.decode_goals import build_times
+
+
 def load(arg):
+    """{build: {row name: times}} of one decode_bench process."""
     path, main = arg.split(":")
-    d = json.load(open(path))
-    out = []
-    for r in d["rows"]:
-        t = {}
-        for k, v in r["impls"].items():
-            if v.get("ms") is None:
-                continue
-            if k.startswith("paged S="):
-                s = k.split()[1]
-                build = k.split("[")[1].rstrip("]") if "[" in k else main
-                t[(s, build)] = v["ms"] * 1e3
-            elif k.startswith("split_kv"):
-                build = k.split("[")[1].rstrip("]") if "[" in k else main
-                t[("contig", build)] = v["ms"] * 1e3
-            elif k == "SDPA cuDNN":
-                t["cudnn"] = v["ms"] * 1e3
-        out.append((f"GQA {r['Hq']}/{r['Hkv']} B={r['B']} L={r['L']}", t))
-    return out
+    data = json.load(open(path))
+    tags = {k.split("[")[1].rstrip("]") for r in data["rows"] for k in r["impls"] if "[" in k}
+    return {b: build_times(data, main, b) for b in tags | {main}}
+
 
 files = [load(a) for a in sys.argv[1:]]
-builds = sorted({k[1] for _, t in files[0] for k in t if isinstance(k, tuple)} - {"base"})
+builds = sorted(set(files[0]) - {"base"})
+names = list(files[0]["base"])
 print(f"<!-- python3 pf.py {' '.join(sys.argv[1:])} -->")
 cols = [f"{b} / base {s}" for s in ("S=16", "S=64") for b in builds]
 cols += [f"cuDNN / {s} {b}" for s in ("S=16", "S=64") for b in ["base"] + builds]
 print("| row | " + " | ".join(cols) + " |")
 print("|---" * (len(cols) + 1) + "|")
-for i, (name, _) in enumerate(files[0]):
+for name in names:
+    t = lambda f, b, s: f[b][name]["times"][s]
     cells = []
     for s in ("S=16", "S=64"):
         for b in builds:
-            cells.append(" / ".join(f"{f[i][1][(s, b)] / f[i][1][(s, 'base')]:.3f}" for f in files))
+            cells.append(" / ".join(f"{t(f, b, s) / t(f, 'base', s):.3f}" for f in files))
     for s in ("S=16", "S=64"):
         for b in ["base"] + builds:
-            cells.append(" / ".join(f"{f[i][1]['cudnn'] / f[i][1][(s, b)]:.3f}" for f in files))
+            cells.append(" / ".join(f"{t(f, b, 'cudnn') / t(f, b, s):.3f}" for f in files))
     print(f"| {name} | " + " | ".join(cells) + " |")
