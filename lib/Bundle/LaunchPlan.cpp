@@ -422,7 +422,7 @@ llvm::Expected<Object> gridJSON(StringRef kind, ArrayRef<StringRef> formulas,
 /// the field launches in stream order, which is correct, slower).
 Object kernelJSON(StringRef name, Object files, Object grid, int64_t threads,
                   int64_t sharedBytes, Array arguments, Object description,
-                  bool pdl) {
+                  bool pdl, std::optional<JValue> cluster = std::nullopt) {
   Object launch{{"name", name.str()},
                 {"files", std::move(files)},
                 {"grid", std::move(grid)},
@@ -432,6 +432,8 @@ Object kernelJSON(StringRef name, Object files, Object grid, int64_t threads,
                 {"description", std::move(description)}};
   if (pdl)
     launch["programmatic_dependent_launch"] = true;
+  if (cluster)
+    launch["cluster"] = Object{{"x", std::move(*cluster)}};
   return launch;
 }
 
@@ -619,10 +621,18 @@ llvm::Expected<Object> buildSplitKVPlan(DictionaryAttr kernel,
     auto own = options.kernelCubins.find(*kName);
     if (own != options.kernelCubins.end())
       kernelFiles["cubins"] = Object(own->second);
+    // Blocks a cluster along x, a formula (docs/launch-plan.md "cluster").
+    std::optional<JValue> cluster;
+    if (auto text = entry.getAs<StringAttr>("cluster")) {
+      auto clusterFormula = formula(text.getValue(), constants);
+      if (!clusterFormula)
+        return clusterFormula.takeError();
+      cluster = std::move(*clusterFormula);
+    }
     kernels.push_back(kernelJSON(
         *kName, std::move(kernelFiles), std::move(*gridFormula), *threads,
         *shared, std::move(arguments), std::move(description),
-        flagOf(entry, "programmatic_dependent_launch")));
+        flagOf(entry, "programmatic_dependent_launch"), std::move(cluster)));
   }
   plan["kernels"] = std::move(kernels);
   return plan;

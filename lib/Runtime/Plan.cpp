@@ -9,6 +9,8 @@
 
 #include "Plan.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -358,6 +360,16 @@ bool Plan::read(const std::string &jsonPath, std::string &error) {
     if (const Json *pdl =
             f.get("programmatic_dependent_launch", Json::Bool, true))
       spec.programmaticDependentLaunch = pdl->boolean;
+    if (const Json *cluster = f.get("cluster", Json::Object, true)) {
+      const Json *x = cluster->get("x");
+      if (!x || !isFormula(*x)) {
+        if (error.empty())
+          error = jsonPath + ": cluster.x of " + spec.name +
+                  " is not a formula";
+      } else {
+        spec.clusterX = *x;
+      }
+    }
     if (const Json *args = f.get("args", Json::Array)) {
       if (args->array.size() > FLASH_MAX_KERNEL_ARGS && error.empty())
         error = jsonPath + ": more arguments than the ABI carries";
@@ -600,7 +612,8 @@ bool mapStridesOf(const flash_tensor &t, const std::string &tensorName,
 bool Plan::planLaunch(int index, const flash_attention_args &args, int smCount,
                       int (*smCountOfDevice)(std::string &),
                       flash_launch_info &out, std::string &error,
-                      std::vector<uint64_t> *workspaceBytes) const {
+                      std::vector<uint64_t> *workspaceBytes,
+                      uint32_t *clusterX) const {
   std::memset(&out, 0, sizeof(out));
   if (index < 0 || size_t(index) >= kernels.size()) {
     error = "plan " + name + " has no kernel " + std::to_string(index);
@@ -767,6 +780,7 @@ bool Plan::planLaunch(int index, const flash_attention_args &args, int smCount,
   bool needsSMs = false;
   for (const Json &axis : kernel.grid)
     needsSMs |= mentions(axis, "SMs");
+  needsSMs |= mentions(kernel.clusterX, "SMs");
   for (const ArgSpec &spec : kernel.args)
     needsSMs |= (spec.kind == FLASH_ARG_I32 || spec.kind == FLASH_ARG_F32) &&
                 mentions(spec.value, "SMs");
@@ -799,6 +813,27 @@ bool Plan::planLaunch(int index, const flash_attention_args &args, int smCount,
     }
     out.grid[a] = uint32_t(v);
     out.block[a] = kernel.block[a];
+  }
+  if (clusterX)
+    *clusterX = 1;
+  if (kernel.clusterX.kind != Json::Null) {
+    double v;
+    if (!evaluate(kernel.clusterX, env, v, error)) {
+      error = "cluster of " + kernel.name + ": " + error;
+      return false;
+    }
+    // At most 8 blocks (the portable cluster size), dividing grid x.
+    uint32_t x = uint32_t(v);
+    if (v < 1 || v > 8 || double(x) != v || (out.grid[0] && out.grid[0] % x)) {
+      char shown[32];
+      std::snprintf(shown, sizeof shown, "%g", v);
+      error = "cluster of " + kernel.name + " is " + shown +
+              " blocks along x, not 1 to 8 dividing grid x (" +
+              std::to_string(out.grid[0]) + ")";
+      return false;
+    }
+    if (clusterX)
+      *clusterX = x;
   }
   if (workspaceBytes) {
     workspaceBytes->clear();

@@ -78,6 +78,9 @@ struct KernelSpec {
   /// Launched with programmatic dependent launch behind the previous kernel
   /// of the plan ("programmatic_dependent_launch": true).
   bool programmaticDependentLaunch = false;
+  /// Blocks a cluster along x ("cluster": {"x": formula}; null: no
+  /// clusters), evaluated per call like the grid.
+  Json clusterX;
   unsigned block[3] = {1, 1, 1};
   unsigned sharedBytes = 0;
   std::vector<ArgSpec> args;
@@ -139,11 +142,13 @@ struct Plan {
   /// Plans kernel `index` for `args` (smCount <= 0: `smCountOfDevice` is
   /// asked, when the grid needs it).
   /// With `workspaceBytes`, also the size of each of the plan's workspaces
-  /// for this call (in the plan's order).
+  /// for this call (in the plan's order); with `clusterX`, the blocks a
+  /// cluster along x (1 without a "cluster"; 1 to 8 dividing grid x).
   bool planLaunch(int index, const flash_attention_args &args, int smCount,
                   int (*smCountOfDevice)(std::string &),
                   flash_launch_info &out, std::string &error,
-                  std::vector<uint64_t> *workspaceBytes = nullptr) const;
+                  std::vector<uint64_t> *workspaceBytes = nullptr,
+                  uint32_t *clusterX = nullptr) const;
 };
 
 /// The symbol of a call's stride of dimension `dim` of tensor `tensor`, in

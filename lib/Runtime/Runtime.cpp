@@ -42,6 +42,8 @@ struct PlannedCall {
   void *context = nullptr;
   int smCount = 0;
   std::vector<flash_launch_info> infos;
+  /// Blocks a cluster along x, per kernel (1: no clusters).
+  std::vector<uint32_t> clusterX;
   std::vector<uint64_t> workspaceBytes;
 };
 } // namespace
@@ -428,9 +430,11 @@ std::shared_ptr<const PlannedCall> planCall(flash_plan &p,
   planned->context = context;
   planned->smCount = smCount;
   planned->infos.assign(plan.kernels.size(), flash_launch_info{});
+  planned->clusterX.assign(plan.kernels.size(), 1);
   for (size_t i = 0; i < plan.kernels.size(); ++i)
     if (!plan.planLaunch(int(i), args, smCount, smCountOfDevice, planned->infos[i],
-                         error, i == 0 ? &planned->workspaceBytes : nullptr))
+                         error, i == 0 ? &planned->workspaceBytes : nullptr,
+                         &planned->clusterX[i]))
       return nullptr;
   std::lock_guard<std::mutex> lock(p.lastCallMutex);
   p.lastCall = planned;
@@ -686,15 +690,14 @@ int flash_plan_get_workspace(const flash_plan *p, int index,
   return 0;
 }
 
-int flash_plan_launch_info(const flash_plan *p, int kernel_index,
-                           const flash_attention_args *args, int sm_count,
-                           flash_launch_info *out) {
-  if (!p || !args || !out)
-    return fail("flash_plan_launch_info: null argument");
-  std::string error;
+/// The plan of `args` for kernel `kernel_index` of `p` as a launch plans it
+/// (flash_plan_launch_info), null with the error recorded.
+static std::shared_ptr<const PlannedCall>
+plannedWithoutLaunch(const flash_plan *p, int kernel_index,
+                     const flash_attention_args *args, int sm_count) {
   if (kernel_index < 0 || size_t(kernel_index) >= p->plan.kernels.size()) {
-    std::memset(out, 0, sizeof(*out));
-    return fail("plan " + p->plan.name + " has no kernel " + std::to_string(kernel_index));
+    fail("plan " + p->plan.name + " has no kernel " + std::to_string(kernel_index));
+    return nullptr;
   }
   // Planned as a launch plans it (the last call's plan reused when only the
   // addresses differ), without a context: what a device of sm_count SMs runs.
@@ -707,12 +710,39 @@ int flash_plan_launch_info(const flash_plan *p, int kernel_index,
       context = current;
     }
   }
+  std::string error;
   std::shared_ptr<const PlannedCall> call =
       planCall(const_cast<flash_plan &>(*p), *args, context, sm_count, error);
-  std::memset(out, 0, sizeof(*out));
   if (!call)
-    return fail(error);
+    fail(error);
+  return call;
+}
+
+int flash_plan_launch_info(const flash_plan *p, int kernel_index,
+                           const flash_attention_args *args, int sm_count,
+                           flash_launch_info *out) {
+  if (!p || !args || !out)
+    return fail("flash_plan_launch_info: null argument");
+  std::memset(out, 0, sizeof(*out));
+  std::shared_ptr<const PlannedCall> call =
+      plannedWithoutLaunch(p, kernel_index, args, sm_count);
+  if (!call)
+    return 1;
   withAddresses(call->infos[kernel_index], *args, *out);
+  return 0;
+}
+
+int flash_plan_launch_cluster(const flash_plan *p, int kernel_index,
+                              const flash_attention_args *args, int sm_count,
+                              uint32_t *cluster_x) {
+  if (!p || !args || !cluster_x)
+    return fail("flash_plan_launch_cluster: null argument");
+  *cluster_x = 0;
+  std::shared_ptr<const PlannedCall> call =
+      plannedWithoutLaunch(p, kernel_index, args, sm_count);
+  if (!call)
+    return 1;
+  *cluster_x = call->clusterX[kernel_index];
   return 0;
 }
 
@@ -789,13 +819,28 @@ int flash_plan_launch(const flash_plan *p, const flash_attention_args *args,
     // A kernel marked for programmatic dependent launch may start while the
     // previous kernel of the stream runs (it waits, griddepcontrol.wait,
     // before it reads what that kernel writes); stream capture records the
-    // programmatic edge. Without cuLaunchKernelEx: stream order.
+    // programmatic edge. A kernel given a cluster runs in clusters of that
+    // many blocks along x. Without cuLaunchKernelEx: stream order, no
+    // clusters (the plans' kernels are right either way).
     CUresult r;
     const char *entry = "cuLaunchKernel";
-    if (plan.kernels[i].programmaticDependentLaunch && cu->cuLaunchKernelEx) {
-      CUlaunchAttribute attribute{};
-      attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-      attribute.value.programmaticStreamSerializationAllowed = 1;
+    const uint32_t clusterX = call->clusterX[i];
+    if ((plan.kernels[i].programmaticDependentLaunch || clusterX > 1) &&
+        cu->cuLaunchKernelEx) {
+      CUlaunchAttribute attributes[2] = {};
+      unsigned numAttributes = 0;
+      if (plan.kernels[i].programmaticDependentLaunch) {
+        CUlaunchAttribute &a = attributes[numAttributes++];
+        a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        a.value.programmaticStreamSerializationAllowed = 1;
+      }
+      if (clusterX > 1) {
+        CUlaunchAttribute &a = attributes[numAttributes++];
+        a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        a.value.clusterDim.x = clusterX;
+        a.value.clusterDim.y = 1;
+        a.value.clusterDim.z = 1;
+      }
       CUlaunchConfig config{};
       config.gridDimX = info.grid[0];
       config.gridDimY = info.grid[1];
@@ -805,8 +850,8 @@ int flash_plan_launch(const flash_plan *p, const flash_attention_args *args,
       config.blockDimZ = info.block[2];
       config.sharedMemBytes = info.shared_bytes;
       config.hStream = cuStream;
-      config.attrs = &attribute;
-      config.numAttrs = 1;
+      config.attrs = attributes;
+      config.numAttrs = numAttributes;
       entry = "cuLaunchKernelEx";
       r = cu->cuLaunchKernelEx(&config, function, params, nullptr);
     } else {

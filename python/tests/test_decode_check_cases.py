@@ -96,11 +96,21 @@ def _merges(arch, cases, sms=132):
     for op, dtype, d, hq, hkv, nq, causal, pattern, page, lengths in cases:
         row_tiles = math.ceil(hq // hkv * nq / 16)  # the shipped plans' 16-row tiles
         work_units = len(lengths) * hkv * row_tiles
-        for n in _parts(lengths, hkv, row_tiles, DECODE_MAX_SPLITS[arch], sms,
-                        c["stages"][str(d)], 2 * d):
+        parts = _parts(lengths, hkv, row_tiles, DECODE_MAX_SPLITS[arch], sms,
+                       c["stages"][str(d)], 2 * d)
+        # Grid x (splitKVMaxSplits: sizes and SMs only): the pair merge's
+        # clusters where it is 2 (sm_90a's fused split kernels).
+        per_sm = c["blocks_per_sm"][str(d)]
+        grid_x = 1 if 16 * work_units >= 15 * sms else \
+            max(min(per_sm * sms // work_units, DECODE_MAX_SPLITS[arch]), 1)
+        for n in parts:
             if n < 2:
                 continue
-            if work_units <= c["separate_merge_bound"]:
+            if arch == "sm_90a" and grid_x == 2 and work_units > c["separate_merge_bound"]:
+                merge = "pairs"
+                pattern = (pattern, hkv > 1, row_tiles > 1, op, d,
+                           min(parts) < 2 and 0 in lengths)
+            elif work_units <= c["separate_merge_bound"]:
                 merge = "separate"
             elif n > c["merge_direct"]:
                 merge = "two levels"
@@ -114,16 +124,25 @@ def _merges(arch, cases, sms=132):
 
 def test_merge_cases_reach_every_merge():
     """The many-parts and merge-peaks cases reach every merge a call can take
-    on 132 SMs: on sm_90a the separate merge and the fused merge in one batch
-    and in several (calls of 9 to 15 work units); on sm_80 the fused merge in
+    on 132 SMs: on sm_90a the separate merge, the fused merge in one batch
+    and in several (calls of 9 to 15 work units) and the pair merge (grid x
+    = 2); on sm_80 the fused merge in
     one batch, several batches and two levels; the merges of several batches
     and of two levels each with parts whose LSEs rise along the sequence (a
     batch that raises the running maximum)."""
     many = decode_check.many_parts_cases()
     peaks = decode_check.merge_peak_cases()
     sm90 = _merges("sm_90a", many + peaks)
-    assert set(sm90) == {"separate", "one batch", "batches"}
+    assert set(sm90) == {"separate", "one batch", "batches", "pairs"}
     assert "ramp" in _merges("sm_90a", peaks)["batches"]
+    # The pair merge: paged and contiguous at D = 64, 128 and 256, GQA 32/8,
+    # two row tiles a kv-head, a call with sequences of one part and of no
+    # key beside those of two, the peak in either part.
+    pairs = sm90["pairs"]
+    assert {(op, d) for _, _, _, op, d, _ in pairs} >= \
+        {("paged", 64), ("paged", 128), ("split", 128), ("split", 256)}
+    assert any(p[1] for p in pairs) and any(p[2] for p in pairs) and any(p[5] for p in pairs)
+    assert {"early", "late"} <= {p[0] for p in pairs}
     sm80 = _merges("sm_80", many + peaks)
     assert set(sm80) == {"one batch", "batches", "two levels"}
     sm80_peaks = _merges("sm_80", peaks)

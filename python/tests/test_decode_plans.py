@@ -98,6 +98,10 @@ def test_decode_plans_validate(bundles):
         assert [k.get("programmatic_dependent_launch", False)
                 for k in plan["kernels"]] == ["_separate" in n or n.endswith("_merge")
                                               for n in names]
+        # sm_90a's fused split kernels (not the separate merge's) may run in
+        # clusters: the pair merge (docs/launch-plan.md "cluster").
+        assert ["cluster" in k for k in plan["kernels"]] == \
+            [sm90 and "_separate" not in n and not n.endswith("_merge") for n in names]
         # Sizes are formulas. Partials are not cleared (the parts write what
         # the merge reads); the counters of finished parts are zeroed once
         # and left zero by the kernel.
@@ -424,3 +428,57 @@ def test_decode_rows_variant(tmp_path, capsys):
     assert sorted(p.name for p in out.glob("*.json")) == \
         ["flash_decode_paged_sm_80_bf16_d64_rows128.json"]
     assert not list(out.glob("flash_decode_split_*"))
+
+
+@pytest.mark.parametrize("sms", [7, 108, 132])
+def test_pair_merge_clusters(bundles, sms):
+    """sm_90a's fused split kernels run in clusters of two blocks along x
+    exactly when the call cuts a sequence into at most two parts (grid x =
+    2): their pair merge; every other kernel, and every other grid, without
+    clusters. As the runtime plans it (flash_plan_launch_cluster), paged
+    (the kernel for any S and `_s16`) and contiguous, over work units around
+    every boundary of the split rule."""
+    lib = KernelLibrary(str(bundles[0]))
+    paged = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
+    split = lib.find("bf16", 128, False, False, None, 90, op="attention_split_kv")
+    units = sorted({1, 2, 8, 9, sms // 3, sms // 3 + 1, sms // 2, sms // 2 + 1,
+                    sms - 1, sms, 1000} - {0})
+    seen = set()
+    for wu in units:
+        for bundle, args in ((paged, paged_args(wu, 8, 1, 1, 128, 4096, ANY_PAGE, 300)),
+                             (paged, paged_args(wu, 8, 1, 1, 128, 4096, 16, 300)),
+                             (split, split_args(wu, 8, 1, 1, 128, 4096))):
+            for k, kernel in enumerate(bundle.plan["kernels"]):
+                grid = tuple(bundle.launch_info(args, sm_count=sms, kernel=k).grid)
+                cluster = bundle.launch_cluster(args, sm_count=sms, kernel=k)
+                fused = "_separate" not in kernel["name"] and \
+                    not kernel["name"].endswith("_merge")
+                assert cluster == (2 if fused and grid[0] == 2 else 1), \
+                    (kernel["name"], wu, sms, grid)
+                seen.add((fused, cluster))
+    assert (True, 2) in seen and (True, 1) in seen
+
+
+def test_cluster_that_does_not_divide_the_grid_is_refused(bundles, tmp_path):
+    """A plan's cluster must come to 1-8 blocks dividing grid x, or the call
+    is refused with the kernel named; a cluster that is not a formula is
+    refused when the plan is read."""
+    name = "flash_decode_paged_sm_90a_bf16_d128"
+    plan = json.loads((bundles[0] / f"{name}.json").read_text())
+    for f in bundles[0].iterdir():
+        if f.name.startswith(name + ".") and f.suffix != ".json":
+            (tmp_path / f.name).write_bytes(f.read_bytes())
+    plan["kernels"][0]["cluster"] = {"x": 3}
+    (tmp_path / f"{name}.json").write_text(json.dumps(plan))
+    bundle = KernelLibrary(str(tmp_path)).find("bf16", 128, False, False, None, 90,
+                                               op="paged_attention")
+    # 64 work units on 132 SMs: grid x = 2.
+    args = paged_args(64, 8, 1, 1, 128, 4096, ANY_PAGE, 300)
+    with pytest.raises(capi.FlashRuntimeError,
+                       match=f"cluster of {name} is 3 blocks along x, not 1 to 8 "
+                             r"dividing grid x \(2\)"):
+        bundle.launch_cluster(args, sm_count=132)
+    plan["kernels"][0]["cluster"] = {"x": [2, "B"]}
+    (tmp_path / f"{name}.json").write_text(json.dumps(plan))
+    with pytest.raises(ValueError, match="cluster.x of .* is not a formula"):
+        KernelLibrary(str(tmp_path))

@@ -16,6 +16,7 @@
 // RUN: FileCheck %s --check-prefix=TILEPAGE < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=TILESEP < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=GROUP16 < %t/one/decode.ptx
+// RUN: FileCheck %s --check-prefix=PAIR < %t/one/decode.ptx
 // RUN: flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/none fused-page-sizes=none" -o /dev/null
 // RUN: FileCheck %s --check-prefix=NONE < %t/none/decode.ptx
 // The kernel: the block table and the lengths read by 32-bit loads,
@@ -179,15 +180,55 @@
 // GROUP16-COUNT-4: ld.shared.b32
 // GROUP16-NOT: ld.shared
 // GROUP16: cp.async.cg.shared.global
+// The pair merge (sm_90a's fused split kernels, launched in clusters of two
+// along x when grid x is 2; docs/gpu.md): the kernel checks the cluster's
+// size at run time, and where it is 2 each block leaves its partials in its
+// shared memory, meets the other at a cluster barrier, reads both blocks'
+// O rows (16-byte loads) and LSEs through distributed shared memory and
+// meets it again before it exits. The separate merge's kernels have none
+// of it; the fused kernels for one page size have it too.
+// PAIR: .entry decode(
+// PAIR: mov.u32 %r{{[0-9]+}}, %cluster_nctaid.x;
+// PAIR-NEXT: mov.u32 %r{{[0-9]+}}, %cluster_nctarank;
+// PAIR: barrier.cluster.arrive.release;
+// PAIR-NEXT: barrier.cluster.wait.acquire;
+// PAIR: mov.u32 %r{{[0-9]+}}, %cluster_ctarank;
+// PAIR: mapa.shared::cluster.u32
+// PAIR: ld.shared::cluster.v4.f32
+// PAIR: ld.shared::cluster.f32
+// PAIR: mapa.shared::cluster.u32
+// PAIR: ld.shared::cluster.v4.f32
+// PAIR: ld.shared::cluster.f32
+// PAIR-NOT: ld.shared::cluster
+// PAIR: barrier.cluster.arrive.release;
+// PAIR-NEXT: barrier.cluster.wait.acquire;
+// PAIR-NOT: cluster
+// PAIR: .entry decode_separate(
+// PAIR-NOT: cluster
+// PAIR: .entry decode_s16(
+// PAIR: barrier.cluster.arrive.release;
+// PAIR: .entry decode_s64(
+// PAIR: barrier.cluster.arrive.release;
 // NONE: .entry decode_separate(
 // NONE-NOT: .entry
 // NONE: .entry decode_merge(
 // NONE-NOT: .entry
 // The launch plan: op, the paged tensors, the kernel, workspaces whose
 // sizes are formulas.
-// The separate merge's kernels launched with programmatic dependent launch.
+// The separate merge's kernels launched with programmatic dependent launch,
+// the fused split kernels in clusters of max(1, 2·eq(grid x, 2)) blocks.
 // JSON: "kernels": [
+// JSON: "cluster": {
+// JSON-NEXT: "x": [
+// JSON-NEXT: "max",
+// JSON-NEXT: 1,
+// JSON-NEXT: [
+// JSON-NEXT: "mul",
+// JSON-NEXT: 2,
+// JSON-NEXT: [
+// JSON-NEXT: "eq",
 // JSON: "name": "decode"{{$}}
+// JSON-NOT: "cluster"
 // JSON: "name": "decode_separate",
 // JSON-NEXT: "programmatic_dependent_launch": true
 // JSON: "name": "decode_separate_s16",
@@ -196,7 +237,9 @@
 // JSON-NEXT: "programmatic_dependent_launch": true
 // JSON: "name": "decode_merge",
 // JSON-NEXT: "programmatic_dependent_launch": true
+// JSON: "cluster": {
 // JSON: "name": "decode_s16"{{$}}
+// JSON: "cluster": {
 // JSON: "name": "decode_s64"{{$}}
 // JSON: "op": "paged_attention",
 // JSON: "name": "block_table",

@@ -216,6 +216,17 @@ int flash_plan_launch_info(const flash_plan *plan, int kernel_index,
                            const flash_attention_args *args, int sm_count,
                            flash_launch_info *out);
 
+/* The blocks of a thread-block cluster along x with which kernel
+ * `kernel_index` of `plan` is launched for `args` (planned as
+ * flash_plan_launch_info plans it): 1 where the plan gives the kernel no
+ * "cluster" or it comes to 1 for this call (docs/launch-plan.md). An embedder
+ * that launches the packed arguments itself gives a value above 1 as
+ * CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (x, 1, 1); the plans' kernels are
+ * also right launched without clusters, only slower. */
+int flash_plan_launch_cluster(const flash_plan *plan, int kernel_index,
+                              const flash_attention_args *args, int sm_count,
+                              uint32_t *cluster_x);
+
 /* flash_plan_launch_info, then the packed arguments into `buffer` (at least
  * args_bytes bytes, 64-byte aligned): tensor maps are encoded (through the
  * runtime's cache of encoded maps), workspace pointers are args->workspaces

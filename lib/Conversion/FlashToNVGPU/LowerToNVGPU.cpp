@@ -437,6 +437,12 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
     if (behindPrevious)
       entry.push_back(b.getNamedAttr("programmatic_dependent_launch",
                                      b.getBoolAttr(true)));
+    // sm_90a's fused split kernels: a call of two parts a row tile (grid x
+    // = 2) runs in clusters of two blocks along x, whose pair merge takes
+    // the place of the merge through global memory (decodeClusterPairs).
+    else if (decodeClusterPairs(c))
+      entry.push_back(b.getNamedAttr(
+          "cluster", str("max(1, 2*eq(" + grid[0] + ", 2))")));
     return b.getDictionaryAttr(entry);
   };
   // Paged: a call of a page size with a fused split kernel of its own

@@ -160,6 +160,8 @@ def lib() -> ctypes.CDLL:
     c.flash_plan_launch_info.argtypes = [vp, i, P(AttentionArgs), i, P(LaunchInfo)]
     c.flash_plan_pack_args.argtypes = [vp, i, P(AttentionArgs), i, vp, ctypes.c_size_t,
                                        P(LaunchInfo)]
+    c.flash_plan_launch_cluster.argtypes = [vp, i, P(AttentionArgs), i,
+                                            P(ctypes.c_uint32)]
     c.flash_plan_launch.argtypes = [vp, P(AttentionArgs), vp]
     c.flash_plan_loaded_from.argtypes = [vp]
     c.flash_plan_loaded_from.restype = ctypes.c_char_p

@@ -178,6 +178,16 @@ class Bundle:
                                                       sm_count, ctypes.byref(info)), self.name)
         return info
 
+    def launch_cluster(self, args: capi.AttentionArgs, sm_count: int = 0,
+                       kernel: int = 0) -> int:
+        """The blocks of a cluster along x the planned launch takes (1: no
+        clusters; docs/launch-plan.md "cluster"); no GPU needed when sm_count
+        is given."""
+        x = ctypes.c_uint32()
+        capi.check(capi.lib().flash_plan_launch_cluster(self._handle, kernel, ctypes.byref(args),
+                                                         sm_count, ctypes.byref(x)), self.name)
+        return x.value
+
     def launch(self, q, k, v, o, lse, scale: float):
         """Launches on tensors already checked by KernelLibrary.attention, on
         torch's current stream of q's device."""

@@ -244,9 +244,10 @@ def many_parts_cases(small=False):
     window = ("paged", "bf16", 128, 32, 8, 1, False, False, 16, [30000, 1, 0, 5, 17, 100, 64, 3, 2])
     if small:
         return [("paged", "bf16", 128, 8, 1, 1, False, True, 64, [8448, 0, 700]),
-                ("split", "bf16", 64, 8, 1, 1, True, False, 0, [8448]), window]
+                ("split", "bf16", 64, 8, 1, 1, True, False, 0, [8448]), window,
+                pair_merge_cases()[0][:-1] + (pair_merge_cases()[0][-1][:48],)]
     fused = [4100, 3000, 0, 1, 2500, 4096, 640, 3333, 17, 4000, 2222, 1500]
-    return [window, ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [8448, 4096, 1, 0]),
+    return pair_merge_cases() + [window, ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [8448, 4096, 1, 0]),
             ("paged", "bf16", 128, 8, 1, 1, False, True, 16, fused),
             ("paged", "bf16", 256, 8, 1, 1, False, True, 16, fused),
             ("split", "bf16", 128, 8, 1, 1, False, True, 0, [4096] * 12),
@@ -264,6 +265,28 @@ def many_parts_cases(small=False):
             ("paged", "bf16", 128, 8, 1, 2, True, True, 64, [12345]),
             ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [1]),
             ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [0])]
+
+
+def pair_merge_cases():
+    """Calls whose sequences are cut into at most two parts on 132 SMs (grid
+    x = 2: 45-66 work units at sm_90a's D = 128, one block an SM; 89-123 at
+    D = 64 and 256, two), where sm_90a's fused split kernels run in clusters
+    of two and merge through distributed shared memory (the pair merge,
+    docs/gpu.md): sequences of two parts beside ones of one part and of no
+    key in the same call (their blocks leave without the cluster barrier),
+    GQA 32/8 (the pairs along x, kv-heads along y), two row tiles a kv-head
+    (causal Nq = 4 at GQA 8/1: the second tile's rows at row 16 of the
+    tile), both page sizes of their own kernels and the kernel for any S,
+    contiguous, D = 64 and 256."""
+    mixed = [0, 1, 255, 256, 257, 4096, 5000, 300, 63, 64, 65, 700, 1000, 2049, 3333, 129] * 4
+    return [("paged", "bf16", 128, 8, 1, 1, False, True, 16, mixed),
+            ("paged", "bf16", 128, 8, 1, 1, True, True, 64, mixed[:50]),
+            ("paged", "f16", 128, 8, 1, 1, False, False, 48, mixed[3:53]),
+            ("paged", "bf16", 128, 32, 8, 1, False, True, 16, [3000, 0, 1, 700, 4096, 65, 2500]),
+            ("paged", "bf16", 128, 8, 1, 4, True, True, 16, mixed[:30]),
+            ("split", "bf16", 128, 8, 1, 1, True, True, 0, [4097] * 50),
+            ("paged", "f16", 64, 8, 1, 1, False, True, 64, (mixed * 2)[:100]),
+            ("split", "bf16", 256, 8, 1, 1, False, False, 0, [3000] * 96)]
 
 
 def _check_case_list(lib, results, cases, seed, label, plan_ok=None):
@@ -353,7 +376,11 @@ def merge_peak_cases(small=False):
                      [4100, 3000, 2900, 0, 3500, 1, 4096, 2816, 3100, 64, 3900, 3333]),
                     ("paged", "bf16", 256, 8, 1, 1, False, "ramp", 16,
                      [4100, 3000, 2900, 0, 3500, 1, 4096, 2816, 3100, 64, 3900, 3333]),
-                    ("paged", "f16", 128, 8, 2, 2, True, "ramp", 256, [33000, 5000, 0])]
+                    ("paged", "f16", 128, 8, 2, 2, True, "ramp", 256, [33000, 5000, 0]),
+                    # Two parts a sequence (the pair merge on sm_90a): the
+                    # peak in one part or the other.
+                    ("paged", "bf16", 128, 8, 1, 1, False, "early", 16, [3000, 257, 4096] * 20),
+                    ("split", "bf16", 128, 8, 1, 1, False, "late", 0, [5000] * 60)]
 
 
 def _score_shape(pattern, n, common):
@@ -508,6 +535,9 @@ def check_graph(lib, results, seed=2):
     rng = random.Random(seed)
     gen = torch.Generator().manual_seed(seed)
     failures = 0
+    # The first: 64 work units, grid x = 2 on 132 SMs: sm_90a's pair merge
+    # (clusters of two) captured and replayed with sequences of one part
+    # and of two.
     # The third: two sequences of up to 20000 keys at GQA 8/1, so that the
     # replays' lengths move between one part, one merge level and two.
     # The fourth: B = 1, one work unit (sm_90a's separate merge kernel,

@@ -601,6 +601,12 @@ int64_t decodeSeparateMergeBound(const KernelConfig &config);
 /// The same for a target by its name (kSplitKVSeparateMergeMaxWorkUnits on
 /// "sm_90a", 0 elsewhere).
 int64_t decodeSeparateMergeBound(llvm::StringRef arch);
+/// Whether `config`'s fused split kernels (not the separate merge's) merge
+/// a row tile's two parts in a cluster of their two blocks through
+/// distributed shared memory when launched so (the pair merge: grid x = 2
+/// and the plan's "cluster" x = 2; otherwise, or launched without clusters,
+/// they merge through global memory as before): sm_90a.
+bool decodeClusterPairs(const KernelConfig &config);
 /// Parts the fused merge (the block that finishes a row tile's last part)
 /// loads together at value dimension `valueDim` (their LSEs and O rows in
 /// flight at once): merging more parts than this at one level takes more

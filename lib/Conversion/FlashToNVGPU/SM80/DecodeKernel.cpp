@@ -64,6 +64,7 @@
 #include "flash/Conversion/FlashToNVGPU/SM80/DecodeMerge.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/DecodePages.h"
 #include "flash/Conversion/FlashToNVGPU/SM80/MMA.h"
+#include "flash/Conversion/FlashToNVGPU/SM90/Barriers.h"
 #include "flash/Dialect/Flash/Transforms/VisibleKV.h"
 #include "flash/Target/SplitKV.h"
 
@@ -309,6 +310,25 @@ OutputRows outputRows(KernelMath &km, const KernelConfig &config,
 //===----------------------------------------------------------------------===//
 
 namespace mlir::flash::sm80 {
+
+namespace {
+/// exp(x − shift) as the merges take it: 2^((x − shift)·log2 e).
+Value mergeWeight(KernelMath &km, Value x, Value shift) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  return buildExp2(km, arith::MulFOp::create(
+                           b, loc, arith::SubFOp::create(b, loc, x, shift),
+                           km.f32(M_LOG2E)));
+}
+/// The shift of the weights: the largest LSE, or 0 where it is −inf (no
+/// part saw a key: every weight 0).
+Value mergeShift(KernelMath &km, Value max, Value negInf) {
+  return km.select(arith::CmpFOp::create(km.b, km.loc,
+                                         arith::CmpFPredicate::OEQ, max,
+                                         negInf),
+                   km.f32(0.0), max);
+}
+} // namespace
 
 /// Lane `lane` of a warp writes its Dv/32 consecutive columns of O's row
 /// `flatRow` (16-bit pairs) and, from lane 0, its LSE.
@@ -794,46 +814,70 @@ void writeSplitResult(KernelMath &km, const KernelConfig &config,
     // −inf for a row that saw no key of the part), f32, at part-major
     // rows of the workspaces.
     b.setInsertionPoint(ifWhole.elseBlock()->getTerminator());
-    auto [partialO, partialLse] = place.partials();
-    Value allRows = km.toIndex(
-        km.mul(km.mul(place.batch, place.queryHeads), place.seqQ));
-    Value partRow0 = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, km.toIndex(place.part), allRows),
-        place.groupBase);
     const AccumulatorLayout &layout = acc.layout;
-    for (int64_t r = 0; r < numRows; ++r) {
-      Value rowSum = buildRowSum(km, layout, runningSum[r]);
-      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          rowSum, km.f32(0.0));
-      Value inverse =
-          km.select(empty, km.f32(0.0),
-                    arith::DivFOp::create(b, loc, km.f32(1.0), rowSum));
-      Value row = km.add(place.tileRow0,
-                         km.add(coords.group, km.i32(layout.rowOffset(r))));
-      km.ifLanes(km.cmp(P::slt, row, place.groupRows), [&] {
-        Value flatRow =
-            arith::AddIOp::create(b, loc, partRow0, km.toIndex(row));
-        Value rowBase = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, flatRow, km.index(D)),
-            km.toIndex(
-                km.mul(coords.quadLane, km.i32(layout.columnLaneStride()))));
-        if (columnShift)
-          rowBase = arith::AddIOp::create(b, loc, rowBase, columnShift);
-        for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
-          Value o = arith::MulFOp::create(b, loc, acc.reg(r, c), inverse);
-          km.store(o, partialO,
-                   arith::AddIOp::create(b, loc, rowBase,
-                                         km.index(layout.columnOffset(c))));
-        }
-        Value lseLane = km.cmp(P::eq, coords.quadLane, km.i32(0));
-        if (lseWriter)
-          lseLane = km.andi(lseLane, lseWriter);
-        km.ifLanes(lseLane, [&] {
-          km.store(
-              buildRowLse(km, common[r], place.scale, rowSum, empty, negInf),
-              partialLse, flatRow);
+    auto storePartials = [&](Value partialO, Value partialLse,
+                             Value partRow0) {
+      for (int64_t r = 0; r < numRows; ++r) {
+        Value rowSum = buildRowSum(km, layout, runningSum[r]);
+        Value empty = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OEQ, rowSum, km.f32(0.0));
+        Value inverse =
+            km.select(empty, km.f32(0.0),
+                      arith::DivFOp::create(b, loc, km.f32(1.0), rowSum));
+        Value row = km.add(place.tileRow0,
+                           km.add(coords.group, km.i32(layout.rowOffset(r))));
+        km.ifLanes(km.cmp(P::slt, row, place.groupRows), [&] {
+          Value flatRow =
+              arith::AddIOp::create(b, loc, partRow0, km.toIndex(row));
+          Value rowBase = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, flatRow, km.index(D)),
+              km.toIndex(
+                  km.mul(coords.quadLane, km.i32(layout.columnLaneStride()))));
+          if (columnShift)
+            rowBase = arith::AddIOp::create(b, loc, rowBase, columnShift);
+          for (int64_t c = 0; c < layout.columnsPerRow; ++c) {
+            Value o = arith::MulFOp::create(b, loc, acc.reg(r, c), inverse);
+            km.store(o, partialO,
+                     arith::AddIOp::create(b, loc, rowBase,
+                                           km.index(layout.columnOffset(c))));
+          }
+          Value lseLane = km.cmp(P::eq, coords.quadLane, km.i32(0));
+          if (lseWriter)
+            lseLane = km.andi(lseLane, lseWriter);
+          km.ifLanes(lseLane, [&] {
+            km.store(buildRowLse(km, common[r], place.scale, rowSum, empty,
+                                 negInf),
+                     partialLse, flatRow);
+          });
         });
-      });
+      }
+    };
+    auto toGlobal = [&] {
+      auto [partialO, partialLse] = place.partials();
+      Value allRows = km.toIndex(
+          km.mul(km.mul(place.batch, place.queryHeads), place.seqQ));
+      storePartials(partialO, partialLse,
+                    arith::AddIOp::create(
+                        b, loc,
+                        arith::MulIOp::create(b, loc, km.toIndex(place.part),
+                                              allRows),
+                        place.groupBase));
+    };
+    if (!place.inShared) {
+      toGlobal();
+    } else {
+      auto ifShared =
+          scf::IfOp::create(b, loc, place.inShared(), /*withElse=*/true);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifShared.thenBlock()->getTerminator());
+      auto [sharedO, sharedLse] = place.sharedPartials();
+      // Row `row` of the tile at row row − tileRow0.
+      storePartials(sharedO, sharedLse,
+                    arith::IndexCastOp::create(
+                        b, loc, b.getIndexType(),
+                        km.sub(km.i32(0), place.tileRow0)));
+      b.setInsertionPoint(ifShared.elseBlock()->getTerminator());
+      toGlobal();
     }
   }
 }
@@ -861,7 +905,8 @@ public:
                          decodeSplitTableWindow(config, separateMerge)),
         b(b), loc(loc), config(config), et(config.elementType),
         Mw(config.decode.mTiles), stages(config.stages),
-        separateMerge(separateMerge) {}
+        separateMerge(separateMerge),
+        clusterPairs(!separateMerge && decodeClusterPairs(config)) {}
 
   void build(gpu::GPUFuncOp func, llvm::StringMap<Value> &arg);
 
@@ -888,6 +933,8 @@ private:
   Type et;
   int64_t Mw, stages;
   bool separateMerge;
+  /// The pair merge in clusters of two (decodeClusterPairs).
+  bool clusterPairs;
 
   // Block-wide values (the page arithmetic's and the copies' are
   // DecodeTileCopies').
@@ -1383,6 +1430,37 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
                                        : Value();
     return {globalO, globalLse};
   };
+  // The pair merge (decodeClusterPairs): the partials of the row tile's
+  // blockQ rows in shared memory after the warps' words (over the drained
+  // K/V ring), read by the other block of the cluster.
+  const int64_t pairOffset =
+      llvm::alignTo(queryBytes + 4 * kWarps * perWarp, 16);
+  const int64_t pairWords = config.blockQ * D;
+  // Uniform over the grid: launched in clusters of exactly two blocks,
+  // along x, over two parts' blocks a row tile (the plan's "cluster" where
+  // grid x = 2), so that a block's cluster peer is its row tile's other part.
+  auto inPairs = [&]() -> Value {
+    Type i32 = b.getI32Type();
+    return km.andi(
+        km.andi(km.cmp(P::eq, NVVM::ClusterDim::create(b, loc, i32),
+                       km.i32(2)),
+                km.cmp(P::eq, NVVM::ClusterDimBlocksXOp::create(b, loc, i32),
+                       km.i32(2))),
+        km.cmp(P::eq,
+               asI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x)),
+               km.i32(2)));
+  };
+  if (clusterPairs) {
+    if (pairOffset + 4 * (pairWords + config.blockQ) >
+        queryBytes + 2 * elementBytes * ringElements)
+      llvm::report_fatal_error("decode: the pair merge's partials do not fit "
+                               "in the K/V ring");
+    place.inShared = inPairs;
+    place.sharedPartials = [&]() -> std::pair<Value, Value> {
+      return {view(b.getF32Type(), pairOffset, pairWords),
+              view(b.getF32Type(), pairOffset + 4 * pairWords, config.blockQ)};
+    };
+  }
   place.partials = [&]() -> std::pair<Value, Value> {
     Value partialO =
         buildFlatGlobalMemref(km, arg["partial_o"], b.getF32Type());
@@ -1460,7 +1538,80 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     gpu::ReturnOp::create(b, loc);
     return;
   }
-  km.ifLanes(km.cmp(P::sge, split.numSplits, km.i32(2)), [&] {
+  // The pair merge (decodeClusterPairs; sm_90a's fused split kernels, grid
+  // x = 2 launched in clusters of two): the two parts' blocks of a row tile
+  // are one cluster. Each has left its partials in its shared memory
+  // (writeSplitResult); after a cluster barrier (every thread's stores
+  // released, the other block's acquired) block `rank` merges rows rank,
+  // rank + 2, ... reading both blocks' partials through distributed shared
+  // memory, and writes O (and LSE); a second barrier keeps each block's
+  // shared memory alive until the other has read it. No partials in global
+  // memory, no count: the fused merge's handoff (partials, count, the last
+  // block's reads) cost a one-wave GQA 8/1 grid about 2.6 us
+  // (docs/benchmarks.md, forty-eighth session).
+  Value numSplitsAtLeast2 = km.cmp(P::sge, split.numSplits, km.i32(2));
+  if (clusterPairs) {
+    auto ifPairs = scf::IfOp::create(
+        b, loc, km.andi(inPairs(), numSplitsAtLeast2), /*withElse=*/true);
+    b.setInsertionPoint(ifPairs.thenBlock()->getTerminator());
+    sm90::clusterSync(km);
+    Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+    auto sharedAddress = [&](int64_t byteOffset) -> Value {
+      Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(
+          b, loc, view(b.getF32Type(), byteOffset, 1));
+      return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), pointer);
+    };
+    Value oBase = sharedAddress(pairOffset);
+    Value lseBase = sharedAddress(pairOffset + 4 * pairWords);
+    // Rows 2·warp + rank + 8k of the tile.
+    auto loop = scf::ForOp::create(b, loc,
+                                   km.add(km.mul(warp, km.i32(2)), rank),
+                                   rowsInTile, km.i32(2 * kWarps));
+    b.setInsertionPointToStart(loop.getBody());
+    Value row = loop.getInductionVar();
+    const int64_t columns = D / 32;
+    SmallVector<Value> lses;
+    SmallVector<SmallVector<Value>> parts;
+    Value column = km.mul(lane, km.i32(columns));
+    for (int64_t s = 0; s < 2; ++s) {
+      Value oAddress = km.add(
+          oBase, km.mul(km.add(km.mul(row, km.i32(D)), column), km.i32(4)));
+      // A lane's columns in loads of at most 4 (D = 256: 8 columns).
+      Value remote = sm90::clusterAddress(km, oAddress, km.i32(s));
+      parts.emplace_back();
+      for (int64_t c = 0; c < columns; c += 4)
+        parts.back().append(sm90::loadClusterF32s(
+            km, km.add(remote, km.i32(4 * c)), std::min<int64_t>(columns - c, 4)));
+      lses.push_back(sm90::loadClusterF32s(
+          km,
+          sm90::clusterAddress(km, km.add(lseBase, km.mul(row, km.i32(4))),
+                               km.i32(s)),
+          1)[0]);
+    }
+    Value negInfinity = km.f32(-std::numeric_limits<double>::infinity());
+    Value maxLse = arith::MaxNumFOp::create(b, loc, lses[0], lses[1]);
+    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                        maxLse, negInfinity);
+    Value shift = mergeShift(km, maxLse, negInfinity);
+    Value w0 = mergeWeight(km, lses[0], shift);
+    Value w1 = mergeWeight(km, lses[1], shift);
+    Value total = arith::AddFOp::create(b, loc, w0, w1);
+    Value inverse = km.select(
+        noKey, km.f32(0.0), arith::DivFOp::create(b, loc, km.f32(1.0), total));
+    SmallVector<Value> o;
+    for (int64_t c = 0; c < columns; ++c) {
+      Value sum = buildFma(km, w1, parts[1][c],
+                           arith::MulFOp::create(b, loc, w0, parts[0][c]));
+      o.push_back(arith::MulFOp::create(b, loc, sum, inverse));
+    }
+    writeOutputRow(km, config, outputs, lane, km.add(tileFlatRow0, row), o,
+                   mergedLse(km, noKey, negInfinity, maxLse, total));
+    b.setInsertionPointAfter(loop);
+    sm90::clusterSync(km);
+    // The fused merge's count otherwise (below, in the else branch).
+    b.setInsertionPoint(ifPairs.elseBlock()->getTerminator());
+  }
+  km.ifLanes(numSplitsAtLeast2, [&] {
     gpu::BarrierOp::create(b, loc);
     Value numSplits = split.numSplits;
     Value flag, allRows;
@@ -1580,24 +1731,6 @@ int64_t mergeKernelGroups() {
 
 namespace mlir::flash::sm80 {
 
-namespace {
-/// exp(x − shift) as the merges take it: 2^((x − shift)·log2 e).
-Value mergeWeight(KernelMath &km, Value x, Value shift) {
-  OpBuilder &b = km.b;
-  Location loc = km.loc;
-  return buildExp2(km, arith::MulFOp::create(
-                           b, loc, arith::SubFOp::create(b, loc, x, shift),
-                           km.f32(M_LOG2E)));
-}
-/// The shift of the weights: the largest LSE, or 0 where it is −inf (no
-/// part saw a key: every weight 0).
-Value mergeShift(KernelMath &km, Value max, Value negInf) {
-  return km.select(arith::CmpFOp::create(km.b, km.loc,
-                                         arith::CmpFPredicate::OEQ, max,
-                                         negInf),
-                   km.f32(0.0), max);
-}
-} // namespace
 
 // Documented in SM80/DecodeMerge.h.
 MergeKernelThread mergeKernelThread(KernelMath &km, Value tid) {
@@ -1864,6 +1997,10 @@ int64_t mlir::flash::decodeSeparateMergeBound(const KernelConfig &config) {
 
 int64_t mlir::flash::decodeSeparateMergeBound(llvm::StringRef arch) {
   return splitKVSeparateMergeBound(arch == "sm_90a");
+}
+
+bool mlir::flash::decodeClusterPairs(const KernelConfig &config) {
+  return config.arch == "sm_90a";
 }
 
 int64_t mlir::flash::decodeMergeBatch(int64_t valueDim) {

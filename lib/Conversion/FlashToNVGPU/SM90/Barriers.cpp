@@ -131,6 +131,30 @@ Value sm90::clusterAddress(KernelMath &km, Value shared, Value rank) {
                    "mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r");
 }
 
+SmallVector<Value> sm90::loadClusterF32s(KernelMath &km, Value address,
+                                         int64_t count) {
+  assert((count == 1 || count == 2 || count == 4) && "a vector load");
+  OpBuilder &b = km.b;
+  Type f32 = b.getF32Type();
+  std::string text = count == 1 ? "ld.shared::cluster.f32 $0, [$1];"
+                     : count == 2
+                         ? "ld.shared::cluster.v2.f32 {$0, $1}, [$2];"
+                         : "ld.shared::cluster.v4.f32 {$0, $1, $2, $3}, [$4];";
+  std::string constraints;
+  for (int64_t i = 0; i < count; ++i)
+    constraints += "=f,";
+  constraints += "r,~{memory}";
+  if (count == 1)
+    return {inlinePtx(km, f32, ValueRange{address}, text, constraints)};
+  Type type = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                               SmallVector<Type>(count, f32));
+  Value loaded = inlinePtx(km, type, ValueRange{address}, text, constraints);
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < count; ++i)
+    values.push_back(LLVM::ExtractValueOp::create(b, km.loc, loaded, i));
+  return values;
+}
+
 void sm90::storeClusterF32x2(KernelMath &km, Value address, Value x,
                              Value y) {
   inlinePtx(km, Type(), ValueRange{address, x, y},

@@ -172,6 +172,11 @@ struct SplitResultPlace {
   std::function<std::pair<Value, Value>()> outputs;
   /// The partials' O and LSE (flat f32).
   std::function<std::pair<Value, Value>()> partials;
+  /// Optional (sm_90a's fused split kernels): i1, uniform over the grid:
+  /// whether the partials go to `sharedPartials` instead (this block's
+  /// shared memory, the row tile's row r at row r, for a cluster's merge).
+  std::function<Value()> inShared;
+  std::function<std::pair<Value, Value>()> sharedPartials;
 };
 /// What a split kernel's block writes from the combined state of its rows
 /// (`acc`: every column, or with `columnShift` (index) the slice that many
@@ -180,7 +185,8 @@ struct SplitResultPlace {
 ///   one part: O = acc / l in the element type (buildEpilogue) and
 ///     LSE = M·scale + ln l, −inf (and O = 0) where l = 0;
 ///   several parts: the part's f32 O = acc / l (0 where l = 0) at partial
-///     row part·B·Hq·Nq + groupBase + row and its LSE likewise.
+///     row part·B·Hq·Nq + groupBase + row and its LSE likewise (or, where
+///     place.inShared() holds, at row `row` − tileRow0 of sharedPartials).
 /// `lseWriter` (i1, or null: every thread that calls it) says which warp
 /// writes the LSE (quad lane 0). Declared here so that the CPU harness
 /// flash-test-decode-result (test/lib/TestDecodeResult.cpp) builds the same

@@ -84,6 +84,10 @@ void fenceGpu(KernelMath &km);
 /// mapa: the address in block `rank` of the cluster of `shared` (this
 /// block's shared::cta address).
 Value clusterAddress(KernelMath &km, Value shared, Value rank);
+/// `count` (1, 2 or 4) consecutive f32 at a shared::cluster address
+/// (ld.shared::cluster, one vector load).
+SmallVector<Value> loadClusterF32s(KernelMath &km, Value address,
+                                   int64_t count);
 /// st.shared::cluster.v2.f32 of (x, y) at a shared::cluster address.
 void storeClusterF32x2(KernelMath &km, Value address, Value x, Value y);
 /// One arrival, release at cluster scope, on the mbarrier at a
