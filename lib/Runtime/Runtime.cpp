@@ -696,7 +696,8 @@ static std::shared_ptr<const PlannedCall>
 plannedWithoutLaunch(const flash_plan *p, int kernel_index,
                      const flash_attention_args *args, int sm_count) {
   if (kernel_index < 0 || size_t(kernel_index) >= p->plan.kernels.size()) {
-    fail("plan " + p->plan.name + " has no kernel " + std::to_string(kernel_index));
+    fail("plan " + p->plan.name + " has no kernel " +
+         std::to_string(kernel_index));
     return nullptr;
   }
   // Planned as a launch plans it (the last call's plan reused when only the

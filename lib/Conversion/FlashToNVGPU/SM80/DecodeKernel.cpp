@@ -1580,8 +1580,9 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
       Value remote = sm90::clusterAddress(km, oAddress, km.i32(s));
       parts.emplace_back();
       for (int64_t c = 0; c < columns; c += 4)
-        parts.back().append(sm90::loadClusterF32s(
-            km, km.add(remote, km.i32(4 * c)), std::min<int64_t>(columns - c, 4)));
+        parts.back().append(
+            sm90::loadClusterF32s(km, km.add(remote, km.i32(4 * c)),
+                                  std::min<int64_t>(columns - c, 4)));
       lses.push_back(sm90::loadClusterF32s(
           km,
           sm90::clusterAddress(km, km.add(lseBase, km.mul(row, km.i32(4))),
@@ -1730,7 +1731,6 @@ int64_t mergeKernelGroups() {
 } // namespace
 
 namespace mlir::flash::sm80 {
-
 
 // Documented in SM80/DecodeMerge.h.
 MergeKernelThread mergeKernelThread(KernelMath &km, Value tid) {
