@@ -419,7 +419,9 @@ llvm::Expected<Object> gridJSON(StringRef kind, ArrayRef<StringRef> formulas,
 
 /// One kernel of a plan. `pdl`: launched with programmatic dependent launch
 /// behind the kernel before it (docs/launch-plan.md; a runtime that ignores
-/// the field launches in stream order, which is correct, slower).
+/// the field launches in stream order, which is correct, slower). `cluster`:
+/// the formula of its blocks a cluster along x ("cluster": {"x": ...}), none
+/// without one.
 Object kernelJSON(StringRef name, Object files, Object grid, int64_t threads,
                   int64_t sharedBytes, Array arguments, Object description,
                   bool pdl, std::optional<JValue> cluster = std::nullopt) {

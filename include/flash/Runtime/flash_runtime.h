@@ -222,7 +222,9 @@ int flash_plan_launch_info(const flash_plan *plan, int kernel_index,
  * "cluster" or it comes to 1 for this call (docs/launch-plan.md). An embedder
  * that launches the packed arguments itself gives a value above 1 as
  * CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (x, 1, 1); the plans' kernels are
- * also right launched without clusters, only slower. */
+ * also right launched without clusters, only slower. On failure (a call that
+ * does not fit the plan, a cluster that is not 1 to 8 dividing grid x) it
+ * returns nonzero with *cluster_x = 0 and the message in flash_last_error. */
 int flash_plan_launch_cluster(const flash_plan *plan, int kernel_index,
                               const flash_attention_args *args, int sm_count,
                               uint32_t *cluster_x);
