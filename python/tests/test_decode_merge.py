@@ -8,7 +8,9 @@ whose parts did (O = 0, LSE = −inf), and beyond 32 parts two levels (each
 group into its first part's slot, then the groups); with ``form=kernel``,
 sm_90a's separate merge kernel (``buildMergeKernelSums``,
 ``buildMergeKernelCombine``: 128 threads each summing every 16th part, the
-first group combining the groups; rows of one part left alone).
+first group combining the groups; rows of one part left alone); with
+``form=pair``, sm_90a's pair merge (``buildPairMergeRows``: two parts, the
+rows of a tile shared by a cluster's two blocks' warps).
 ``flash_mlir.testing.decode_merge`` runs it under mlir-runner on random
 partials and checks O (16-bit), LSE and the partial slots against a float64
 merge.
@@ -33,7 +35,8 @@ from flash_opt import flash_opt_path  # noqa: E402
 
 # Every Dv the decode kernels take (a batch of 32, 16 and 8 parts), both
 # 16-bit types, with and without the LSE; sm_90a's separate merge kernel
-# (form "kernel": 2, 4 and 8 slices of 32 columns).
+# (form "kernel": 2, 4 and 8 slices of 32 columns) and its pair merge (form
+# "pair": 2, 4 and 8 columns a lane, in one or two loads of 4).
 CONFIGS = [
     MergeConfig("bf16", 128, True),
     MergeConfig("f16", 128, False),
@@ -43,6 +46,9 @@ CONFIGS = [
     MergeConfig("bf16", 128, True, "kernel"),
     MergeConfig("f16", 64, False, "kernel"),
     MergeConfig("bf16", 256, True, "kernel"),
+    MergeConfig("bf16", 128, True, "pair"),
+    MergeConfig("f16", 64, False, "pair"),
+    MergeConfig("bf16", 256, True, "pair"),
 ]
 
 
@@ -111,3 +117,30 @@ def test_check_can_fail_kernel():
     bad_lse[2] = np.float32(np.asarray(lse[2], np.float64).astype(np.int64).astype("<u4")
                             .view("<f4") + 1e-3).view("<i4")
     assert any(e.startswith("LSE:") for e in check_case(cfg, many, o, bad_lse, po, pl))
+
+
+def test_check_can_fail_pair():
+    """The pair merge's checks: a row its warps do not take (left at the
+    sentinel) and a row merged with part 0's weight for both parts fail; a
+    call of one or three parts is left alone."""
+    cfg = MergeConfig("bf16", 128, True, "pair")
+    rng = np.random.default_rng(5)
+    two, three = make_case(rng, cfg, 2, "random", 9), make_case(rng, cfg, 3, "random", 5)
+    outputs, error, _, _ = execute(cfg, [two, three], flash_opt_path())
+    assert error is None, error
+    assert not check_case(cfg, two, *outputs[0])
+    assert not check_case(cfg, three, *outputs[1])
+    o, lse, po, pl = outputs[0]
+    bad_o = o.copy()
+    bad_o[8 * 64:9 * 64] = -7                # row 8 (warp 0 of rank 0, second pass)
+    assert any(e.startswith("O:") for e in check_case(cfg, two, bad_o, lse, po, pl))
+    # Row 0 as if both parts had part 0's weight: (O_0 + O_1) / 2.
+    wrong = (two.partial_o[0, 0] + two.partial_o[1, 0]) / 2
+    bits = (wrong.astype(np.float32).view("<u4") >> 16).astype(np.int64)
+    bad_o = o.copy()
+    bad_o[0:64] = (bits[0::2] | (bits[1::2] << 16)).astype("<u4").view("<i4")
+    assert any(e.startswith("O:") for e in check_case(cfg, two, bad_o, lse, po, pl))
+    o, lse, po, pl = outputs[1]
+    bad_o = o.copy()
+    bad_o[0] = 0
+    assert any("pair merge takes two" in e for e in check_case(cfg, three, bad_o, lse, po, pl))

@@ -7,8 +7,9 @@ mode, what a block writes once its warps are combined: O in the element type
 and the LSE when its row tile has one part, the part's f32 partial O and LSE
 otherwise, for the rows of its tile inside the group. Every warp of the
 ``slices`` form (the shipped plans) writes its quarter of the columns and
-warp 0 the LSE; in the ``first-warp`` form (sm_80 schedules of many packed
-rows) warp 0 writes everything. ``flash_mlir.testing.decode_result`` runs it
+warp 0 the LSE (with ``shared``, several parts' partials at the tile's rows
+of the pair merge's shared memory); in the ``first-warp`` form (sm_80
+schedules of many packed rows) warp 0 writes everything. ``flash_mlir.testing.decode_result`` runs it
 under mlir-runner on random states and sizes (one part and several; whole
 and ragged row tiles; rows no key reached) and checks every word of the four
 buffers: the ones the block writes against float64, the others untouched.
@@ -43,6 +44,10 @@ CONFIGS = [
     ResultConfig(64, 2, "slices", "f16", True),
     ResultConfig(128, 2, "first-warp", "bf16", True),
     ResultConfig(64, 4, "first-warp", "f16", False),
+    # sm_90a's fused split kernels where two parts merge in a cluster.
+    ResultConfig(128, 1, "slices", "bf16", True, shared=True),
+    ResultConfig(64, 1, "slices", "f16", False, shared=True),
+    ResultConfig(256, 1, "slices", "bf16", True, shared=True),
 ]
 
 
@@ -59,7 +64,8 @@ def test_cases_cover():
     """The cases reach what the writer decides: one part and several, rows
     past the group (ragged tiles leave some of the tile's rows unwritten),
     rows no key reached (O 0, LSE -inf), a group that does not start at row
-    0, and a part other than 0."""
+    0, a part other than 0, and a row tile of several parts that is not the
+    group's first."""
     cfg = ResultConfig(128, 1, "slices", "bf16", True)
     cases = standard_cases(cfg, 0)
     assert {c.sizes["num_splits"] == 1 for c in cases} == {True, False}
@@ -78,6 +84,9 @@ def test_cases_cover():
         assert all(not np.isnan(v) for v in lses)
     assert any(c.sizes["group_row0"] > 0 for c in cases)
     assert any(c.sizes["part"] > 0 for c in cases if c.sizes["num_splits"] > 1)
+    # shared=True places a part's rows from the row tile's first row: a case
+    # of several parts whose tile is not the group's first tells it apart.
+    assert any(c.sizes["tile_row0"] > 0 for c in cases if c.sizes["num_splits"] > 1)
 
 
 def test_check_can_fail():

@@ -1,14 +1,16 @@
 // RUN: flash-opt %s --flash-test-decode-merge | FileCheck %s
 // RUN: flash-opt %s --flash-test-decode-merge="lse=0 head-dim=64 element-type=f16" | FileCheck %s --check-prefix=NOLSE
 // RUN: flash-opt %s --flash-test-decode-merge="form=kernel" | FileCheck %s --check-prefix=KERNEL
+// RUN: flash-opt %s --flash-test-decode-merge="form=pair" | FileCheck %s --check-prefix=PAIR
 // RUN: not flash-opt %s --flash-test-decode-merge="form=warp" 2>&1 | FileCheck %s --check-prefix=BADFORM
 // RUN: not flash-opt %s --flash-test-decode-merge="head-dim=96" 2>&1 | FileCheck %s --check-prefix=BADDIM
 // RUN: not flash-opt %s --flash-test-decode-merge="element-type=f32" 2>&1 | FileCheck %s --check-prefix=BADTYPE
 
 // flash-test-decode-merge (test/lib/TestDecodeMerge.cpp) defines the declared
 // @flash_decode_merge with the decode kernels' merge of parts (buildMergeRow,
-// SM80/DecodeMerge.h) in the kernels' scalar form, its two NVVM operations
-// replaced by the host's (python/tests/test_decode_merge.py runs it).
+// SM80/DecodeMerge.h; form=kernel and form=pair below) in the kernels'
+// scalar form, its two NVVM operations replaced by the host's
+// (python/tests/test_decode_merge.py runs it).
 
 // CHECK-LABEL: func.func private @flash_decode_merge(
 // CHECK-NOT: nvvm.
@@ -68,7 +70,37 @@
 // KERNEL-NOT: nvvm.
 // KERNEL: return
 
-// BADFORM: flash-test-decode-merge: form must be fused or kernel
+// form=pair: sm_90a's pair merge (buildPairMergeRows), for two parts only.
+// Both ranks' four warps, lane 31 first, each taking rows 2·warp + rank,
+// + 8, ... of the tile; per row part 0's 4 words and LSE, then part 1's
+// (plain loads of the buffers, where the kernel reads the cluster's shared
+// memory), the two weights, O = (w0·O0 + w1·O1) / (w0 + w1) as 16-bit
+// pairs and, from lane 0, the LSE.
+// PAIR-LABEL: func.func private @flash_decode_merge(
+// PAIR-NOT: nvvm.
+// PAIR: arith.cmpi eq, %arg4, %c2_i32
+// PAIR: scf.for %[[RANK:.+]] = %{{.+}} to %c2_i32{{.*}} step
+// PAIR: scf.for %[[WARP:.+]] = %{{.+}} to %c4_i32{{.*}} step
+// PAIR: scf.for %{{.+}} = %{{.+}} to %c32_i32{{.*}} step
+// PAIR: %[[W2:.+]] = arith.muli %[[WARP]], %c2_i32{{.*}} : i32
+// PAIR-NEXT: %[[FIRST:.+]] = arith.addi %[[W2]], %[[RANK]] : i32
+// PAIR-NEXT: scf.for %[[ROW:.+]] = %[[FIRST]] to %arg5 step %c8_i32
+// PAIR-COUNT-4: memref.load %arg0[
+// PAIR: memref.load %arg1[
+// PAIR-COUNT-4: memref.load %arg0[
+// PAIR: memref.load %arg1[
+// PAIR: arith.maxnumf
+// PAIR: llvm.intr.exp2
+// PAIR: llvm.intr.exp2
+// PAIR: llvm.intr.fma
+// PAIR: llvm.intr.log2
+// PAIR: arith.truncf %{{.+}} : vector<2xf32> to vector<2xbf16>
+// PAIR: memref.store %{{.+}}, %arg2[%{{.+}}] : memref<?xi32>
+// PAIR: memref.store %{{.+}}, %arg3[%{{.+}}] : memref<?xf32>
+// PAIR-NOT: nvvm.
+// PAIR: return
+
+// BADFORM: flash-test-decode-merge: form must be fused, kernel or pair
 // BADDIM: flash-test-decode-merge: head-dim must be 64, 128 or 256 (the decode kernels')
 // BADTYPE: flash-test-decode-merge: element-type must be f16 or bf16
 

@@ -1,6 +1,7 @@
 // RUN: flash-opt %s --flash-test-decode-result | FileCheck %s
 // RUN: flash-opt %s --flash-test-decode-result="combine=first-warp m-tiles=2" | FileCheck %s --check-prefix=FIRST
 // RUN: flash-opt %s --flash-test-decode-result="lse=false element-type=f16 head-dim=64" | FileCheck %s --check-prefix=NOLSE
+// RUN: flash-opt %s --flash-test-decode-result="shared=true" | FileCheck %s --check-prefix=SHARED
 // RUN: not flash-opt %s --flash-test-decode-result="combine=warp0" 2>&1 | FileCheck %s --check-prefix=BADCOMBINE
 // RUN: not flash-opt %s --flash-test-decode-result="head-dim=128 m-tiles=3" 2>&1 | FileCheck %s --check-prefix=BADM
 // RUN: not flash-opt %s --flash-test-decode-result="element-type=f32" 2>&1 | FileCheck %s --check-prefix=BADTYPE
@@ -94,6 +95,23 @@
 // NOLSE: vector.scatter %arg4[
 // NOLSE-NOT: vector.scatter %arg2
 // NOLSE: return
+
+// shared=true (sm_90a's pair merge): several parts branch once more on
+// place.inShared (here true), and the partials' rows there start at the row
+// tile's first row: row − tileRow0, a signed index (rows of the tile below
+// their group's base), scattered to the same buffers.
+// SHARED-LABEL: func.func private @flash_decode_result(
+// SHARED-NOT: nvvm.
+// SHARED: } else {
+// SHARED-NEXT: %[[IN:.+]] = arith.constant true
+// SHARED-NEXT: scf.if %[[IN]] {
+// SHARED: %[[NEG:.+]] = arith.subi %{{.+}}, %{{.+}} : vector<32xi32>
+// SHARED-NEXT: arith.index_cast %[[NEG]] : vector<32xi32> to vector<32xindex>
+// SHARED: vector.scatter %arg3[
+// SHARED: vector.scatter %arg4[
+// SHARED: } else {
+// SHARED: vector.scatter %arg3[
+// SHARED: return
 
 // BADCOMBINE: flash-test-decode-result: combine must be slices or first-warp
 // BADM: flash-test-decode-result: m-tiles must be 1 to 2 at head-dim 128

@@ -29,7 +29,16 @@
 // combine. What stays out: the wait for the split grid, the count of parts
 // (here num_splits) and the shared memory itself (here a buffer).
 //
-// Both: the hardware's ex2.approx and lg2.approx are the host's exp2 and
+// form=pair: sm_90a's pair merge (buildPairMergeRows), for num_splits = 2
+// (other counts are left alone: the kernel takes it for two parts only).
+// Block `rank`'s warps, one after another, both ranks: each merges its rows
+// of the tile (row r: 2·warp + rank + 8k) reading the two parts' partials
+// (the kernel's two blocks' shared memory, here parts 0 and 1 of the
+// buffers: part s of row r at partial row s·rows + r, as above). What stays
+// out: the cluster's barriers and distributed shared-memory addresses, and
+// where the partials were written (flash-test-decode-result shared=true).
+//
+// All: the hardware's ex2.approx and lg2.approx are the host's exp2 and
 // log2 (the only NVVM operations of the merges; the harness replaces them
 // and refuses any other). python/tests/test_decode_merge.py runs it against
 // a float64 merge.
@@ -66,7 +75,8 @@ struct TestDecodeMergePass
   StringRef getArgument() const final { return "flash-test-decode-merge"; }
   StringRef getDescription() const final {
     return "Define @flash_decode_merge: the decode kernels' merge of parts "
-           "(form=fused: buildMergeRow; form=kernel: sm_90a's merge kernel) "
+           "(form=fused: buildMergeRow; form=kernel: sm_90a's merge kernel; "
+           "form=pair: sm_90a's pair merge) "
            "on the CPU, for running under mlir-runner (test only)";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
@@ -85,8 +95,8 @@ struct TestDecodeMergePass
                          llvm::cl::init(true)};
   Option<std::string> form{
       *this, "form",
-      llvm::cl::desc("fused (the split kernels' merge) or kernel (sm_90a's "
-                     "separate merge kernel)"),
+      llvm::cl::desc("fused (the split kernels' merge), kernel (sm_90a's "
+                     "separate merge kernel) or pair (sm_90a's pair merge)"),
       llvm::cl::init("fused")};
 
   void runOnOperation() override;
@@ -112,8 +122,8 @@ void TestDecodeMergePass::runOnOperation() {
     return fail(wrong);
   config.headDim = headDim;
   config.writesLse = writesLse;
-  if (form != "fused" && form != "kernel")
-    return fail("form must be fused or kernel");
+  if (form != "fused" && form != "kernel" && form != "pair")
+    return fail("form must be fused, kernel or pair");
 
   Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
   auto flat = [&](Type element) {
@@ -158,6 +168,43 @@ void TestDecodeMergePass::runOnOperation() {
   };
   if (form == "kernel") {
     buildSeparateMergeKernel(km, config, out, numSplits, rows);
+    if (failed(replaceScalarDeviceOps(func, "flash-test-decode-merge")))
+      signalPassFailure();
+    return;
+  }
+  if (form == "pair") {
+    // Part s's words and LSEs: plain loads of the buffers.
+    Value partialO = entry->getArgument(0), partialLse = entry->getArgument(1);
+    PairPartials fromBuffers;
+    fromBuffers.o = [&](int64_t s, Value word) {
+      Value first = km.add(km.mul(km.i32(s), km.mul(rows, km.i32(headDim))),
+                           word);
+      SmallVector<Value> words;
+      for (int64_t c = 0; c < headDim / 32; ++c)
+        words.push_back(memref::LoadOp::create(
+            b, loc, partialO,
+            ValueRange{km.toIndex(km.add(first, km.i32(c)))}));
+      return words;
+    };
+    fromBuffers.lse = [&](int64_t s, Value row) -> Value {
+      return memref::LoadOp::create(
+          b, loc, partialLse,
+          ValueRange{km.toIndex(km.add(km.mul(km.i32(s), rows), row))});
+    };
+    auto ifTwo = scf::IfOp::create(
+        b, loc, km.cmp(arith::CmpIPredicate::eq, numSplits, km.i32(2)),
+        /*withElse=*/false);
+    b.setInsertionPoint(ifTwo.thenBlock()->getTerminator());
+    forEach(km.i32(0), km.i32(2), [&](Value rank) {
+      forEach(km.i32(0), km.i32(kSplitKVWarps), [&](Value warp) {
+        eachLane([&](Value lane) {
+          buildPairMergeRows(km, config, out, warp, rank, lane, rows,
+                             km.i32(0), fromBuffers);
+        });
+      });
+    });
+    b.setInsertionPointAfter(ifTwo);
+    func::ReturnOp::create(b, loc);
     if (failed(replaceScalarDeviceOps(func, "flash-test-decode-merge")))
       signalPassFailure();
     return;

@@ -28,6 +28,12 @@
 // (O's first element of the group is that row · head-dim, as the kernels).
 // %scale: the softmax scale.
 //
+// shared=true: as sm_90a's fused split kernels write where their row tile's
+// two parts merge in a cluster (the pair merge, SplitResultPlace::inShared):
+// several parts' partials go to %partial_o and %partial_lse as the block's
+// shared memory, the tile's row r (of the group's rows) at row r − the row
+// tile's first row; one part as without it.
+//
 // What stays out: the combine before (flash-test-decode-combine), where the
 // sizes come from, and the hardware's lg2.approx (LLVM's log2 here).
 // python/tests/test_decode_result.py runs it against float64.
@@ -88,6 +94,11 @@ struct TestDecodeResultPass
   Option<std::string> elementType{*this, "element-type",
                                   llvm::cl::desc("O's type: f16 or bf16"),
                                   llvm::cl::init("bf16")};
+  Option<bool> shared{
+      *this, "shared",
+      llvm::cl::desc("several parts' partials into the pair merge's shared "
+                     "memory (%partial_o, %partial_lse as that memory)"),
+      llvm::cl::init(false)};
   Option<bool> lse{*this, "lse", llvm::cl::desc("write the LSE"),
                    llvm::cl::init(true)};
 
@@ -180,6 +191,12 @@ void TestDecodeResultPass::runOnOperation() {
   place.partials = [&]() -> std::pair<Value, Value> {
     return {partialO, partialLse};
   };
+  if (shared) {
+    place.inShared = [&]() -> Value {
+      return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    };
+    place.sharedPartials = place.partials;
+  }
 
   const int64_t numRows = 2 * mTiles, nTiles = headDim / 8;
   const int64_t sliceTiles = slices ? nTiles / kSplitKVWarps : nTiles;

@@ -8,7 +8,10 @@ in one level or (more than 32 parts) two; or (``form=kernel``) sm_90a's
 separate merge kernel (``buildMergeKernelSums``, ``buildMergeKernelCombine``:
 each of a block's 128 threads sums every 16th part of its 4 columns, the first
 16 threads combine the groups), which leaves rows of fewer than two parts
-alone and the partial slots unchanged. This module writes a module that
+alone and the partial slots unchanged; or (``form=pair``) sm_90a's pair merge
+(``buildPairMergeRows``: two parts, each of a cluster's two blocks merging
+its rows of the tile, rows 2·warp + rank + 8k), which writes the rows of
+exactly two parts and nothing else. This module writes a module that
 calls it on random partials (f32 bit patterns as ``memref.global``
 constants, read and printed back as 32-bit words, so nothing is lost to
 printing), runs it under ``mlir-runner`` and checks O (16-bit) and LSE
@@ -45,7 +48,7 @@ class MergeConfig:
     dtype: str = "bf16"
     d: int = 128
     lse: bool = True
-    form: str = "fused"      # or "kernel": sm_90a's separate merge kernel
+    form: str = "fused"      # "kernel": sm_90a's separate merge kernel; "pair": its pair merge
 
     def pass_option(self) -> str:
         return "--flash-test-decode-merge=element-type=%s head-dim=%d lse=%d form=%s" % (
@@ -53,7 +56,7 @@ class MergeConfig:
 
     def short_id(self) -> str:
         return "%s_D%d%s%s" % (self.dtype, self.d, "_lse" if self.lse else "",
-                               "_kernel" if self.form == "kernel" else "")
+                               "" if self.form == "fused" else "_" + self.form)
 
 
 @dataclasses.dataclass
@@ -89,7 +92,8 @@ def make_case(rng: np.random.Generator, cfg: MergeConfig, n: int, kind: str,
     if kind == "holes":
         empty = rng.random(size=(n, rows)) < 0.4
         empty[:, 0] = True                       # row 0: no part saw a key
-        empty[0, 1] = False                      # row 1: part 0 did
+        if rows > 1:
+            empty[0, 1] = False                  # row 1: part 0 did
         lse[empty] = -np.inf
         o[empty] = 0.0
     return MergeCase(kind, n, o.astype(np.float32), lse.astype(np.float32))
@@ -211,10 +215,12 @@ def check_case(cfg: MergeConfig, c: MergeCase, o_words, lse_words, po_words, pl_
     # The merge kernel: no groups of parts in slots, but each thread's sums
     # combined across the 16 groups of threads (a second rounding level).
     groups = [(0, n)] if kernel else groups_of(n)
-    if kernel and n < 2:
-        # A row of one part: the split kernel wrote it; the merge leaves it.
+    if (kernel and n < 2) or (cfg.form == "pair" and n != 2):
+        # A row of one part: the split kernel wrote it; the merge leaves it
+        # (the pair merge: only rows of two parts are its).
         if np.any(np.asarray(o_words) != SENTINEL) or np.any(np.asarray(lse_words) != SENTINEL):
-            errors.append("a row of fewer than two parts written")
+            errors.append("a row of fewer than two parts written" if kernel
+                          else "a row of %d parts written (the pair merge takes two)" % n)
         groups = []
     ref_o, ref_lse = merge_reference(c.partial_lse, c.partial_o)
     u = UNIT_ROUNDOFF[cfg.dtype]
@@ -266,6 +272,9 @@ def run(cfg: MergeConfig, cases: Sequence[MergeCase], flash_opt: str,
 # parts a pass of its loop (sm_90a's plans: max_splits 128; a plan compiled
 # with more, e.g. --flash-to-ptx's default of the SM count, takes two).
 KERNEL_COUNTS = (1, 2, 3, 15, 16, 17, 31, 33, 100, 127, 128, 129, 132, 200, 256)
+# The pair merge's tile rows: fewer than the cluster's 8 warps, 8, one more,
+# two passes and a row tile's 16 (blockQ of the shipped plans).
+PAIR_ROWS = (1, 3, 8, 9, 15, 16)
 
 
 def standard_cases(cfg: MergeConfig, seed: int = 0) -> List[MergeCase]:
@@ -274,9 +283,17 @@ def standard_cases(cfg: MergeConfig, seed: int = 0) -> List[MergeCase]:
     levels, groups of 11), 47, 64 and 132 (the H200's SM count); for the
     merge kernel KERNEL_COUNTS (one part: left alone; a thread's first and
     second part; one and two passes of its loop); each with random, rising,
-    falling, holed and spread LSEs."""
+    falling, holed and spread LSEs. The pair merge: two parts of 1 to 16
+    rows (a row tile: the rows its 8 warps of a cluster take once, twice or
+    not at all), and 1 and 3 parts, which it must leave alone."""
     rng = np.random.default_rng(seed)
     cases = []
+    if cfg.form == "pair":
+        for rows in PAIR_ROWS:
+            for kind in ("random", "rising", "falling", "holes", "spread"):
+                cases.append(make_case(rng, cfg, 2, kind, rows))
+        cases += [make_case(rng, cfg, 1, "random", 5), make_case(rng, cfg, 3, "random", 5)]
+        return cases
     counts = KERNEL_COUNTS if cfg.form == "kernel" else (2, 3, 8, 9, 16, 17, 31, 32, 33, 47, 64, 132)
     for n in counts:
         for kind in ("random", "rising", "falling", "holes", "spread"):
@@ -291,7 +308,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dtype", default="bf16", choices=("bf16", "f16"))
     ap.add_argument("--d", type=int, default=128)
     ap.add_argument("--no-lse", action="store_true")
-    ap.add_argument("--form", default="fused", choices=("fused", "kernel"))
+    ap.add_argument("--form", default="fused", choices=("fused", "kernel", "pair"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--flash-opt", default=os.environ.get("FLASH_OPT", "build/bin/flash-opt"))
     ap.add_argument("--workdir")

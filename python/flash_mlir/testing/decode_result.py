@@ -14,7 +14,9 @@ count:
   one part:      O = acc / l in the element type (0 where l = 0), and
                  LSE = M * scale + ln l (-inf where l = 0);
   several parts: the part's f32 O = acc / l and its LSE at partial row
-                 part * B*Hq*Nq + (the group's first row) + row,
+                 part * B*Hq*Nq + (the group's first row) + row (with
+                 ``shared``, as sm_90a's pair merge: at row - the row tile's
+                 first row of the block's shared memory),
 
 with l the sum over a quad's four lanes. This module writes a module that
 calls it on random states and sizes (f32 bit patterns as ``memref.global``
@@ -54,6 +56,7 @@ class ResultConfig:
     combine: str = "slices"     # or "first-warp"
     element_type: str = "bf16"  # or "f16"
     lse: bool = True
+    shared: bool = False        # several parts: into the pair merge's shared memory
 
     @property
     def rows(self) -> int:        # thread rows
@@ -81,12 +84,13 @@ class ResultConfig:
 
     def pass_option(self) -> str:
         return ("--flash-test-decode-result=head-dim=%d m-tiles=%d combine=%s "
-                "element-type=%s lse=%s" % (self.d, self.m_tiles, self.combine,
-                                            self.element_type, str(self.lse).lower()))
+                "element-type=%s lse=%s shared=%s"
+                % (self.d, self.m_tiles, self.combine, self.element_type,
+                   str(self.lse).lower(), str(self.shared).lower()))
 
     def short_id(self) -> str:
-        return "D%d_m%d_%s_%s%s" % (self.d, self.m_tiles, self.combine, self.element_type,
-                                    "_lse" if self.lse else "")
+        return "D%d_m%d_%s_%s%s%s" % (self.d, self.m_tiles, self.combine, self.element_type,
+                                      "_lse" if self.lse else "", "_shared" if self.shared else "")
 
 
 @dataclasses.dataclass
@@ -183,6 +187,13 @@ def expected(cfg: ResultConfig, c: ResultCase):
     d = cfg.d
     thread_row, row_in_tile, col = register_place(cfg)
     out = {"o": {}, "lse": {}, "partial_o": {}, "partial_lse": {}}
+
+    def partial_row(row):
+        """Where a part's row goes: the pair merge's shared memory (the
+        tile's rows from 0) or the part's rows of the workspace."""
+        if cfg.shared:
+            return row - s["tile_row0"]
+        return s["part"] * c.all_rows + s["group_row0"] + row
     mantissa, least = {"bf16": (7, -126.0), "f16": (10, -14.0)}[cfg.element_type]
 
     def rounding(value):
@@ -210,8 +221,7 @@ def expected(cfg: ResultConfig, c: ResultCase):
                     pair = out["o"].setdefault(element // 2, [None, None])
                     pair[element % 2] = (value, rounding(value))
                 else:
-                    flat = s["part"] * c.all_rows + s["group_row0"] + row
-                    out["partial_o"][flat * d + column] = (value, abs(value) * 2.0 ** -20 + 1e-30)
+                    out["partial_o"][partial_row(row) * d + column] = (value, abs(value) * 2.0 ** -20 + 1e-30)
             # The LSE: warp 0 (slices) or the writer, lane t = 0 of each quad.
             if not (w == 0 and lane % 4 == 0):
                 continue
@@ -227,7 +237,7 @@ def expected(cfg: ResultConfig, c: ResultCase):
                     if cfg.lse:
                         out["lse"][s["group_row0"] + row] = (lse, bound)
                 else:
-                    out["partial_lse"][s["part"] * c.all_rows + s["group_row0"] + row] = (lse, bound)
+                    out["partial_lse"][partial_row(row)] = (lse, bound)
     return out
 
 
@@ -381,11 +391,14 @@ def main(argv=None) -> int:
     ap.add_argument("--combine", default="slices", choices=("slices", "first-warp"))
     ap.add_argument("--element-type", default="bf16", choices=("bf16", "f16"))
     ap.add_argument("--no-lse", action="store_true")
+    ap.add_argument("--shared", action="store_true",
+                    help="several parts into the pair merge's shared memory")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--flash-opt", default=os.environ.get("FLASH_OPT", "build/bin/flash-opt"))
     ap.add_argument("--workdir")
     args = ap.parse_args(argv)
-    cfg = ResultConfig(args.d, args.m_tiles, args.combine, args.element_type, not args.no_lse)
+    cfg = ResultConfig(args.d, args.m_tiles, args.combine, args.element_type, not args.no_lse,
+                       args.shared)
     return print_results(*run(cfg, standard_cases(cfg, args.seed), args.flash_opt,
                               workdir=args.workdir))
 

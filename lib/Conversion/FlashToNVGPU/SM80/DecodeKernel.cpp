@@ -528,6 +528,47 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
   });
 }
 
+// Documented in SM80/DecodeMerge.h.
+void buildPairMergeRows(KernelMath &km, const KernelConfig &config,
+                        const OutputRows &out, Value warp, Value rank,
+                        Value lane, Value rowsInTile, Value tileFlatRow0,
+                        const PairPartials &partials) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  const int64_t Dv = config.headDim, columns = Dv / 32;
+  // Rows 2·warp + rank + 2·kSplitKVWarps·k of the tile.
+  auto loop = scf::ForOp::create(b, loc, km.add(km.mul(warp, km.i32(2)), rank),
+                                 rowsInTile, km.i32(2 * kSplitKVWarps));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value row = loop.getInductionVar();
+  SmallVector<Value> lses;
+  SmallVector<SmallVector<Value>> parts;
+  Value column = km.mul(lane, km.i32(columns));
+  for (int64_t s = 0; s < 2; ++s) {
+    parts.push_back(partials.o(s, km.add(km.mul(row, km.i32(Dv)), column)));
+    lses.push_back(partials.lse(s, row));
+  }
+  Value negInfinity = km.f32(-std::numeric_limits<double>::infinity());
+  Value maxLse = arith::MaxNumFOp::create(b, loc, lses[0], lses[1]);
+  Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                      maxLse, negInfinity);
+  Value shift = mergeShift(km, maxLse, negInfinity);
+  Value w0 = mergeWeight(km, lses[0], shift);
+  Value w1 = mergeWeight(km, lses[1], shift);
+  Value total = arith::AddFOp::create(b, loc, w0, w1);
+  Value inverse = km.select(
+      noKey, km.f32(0.0), arith::DivFOp::create(b, loc, km.f32(1.0), total));
+  SmallVector<Value> o;
+  for (int64_t c = 0; c < columns; ++c) {
+    Value sum = buildFma(km, w1, parts[1][c],
+                         arith::MulFOp::create(b, loc, w0, parts[0][c]));
+    o.push_back(arith::MulFOp::create(b, loc, sum, inverse));
+  }
+  writeOutputRow(km, config, out, lane, km.add(tileFlatRow0, row), o,
+                 mergedLse(km, noKey, negInfinity, maxLse, total));
+}
+
 MergeGroups buildMergeGroups(KernelMath &km, Value numSplits) {
   using P = arith::CmpIPredicate;
   Value twoLevel = km.cmp(P::sgt, numSplits, km.i32(kMergeDirect));
@@ -874,7 +915,7 @@ void writeSplitResult(KernelMath &km, const KernelConfig &config,
       // Row `row` of the tile at row row − tileRow0.
       storePartials(sharedO, sharedLse,
                     arith::IndexCastOp::create(
-                        b, loc, b.getIndexType(),
+                        b, loc, km.laneType(b.getIndexType()),
                         km.sub(km.i32(0), place.tileRow0)));
       b.setInsertionPoint(ifShared.elseBlock()->getTerminator());
       toGlobal();
@@ -1563,51 +1604,28 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
     };
     Value oBase = sharedAddress(pairOffset);
     Value lseBase = sharedAddress(pairOffset + 4 * pairWords);
-    // Rows 2·warp + rank + 8k of the tile.
-    auto loop = scf::ForOp::create(b, loc,
-                                   km.add(km.mul(warp, km.i32(2)), rank),
-                                   rowsInTile, km.i32(2 * kWarps));
-    b.setInsertionPointToStart(loop.getBody());
-    Value row = loop.getInductionVar();
-    const int64_t columns = D / 32;
-    SmallVector<Value> lses;
-    SmallVector<SmallVector<Value>> parts;
-    Value column = km.mul(lane, km.i32(columns));
-    for (int64_t s = 0; s < 2; ++s) {
-      Value oAddress = km.add(
-          oBase, km.mul(km.add(km.mul(row, km.i32(D)), column), km.i32(4)));
-      // A lane's columns in loads of at most 4 (D = 256: 8 columns).
-      Value remote = sm90::clusterAddress(km, oAddress, km.i32(s));
-      parts.emplace_back();
-      for (int64_t c = 0; c < columns; c += 4)
-        parts.back().append(
-            sm90::loadClusterF32s(km, km.add(remote, km.i32(4 * c)),
-                                  std::min<int64_t>(columns - c, 4)));
-      lses.push_back(sm90::loadClusterF32s(
+    // Block s's partials through distributed shared memory: O's words from
+    // `word` (a lane's columns in loads of at most 4; D = 256: 8 columns),
+    // the row's LSE.
+    PairPartials fromCluster;
+    fromCluster.o = [&](int64_t s, Value word) {
+      Value remote = sm90::clusterAddress(
+          km, km.add(oBase, km.mul(word, km.i32(4))), km.i32(s));
+      SmallVector<Value> words;
+      for (int64_t c = 0; c < D / 32; c += 4)
+        words.append(sm90::loadClusterF32s(km, km.add(remote, km.i32(4 * c)),
+                                           std::min<int64_t>(D / 32 - c, 4)));
+      return words;
+    };
+    fromCluster.lse = [&](int64_t s, Value row) {
+      return sm90::loadClusterF32s(
           km,
           sm90::clusterAddress(km, km.add(lseBase, km.mul(row, km.i32(4))),
                                km.i32(s)),
-          1)[0]);
-    }
-    Value negInfinity = km.f32(-std::numeric_limits<double>::infinity());
-    Value maxLse = arith::MaxNumFOp::create(b, loc, lses[0], lses[1]);
-    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                        maxLse, negInfinity);
-    Value shift = mergeShift(km, maxLse, negInfinity);
-    Value w0 = mergeWeight(km, lses[0], shift);
-    Value w1 = mergeWeight(km, lses[1], shift);
-    Value total = arith::AddFOp::create(b, loc, w0, w1);
-    Value inverse = km.select(
-        noKey, km.f32(0.0), arith::DivFOp::create(b, loc, km.f32(1.0), total));
-    SmallVector<Value> o;
-    for (int64_t c = 0; c < columns; ++c) {
-      Value sum = buildFma(km, w1, parts[1][c],
-                           arith::MulFOp::create(b, loc, w0, parts[0][c]));
-      o.push_back(arith::MulFOp::create(b, loc, sum, inverse));
-    }
-    writeOutputRow(km, config, outputs, lane, km.add(tileFlatRow0, row), o,
-                   mergedLse(km, noKey, negInfinity, maxLse, total));
-    b.setInsertionPointAfter(loop);
+          1)[0];
+    };
+    buildPairMergeRows(km, config, outputs, warp, rank, lane, rowsInTile,
+                       tileFlatRow0, fromCluster);
     sm90::clusterSync(km);
     // The fused merge's count otherwise (below, in the else branch).
     b.setInsertionPoint(ifPairs.elseBlock()->getTerminator());

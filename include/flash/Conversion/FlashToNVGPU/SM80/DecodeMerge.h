@@ -5,9 +5,11 @@
 // warp per output row, one or (more than kSplitKVMergeDirect parts) two
 // levels of groups; and as sm_90a's separate merge kernel runs it: a block
 // per output row and 32 columns, its threads' sums combined through shared
-// memory. Declared here so that the CPU harness flash-test-decode-merge
-// (test/lib/TestDecodeMerge.cpp; form=fused, form=kernel) builds the same
-// code; python/tests/test_decode_merge.py runs it against a float64 merge.
+// memory; and as sm_90a's pair merge runs it: two parts through a
+// cluster's distributed shared memory. Declared here so that the CPU harness
+// flash-test-decode-merge (test/lib/TestDecodeMerge.cpp; form=fused,
+// form=kernel, form=pair) builds the same code;
+// python/tests/test_decode_merge.py runs it against a float64 merge.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +55,31 @@ void buildMergeRow(KernelMath &km, const KernelConfig &config,
                    const OutputRows &out, Value lane, Value flatRow,
                    Value first, Value count, Value stride, Value allRows,
                    MergeTarget target);
+
+/// The pair merge (sm_90a's fused split kernels where a row tile has two
+/// parts, their blocks one cluster; SplitKernelBuilder::build in
+/// SM80/DecodeKernel.cpp): each block has left its part's partials (f32 O
+/// normalised, row r of the tile at words r·Dv.., and the LSE, −inf for a
+/// row that saw no key of the part) in its shared memory, and block `rank`
+/// (0 or 1) merges the tile's rows 2·warp + rank + 2·kSplitKVWarps·k below
+/// rowsInTile (each row once over the cluster's warps):
+///   m = max(LSE_0, LSE_1),  O = (w_0·O_0 + w_1·O_1) / (w_0 + w_1),
+///   w_s = exp(LSE_s − m),  LSE = m + ln(w_0 + w_1)
+/// (O = 0 and LSE = −inf where neither part saw a key), written to output
+/// row tileFlatRow0 + row by writeOutputRow (lane `lane`'s Dv/32 columns,
+/// lane 0 the LSE). Where the partials come from is the caller's: the
+/// kernel reads both blocks' shared memory through the cluster, the CPU
+/// harness flash-test-decode-merge (form=pair) reads buffers.
+struct PairPartials {
+  /// Block `source`'s Dv/32 words of O from word `word` (row·Dv + column).
+  std::function<SmallVector<Value>(int64_t source, Value word)> o;
+  /// Block `source`'s LSE of the tile's row `row`.
+  std::function<Value(int64_t source, Value row)> lse;
+};
+void buildPairMergeRows(KernelMath &km, const KernelConfig &config,
+                        const OutputRows &out, Value warp, Value rank,
+                        Value lane, Value rowsInTile, Value tileFlatRow0,
+                        const PairPartials &partials);
 
 /// How a row tile's `numSplits` parts merge: in two levels when there are
 /// more than kSplitKVMergeDirect, in balanced groups of groupSize
