@@ -168,11 +168,7 @@ void TestDecodeMergePass::runOnOperation() {
   };
   if (form == "kernel") {
     buildSeparateMergeKernel(km, config, out, numSplits, rows);
-    if (failed(replaceScalarDeviceOps(func, "flash-test-decode-merge")))
-      signalPassFailure();
-    return;
-  }
-  if (form == "pair") {
+  } else if (form == "pair") {
     // Part s's words and LSEs: plain loads of the buffers.
     Value partialO = entry->getArgument(0), partialLse = entry->getArgument(1);
     PairPartials fromBuffers;
@@ -204,37 +200,34 @@ void TestDecodeMergePass::runOnOperation() {
       });
     });
     b.setInsertionPointAfter(ifTwo);
-    func::ReturnOp::create(b, loc);
-    if (failed(replaceScalarDeviceOps(func, "flash-test-decode-merge")))
-      signalPassFailure();
-    return;
-  }
-  MergeGroups groups = buildMergeGroups(km, numSplits);
-  forEach(km.i32(0), rows, [&](Value row) {
-    auto ifTwo = scf::IfOp::create(b, loc, groups.twoLevel,
-                                   /*withElse=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    // Two levels: each group into its first part's slot, then the groups.
-    b.setInsertionPoint(ifTwo.thenBlock()->getTerminator());
-    forEach(km.i32(0), groups.numGroups, [&](Value group) {
-      Value first = km.mul(group, groups.groupSize);
-      Value count = km.minsi(groups.groupSize, km.sub(numSplits, first));
+  } else {
+    MergeGroups groups = buildMergeGroups(km, numSplits);
+    forEach(km.i32(0), rows, [&](Value row) {
+      auto ifTwo = scf::IfOp::create(b, loc, groups.twoLevel,
+                                     /*withElse=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      // Two levels: each group into its first part's slot, then the groups.
+      b.setInsertionPoint(ifTwo.thenBlock()->getTerminator());
+      forEach(km.i32(0), groups.numGroups, [&](Value group) {
+        Value first = km.mul(group, groups.groupSize);
+        Value count = km.minsi(groups.groupSize, km.sub(numSplits, first));
+        eachLane([&](Value lane) {
+          buildMergeRow(km, config, out, lane, row, first, count, km.i32(1),
+                        rows, MergeTarget{first});
+        });
+      });
       eachLane([&](Value lane) {
-        buildMergeRow(km, config, out, lane, row, first, count, km.i32(1),
-                      rows, MergeTarget{first});
+        buildMergeRow(km, config, out, lane, row, km.i32(0), groups.numGroups,
+                      groups.groupSize, rows, MergeTarget{});
+      });
+      // One level.
+      b.setInsertionPoint(ifTwo.elseBlock()->getTerminator());
+      eachLane([&](Value lane) {
+        buildMergeRow(km, config, out, lane, row, km.i32(0), numSplits,
+                      km.i32(1), rows, MergeTarget{});
       });
     });
-    eachLane([&](Value lane) {
-      buildMergeRow(km, config, out, lane, row, km.i32(0), groups.numGroups,
-                    groups.groupSize, rows, MergeTarget{});
-    });
-    // One level.
-    b.setInsertionPoint(ifTwo.elseBlock()->getTerminator());
-    eachLane([&](Value lane) {
-      buildMergeRow(km, config, out, lane, row, km.i32(0), numSplits,
-                    km.i32(1), rows, MergeTarget{});
-    });
-  });
+  }
   func::ReturnOp::create(b, loc);
   if (failed(replaceScalarDeviceOps(func, "flash-test-decode-merge")))
     signalPassFailure();
@@ -288,7 +281,6 @@ void TestDecodeMergePass::buildSeparateMergeKernel(KernelMath &km,
       });
     });
   }
-  func::ReturnOp::create(b, loc);
 }
 
 } // namespace
