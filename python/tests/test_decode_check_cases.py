@@ -68,15 +68,15 @@ def test_default_checks_include_rows():
                     "rows"]
 
 
-def _parts(lengths, hkv, row_tiles, max_splits, sms, stages, row_bytes):
+def _parts(lengths, hkv, row_tiles, max_splits, sms, per_sm):
     """The parts of each sequence as the compiler's split rule counts them
     (flash-opt --flash-test-split-kv: Target/SplitKV.h on integers), 64-key
-    tiles as the decode kernels take, `stages` K/V stages and K rows of
-    `row_bytes` (the blocks an SM the rule aims at follow from them)."""
+    tiles as the decode kernels take, aiming at `per_sm` blocks an SM (the
+    plan's, as flash-kernel-forms reports it)."""
     from cpp_constants import FLASH_OPT
     spec = (f"batch={len(lengths)} kv-heads={hkv} row-tiles={row_tiles} "
             f"keys={','.join(map(str, lengths))} block-kv=64 sms={sms} max-splits={max_splits} "
-            f"stages={stages} row-bytes={row_bytes}")
+            f"blocks-per-sm={per_sm}")
     out = subprocess.run([FLASH_OPT, "-", f"--flash-test-split-kv={spec}", "-o", os.devnull],
                          input="module {}\n", capture_output=True, text=True, check=True).stdout
     fields = [dict(f.split("=") for f in line.split()) for line in out.splitlines()]
@@ -96,11 +96,10 @@ def _merges(arch, cases, sms=132):
     for op, dtype, d, hq, hkv, nq, causal, pattern, page, lengths in cases:
         row_tiles = math.ceil(hq // hkv * nq / 16)  # the shipped plans' 16-row tiles
         work_units = len(lengths) * hkv * row_tiles
-        parts = _parts(lengths, hkv, row_tiles, DECODE_MAX_SPLITS[arch], sms,
-                       c["stages"][str(d)], 2 * d)
+        per_sm = c["blocks_per_sm"][str(d)]
+        parts = _parts(lengths, hkv, row_tiles, DECODE_MAX_SPLITS[arch], sms, per_sm)
         # Grid x (splitKVMaxSplits: sizes and SMs only): the pair merge's
         # clusters where it is 2 (sm_90a's fused split kernels).
-        per_sm = c["blocks_per_sm"][str(d)]
         grid_x = 1 if 16 * work_units >= 15 * sms else \
             max(min(per_sm * sms // work_units, DECODE_MAX_SPLITS[arch]), 1)
         for n in parts:

@@ -20,7 +20,7 @@
 // CHECK: "split_kv": {
 // CHECK-NEXT: "blocks_per_sm": {
 // CHECK-NEXT: "128": 1,
-// CHECK-NEXT: "256": 2,
+// CHECK-NEXT: "256": 1,
 // CHECK-NEXT: "64": 2
 // CHECK: "merge_batch": {
 // CHECK-NEXT: "128": 16,
@@ -40,12 +40,13 @@
 // to check which merge decode_check's cases reach: the decode kernels' K/V
 // stages a value dimension (half an SM's shared memory) and the blocks an
 // SM the split count aims at with them (one from 3 stages and 256-byte K
-// rows up: sm_90a's D = 128). Without programmatic dependent launch (sm_80)
-// there is no separate merge; its smaller SM gives D = 128 two stages, so
-// two blocks an SM.
+// rows up: sm_90a's D = 128; one where two blocks do not fit an SM: D =
+// 256's 2 stages of 512-byte rows, on both). Without programmatic dependent
+// launch (sm_80) there is no separate merge; its smaller SM gives D = 128
+// two stages, so two blocks an SM.
 // SM80: "blocks_per_sm": {
 // SM80-NEXT: "128": 2,
-// SM80-NEXT: "256": 2,
+// SM80-NEXT: "256": 1,
 // SM80-NEXT: "64": 2
 // SM80: "separate_merge_bound": 0,
 // SM80-NEXT: "stages": {

@@ -11,6 +11,9 @@
 // RUN: flash-opt %s --flash-test-split-kv="batch=1 kv-heads=8 keys=8192 block-kv=64 sms=132 max-splits=128 stages=6 row-bytes=128" | FileCheck %s --check-prefix=TWO64
 // RUN: flash-opt %s --flash-test-split-kv="batch=66 kv-heads=1 keys=8192 block-kv=64 sms=132 max-splits=128 stages=3" | FileCheck %s --check-prefix=ONE66
 // RUN: flash-opt %s --flash-test-split-kv="batch=67 kv-heads=1 keys=8192 block-kv=64 sms=132 max-splits=128 stages=3" | FileCheck %s --check-prefix=ONE67
+// RUN: flash-opt %s --flash-test-split-kv="batch=8 kv-heads=8 keys=32768 block-kv=64 sms=132 max-splits=256 stages=2 row-bytes=512 two-blocks-fit=false" | FileCheck %s --check-prefix=NOFIT
+// RUN: flash-opt %s --flash-test-split-kv="batch=8 kv-heads=8 keys=32768 block-kv=64 sms=132 max-splits=256 stages=2 row-bytes=512" | FileCheck %s --check-prefix=FIT512
+// RUN: flash-opt %s --flash-test-split-kv="batch=8 kv-heads=8 keys=32768 block-kv=64 sms=132 max-splits=256 blocks-per-sm=1" | FileCheck %s --check-prefix=NOFIT
 // RUN: flash-opt %s --flash-test-split-kv="check=true" | FileCheck %s --check-prefix=CHECK-ALL
 
 // splitKVCount (include/flash/Target/SplitKV.h) on integers: the one rule
@@ -71,13 +74,22 @@
 // wanted, 128 tiles in 32 splits of 4.
 // TWO64: keys=8192 tiles=128 work_units=8 splits=32 tiles_per_split=4
 
+// A kernel two of whose blocks do not fit an SM (D = 256's 2 stages of
+// 512-byte rows, 136 KiB) aims at one block an SM whatever its stages: 64
+// work units want floor(132 / 64) = 2 parts, as 3 stages would (ONE), not
+// the 4 parts of two blocks an SM (FIT512, as WAVE), which make twice the
+// blocks that are resident at once. `blocks-per-sm=1` gives the count the
+// same way (flash-kernel-forms' `blocks_per_sm` of a plan).
+// NOFIT: keys=32768 tiles=512 work_units=64 splits=2 tiles_per_split=256
+// FIT512: keys=32768 tiles=512 work_units=64 splits=4 tiles_per_split=128
+
 // The workspace's capacity bounds the count: 63 tiles in 5 splits of 13.
 // CAP: keys=1000 tiles=63 work_units=1 splits=5 tiles_per_split=13
 
 // The invariants over a grid of batches, heads, row tiles, lengths, tile
 // widths, SM counts, capacities and stages (2 and 3 at 256-byte rows: two
-// blocks an SM and one) (0 splits only for an empty sequence,
+// blocks an SM and one; 2 where two blocks do not fit: one) (0 splits only for an empty sequence,
 // else 1 <= splits <= min(max_splits, max(wanted, 1)), one split when
 // 16 · work units >= 15 · SMs, at least 2 tiles a part when cut, every tile
 // in exactly one split in order, no split without a tile).
-// CHECK-ALL: flash-test-split-kv: 74880 cases hold
+// CHECK-ALL: flash-test-split-kv: 112320 cases hold

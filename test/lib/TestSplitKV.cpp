@@ -9,9 +9,11 @@
 //   keys=50 tiles=13 work_units=1 splits=3 tiles_per_split=5
 //
 // `stages` (2 by default) and `row-bytes` (256) are the kernel's K/V stages
-// and bytes of a K row: the rule aims at splitKVBlocksPerSM(stages,
-// row-bytes) blocks an SM (one from 3 stages and 256-byte rows up, else
-// two).
+// and bytes of a K row, `two-blocks-fit` (true) whether two of its blocks
+// fit an SM: the rule aims at splitKVBlocksPerSM(stages, row-bytes,
+// two-blocks-fit) blocks an SM (one from 3 stages and 256-byte rows up or
+// where two do not fit, else two); `blocks-per-sm` (0: that) gives the
+// count instead, as flash-kernel-forms reports it for a plan.
 //
 // With `check=true` it instead sweeps a grid of batches, heads, row tiles,
 // lengths, tile widths, SM counts, capacities and stages and fails on any
@@ -38,6 +40,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 using namespace mlir;
 using namespace mlir::flash;
@@ -66,6 +69,13 @@ struct TestSplitKVPass
                          llvm::cl::desc("the kernel's K/V stages")};
   Option<int64_t> rowBytes{*this, "row-bytes", llvm::cl::init(256),
                            llvm::cl::desc("the bytes of a K row")};
+  Option<bool> twoBlocksFit{*this, "two-blocks-fit", llvm::cl::init(true),
+                            llvm::cl::desc("two of the kernel's blocks fit "
+                                           "an SM")};
+  Option<int64_t> blocksPerSM{
+      *this, "blocks-per-sm", llvm::cl::init(0),
+      llvm::cl::desc("the blocks an SM the rule aims at (0: from stages, "
+                     "row-bytes and two-blocks-fit)")};
   Option<bool> check{*this, "check", llvm::cl::init(false)};
 
   static SplitKVCount<int64_t> count(int64_t b, int64_t h, int64_t rt,
@@ -125,9 +135,11 @@ struct TestSplitKVPass
     if (!check) {
       for (int64_t n : keys) {
         int64_t tiles = (n + blockKV - 1) / blockKV;
-        SplitKVCount<int64_t> c =
-            count(batch, kvHeads, rowTiles, tiles, numSMs, maxSplits,
-                  splitKVBlocksPerSM(stages, rowBytes));
+        int64_t perSM = blocksPerSM > 0
+                            ? int64_t(blocksPerSM)
+                            : splitKVBlocksPerSM(stages, rowBytes, twoBlocksFit);
+        SplitKVCount<int64_t> c = count(batch, kvHeads, rowTiles, tiles,
+                                        numSMs, maxSplits, perSM);
         os << "keys=" << n << " tiles=" << tiles
            << " work_units=" << batch * kvHeads * rowTiles
            << " splits=" << c.numSplits
@@ -142,11 +154,14 @@ struct TestSplitKVPass
           for (int64_t bc : {1, 3, 16, 64, 128})
             for (int64_t sms : {1, 7, 108, 132})
               for (int64_t cap : {1, 2, 5, 132})
-                for (int64_t st : {2, 3}) // at 256-byte rows: two, one
+                // At 256-byte rows: 2 stages two blocks an SM, 3 stages
+                // one, and 2 stages one where two do not fit.
+                for (auto [st, fit] : {std::pair(2, true), std::pair(3, true),
+                                       std::pair(2, false)})
                   for (int64_t n : {0, 1, 2, 15, 16, 17, 127, 128, 129, 1000,
                                     4096, 33333, 131072}) {
                     int64_t tiles = (n + bc - 1) / bc;
-                    int64_t perSM = splitKVBlocksPerSM(st, 256);
+                    int64_t perSM = splitKVBlocksPerSM(st, 256, fit);
                     SplitKVCount<int64_t> c =
                         count(b, h, rt, tiles, sms, cap, perSM);
                     std::string why =

@@ -99,9 +99,25 @@ namespace flash {
 constexpr int64_t kSplitKVStagesPerSM = 3;
 constexpr int64_t kSplitKVOneBlockRowBytes = 256;
 
+///
+/// It aims at one block an SM as well where two blocks do not fit one
+/// (`twoBlocksFit`, splitKVTwoBlocksFit below: the kernels of 512-byte rows,
+/// D = 256 in 16-bit elements, whose 2 stages take 136 KiB): aiming at two
+/// there cut a call into twice the parts one wave of its resident blocks
+/// runs. Until the fiftieth session it aimed at two for them. Measured on an
+/// H100 (docs/benchmarks.md, fiftieth session), sm_90a bf16 D = 256, three
+/// processes with each build in the first slot once: GQA 8/1 B = 64 L = 1k
+/// 0.809-0.844x the time, GQA 32/8 B = 1 L = 8k 0.905-0.974x, L = 32k
+/// 0.955-0.995x, GQA 8/1 B = 8 L = 32k and B = 64 L = 8k 0.966-0.982x,
+/// GQA 32/8 B = 1 L = 128k 0.980-0.993x, the other rows 0.987-1.006x.
+
 /// Blocks per SM the split count aims at for a kernel of `stages` K/V stages
-/// and K rows of `rowBytes` bytes (D · element bytes).
-inline int64_t splitKVBlocksPerSM(int64_t stages, int64_t rowBytes) {
+/// and K rows of `rowBytes` bytes (D · element bytes), two of which fit an SM
+/// or not (`twoBlocksFit`, splitKVTwoBlocksFit).
+inline int64_t splitKVBlocksPerSM(int64_t stages, int64_t rowBytes,
+                                  bool twoBlocksFit) {
+  if (!twoBlocksFit)
+    return 1;
   return stages >= kSplitKVStagesPerSM && rowBytes >= kSplitKVOneBlockRowBytes
              ? 1
              : 2;
@@ -267,7 +283,9 @@ typename Domain::Value splitKVWorkUnits(Domain &d, typename Domain::Value batch,
 ///             several row tiles
 ///   stages  = the K/V stages that fit in half an SM's shared memory (two
 ///             resident blocks keep loads in flight while one combines or
-///             exits), less 1 KiB, next to the Q tile; 2 to 8
+///             exits), less 1 KiB, next to the Q tile; 2 to 8 (2 where
+///             not even 2 fit that half: then one block is resident, and
+///             the split count aims at one, splitKVTwoBlocksFit)
 constexpr int64_t kSplitKVWarps = 4;
 constexpr int64_t kSplitKVKeysPerWarp = 16;
 constexpr int64_t kSplitKVBlockKV = kSplitKVWarps * kSplitKVKeysPerWarp;
@@ -278,6 +296,23 @@ constexpr int64_t kSplitKVMaxStages = 8;
 /// `valueDim` (m·Dv/2 ≤ 128 registers).
 inline int64_t splitKVMaxRowTiles(int64_t valueDim) {
   return valueDim >= 256 ? 1 : 256 / valueDim;
+}
+
+/// The shared memory the split-KV kernels' tiles take: the Q tile of
+/// `blockQ` rows and `stages` K/V stages of kSplitKVBlockKV keys (the
+/// paged kernels add their block-table window, SM80/DecodePages.h).
+inline int64_t splitKVTileBytes(int64_t blockQ, int64_t headDim,
+                                int64_t valueDim, int64_t elementBytes,
+                                int64_t stages) {
+  return elementBytes * (blockQ * headDim +
+                         stages * kSplitKVBlockKV * (headDim + valueDim));
+}
+
+/// The shared memory a split-KV kernel may take for two of its blocks to be
+/// resident on an SM of `sharedMemPerSM` bytes: half of it, less 1 KiB (a
+/// block's reserved shared memory).
+inline int64_t splitKVTwoBlockBudget(int64_t sharedMemPerSM) {
+  return sharedMemPerSM / 2 - 1024;
 }
 
 struct SplitKVTileShape {
@@ -297,15 +332,26 @@ inline SplitKVTileShape splitKVTileShape(int64_t rows, int64_t headDim,
   t.blockQ = 16 * rowTiles;
   t.blockKV = kSplitKVBlockKV;
   t.warps = kSplitKVWarps;
-  const int64_t queryBytes = elementBytes * t.blockQ * headDim;
+  const int64_t queryBytes = splitKVTileBytes(t.blockQ, headDim, valueDim,
+                                              elementBytes, /*stages=*/0);
   const int64_t stageBytes = elementBytes * t.blockKV * (headDim + valueDim);
-  const int64_t budget = sharedMemPerSM / 2 - 1024;
-  int64_t stages = (budget - queryBytes) / stageBytes;
+  int64_t stages =
+      (splitKVTwoBlockBudget(sharedMemPerSM) - queryBytes) / stageBytes;
   t.stages = stages < kSplitKVMinStages   ? kSplitKVMinStages
              : stages > kSplitKVMaxStages ? kSplitKVMaxStages
                                           : stages;
-  t.sharedBytes = queryBytes + t.stages * stageBytes;
+  t.sharedBytes = splitKVTileBytes(t.blockQ, headDim, valueDim, elementBytes,
+                                   t.stages);
   return t;
+}
+
+/// Whether two blocks of a split-KV kernel whose Q tile and K/V stages take
+/// `tileBytes` (splitKVTileBytes) fit an SM of `sharedMemPerSM` bytes: the
+/// half SM splitKVTileShape sizes the stages for. Only the floor of 2 stages
+/// exceeds it: 512-byte rows on every target we model (D = 256 in 16-bit
+/// elements: 8 KiB of Q and 2 stages of 64 KiB, one block an SM).
+inline bool splitKVTwoBlocksFit(int64_t tileBytes, int64_t sharedMemPerSM) {
+  return tileBytes <= splitKVTwoBlockBudget(sharedMemPerSM);
 }
 
 /// splitKVMaxSplits on integers.

@@ -124,8 +124,9 @@ class KernelSpec:
 # - sm_80, 256: its fused merge (the last block of a part group merges) is
 #   faster with two blocks an SM (twenty-ninth session, the sm_80 plans run
 #   on the H200: 128 took 1.07-1.10x the time of 256; every other row within
-#   noise). Its split rule aims at two blocks an SM at every D
-#   (Target/SplitKV.h, splitKVBlocksPerSM); sm_90a's at one at D = 128.
+#   noise). Its split rule aims at two blocks an SM at D = 64 and 128
+#   (Target/SplitKV.h, splitKVBlocksPerSM); sm_90a's at one at D = 128; both
+#   at one at D = 256, where two blocks do not fit an SM.
 DECODE_MAX_SPLITS = {"sm_80": 256, "sm_90a": 128}
 # The representative decode shape: GQA 32/8, one query row, 4096 keys (the
 # kernels take every size at run time; pages of any size S as well).

@@ -236,8 +236,8 @@ def many_parts_cases(small=False):
     at D = 128), longer ones up to the bundles' max_splits (128 parts on
     sm_90a, 256 on sm_80). GQA 8/1 at B = 12 (12 work units: sm_90a's fused
     merge) cuts 2816 keys or more into 11 parts at D = 128 (3 stages: one
-    block an SM), one batch, and into 22 at D = 256 (2 stages: two blocks an
-    SM), three batches."""
+    block an SM), one batch, and at D = 256 (one block an SM: two do not
+    fit), two batches of 8."""
     # The last paged case: 9 sequences of GQA 32/8 make 3 parts of about
     # 10000 keys, 628 pages of 16 (more than the kernel's block-table window
     # of 512 holds: its part reads the table from global memory).
@@ -269,8 +269,8 @@ def many_parts_cases(small=False):
 
 def pair_merge_cases():
     """Calls whose sequences are cut into at most two parts on 132 SMs (grid
-    x = 2: 45-66 work units at sm_90a's D = 128, one block an SM; 89-123 at
-    D = 64 and 256, two), where sm_90a's fused split kernels run in clusters
+    x = 2: 45-66 work units at sm_90a's D = 128 and 256, one block an SM;
+    89-123 at D = 64, two), where sm_90a's fused split kernels run in clusters
     of two and merge through distributed shared memory (the pair merge,
     docs/gpu.md): sequences of two parts beside ones of one part and of no
     key in the same call (their blocks leave without the cluster barrier),
@@ -286,7 +286,7 @@ def pair_merge_cases():
             ("paged", "bf16", 128, 8, 1, 4, True, True, 16, mixed[:30]),
             ("split", "bf16", 128, 8, 1, 1, True, True, 0, [4097] * 50),
             ("paged", "f16", 64, 8, 1, 1, False, True, 64, (mixed * 2)[:100]),
-            ("split", "bf16", 256, 8, 1, 1, False, False, 0, [3000] * 96)]
+            ("split", "bf16", 256, 8, 1, 1, False, False, 0, [3000] * 50)]
 
 
 def _check_case_list(lib, results, cases, seed, label, plan_ok=None):

@@ -144,11 +144,12 @@ mlir::flash::decodeConfigFromDescriptor(KernelConfig c, KernelAttr kernel,
                        ")");
   c.decode.mTiles = c.blockQ / 16;
   const int64_t elementBytes = c.elementType.getIntOrFloatBitWidth() / 8;
-  const int64_t queryBytes = elementBytes * c.blockQ * c.headDim;
   const int64_t stageBytes = 2 * elementBytes * kBlockKV * c.headDim;
-  c.sharedBytes = queryBytes + c.stages * stageBytes;
-  c.decode.blocksPerSM =
-      splitKVBlocksPerSM(c.stages, elementBytes * c.headDim);
+  c.sharedBytes = splitKVTileBytes(c.blockQ, c.headDim, c.headDim,
+                                   elementBytes, c.stages);
+  c.decode.blocksPerSM = splitKVBlocksPerSM(
+      c.stages, elementBytes * c.headDim,
+      splitKVTwoBlocksFit(c.sharedBytes, target.sharedMemPerSM));
   if (c.decode.paged) {
     c.decode.tableWindow = decodeTableWindow(c.decode.blocksPerSM);
     c.sharedBytes += 4 * c.decode.tableWindow;

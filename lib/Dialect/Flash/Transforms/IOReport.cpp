@@ -19,6 +19,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <limits>
+
 namespace mlir {
 namespace flash {
 #define GEN_PASS_DEF_FLASHIOREPORT
@@ -194,9 +196,11 @@ static void printSplitKVReport(raw_ostream &os, Operation *op,
   ScheduleChoice choice{schedule.getBlockQ(), schedule.getBlockKv(),
                         schedule.getStages(), schedule.getWarps()};
   int64_t numSMs = target ? target->numSMs : 1;
+  int64_t sharedMemPerSM =
+      target ? target->sharedMemPerSM : std::numeric_limits<int64_t>::max();
   int64_t pageSize = paged ? paged->pageSize : 0;
   SplitKVIOModel m = computeSplitKVIOModel(s, choice, schedule.getMaxSplits(),
-                                           numSMs, pageSize);
+                                           numSMs, sharedMemPerSM, pageSize);
   Type elementType =
       cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
   int64_t rows = packedQueryRows(s);

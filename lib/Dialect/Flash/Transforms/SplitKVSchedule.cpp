@@ -117,6 +117,7 @@ SplitKVIOModel mlir::flash::computeSplitKVIOModel(const AttentionShape &shape,
                                                   const ScheduleChoice &tiles,
                                                   int64_t maxSplits,
                                                   int64_t numSMs,
+                                                  int64_t sharedMemPerSM,
                                                   int64_t pageSize) {
   SplitKVIOModel m{};
   const int64_t e = shape.elementBytes;
@@ -134,9 +135,15 @@ SplitKVIOModel mlir::flash::computeSplitKVIOModel(const AttentionShape &shape,
   int64_t workUnits = splitKVWorkUnits(d, shape.batch, shape.kvHeads, m.qTiles);
   SplitKVCount<int64_t> split =
       workUnits ? splitKVCount(visible.numTiles, workUnits, numSMs, maxSplits,
-                               splitKVBlocksPerSM(tiles.stages,
-                                                  shape.headDim *
-                                                      shape.elementBytes))
+                               splitKVBlocksPerSM(
+                                   tiles.stages,
+                                   shape.headDim * shape.elementBytes,
+                                   splitKVTwoBlocksFit(
+                                       splitKVTileBytes(
+                                           tiles.blockQ, shape.headDim,
+                                           shape.valueDim, shape.elementBytes,
+                                           tiles.stages),
+                                       sharedMemPerSM)))
                 : SplitKVCount<int64_t>{0, 1};
   m.splits = split.numSplits;
   m.tilesPerSplit = split.tilesPerSplit;

@@ -71,6 +71,7 @@ struct SplitKVProblem {
   float scale;
   ScheduleAttr schedule;
   int64_t numSMs;
+  int64_t sharedMemPerSM; ///< the target's, for the blocks an SM
   RankedTensorType outType;
   RankedTensorType lseType; ///< null without LSE
 
@@ -118,8 +119,15 @@ SequenceSplit splitsOf(IndexDomain &d, const SplitKVProblem &p, Value length) {
   SplitKVCount<Value> parts =
       splitKVCount(d, visible.numTiles, workUnits, d.constant(p.numSMs),
                    p.schedule.getMaxSplits(),
-                   splitKVBlocksPerSM(p.schedule.getStages(),
-                                      p.shape.headDim * p.shape.elementBytes));
+                   splitKVBlocksPerSM(
+                       p.schedule.getStages(),
+                       p.shape.headDim * p.shape.elementBytes,
+                       splitKVTwoBlocksFit(
+                           splitKVTileBytes(blockQ, p.shape.headDim,
+                                            p.shape.valueDim,
+                                            p.shape.elementBytes,
+                                            p.schedule.getStages()),
+                           p.sharedMemPerSM)));
   return {visible, parts};
 }
 
@@ -401,7 +409,8 @@ LogicalResult tile(RewriterBase &rewriter, const SplitKVProblem &p,
 
 /// Sizes the split-KV loops cannot take (an empty batch or query).
 LogicalResult checkTileable(Operation *op, const AttentionShape &s,
-                            ScheduleAttr schedule, int64_t &numSMs) {
+                            ScheduleAttr schedule, int64_t &numSMs,
+                            int64_t &sharedMemPerSM) {
   if (s.batch < 1 || s.seqQ < 1)
     return op->emitOpError()
            << "not supported yet: split-KV of an empty batch or query (B = "
@@ -411,6 +420,7 @@ LogicalResult checkTileable(Operation *op, const AttentionShape &s,
     return op->emitOpError() << "unknown arch '" << schedule.getArch()
                              << "' in the schedule";
   numSMs = target->numSMs;
+  sharedMemPerSM = target->sharedMemPerSM;
   return success();
 }
 } // namespace
@@ -422,7 +432,7 @@ LogicalResult mlir::flash::tileSplitKV(RewriterBase &rewriter,
     return failure();
   ScheduleAttr schedule = op.getScheduleAttr();
   SplitKVProblem p{};
-  if (failed(checkTileable(op, *shape, schedule, p.numSMs)))
+  if (failed(checkTileable(op, *shape, schedule, p.numSMs, p.sharedMemPerSM)))
     return failure();
   p.op = op;
   p.shape = *shape;
@@ -450,7 +460,7 @@ LogicalResult mlir::flash::tileSplitKV(RewriterBase &rewriter,
     return op.emitOpError()
            << "has no #flash.schedule; run flash-select-schedule first";
   SplitKVProblem p{};
-  if (failed(checkTileable(op, *shape, schedule, p.numSMs)))
+  if (failed(checkTileable(op, *shape, schedule, p.numSMs, p.sharedMemPerSM)))
     return failure();
   p.op = op;
   p.shape = *shape;

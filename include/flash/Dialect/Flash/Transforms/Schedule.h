@@ -237,7 +237,9 @@ KernelAttr getSplitKVKernelDescriptor(Operation *op,
 
 /// The IO model of a split-KV kernel at `seqKV` keys per sequence (every
 /// sequence at that length; docs/io-model.md): K/V read once per kv-head,
-/// the partials' workspace written by the splits and read by the merge.
+/// the partials' workspace written by the splits and read by the merge; the
+/// parts as the kernels count them on `numSMs` SMs of `sharedMemPerSM`
+/// bytes of shared memory (whether two blocks fit one).
 struct SplitKVIOModel {
   int64_t splits, tilesPerSplit; ///< splitKVCount at this length
   int64_t qTiles;                ///< Q tiles of packed rows per kv-head
@@ -252,6 +254,7 @@ struct SplitKVIOModel {
 SplitKVIOModel computeSplitKVIOModel(const AttentionShape &shape,
                                      const ScheduleChoice &tiles,
                                      int64_t maxSplits, int64_t numSMs,
+                                     int64_t sharedMemPerSM,
                                      int64_t pageSize);
 
 } // namespace flash
