@@ -96,10 +96,6 @@ namespace flash {
 /// - D = 64 (128-byte rows; sm_90a 6 stages, sm_80 4): paged GQA 32/8 B = 8
 ///   L = 32k S = 16 1.10-1.11x on both (a page's rows of one kv-head are 128
 ///   bytes, 1 KiB apart), sm_80's paged GQA 8/1 B = 1 L = 128k 1.06-1.07x.
-constexpr int64_t kSplitKVStagesPerSM = 3;
-constexpr int64_t kSplitKVOneBlockRowBytes = 256;
-
-///
 /// It aims at one block an SM as well where two blocks do not fit one
 /// (`twoBlocksFit`, splitKVTwoBlocksFit below: the kernels of 512-byte rows,
 /// D = 256 in 16-bit elements, whose 2 stages take 136 KiB): aiming at two
@@ -109,7 +105,12 @@ constexpr int64_t kSplitKVOneBlockRowBytes = 256;
 /// processes with each build in the first slot once: GQA 8/1 B = 64 L = 1k
 /// 0.809-0.844x the time, GQA 32/8 B = 1 L = 8k 0.905-0.974x, L = 32k
 /// 0.955-0.995x, GQA 8/1 B = 8 L = 32k and B = 64 L = 8k 0.966-0.982x,
-/// GQA 32/8 B = 1 L = 128k 0.980-0.993x, the other rows 0.987-1.006x.
+/// GQA 32/8 B = 1 L = 128k 0.980-0.993x, the other rows 0.987-1.006x
+/// (sm_80's, fifty-first session: 0.74-0.97x on six rows, 0.975-1.018x on
+/// the others).
+constexpr int64_t kSplitKVStagesPerSM = 3;
+constexpr int64_t kSplitKVOneBlockRowBytes = 256;
+
 
 /// Blocks per SM the split count aims at for a kernel of `stages` K/V stages
 /// and K rows of `rowBytes` bytes (D · element bytes), two of which fit an SM
@@ -352,6 +353,22 @@ inline SplitKVTileShape splitKVTileShape(int64_t rows, int64_t headDim,
 /// elements: 8 KiB of Q and 2 stages of 64 KiB, one block an SM).
 inline bool splitKVTwoBlocksFit(int64_t tileBytes, int64_t sharedMemPerSM) {
   return tileBytes <= splitKVTwoBlockBudget(sharedMemPerSM);
+}
+
+/// The blocks an SM the split count aims at for a split-KV kernel of
+/// `stages` K/V stages under a Q tile of `blockQ` rows (splitKVBlocksPerSM
+/// with splitKVTwoBlocksFit of its tiles' bytes on an SM of
+/// `sharedMemPerSM`): what the decode kernels, flash-tile's split-KV form,
+/// the IO model and flash-kernel-forms all count with.
+inline int64_t splitKVKernelBlocksPerSM(int64_t blockQ, int64_t headDim,
+                                        int64_t valueDim, int64_t elementBytes,
+                                        int64_t stages,
+                                        int64_t sharedMemPerSM) {
+  return splitKVBlocksPerSM(
+      stages, headDim * elementBytes,
+      splitKVTwoBlocksFit(splitKVTileBytes(blockQ, headDim, valueDim,
+                                           elementBytes, stages),
+                          sharedMemPerSM));
 }
 
 /// splitKVMaxSplits on integers.

@@ -200,10 +200,10 @@ byDecodeDim(llvm::function_ref<int64_t(int64_t)> value) {
   return byDim;
 }
 
-/// The split-KV kernels' tiles for a 16-row tile of 2-byte elements of
+/// The split-KV kernels' K/V stages for a 16-row tile of 2-byte elements of
 /// value dimension `d`.
-static SplitKVTileShape decodeTiles(const TargetModel &target, int64_t d) {
-  return splitKVTileShape(16, d, d, 2, target.sharedMemPerSM);
+static int64_t decodeStages(const TargetModel &target, int64_t d) {
+  return splitKVTileShape(16, d, d, 2, target.sharedMemPerSM).stages;
 }
 
 namespace {
@@ -359,14 +359,12 @@ struct FlashKernelFormsPass
                   // value dimension, and the blocks an SM the split count
                   // aims at with them (splitKVBlocksPerSM).
                   {"stages", byDecodeDim([&](int64_t d) {
-                     return decodeTiles(*target, d).stages;
+                     return decodeStages(*target, d);
                    })},
                   {"blocks_per_sm", byDecodeDim([&](int64_t d) {
-                     SplitKVTileShape tiles = decodeTiles(*target, d);
-                     return splitKVBlocksPerSM(
-                         tiles.stages, 2 * d,
-                         splitKVTwoBlocksFit(tiles.sharedBytes,
-                                             target->sharedMemPerSM));
+                     return splitKVKernelBlocksPerSM(
+                         16, d, d, 2, decodeStages(*target, d),
+                         target->sharedMemPerSM);
                    })}}}}}};
     std::error_code ec;
     llvm::raw_fd_ostream file(output, ec, llvm::sys::fs::OF_Text);

@@ -147,9 +147,9 @@ mlir::flash::decodeConfigFromDescriptor(KernelConfig c, KernelAttr kernel,
   const int64_t stageBytes = 2 * elementBytes * kBlockKV * c.headDim;
   c.sharedBytes = splitKVTileBytes(c.blockQ, c.headDim, c.headDim,
                                    elementBytes, c.stages);
-  c.decode.blocksPerSM = splitKVBlocksPerSM(
-      c.stages, elementBytes * c.headDim,
-      splitKVTwoBlocksFit(c.sharedBytes, target.sharedMemPerSM));
+  c.decode.blocksPerSM =
+      splitKVKernelBlocksPerSM(c.blockQ, c.headDim, c.headDim, elementBytes,
+                               c.stages, target.sharedMemPerSM);
   if (c.decode.paged) {
     c.decode.tableWindow = decodeTableWindow(c.decode.blocksPerSM);
     c.sharedBytes += 4 * c.decode.tableWindow;

@@ -135,15 +135,10 @@ SplitKVIOModel mlir::flash::computeSplitKVIOModel(const AttentionShape &shape,
   int64_t workUnits = splitKVWorkUnits(d, shape.batch, shape.kvHeads, m.qTiles);
   SplitKVCount<int64_t> split =
       workUnits ? splitKVCount(visible.numTiles, workUnits, numSMs, maxSplits,
-                               splitKVBlocksPerSM(
-                                   tiles.stages,
-                                   shape.headDim * shape.elementBytes,
-                                   splitKVTwoBlocksFit(
-                                       splitKVTileBytes(
-                                           tiles.blockQ, shape.headDim,
-                                           shape.valueDim, shape.elementBytes,
-                                           tiles.stages),
-                                       sharedMemPerSM)))
+                               splitKVKernelBlocksPerSM(
+                                   tiles.blockQ, shape.headDim, shape.valueDim,
+                                   shape.elementBytes, tiles.stages,
+                                   sharedMemPerSM))
                 : SplitKVCount<int64_t>{0, 1};
   m.splits = split.numSplits;
   m.tilesPerSplit = split.tilesPerSplit;

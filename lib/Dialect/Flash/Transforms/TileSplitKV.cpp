@@ -119,15 +119,10 @@ SequenceSplit splitsOf(IndexDomain &d, const SplitKVProblem &p, Value length) {
   SplitKVCount<Value> parts =
       splitKVCount(d, visible.numTiles, workUnits, d.constant(p.numSMs),
                    p.schedule.getMaxSplits(),
-                   splitKVBlocksPerSM(
-                       p.schedule.getStages(),
-                       p.shape.headDim * p.shape.elementBytes,
-                       splitKVTwoBlocksFit(
-                           splitKVTileBytes(blockQ, p.shape.headDim,
-                                            p.shape.valueDim,
-                                            p.shape.elementBytes,
-                                            p.schedule.getStages()),
-                           p.sharedMemPerSM)));
+                   splitKVKernelBlocksPerSM(
+                       blockQ, p.shape.headDim, p.shape.valueDim,
+                       p.shape.elementBytes, p.schedule.getStages(),
+                       p.sharedMemPerSM));
   return {visible, parts};
 }
 
