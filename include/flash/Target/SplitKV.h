@@ -96,6 +96,7 @@ namespace flash {
 /// - D = 64 (128-byte rows; sm_90a 6 stages, sm_80 4): paged GQA 32/8 B = 8
 ///   L = 32k S = 16 1.10-1.11x on both (a page's rows of one kv-head are 128
 ///   bytes, 1 KiB apart), sm_80's paged GQA 8/1 B = 1 L = 128k 1.06-1.07x.
+///
 /// It aims at one block an SM as well where two blocks do not fit one
 /// (`twoBlocksFit`, splitKVTwoBlocksFit below: the kernels of 512-byte rows,
 /// D = 256 in 16-bit elements, whose 2 stages take 136 KiB): aiming at two
@@ -110,7 +111,6 @@ namespace flash {
 /// the others).
 constexpr int64_t kSplitKVStagesPerSM = 3;
 constexpr int64_t kSplitKVOneBlockRowBytes = 256;
-
 
 /// Blocks per SM the split count aims at for a kernel of `stages` K/V stages
 /// and K rows of `rowBytes` bytes (D · element bytes), two of which fit an SM
