@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stages run 4 of the fifty-third session (README.md): new90 (every sm_90a decode plan of
-# branch s53-evict-first's flash-opt, 6bc926c: the K/V copies under an evict-first L2
+# branch s53-evict-first's flash-opt, 8b79797: the K/V copies under an evict-first L2
 # policy, the policy a constant, kL2EvictFirstPolicy, instead of createpolicy), main90
 # (stage1.sh's) and cache-policy.py.
 #   bash docs/results/lead-2026-12-06-s53/stage4.sh
