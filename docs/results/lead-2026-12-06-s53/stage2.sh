@@ -2,8 +2,8 @@
 # Stages run 2 of the fifty-third session (README.md): new90, every sm_90a decode plan of
 # the flash-opt of branch s53-evict-first in its first form (the split kernels' K/V copies
 # under an evict-first L2 policy, decodeKVEvictFirst, inline PTX with 32-bit shared
-# addresses and createpolicy; build it from that branch, run from its checkout), beside main90 (every sm_90a decode plan of
-# main 73e7533, staged by stage1.sh: run it first).
+# addresses and createpolicy; not committed: the branch holds the fourth form), beside
+# main90 (every sm_90a decode plan of main 73e7533, staged by stage1.sh: run it first).
 #   bash docs/results/lead-2026-12-06-s53/stage2.sh
 #   run(command="tar xJf build/r53/s2.tar.xz -C build/r53 && bash build/r53/s2/run2.sh",
 #       carry=["build/r53/s2.tar.xz"], kind="nvidia-h100-x1")

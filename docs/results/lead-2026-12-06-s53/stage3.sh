@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stages run 3 of the fifty-third session (README.md): new90 (every sm_90a decode plan of
 # branch s53-evict-first's flash-opt in its second form: 64-bit shared addresses, still
-# createpolicy), main90 (stage1.sh's) and a32 (run 2's new90, stage2.sh's, whose
+# createpolicy; not committed), main90 (stage1.sh's) and a32 (run 2's new90, stage2.sh's, whose
 # copies took 32-bit shared addresses; only its bf16 D = 64 causal LSE paged plan).
 #   bash docs/results/lead-2026-12-06-s53/stage3.sh
 #   run(command="tar xJf build/r53/s3.tar.xz -C build/r53 && bash build/r53/s3/run3.sh",
