@@ -3,7 +3,7 @@
 # uniform-register address, the form ptxas 13.0 miscompiled in the fifty-third session's
 # runs 2-4), new90 checked as a whole (and nothing more if that fails), then
 # new90 against main90 and ef90 warm at D = 128 in two processes with the slots swapped,
-# memcheck of new90's paged S = 16 cases, then a --cold process at D = 128 and D = 64 and
+# memcheck of new90's paged S = 16 cases, then D = 128 in a --cold process, and D = 64 and
 # D = 256 in one process each (this order on 2026-12-07, when device time was short).
 . "$(dirname "$0")/device-run.sh"
 dis=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
