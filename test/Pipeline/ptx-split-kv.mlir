@@ -29,8 +29,8 @@
 // SM90-SAME: schedule = #flash.schedule<arch = "sm_90a", block_q = 16, block_kv = 64, stages = 6, warps = 4, max_splits = 132>
 // SM80-SAME: schedule = #flash.schedule<arch = "sm_80", block_q = 16, block_kv = 64, stages = 4, warps = 4, max_splits = 256>
 // CHECK-SAME: writes_lse = false}]
-// The kernels: K/V gathered by cp.async (sm_90a: under the evict-first L2
-// policy, decodeKVEvictFirst; sm_80: without a policy), mma.sync, the count
+// The kernels: K/V gathered by cp.async (sm_90a: under an L2 policy,
+// decodeKVEvictFirstBytes; sm_80: without a policy), mma.sync, the count
 // of finished parts and the last block's merge.
 // CHECK: gpu.binary @decode_module
 // SM90-SAME: .target sm_90a

@@ -12,7 +12,7 @@
 // (contiguous: from one base and constant offsets; paged: `plain`).
 //
 // The kernels emit each copy as nvgpu.device_async_copy (cp.async; on
-// sm_90a the same copy under an evict-first L2 policy, inline PTX); the test
+// sm_90a the same copy under an L2 policy, inline PTX); the test
 // pass flash-test-decode-copies (test/lib/TestDecodeCopies.cpp) gives
 // DecodeTileCopies a scalar copy instead and runs it on the CPU for every
 // thread of a block, so that python/tests/test_decode_copies.py checks each
@@ -62,8 +62,8 @@ public:
                                          Value global, Value source,
                                          Value elements)>;
   /// Null: nvgpu.device_async_copy, bypassing L1. The kernels give the
-  /// copy under an L2 policy where decodeKVEvictFirst holds, the CPU
-  /// harness a scalar copy.
+  /// copy under an L2 policy where decodeKVEvictFirstBytes is not 0, the
+  /// CPU harness a scalar copy.
   CopyEmitter emitCopy;
 
   const bool paged;
