@@ -278,8 +278,8 @@ Value sequenceLength(KernelMath &km, const KernelConfig &config,
 
 /// The L2 policy of the split kernels' K/V copies (decodeKVEvictFirstBytes):
 /// evict-first where B · capacity · Hkv · 2D elements exceed `l2Bytes`,
-/// evict-normal otherwise. In 64 bits: the product passes 2^32 at B = 64,
-/// L = 8k, Hkv = 8, D = 128 in bf16.
+/// evict-normal otherwise. In 64 bits: the product is 2^31 already at
+/// B = 64, L = 8k, Hkv = 8, D = 128 in bf16 (item 5's largest row).
 Value kvCopyPolicy(KernelMath &km, const KernelConfig &config,
                    llvm::StringMap<Value> &arg, int64_t l2Bytes) {
   OpBuilder &b = km.b;
