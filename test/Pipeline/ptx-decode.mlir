@@ -12,7 +12,6 @@
 // RUN: FileCheck %s --check-prefix=SEP < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/one/decode.json
 // RUN: not grep -q membar %t/one/decode.ptx
-// RUN: not grep -q createpolicy %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=PAGES < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=TILEPAGE < %t/one/decode.ptx
 // RUN: FileCheck %s --check-prefix=TILESEP < %t/one/decode.ptx
@@ -25,9 +24,10 @@
 // the length: the source size is a register) under an L2 policy
 // (decodeKVEvictFirstBytes): evict-first (kL2EvictFirstPolicy) where the
 // call's K and V, B·M·S·Hkv·2D elements in 64 bits, exceed the 50 MiB L2,
-// else evict-normal (kL2EvictNormalPolicy); their shared addresses a
+// else evict-unchanged (the kernel's one createpolicy, which LLVM places
+// where it likes: not evict-normal's policy, which slowed L2-resident calls); their shared addresses a
 // register and a constant offset, as nvgpu's copies' (not a register alone:
-// ptxas 13.0 miscompiled that form), and no createpolicy; mma.sync on
+// ptxas 13.0 miscompiled that form); mma.sync on
 // ldmatrix fragments; the count of finished parts
 // (atom.acq_rel.gpu, no membar.gl anywhere) and the last block's merge (16-byte loads of the f32 partials past L1, a batch
 // of 16 parts' loads at D = 128 before their sums, each but the first under
@@ -39,8 +39,12 @@
 // PTX: .entry decode(
 // PTX-NOT: griddepcontrol
 // PTX: ld.global.b32
+// PTX: createpolicy.fractional.L2::evict_unchanged.b64 [[UNCHANGED:%rd[0-9]+]], 1.0;
+// PTX-NOT: createpolicy
 // PTX: setp.gt.u64 [[LARGE:%p[0-9]+]], %rd{{[0-9]+}}, 52428800;
-// PTX: selp.b64 [[POLICY:%rd[0-9]+]], 1364590687093260288, 1652821063244972032, [[LARGE]];
+// PTX-NOT: createpolicy
+// PTX: selp.b64 [[POLICY:%rd[0-9]+]], 1364590687093260288, [[UNCHANGED]], [[LARGE]];
+// PTX-NOT: createpolicy
 // PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
 // PTX: cp.async.cg.shared.global.L2::cache_hint [%rd{{[0-9]+}}+{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}, [[POLICY]];
 // PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16

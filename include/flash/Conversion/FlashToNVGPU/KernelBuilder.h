@@ -619,13 +619,14 @@ bool decodeClusterPairs(const KernelConfig &config);
 /// The split kernels' K/V copies carry an L2 policy (sm80::copyWithL2Policy;
 /// Q, the lengths and the block table none): evict-first in a call whose K
 /// and V hold more than the returned bytes (B · capacity · Hkv · 2D
-/// elements, the capacity M·S or Nk: what the call may read), evict-normal
-/// otherwise; 0: no policy. sm_90a: the L2 of its target model. A call
+/// elements, the capacity M·S or Nk: what the call may read), evict-unchanged
+/// (sm80::l2EvictUnchangedPolicy: the priority without a policy) otherwise;
+/// 0: no policy. sm_90a: the L2 of its target model. A call
 /// reads each K/V byte once, and K/V larger than the L2 cannot stay there
 /// until the next call anyway; K/V that fit stay, for a next call on them
 /// (a benchmark's repeat, or attention over a shared prefix).
 /// Measured on an H100 against the kernels without a policy
-/// (docs/benchmarks.md, fifty-third and fifty-fourth sessions).
+/// (docs/benchmarks.md, fifty-third, fifty-fourth and fifty-sixth sessions).
 int64_t decodeKVEvictFirstBytes(const KernelConfig &config);
 /// Parts the fused merge (the block that finishes a row tile's last part)
 /// loads together at value dimension `valueDim` (their LSEs and O rows in

@@ -122,6 +122,12 @@ void TileCopier::copy(KernelMath &km, Value global, Value globalBase,
   }
 }
 
+Value sm80::l2EvictUnchangedPolicy(KernelMath &km) {
+  return inlinePtx(km, km.b.getI64Type(), ValueRange{},
+                   "createpolicy.fractional.L2::evict_unchanged.b64 $0, 1.0;",
+                   "=l");
+}
+
 void sm80::copyWithL2Policy(KernelMath &km, Value shared, Value source,
                             Value bytes, Value policy) {
   // "*m": the shared pointer is an indirect memory operand (elementtype i8),

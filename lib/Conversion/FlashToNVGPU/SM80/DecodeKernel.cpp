@@ -278,7 +278,7 @@ Value sequenceLength(KernelMath &km, const KernelConfig &config,
 
 /// The L2 policy of the split kernels' K/V copies (decodeKVEvictFirstBytes):
 /// evict-first where B · capacity · Hkv · 2D elements exceed `l2Bytes`,
-/// evict-normal otherwise. In 64 bits: the product is 2^31 already at
+/// evict-unchanged (the priority without a policy) otherwise. In 64 bits: the product is 2^31 already at
 /// B = 64, L = 8k, Hkv = 8, D = 128 in bf16 (item 5's largest row).
 Value kvCopyPolicy(KernelMath &km, const KernelConfig &config,
                    llvm::StringMap<Value> &arg, int64_t l2Bytes) {
@@ -302,7 +302,7 @@ Value kvCopyPolicy(KernelMath &km, const KernelConfig &config,
   Value large = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, bytes,
                                       constant(l2Bytes));
   return arith::SelectOp::create(b, loc, large, constant(kL2EvictFirstPolicy),
-                                 constant(kL2EvictNormalPolicy));
+                                 l2EvictUnchangedPolicy(km));
 }
 
 /// The K/V tiles the rows of a sequence of `length` keys visit (every row

@@ -45,15 +45,18 @@ struct TileCopier {
 TileCopier makeTileCopier(KernelMath &km, Value tid, int64_t headDim,
                           int64_t threads);
 
-/// L2 cache policies as createpolicy.fractional.L2::<priority>.b64 gives
-/// them with fraction 1.0 (every access that carries one gets that priority),
-/// read back on an H100 (docs/results/lead-2026-12-06-s53/cache-policy.py):
-/// evict-first lines leave the L2 before the others; evict-normal is the
-/// priority of an access without a policy. Constants, not createpolicy: ptxas
-/// 13.0 folds either way, and a constant keeps the instruction out of the
-/// kernels.
+/// The L2 cache policy createpolicy.fractional.L2::evict_first.b64 gives
+/// with fraction 1.0 (every access that carries it is evicted first), read
+/// back on an H100 (docs/results/lead-2026-12-06-s53/cache-policy.py); a
+/// constant, not createpolicy: ptxas 13.0 folds either way.
 inline constexpr int64_t kL2EvictFirstPolicy = 0x12F0000000000000;
-inline constexpr int64_t kL2EvictNormalPolicy = 0x16F0000000000000;
+/// createpolicy.fractional.L2::evict_unchanged.b64 with fraction 1.0: the
+/// accesses that carry it keep the priority an access without a policy has.
+/// Not evict_normal's policy (0x16F0000000000000): with it, rows whose K/V
+/// stay in the L2 from call to call ran 1.01-1.16x slower than without a
+/// policy on an H100, with this one 0.98-1.01x (docs/results/
+/// lead-2026-12-07-s56, run 2).
+Value l2EvictUnchangedPolicy(KernelMath &km);
 /// One 16-byte cp.async.cg (bypassing L1) from `source` (!llvm.ptr<1>) to
 /// `shared` (!llvm.ptr<3>) under the L2 cache policy `policy` (i64,
 /// .L2::cache_hint): `bytes` (i32) of the 16 read and the rest zero-filled,
