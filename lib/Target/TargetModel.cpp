@@ -10,6 +10,9 @@
 //   bf16), H100 SXM5 (132 SMs, 3.35 TB/s, 989 TFLOP/s; the H200 we measure on
 //   has the same SMs and 4.8 TB/s), B200 (148 SMs, 8 TB/s, 2.25 PFLOP/s dense
 //   bf16). Peak rates are leads; docs/benchmarks.md has measured ceilings.
+//   L2: 40 MB (A100) and 50 MB (H100, H200) from the datasheets; the B200's
+//   126 MB as Chips and Cheese measured it ("Nvidia's B200: Keeping the CUDA
+//   Juggernaut Rolling").
 // - CUDA C++ Programming Guide, "Arithmetic Instructions" throughput table:
 //   32-bit floating-point add/multiply/multiply-add per clock per SM (64 on
 //   8.0, 128 on 9.0 and 10.0) and base-2 exponential (16 on all three).
@@ -37,6 +40,7 @@ static const TargetModel kSM80 = {
     /*mmaShape=*/{16, 8, 16},
     /*asyncCopyBytes=*/16,
     /*hbmBytesPerSecond=*/2.039e12,
+    /*l2Bytes=*/40 << 20,
     /*bf16FlopsPerSecond=*/312e12,
     /*pairWorkWeight=*/0.0,
     /*softmaxPairWeight=*/0.0,
@@ -59,6 +63,7 @@ static const TargetModel kSM90a = {
     /*mmaShape=*/{64, 256, 16},
     /*asyncCopyBytes=*/16,
     /*hbmBytesPerSecond=*/4.8e12,
+    /*l2Bytes=*/50 << 20,
     /*bf16FlopsPerSecond=*/989e12,
     // Fitted on the H200 (docs/benchmarks.md, fifth session, step 6):
     // w = 1/2500 makes 128×80 1.025× 128×64 at D = 256 and long N (measured
@@ -91,6 +96,7 @@ static const TargetModel kSM100a = {
     /*mmaShape=*/{128, 256, 16},
     /*asyncCopyBytes=*/16,
     /*hbmBytesPerSecond=*/8.0e12,
+    /*l2Bytes=*/126 << 20,
     /*bf16FlopsPerSecond=*/2250e12,
     /*pairWorkWeight=*/0.0,
     /*softmaxPairWeight=*/0.0,

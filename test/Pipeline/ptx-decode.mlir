@@ -20,8 +20,15 @@
 // RUN: flash-opt %s --flash-to-ptx="arch=sm_90a bundle-dir=%t/none fused-page-sizes=none" -o /dev/null
 // RUN: FileCheck %s --check-prefix=NONE < %t/none/decode.ptx
 // The kernel: the block table and the lengths read by 32-bit loads,
-// cp.async gathers (zero-filled past the length: the source size is a
-// register), mma.sync on ldmatrix fragments; the count of finished parts
+// cp.async copies of Q, then cp.async gathers of K and V (zero-filled past
+// the length: the source size is a register) under an L2 policy
+// (decodeKVEvictFirstBytes): evict-first (kL2EvictFirstPolicy) where the
+// call's K and V, B·M·S·Hkv·2D elements in 64 bits, exceed the 50 MiB L2,
+// else evict-unchanged (the kernel's one createpolicy, which LLVM places
+// where it likes: not evict-normal's policy, which slowed L2-resident calls); their shared addresses a
+// register and a constant offset, as nvgpu's copies' (not a register alone:
+// ptxas 13.0 miscompiled that form); mma.sync on
+// ldmatrix fragments; the count of finished parts
 // (atom.acq_rel.gpu, no membar.gl anywhere) and the last block's merge (16-byte loads of the f32 partials past L1, a batch
 // of 16 parts' loads at D = 128 before their sums, each but the first under
 // a branch that skips parts past the count, so ptxas places the blocks in
@@ -32,7 +39,14 @@
 // PTX: .entry decode(
 // PTX-NOT: griddepcontrol
 // PTX: ld.global.b32
+// PTX: createpolicy.fractional.L2::evict_unchanged.b64 [[UNCHANGED:%rd[0-9]+]], 1.0;
+// PTX-NOT: createpolicy
+// PTX: setp.gt.u64 [[LARGE:%p[0-9]+]], %rd{{[0-9]+}}, 52428800;
+// PTX-NOT: createpolicy
+// PTX: selp.b64 [[POLICY:%rd[0-9]+]], 1364590687093260288, [[UNCHANGED]], [[LARGE]];
+// PTX-NOT: createpolicy
 // PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
+// PTX: cp.async.cg.shared.global.L2::cache_hint [%rd{{[0-9]+}}+{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}, [[POLICY]];
 // PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
@@ -121,8 +135,8 @@
 // SEP: ld.global.b32
 // SEP-NOT: bra
 // SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
-// SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
-// SEP: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
+// SEP: cp.async.cg.shared.global.L2::cache_hint [{{.*}}], [{{.*}}], 16, %rd{{[0-9]+}};
+// SEP: cp.async.cg.shared.global.L2::cache_hint [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}}, %rd{{[0-9]+}};
 // SEP: .entry decode_separate_s16(
 // The fused split kernels for pages of 16 and 64 slots (sm_90a's default
 // fused-page-sizes), after the merge kernel, and the separate merge's split

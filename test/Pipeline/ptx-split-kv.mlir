@@ -29,13 +29,16 @@
 // SM90-SAME: schedule = #flash.schedule<arch = "sm_90a", block_q = 16, block_kv = 64, stages = 6, warps = 4, max_splits = 132>
 // SM80-SAME: schedule = #flash.schedule<arch = "sm_80", block_q = 16, block_kv = 64, stages = 4, warps = 4, max_splits = 256>
 // CHECK-SAME: writes_lse = false}]
-// The kernels: K/V gathered by cp.async, mma.sync, the count of finished
-// parts and the last block's merge.
+// The kernels: K/V gathered by cp.async (sm_90a: under an L2 policy,
+// decodeKVEvictFirstBytes; sm_80: without a policy), mma.sync, the count
+// of finished parts and the last block's merge.
 // CHECK: gpu.binary @decode_module
 // SM90-SAME: .target sm_90a
 // SM80-SAME: .target sm_80
 // CHECK-SAME: .entry decode(
 // CHECK-SAME: cp.async.cg.shared.global
+// SM90-SAME: cp.async.cg.shared.global.L2::cache_hint
+// SM80-NOT: cache_hint
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK-SAME: atom.acq_rel.gpu.global.add.u32
 // sm_90a's separate merge (at most 8 work units; Target/SplitKV.h): its

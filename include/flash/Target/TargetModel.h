@@ -48,6 +48,7 @@ struct TargetModel {
   MmaShape mmaShape;             ///< bf16/f16 MMA instruction shape (n: max)
   int64_t asyncCopyBytes;        ///< granularity of one async copy (cp.async / TMA box row)
   double hbmBytesPerSecond;      ///< peak HBM bandwidth of exampleChip
+  int64_t l2Bytes;               ///< L2 cache of exampleChip
   double bf16FlopsPerSecond;     ///< dense bf16 tensor-core peak of exampleChip
   /// Schedule objective (Schedule.cpp): the time of one computed (query,
   /// key) pair is taken as  w·(D + Dv)/2 + u/C + 1/Br + 1/Bc:  the MMA work,

@@ -517,6 +517,20 @@ Value mlir::flash::buildFlatGlobalMemref(KernelMath &km, Value pointer,
       .getResult(0);
 }
 
+Value mlir::flash::inlinePtx(KernelMath &km, Type result, ValueRange operands,
+                             StringRef text, StringRef constraints,
+                             ArrayAttr operandAttrs) {
+  OpBuilder &b = km.b;
+  auto op = LLVM::InlineAsmOp::create(
+      b, km.loc, result ? TypeRange{result} : TypeRange{}, operands,
+      b.getStringAttr(text), b.getStringAttr(constraints),
+      /*has_side_effects=*/b.getUnitAttr(), UnitAttr(),
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      operandAttrs);
+  return result ? op.getResult(0) : Value();
+}
+
 void mlir::flash::buildEpilogue(KernelMath &km, const KernelConfig &config,
                                 Fragment &acc, ArrayRef<Value> runningMax,
                                 ArrayRef<Value> runningSum, LaneCoords lane,

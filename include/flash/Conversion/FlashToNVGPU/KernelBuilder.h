@@ -560,6 +560,15 @@ Value buildPackPair(KernelMath &km, Value x, Value y, Type elementType);
 /// Global tensors seen as flat memrefs over the raw kernel pointers.
 Value buildFlatGlobalMemref(KernelMath &km, Value pointer, Type elementType);
 
+/// Inline PTX with side effects (llvm.inline_asm, AT&T dialect): for the
+/// instructions and forms no NVVM op spells (the .acquire/.release forms at
+/// GPU scope, cache-policy operands). `result` null: no result.
+/// `operandAttrs`: one dictionary per operand (an indirect memory operand's
+/// "elementtype"), or null.
+Value inlinePtx(KernelMath &km, Type result, ValueRange operands,
+                StringRef text, StringRef constraints,
+                ArrayAttr operandAttrs = {});
+
 /// Where the epilogue puts one packed pair of O: (row in the sequence,
 /// column pair cp of the thread's row (MmaQuad: the column tile nt), the
 /// 32-bit word).
@@ -607,6 +616,18 @@ int64_t decodeSeparateMergeBound(llvm::StringRef arch);
 /// and the plan's "cluster" x = 2; otherwise, or launched without clusters,
 /// they merge through global memory as before): sm_90a.
 bool decodeClusterPairs(const KernelConfig &config);
+/// The split kernels' K/V copies carry an L2 policy (sm80::copyWithL2Policy;
+/// Q, the lengths and the block table none): evict-first in a call whose K
+/// and V hold more than the returned bytes (B · capacity · Hkv · 2D
+/// elements, the capacity M·S or Nk: what the call may read), evict-unchanged
+/// (sm80::l2EvictUnchangedPolicy: the priority without a policy) otherwise;
+/// 0: no policy. sm_90a: the L2 of its target model. A call
+/// reads each K/V byte once, and K/V larger than the L2 cannot stay there
+/// until the next call anyway; K/V that fit stay, for a next call on them
+/// (a benchmark's repeat, or attention over a shared prefix).
+/// Measured on an H100 against the kernels without a policy
+/// (docs/benchmarks.md, fifty-third, fifty-fourth and fifty-sixth sessions).
+int64_t decodeKVEvictFirstBytes(const KernelConfig &config);
 /// Parts the fused merge (the block that finishes a row tile's last part)
 /// loads together at value dimension `valueDim` (their LSEs and O rows in
 /// flight at once): merging more parts than this at one level takes more

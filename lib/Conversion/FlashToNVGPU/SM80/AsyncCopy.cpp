@@ -2,12 +2,14 @@
 //
 // The per-thread offsets of swizzled 16-byte tile copies, the copies
 // themselves (with a predicate-free path for tiles wholly inside the
-// sequence), and their commit groups (AsyncCopy.h).
+// sequence), a copy under an L2 cache policy, and their commit groups
+// (AsyncCopy.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "flash/Conversion/FlashToNVGPU/SM80/AsyncCopy.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
@@ -118,6 +120,36 @@ void TileCopier::copy(KernelMath &km, Value global, Value globalBase,
                                      ValueRange{source}, b.getIndexAttr(8),
                                      srcElements, b.getUnitAttr());
   }
+}
+
+Value sm80::l2EvictUnchangedPolicy(KernelMath &km) {
+  return inlinePtx(km, km.b.getI64Type(), ValueRange{},
+                   "createpolicy.fractional.L2::evict_unchanged.b64 $0, 1.0;",
+                   "=l");
+}
+
+void sm80::copyWithL2Policy(KernelMath &km, Value shared, Value source,
+                            Value bytes, Value policy) {
+  // "*m": the shared pointer is an indirect memory operand (elementtype i8),
+  // printed [%rd+offset] with the GEP's constant folded in. The asm has an
+  // i32 result it never writes ($0, unused): MLIR 22's translation puts
+  // operand i's attributes at LLVM attribute index i + (1 if the asm has a
+  // result, else 0), and index 0 is the return value's, so without a result
+  // the elementtype lands on the return value and the module fails to build.
+  MLIRContext *ctx = km.b.getContext();
+  auto memory = DictionaryAttr::get(
+      ctx, {NamedAttribute(LLVM::InlineAsmOp::getElementTypeAttrName(),
+                           TypeAttr::get(km.b.getI8Type()))});
+  auto none = DictionaryAttr::get(ctx, {});
+  Type unused = km.b.getI32Type();
+  if (bytes)
+    inlinePtx(km, unused, ValueRange{shared, source, bytes, policy},
+              "cp.async.cg.shared.global.L2::cache_hint $1, [$2], 16, $3, $4;",
+              "=r,*m,l,r,l", km.b.getArrayAttr({memory, none, none, none}));
+  else
+    inlinePtx(km, unused, ValueRange{shared, source, policy},
+              "cp.async.cg.shared.global.L2::cache_hint $1, [$2], 16, $3;",
+              "=r,*m,l,l", km.b.getArrayAttr({memory, none, none}));
 }
 
 Value sm80::commitCopies(KernelMath &km) {

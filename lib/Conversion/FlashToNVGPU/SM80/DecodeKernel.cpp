@@ -67,6 +67,7 @@
 #include "flash/Conversion/FlashToNVGPU/SM90/Barriers.h"
 #include "flash/Dialect/Flash/Transforms/VisibleKV.h"
 #include "flash/Target/SplitKV.h"
+#include "flash/Target/TargetModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -273,6 +274,35 @@ Value sequenceLength(KernelMath &km, const KernelConfig &config,
   Value length = memref::LoadOp::create(km.b, km.loc, seqLens,
                                         ValueRange{km.toIndex(batch)});
   return km.maxsi(km.minsi(length, km.mul(arg["M"], arg["S"])), km.i32(0));
+}
+
+/// The L2 policy of the split kernels' K/V copies (decodeKVEvictFirstBytes):
+/// evict-first where B · capacity · Hkv · 2D elements exceed `l2Bytes`,
+/// evict-unchanged (the priority without a policy) otherwise. In 64 bits: the product is 2^31 already at
+/// B = 64, L = 8k, Hkv = 8, D = 128 in bf16 (item 5's largest row).
+Value kvCopyPolicy(KernelMath &km, const KernelConfig &config,
+                   llvm::StringMap<Value> &arg, int64_t l2Bytes) {
+  OpBuilder &b = km.b;
+  Location loc = km.loc;
+  auto i64 = [&](Value x) -> Value {
+    return arith::ExtUIOp::create(b, loc, b.getI64Type(), x);
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulIOp::create(b, loc, x, y);
+  };
+  auto constant = [&](int64_t x) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(x));
+  };
+  Value capacity = config.decode.paged ? mul(i64(arg["M"]), i64(arg["S"]))
+                                       : i64(arg["Nk"]);
+  int64_t rowBytes =
+      2 * config.headDim * config.elementType.getIntOrFloatBitWidth() / 8;
+  Value bytes = mul(mul(mul(i64(arg["B"]), capacity), i64(arg["Hkv"])),
+                    constant(rowBytes));
+  Value large = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, bytes,
+                                      constant(l2Bytes));
+  return arith::SelectOp::create(b, loc, large, constant(kL2EvictFirstPolicy),
+                                 l2EvictUnchangedPolicy(km));
 }
 
 /// The K/V tiles the rows of a sequence of `length` keys visit (every row
@@ -1237,6 +1267,40 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
   sharedV = view(et, queryBytes + elementBytes * ringElements, ringElements);
 
   setCopyOffsets(tid, numKVHeads, kvHead);
+  if (int64_t evictFirstBytes = decodeKVEvictFirstBytes(config)) {
+    // K/V copies under an L2 policy (decodeKVEvictFirstBytes): into the
+    // rings' shared pointers from the caches' (the flat memrefs' offsets
+    // are 0).
+    Value policy = kvCopyPolicy(km, config, arg, evictFirstBytes);
+    auto i64 = [this](Value index) -> Value {
+      return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+    };
+    auto sharedPointer = LLVM::LLVMPointerType::get(ctx, 3);
+    auto globalPointer = LLVM::LLVMPointerType::get(ctx, 1);
+    auto ringPointer = [&](Value ring) -> Value {
+      return LLVM::IntToPtrOp::create(
+          b, loc, sharedPointer,
+          i64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, ring)));
+    };
+    Value kRing = ringPointer(sharedK), vRing = ringPointer(sharedV);
+    Value kCache = arg["k"], vCache = arg["v"];
+    emitCopy = [this, i64, policy, kRing, vRing, kCache, vCache, sharedPointer,
+                globalPointer](Value shared, Value dest, Value, Value source,
+                               Value elements) {
+      bool isK = shared == sharedK;
+      Value to = LLVM::GEPOp::create(b, loc, sharedPointer, et,
+                                     isK ? kRing : vRing, ValueRange{i64(dest)});
+      Value from =
+          LLVM::GEPOp::create(b, loc, globalPointer, et, isK ? kCache : vCache,
+                              ValueRange{i64(source)});
+      Value bytes = elements
+                        ? km.mul(arith::IndexCastUIOp::create(
+                                     b, loc, b.getI32Type(), elements),
+                                 km.i32(et.getIntOrFloatBitWidth() / 8))
+                        : Value();
+      copyWithL2Policy(km, to, from, bytes, policy);
+    };
+  }
 
   // The last visible key of each thread row ρ = tileRow0 + g + rowOffset(r)
   // (query index i = ρ mod Nq): i + length − Nq under causal masking (a row
@@ -1641,20 +1705,11 @@ void SplitKernelBuilder::build(gpu::GPUFuncOp func,
       km.ifLanes(km.cmp(P::eq, tid, km.i32(0)), [&] {
         // atom.acq_rel.gpu, spelled inline: NVPTX drops an atomicrmw's
         // ordering (acq_rel atomicrmw gave a plain atom.global.add).
-        Value done =
-            LLVM::InlineAsmOp::create(
-                b, loc, TypeRange{b.getI32Type()},
-                ValueRange{LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
-                                                    counter)},
-                b.getStringAttr("atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;"),
-                b.getStringAttr("=r,l,~{memory}"),
-                /*has_side_effects=*/b.getUnitAttr(), UnitAttr(),
-                LLVM::TailCallKindAttr::get(b.getContext(),
-                                            LLVM::TailCallKind::None),
-                LLVM::AsmDialectAttr::get(b.getContext(),
-                                          LLVM::AsmDialect::AD_ATT),
-                ArrayAttr())
-                .getResult(0);
+        Value done = inlinePtx(
+            km, b.getI32Type(),
+            ValueRange{
+                LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), counter)},
+            "atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;", "=r,l,~{memory}");
         Value last = km.cmp(P::eq, done, km.sub(expected, km.i32(1)));
         km.store(arith::ExtUIOp::create(b, loc, b.getI32Type(), last), flag,
                  km.index(0));
@@ -2020,6 +2075,12 @@ int64_t mlir::flash::decodeSeparateMergeBound(llvm::StringRef arch) {
 
 bool mlir::flash::decodeClusterPairs(const KernelConfig &config) {
   return config.arch == "sm_90a";
+}
+
+int64_t mlir::flash::decodeKVEvictFirstBytes(const KernelConfig &config) {
+  if (config.arch != "sm_90a")
+    return 0;
+  return lookupTargetModel(config.arch)->l2Bytes;
 }
 
 int64_t mlir::flash::decodeMergeBatch(int64_t valueDim) {

@@ -82,21 +82,6 @@ void sm90::mbarrierExpectTx(KernelMath &km, Value barrier, int64_t bytes) {
                                          Value());
 }
 
-/// Inline PTX with side effects (no NVVM op spells the .acquire/.release
-/// forms at GPU scope).
-static Value inlinePtx(KernelMath &km, Type result, ValueRange operands,
-                       StringRef text, StringRef constraints) {
-  OpBuilder &b = km.b;
-  auto op = LLVM::InlineAsmOp::create(
-      b, km.loc, result ? TypeRange{result} : TypeRange{}, operands,
-      b.getStringAttr(text), b.getStringAttr(constraints),
-      /*has_side_effects=*/b.getUnitAttr(), UnitAttr(),
-      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      ArrayAttr());
-  return result ? op.getResult(0) : Value();
-}
-
 void sm90::semaphoreWaitAtLeast(KernelMath &km, Value counter, Value target) {
   OpBuilder &b = km.b;
   Location loc = km.loc;

@@ -45,6 +45,30 @@ struct TileCopier {
 TileCopier makeTileCopier(KernelMath &km, Value tid, int64_t headDim,
                           int64_t threads);
 
+/// The L2 cache policy createpolicy.fractional.L2::evict_first.b64 gives
+/// with fraction 1.0 (every access that carries it is evicted first), read
+/// back on an H100 (docs/results/lead-2026-12-06-s53/cache-policy.py); a
+/// constant, not createpolicy: ptxas 13.0 folds either way.
+inline constexpr int64_t kL2EvictFirstPolicy = 0x12F0000000000000;
+/// createpolicy.fractional.L2::evict_unchanged.b64 with fraction 1.0: the
+/// accesses that carry it keep the priority an access without a policy has.
+/// Not evict_normal's policy (0x16F0000000000000): with it, rows whose K/V
+/// stay in the L2 from call to call ran 1.01-1.16x slower than without a
+/// policy on an H100, with this one 0.98-1.01x (docs/results/
+/// lead-2026-12-07-s56, run 2).
+Value l2EvictUnchangedPolicy(KernelMath &km);
+/// One 16-byte cp.async.cg (bypassing L1) from `source` (!llvm.ptr<1>) to
+/// `shared` (!llvm.ptr<3>) under the L2 cache policy `policy` (i64,
+/// .L2::cache_hint): `bytes` (i32) of the 16 read and the rest zero-filled,
+/// or (null) all 16. No NVVM op carries the policy operand, so it is inline
+/// PTX; it joins the commit groups as nvgpu's copies do. The shared address
+/// is a memory operand, so that it prints as nvgpu's copies' do (a register
+/// and a constant offset): with it as a register operand, ptxas 13.0 made
+/// most of these copies LDGSTS [R+UR0], desc[UR1] with UR1 never written, an
+/// illegal instruction (docs/benchmarks.md, fifty-third session).
+void copyWithL2Policy(KernelMath &km, Value shared, Value source, Value bytes,
+                      Value policy);
+
 /// Closes the copies issued since the last group (nvgpu token).
 Value commitCopies(KernelMath &km);
 /// Waits until at most `pending` groups are in flight.

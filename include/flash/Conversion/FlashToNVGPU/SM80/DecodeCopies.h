@@ -11,7 +11,8 @@
 // a tile wholly inside the length is copied without the zero-fill operand
 // (contiguous: from one base and constant offsets; paged: `plain`).
 //
-// The kernels emit each copy as nvgpu.device_async_copy (cp.async); the test
+// The kernels emit each copy as nvgpu.device_async_copy (cp.async; on
+// sm_90a the same copy under an L2 policy, inline PTX); the test
 // pass flash-test-decode-copies (test/lib/TestDecodeCopies.cpp) gives
 // DecodeTileCopies a scalar copy instead and runs it on the CPU for every
 // thread of a block, so that python/tests/test_decode_copies.py checks each
@@ -60,8 +61,9 @@ public:
   using CopyEmitter = std::function<void(Value shared, Value dest,
                                          Value global, Value source,
                                          Value elements)>;
-  /// Null: nvgpu.device_async_copy, bypassing L1 (the kernels). The CPU
-  /// harness gives a scalar copy.
+  /// Null: nvgpu.device_async_copy, bypassing L1. The kernels give the
+  /// copy under an L2 policy where decodeKVEvictFirstBytes is not 0, the
+  /// CPU harness a scalar copy.
   CopyEmitter emitCopy;
 
   const bool paged;
