@@ -278,31 +278,26 @@ Value sequenceLength(KernelMath &km, const KernelConfig &config,
 
 /// The L2 policy of the split kernels' K/V copies (decodeKVEvictFirstBytes):
 /// evict-first where B · capacity · Hkv · 2D elements exceed `l2Bytes`,
-/// evict-unchanged (the priority without a policy) otherwise. In 64 bits: the product is 2^31 already at
-/// B = 64, L = 8k, Hkv = 8, D = 128 in bf16 (item 5's largest row).
+/// evict-unchanged (the priority without a policy) otherwise. In 64 bits:
+/// the product is 2^31 already at B = 64, L = 8k, Hkv = 8, D = 128 in bf16
+/// (item 5's largest row).
 Value kvCopyPolicy(KernelMath &km, const KernelConfig &config,
                    llvm::StringMap<Value> &arg, int64_t l2Bytes) {
-  OpBuilder &b = km.b;
-  Location loc = km.loc;
   auto i64 = [&](Value x) -> Value {
-    return arith::ExtUIOp::create(b, loc, b.getI64Type(), x);
-  };
-  auto mul = [&](Value x, Value y) -> Value {
-    return arith::MulIOp::create(b, loc, x, y);
+    return arith::ExtUIOp::create(km.b, km.loc, km.b.getI64Type(), x);
   };
   auto constant = [&](int64_t x) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(x));
+    return arith::ConstantOp::create(km.b, km.loc, km.b.getI64IntegerAttr(x));
   };
-  Value capacity = config.decode.paged ? mul(i64(arg["M"]), i64(arg["S"]))
+  Value capacity = config.decode.paged ? km.mul(i64(arg["M"]), i64(arg["S"]))
                                        : i64(arg["Nk"]);
   int64_t rowBytes =
       2 * config.headDim * config.elementType.getIntOrFloatBitWidth() / 8;
-  Value bytes = mul(mul(mul(i64(arg["B"]), capacity), i64(arg["Hkv"])),
-                    constant(rowBytes));
-  Value large = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, bytes,
-                                      constant(l2Bytes));
-  return arith::SelectOp::create(b, loc, large, constant(kL2EvictFirstPolicy),
-                                 l2EvictUnchangedPolicy(km));
+  Value bytes = km.mul(km.mul(km.mul(i64(arg["B"]), capacity), i64(arg["Hkv"])),
+                       constant(rowBytes));
+  Value large = km.cmp(arith::CmpIPredicate::ugt, bytes, constant(l2Bytes));
+  Value unchanged = l2EvictUnchangedPolicy(km);
+  return km.select(large, constant(kL2EvictFirstPolicy), unchanged);
 }
 
 /// The K/V tiles the rows of a sequence of `length` keys visit (every row

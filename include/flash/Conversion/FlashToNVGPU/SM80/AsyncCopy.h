@@ -53,9 +53,9 @@ inline constexpr int64_t kL2EvictFirstPolicy = 0x12F0000000000000;
 /// createpolicy.fractional.L2::evict_unchanged.b64 with fraction 1.0: the
 /// accesses that carry it keep the priority an access without a policy has.
 /// Not evict_normal's policy (0x16F0000000000000): with it, rows whose K/V
-/// stay in the L2 from call to call ran 1.01-1.16x slower than without a
-/// policy on an H100, with this one 0.98-1.01x (docs/results/
-/// lead-2026-12-07-s56, run 2).
+/// stay in the L2 from call to call ran up to 1.16x slower than without a
+/// policy on an H100, with this one 0.976-1.021x (docs/results/
+/// lead-2026-12-07-s54 run 1, lead-2026-12-07-s56 run 2).
 Value l2EvictUnchangedPolicy(KernelMath &km);
 /// One 16-byte cp.async.cg (bypassing L1) from `source` (!llvm.ptr<1>) to
 /// `shared` (!llvm.ptr<3>) under the L2 cache policy `policy` (i64,
