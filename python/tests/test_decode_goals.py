@@ -148,3 +148,86 @@ def test_the_h200_counts_docs_quote(capsys):
     assert summary[">= 90% of the read ceiling (long rows, contiguous)"] == "1 of 2 rows"
     assert "| GQA 32/8 B=1 L=8192 | 8.7-8.9 |" in out
     assert "93.8-94.6" in out  # paged S=16 % of contiguous there
+
+
+def with_floors(r, contiguous, s16, s64, s16_pages=None, s64_pages=None):
+    """Row r with read floors (µs) as decode_bench --read-floor names them."""
+    floors = {"read floor contiguous": contiguous, "read floor S=16": s16,
+              "read floor S=64": s64, "read floor S=16 pages": s16_pages,
+              "read floor S=64 pages": s64_pages}
+    for name, us in floors.items():
+        if us is not None:
+            r["impls"][name] = {"ms": us * 1e-3, "max_err": None}
+    return r
+
+
+def miss_lines(out):
+    return {line[2:].split(", missed by ours")[0]: line.split(", missed by ours on ")[1]
+            for line in out.splitlines() if ", missed by ours on " in line}
+
+
+def test_floors_sort_each_miss_by_what_a_pure_reader_does(tmp_path, capsys):
+    rows = [
+        # S=16 below cuDNN (0.99); the per-head floor below cuDNN too, whole pages above:
+        # only a reader of whole pages meets it. S=64 below cuDNN, its floors too: walled.
+        with_floors(row(32, 8, 8, 32768, {"contiguous": 98.0, "S=16": 101.0, "S=64": 100.5},
+                        cudnn_us=100.0),
+                    contiguous=97.0, s16=102.0, s64=100.4, s16_pages=99.0, s64_pages=100.2),
+        # S=16 more than 5% behind contiguous, while a per-head reader is within 5%: open.
+        with_floors(row(8, 1, 64, 1024, {"contiguous": 8.0, "S=16": 9.0, "S=64": 8.2},
+                        cudnn_us=11.0),
+                    contiguous=7.0, s16=7.2, s64=7.1),
+    ]
+    assert decode_goals.main(["--floors", write(tmp_path, "a.json", rows)]) == 0
+    out, summary = summary_of(capsys)
+    assert summary["at or above cuDNN, S=16"] == "1 of 2 rows"
+    misses = miss_lines(out)
+    assert misses["at or above cuDNN, S=16"] == (
+        "1: only a pure reader of whole pages meets it on 1 (GQA 32/8 B=8 L=32768)")
+    assert misses["at or above cuDNN, S=64"] == (
+        "1: a pure reader misses it too on 1 (GQA 32/8 B=8 L=32768)")
+    assert misses["paged S=16 within 5% of contiguous"] == (
+        "1: a pure reader reading as our kernels do meets it on 1 (GQA 8/1 B=64 L=1024)")
+    assert set(misses) == {"at or above cuDNN, S=16", "at or above cuDNN, S=64",
+                           "paged S=16 within 5% of contiguous"}
+    # the floor table: cuDNN over the best S=16 floor (pages, 99 µs), and the
+    # per-head S=16 floor's % of the contiguous floor on GQA 8/1 (7.0 / 7.2)
+    assert "| GQA 32/8 B=8 L=32768 | " in out.split("Read floors")[1]
+    assert "1.010" in out.split("Read floors")[1]
+    assert "97.2" in out.split("Read floors")[1]
+
+
+def test_floors_judge_the_ceiling_goal_and_need_every_process(tmp_path, capsys):
+    nbytes = 2 * 131072 * 128 * 2 + 2 * 8 * 128 * 2
+    at = lambda pct: nbytes / (pct / 100 * 4.0e12) * 1e6
+    a = [with_floors(row(8, 1, 1, 131072, {"contiguous": at(84), "S=16": at(84), "S=64": at(84)},
+                         cudnn_us=at(70)), contiguous=at(93), s16=at(93), s64=at(93))]
+    b = [with_floors(row(8, 1, 1, 131072, {"contiguous": at(84), "S=16": at(84), "S=64": at(84)},
+                         cudnn_us=at(70)), contiguous=at(89), s16=at(93), s64=at(93))]
+    decode_goals.main(["--floors", write(tmp_path, "a.json", a)])
+    out, _ = summary_of(capsys)
+    assert miss_lines(out)[">= 90% of the read ceiling (long rows, contiguous)"] == (
+        "1: a pure reader reading as our kernels do meets it on 1 (GQA 8/1 B=1 L=131072)")
+    # a floor that misses in one process of two misses
+    decode_goals.main(["--floors", write(tmp_path, "a.json", a), write(tmp_path, "b.json", b)])
+    out, _ = summary_of(capsys)
+    assert miss_lines(out)[">= 90% of the read ceiling (long rows, contiguous)"] == (
+        "1: a pure reader misses it too on 1 (GQA 8/1 B=1 L=131072)")
+
+
+def test_floors_are_required_when_asked_for(tmp_path):
+    rows = [row(8, 1, 64, 8192, {"contiguous": 90.0, "S=16": 91.0, "S=64": 91.0}, cudnn_us=99.0)]
+    with pytest.raises(SystemExit, match="read-floor"):
+        decode_goals.main(["--floors", write(tmp_path, "a.json", rows)])
+
+
+def test_a_failed_floor_is_no_floor(tmp_path, capsys):
+    """A floor with no time (its step failed) cannot meet a goal: the miss is
+    counted as one a pure reader misses too, never as room in ours."""
+    rows = [with_floors(row(8, 1, 64, 1024, {"contiguous": 8.0, "S=16": 9.0, "S=64": 8.2},
+                            cudnn_us=11.0), contiguous=7.0, s16=7.2, s64=7.1)]
+    rows[0]["impls"]["read floor S=16"] = {"error": "launch failed"}
+    decode_goals.main(["--floors", write(tmp_path, "a.json", rows)])
+    out, _ = summary_of(capsys)
+    assert miss_lines(out)["paged S=16 within 5% of contiguous"] == (
+        "1: a pure reader misses it too on 1 (GQA 8/1 B=64 L=1024)")
