@@ -98,10 +98,14 @@ def _merges(arch, cases, sms=132):
         work_units = len(lengths) * hkv * row_tiles
         per_sm = c["blocks_per_sm"][str(d)]
         parts = _parts(lengths, hkv, row_tiles, DECODE_MAX_SPLITS[arch], sms, per_sm)
-        # Grid x (splitKVMaxSplits: sizes and SMs only): the pair merge's
+        # Grid x (splitKVGridParts: the sizes, the SMs and the cache's
+        # capacity, make_paged's M·S or the one Nk): the pair merge's
         # clusters where it is 2 (sm_90a's fused split kernels).
         grid_x = 1 if 16 * work_units >= 15 * sms else \
             max(min(per_sm * sms // work_units, DECODE_MAX_SPLITS[arch]), 1)
+        capacity = (max(max(1, math.ceil(n / page)) for n in lengths) + 1) * page \
+            if op == "paged" else lengths[0]
+        grid_x = min(grid_x, max(math.ceil(capacity / 64) // 2, 1))
         for n in parts:
             if n < 2:
                 continue
@@ -133,6 +137,11 @@ def test_merge_cases_reach_every_merge():
     peaks = decode_check.merge_peak_cases()
     sm90 = _merges("sm_90a", many + peaks)
     assert set(sm90) == {"separate", "one batch", "batches", "pairs"}
+    # The capacity cases: the pair merge where only the capacity makes grid x
+    # 2 (the SMs allow 5), and the separate merge under a grid the capacity sets.
+    capacity = decode_check.capacity_cases()
+    assert set(_merges("sm_90a", capacity)) == {"pairs", "separate"}
+    assert set(_merges("sm_90a", [c for c in capacity if len(c[-1]) == 24])) == {"pairs"}
     assert "ramp" in _merges("sm_90a", peaks)["batches"]
     # The pair merge: paged and contiguous at D = 64, 128 and 256, GQA 32/8,
     # two row tiles a kv-head, a call with sequences of one part and of no

@@ -97,9 +97,11 @@ def test_a_call_runs_the_kernel_of_its_page_size(plans, page_size, kernel, separ
         [bundle.name + "_separate" + separate, bundle.name + "_merge"]
     # The same grid (parts, Hkv·row tiles, B) whichever split kernel runs:
     # 16 work units on 132 SMs, 8 parts (one block an SM at bf16 D = 128 on
-    # sm_90a; test_decode_plans.max_parts).
+    # sm_90a; test_decode_plans.max_parts), the table wide enough (1024
+    # pages: at least 1024 keys, 8 parts of 2 tiles) that the cache's
+    # capacity does not bound the grid.
     grids = {name: grid for name, grid, _, _ in plan_kernels(
-        bundle, paged_args(2, 32, 8, 1, 128, 4096, page_size, 64), page_kernels=True)}
+        bundle, paged_args(2, 32, 8, 1, 128, 4096, page_size, 1024), page_kernels=True)}
     assert grids[bundle.name + kernel] == (max_parts(16, 132), 8, 2) == (8, 8, 2)
 
 

@@ -1,7 +1,8 @@
 """The split-KV (decode) launch plans, without a GPU: flash_mlir.compile's
 decode bundles (their ops through flash-opt's --flash-to-ptx), their schema, selection by op, and the kernel planned through the
-C ABI (grid from the sizes and the SM count, never from a length; the
-arguments; the workspaces; the paged tensors' shapes checked)."""
+C ABI (grid from the sizes, the cache's capacity and the SM count, never
+from a length; the arguments; the workspaces; the paged tensors' shapes
+checked)."""
 
 import ctypes
 import json
@@ -150,6 +151,14 @@ def max_parts(work_units, sms, max_splits=fcompile.DECODE_MAX_SPLITS["sm_90a"],
     return max(min(per_sm * sms // work_units, max_splits), 1)
 
 
+def grid_parts(work_units, sms, capacity, block_kv=64, **kw):
+    """Target/SplitKV.h splitKVGridParts: the grid's x, max_parts and no more
+    than a sequence of `capacity` keys (the paged cache's M·S, the
+    contiguous Nk) is cut into: max(floor(tiles / 2), 1) (kSplitKVMinTilesPerSplit)."""
+    tiles = -(-capacity // block_kv)
+    return min(max_parts(work_units, sms, **kw), max(tiles // 2, 1))
+
+
 def test_sm90_d128_aims_at_one_block_an_sm():
     """sm_90a's D = 128 decode kernels have 3 K/V stages of 256-byte rows, so
     the rule aims at one block an SM (docs/benchmarks.md, forty-fourth
@@ -169,8 +178,10 @@ def test_sm90_d128_aims_at_one_block_an_sm():
 def test_grids_come_from_sizes_and_sms(bundles, batch, parts):
     """Grid (parts, Hkv·row tiles, B): parts = splitKVMaxSplits = min(max_splits,
     floor(SMs / (B·Hkv·row tiles))) (one block an SM: 3 stages), or 1 when
-    B·Hkv·row tiles >= 15/16 of the SMs: the most any sequence can use, and
-    no more (blocks past a shorter sequence's parts exit)."""
+    B·Hkv·row tiles >= 15/16 of the SMs, here below what a sequence of the
+    cache's capacity (M·S = 9600 keys, 150 tiles: 75 parts) is cut into: the
+    most any sequence can use, and no more (blocks past a shorter sequence's
+    parts exit)."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     assert bundle.kernel_count == 7  # and the kernels for S = 16, 64 (_s16, _s64, _separate_s16, _separate_s64)
@@ -209,32 +220,45 @@ def test_max_splits_per_arch(bundles):
     for spec in SPECS:
         caps = {k["description"]["max_splits"] for k in bundles[1][spec.name]["kernels"]}
         assert caps == {want[spec.arch]}, spec.name
+    # Capacities of 32k keys (M·S = 1024·32): 256 parts of 2 tiles could be cut.
     sm90 = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     [_, (_, separate_grid, _, _), _] = plan_kernels(
-        sm90, paged_args(1, 8, 1, 1, 128, 8192, ANY_PAGE, 512))
+        sm90, paged_args(1, 8, 1, 1, 128, 8192, ANY_PAGE, 1024))
     assert separate_grid[0] == 128
     sm80 = lib.find("f16", 64, True, False, None, 80, op="paged_attention")
     [(_, grid, _, _)] = plan_kernels(
-        sm80, paged_args(1, 8, 1, 1, 64, 8192, ANY_PAGE, 512, dtype="f16"))
+        sm80, paged_args(1, 8, 1, 1, 64, 8192, ANY_PAGE, 1024, dtype="f16"))
     assert grid[0] == 256
 
 
 @pytest.mark.parametrize("sms", [1, 7, 108, 132])
-def test_grid_parts_are_split_kv_max_splits(bundles, sms):
-    """The runtime's grid x (the plan's formula) against splitKVMaxSplits on
+def test_grid_parts_are_split_kv_grid_parts(bundles, sms):
+    """The runtime's grid x (the plan's formula) against splitKVGridParts on
     integers, over work units around every boundary of the rule (wanted =
     SMs / work units at one block an SM, max_splits = sm_90a's
-    DECODE_MAX_SPLITS, and 15/16 of the SMs)."""
+    DECODE_MAX_SPLITS, and 15/16 of the SMs) and capacities around the
+    bound by capacity (M·S keys of the paged cache, Nk of the contiguous
+    one: 1 to 2 tiles, odd tiles, a partial tile, 150 and 512 tiles)."""
     lib = KernelLibrary(str(bundles[0]))
-    bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
+    paged = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
+    split = lib._split_kv("bf16", 128, False, False, 90)
     units = sorted({1, 2, 3, 5, 8, 9, 63, 64, 65, 100, 2 * sms - 1, 2 * sms, 2 * sms + 1,
                     sms, sms - 1, sms + 1, sms // 2, sms // 2 + 1,
                     (15 * sms) // 16, (15 * sms) // 16 + 1,
                     -(-15 * sms // 16), 1000} - {0})
     for wu in units:
-        [(_, grid, _, _), (_, separate_grid, _, _), _] = plan_kernels(
-            bundle, paged_args(wu, 8, 1, 1, 128, 4096, ANY_PAGE, 300), sm_count=sms)
-        assert max(grid[0], separate_grid[0]) == max_parts(wu, sms), (wu, sms)
+        for m in (1, 2, 4, 5, 6, 300, 1024):  # M·S = 32, 64, 128, 160, 192, 9600, 32768
+            [(_, grid, _, _), (_, separate_grid, _, _), _] = plan_kernels(
+                paged, paged_args(wu, 8, 1, 1, 128, 4096, ANY_PAGE, m), sm_count=sms)
+            want = grid_parts(wu, sms, m * ANY_PAGE)
+            assert max(grid[0], separate_grid[0]) == want, (wu, sms, m)
+        for nk in (1, 64, 65, 128, 200, 8192, 32768):
+            if wu * nk * 128 >= 2**31:  # past the plans' 2^31-element constraint
+                continue
+            [(_, grid, _, _), (_, separate_grid, _, _), _] = plan_kernels(
+                split, split_args(wu, 8, 1, 1, 128, nk), sm_count=sms)
+            want = grid_parts(wu, sms, nk)
+            assert max(grid[0], separate_grid[0]) == want, (wu, sms, nk)
 
 
 def test_row_tiles_of_large_groups(bundles):
@@ -242,10 +266,14 @@ def test_row_tiles_of_large_groups(bundles):
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
     [(_, grid, _, _), (_, separate_grid, _, _), _] = plan_kernels(
-        bundle, paged_args(2, 8, 1, 4, 128, 64, ANY_PAGE, 8))
+        bundle, paged_args(2, 8, 1, 4, 128, 64, ANY_PAGE, 300))
     # 8/1 × 4 rows = 2 tiles of 16; 4 work units: the separate merge's grid
     assert grid[:2] == separate_grid[:2] == (max_parts(2 * 1 * 2, 132), 2) == (33, 2)
     assert (grid[2], separate_grid[2]) == (0, 2)
+    # A cache of 8 pages of 32 slots (256 keys, 4 tiles) is cut into at most 2 parts.
+    [_, (_, separate_grid, _, _), _] = plan_kernels(
+        bundle, paged_args(2, 8, 1, 4, 128, 64, ANY_PAGE, 8))
+    assert separate_grid[:2] == (2, 2)
 
 
 @pytest.mark.parametrize("batch,hq,hkv,nq,blocks", [
@@ -337,8 +365,8 @@ def test_a_call_with_other_addresses_reuses_the_plan(bundles):
     presence or of the SM count plans again."""
     lib = KernelLibrary(str(bundles[0]))
     bundle = lib.find("bf16", 128, False, False, None, 90, op="paged_attention")
-    first = plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8))
-    moved = paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8)
+    first = plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 300))
+    moved = paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 300)
     for i, name in enumerate(("q", "k", "v", "block_table", "seq_lens", "o")):
         getattr(moved, name).data = 0x1000000 * (i + 1)
     # Only the addresses differ: the first call's plan, with these addresses
@@ -356,15 +384,15 @@ def test_a_call_with_other_addresses_reuses_the_plan(bundles):
     assert [args[n].pointer for n in ("partial_o", "partial_lse", "split_counter")] == \
         [0, 0, 0xABC000]
     # Another batch: planned again (grid and B); then the first call again.
-    [(_, grid4, _, args4), _, _] = plan_kernels(bundle, paged_args(4, 32, 8, 1, 128, 64, ANY_PAGE, 8))
+    [(_, grid4, _, args4), _, _] = plan_kernels(bundle, paged_args(4, 32, 8, 1, 128, 64, ANY_PAGE, 300))
     assert grid4 == (4, 8, 4) and args4["B"].int_value == 4
     assert first[0][1] == (8, 8, 2)
-    assert plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8), sm_count=66)[0][1] \
+    assert plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 300), sm_count=66)[0][1] \
         == (4, 8, 2)
-    again = plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8))
+    again = plan_kernels(bundle, paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 300))
     assert again[0][1] == first[0][1] and again[0][3]["q"].pointer == 0x10000
     # A call the plan refuses is refused after a reused one too.
-    missing = paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 8)
+    missing = paged_args(2, 32, 8, 1, 128, 64, ANY_PAGE, 300)
     missing.seq_lens = capi.Tensor()
     with pytest.raises(capi.FlashRuntimeError, match="needs tensor 'seq_lens'"):
         bundle.launch_info(missing, sm_count=132)

@@ -16,11 +16,13 @@
 
 // The contract: op, tile (16 rows, 64 keys, 4 warps), the pipeline depth
 // from the arch's shared memory (sm_80: 2 stages of 32 KiB at D = 128), the
-// grid from the sizes and the SM count only (never a length), the kernel's
-// arguments, f32 partials and counters of finished parts sized by formulas.
+// grid from the sizes, the cache's capacity (Nk: no more parts than a
+// sequence of Nk keys has) and the SM count (never a length), the kernel's
+// arguments, f32 partials and counters of finished parts sized by formulas
+// (the sizes and the SM count only).
 // CHECK: flash.kernels = [{arch = "sm_80", block_kv = 64 : i64, block_q = 16 : i64
 // CHECK-SAME: dynamic_shared_memory = 69632 : i64
-// CHECK-SAME: grid = ["max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1)", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B"]
+// CHECK-SAME: grid = ["min(max(max(min(ceildiv(sub(2*SMs, sub(B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q), 1)), B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), max_splits), 1)*min(max(sub(15*SMs, 16*B*Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)), 0), 1), 1), max(ceildiv(sub(ceildiv(Nk, block_kv), sub(2, 1)), 2), 1))", "Hkv*ceildiv(ceildiv(Hq*Nq, Hkv), block_q)", "B"]
 // CHECK-SAME: kernel = "decode_split", kernels = [{args = ["q:ptr", "k:ptr", "v:ptr", "o:ptr", "lse:ptr", "partial_o:ptr", "partial_lse:ptr", "split_counter:ptr", "B:i32", "Hq:i32", "Hkv:i32", "Nq:i32", "Nk:i32", "SMs:i32", "scale:f32"]
 // CHECK-SAME: kernel = "decode_split", threads = 128 : i64}]
 // CHECK-SAME: max_splits = 64 : i64, op = "attention_split_kv"

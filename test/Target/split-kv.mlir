@@ -15,6 +15,7 @@
 // RUN: flash-opt %s --flash-test-split-kv="batch=8 kv-heads=8 keys=32768 block-kv=64 sms=132 max-splits=256 stages=2 row-bytes=512" | FileCheck %s --check-prefix=FIT512
 // RUN: flash-opt %s --flash-test-split-kv="batch=8 kv-heads=8 keys=32768 block-kv=64 sms=132 max-splits=256 blocks-per-sm=1" | FileCheck %s --check-prefix=NOFIT
 // RUN: flash-opt %s --flash-test-split-kv="check=true" | FileCheck %s --check-prefix=CHECK-ALL
+// RUN: flash-opt %s --flash-test-split-kv="batch=1 kv-heads=1 keys=0,64,128,256,8192,131072 block-kv=64 sms=132 max-splits=128 stages=3" | FileCheck %s --check-prefix=GRID
 
 // splitKVCount (include/flash/Target/SplitKV.h) on integers: the one rule
 // the GPU decode kernels evaluate on device from seq_lens, flash-tile's
@@ -93,3 +94,16 @@
 // 16 · work units >= 15 · SMs, at least 2 tiles a part when cut, every tile
 // in exactly one split in order, no split without a tile).
 // CHECK-ALL: flash-test-split-kv: 112320 cases hold
+
+// splitKVGridParts, the launch plan's grid x, for a cache whose capacity is
+// the printed keys (sm_90a's D = 128 plans: one block an SM, max_splits 128;
+// GQA 8/1 B = 1, one work unit): no more blocks than a sequence that long is
+// cut into, max(floor(tiles / 2), 1), under splitKVMaxSplits' 128. Until the
+// fifty-seventh session the grid was 128 at every capacity (an 8k cache: 64
+// parts, 64 blocks that only exit).
+// GRID: keys=0 tiles=0 work_units=1 splits=0 tiles_per_split=1 grid=1
+// GRID: keys=64 tiles=1 work_units=1 splits=1 tiles_per_split=1 grid=1
+// GRID: keys=128 tiles=2 work_units=1 splits=1 tiles_per_split=2 grid=1
+// GRID: keys=256 tiles=4 work_units=1 splits=2 tiles_per_split=2 grid=2
+// GRID: keys=8192 tiles=128 work_units=1 splits=64 tiles_per_split=2 grid=64
+// GRID: keys=131072 tiles=2048 work_units=1 splits=128 tiles_per_split=16 grid=128

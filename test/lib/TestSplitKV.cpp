@@ -6,7 +6,10 @@
 // and prints one line per length (tiles = ceil(keys / block-kv), the range
 // the packed rows visit; work_units = batch · kv-heads · row-tiles):
 //
-//   keys=50 tiles=13 work_units=1 splits=3 tiles_per_split=5
+//   keys=50 tiles=13 work_units=1 splits=3 tiles_per_split=5 grid=6
+//
+// (grid: splitKVGridParts, the launch plan's grid x, for a cache whose
+// capacity is those keys.)
 //
 // `stages` (2 by default) and `row-bytes` (256) are the kernel's K/V stages
 // and bytes of a K row, `two-blocks-fit` (true) whether two of its blocks
@@ -22,7 +25,9 @@
 // (one wave) and <=
 // splitKVMaxSplits (the launch plan's grid), which a sequence of
 // splitKVMaxSplits · kSplitKVMinTilesPerSplit tiles reaches (no block of the
-// grid is idle for every length); every tile of the visible range
+// grid is idle for every length), and <= splitKVGridParts of a cache whose
+// capacity is the sequence's own tiles (the grid x of a call that can hold
+// it: a shorter capacity cannot); every tile of the visible range
 // in exactly one split, in order; no split without a tile; more than one
 // split only when each has at least kSplitKVMinTilesPerSplit tiles and the
 // work units fill less than kSplitKVWholeNum / kSplitKVWholeDen of the SMs. The
@@ -103,7 +108,10 @@ struct TestSplitKVPass
       return "a split shorter than kSplitKVMinTilesPerSplit tiles";
     int64_t maxParts = splitKVMaxSplits(workUnits, sms, cap, perSM);
     if (c.numSplits > maxParts)
-      return "more splits than splitKVMaxSplits (the grid)";
+      return "more splits than splitKVMaxSplits (the workspaces)";
+    if (c.numSplits > splitKVGridParts(workUnits, sms, cap, perSM, tiles))
+      return "more splits than splitKVGridParts of a capacity of its own "
+             "tiles (the grid)";
     if (splitKVCount(maxParts * kSplitKVMinTilesPerSplit, workUnits, sms, cap,
                      perSM)
             .numSplits != maxParts)
@@ -143,7 +151,10 @@ struct TestSplitKVPass
         os << "keys=" << n << " tiles=" << tiles
            << " work_units=" << batch * kvHeads * rowTiles
            << " splits=" << c.numSplits
-           << " tiles_per_split=" << c.tilesPerSplit << "\n";
+           << " tiles_per_split=" << c.tilesPerSplit << " grid="
+           << splitKVGridParts(batch * kvHeads * rowTiles, numSMs, maxSplits,
+                               perSM, tiles)
+           << "\n";
       }
       return;
     }

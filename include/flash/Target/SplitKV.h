@@ -53,9 +53,10 @@
 // The users, all of this one function:
 // - the GPU decode kernel (lib/Conversion/FlashToNVGPU/SM80/DecodeKernel.cpp)
 //   on i32 values from seq_lens[b], with workUnits = B·Hkv·(its row tiles);
-//   its launch plan sizes the grid's split dimension (and the partials'
-//   workspaces) with splitKVMaxSplits below, the most parts the rule gives a
-//   sequence of any length, as a formula of the call's sizes
+//   its launch plan sizes the partials' workspaces with splitKVMaxSplits
+//   below, the most parts the rule gives a sequence of any length, and the
+//   grid's split dimension with splitKVGridParts, no more than a sequence of
+//   the cache's capacity has, as formulas of the call's sizes
 //   (LowerToNVGPU.cpp); the blocks past a shorter sequence's parts exit;
 // - flash-tile's split-KV form (TileSplitKV.cpp) on index values from the
 //   same run-time length, with numTiles from visibleKVTiles and workUnits
@@ -233,7 +234,8 @@ splitKVCount(Domain &d, typename Domain::Value numTiles,
 /// `workUnits` work units on `numSMs` SMs: max(min(wanted, maxSplits), 1),
 /// or 1 when the work units nearly fill the SMs (numSplits never exceeds
 /// it, and a sequence of maxParts · kSplitKVMinTilesPerSplit tiles reaches
-/// it). The launch plan sizes the grid's split dimension with it.
+/// it). The launch plan sizes the partials' workspaces with it, and the
+/// grid's split dimension with splitKVGridParts (no more than this).
 ///
 /// Why not more (until the twenty-sixth session the grid took the ceiling
 /// of 2·SMs / workUnits, and more than 1 for a call that is not cut): the
@@ -261,6 +263,37 @@ typename Domain::Value splitKVMaxSplits(Domain &d,
                       d.constant(0)),
                 one);
   return d.max(d.mul(parts, cut), one);
+}
+
+/// The launch's split dimension (the grid's x) for a call whose sequences
+/// are at most `capacityTiles` K/V tiles long (ceil(capacity / block_kv):
+/// the contiguous op's Nk, a paged cache's M·S, to which the kernels clamp
+/// seq_lens): splitKVMaxSplits, and no more than the parts splitKVCount
+/// gives a sequence of that many tiles, max(floor(capacityTiles /
+/// kSplitKVMinTilesPerSplit), 1). A sequence's parts never exceed that bound
+/// of its own tiles, which grows with the tiles, so no sequence the call can
+/// hold has more parts than the grid; the capacity is a shape,
+/// so a captured CUDA graph still replays correctly while the lengths
+/// change. Until the fifty-seventh session the grid was splitKVMaxSplits
+/// alone, and a call of short sequences launched blocks that only exit
+/// (GQA 8/1 B = 1 L = 8k: 64 parts of 2 tiles, 128 blocks on sm_90a).
+/// Measured on an H100 (docs/benchmarks.md, fifty-seventh session, two
+/// processes with the slots swapped and one cold; the kernels unchanged):
+/// sm_90a GQA 8/1 B = 1 L = 1k-8k 0.89-0.99x the time warm, 0.94-0.99x
+/// cold, B = 4 L = 2k 0.96-0.98x, GQA 32/8 B = 1 L = 1k 0.98-0.99x; sm_80
+/// (sm_90 cubins) GQA 8/1 B = 4 L = 2k 0.82-0.85x, GQA 32/8 B = 1 L = 1k
+/// and 2k 0.86-0.90x; the calls whose grid it leaves as it was within
+/// noise.
+template <typename Domain>
+typename Domain::Value
+splitKVGridParts(Domain &d, typename Domain::Value workUnits,
+                 typename Domain::Value numSMs, typename Domain::Value maxSplits,
+                 int64_t blocksPerSM, typename Domain::Value capacityTiles) {
+  typename Domain::Value byCapacity =
+      d.max(d.floorDiv(capacityTiles, d.constant(kSplitKVMinTilesPerSplit)),
+            d.constant(1));
+  return d.min(splitKVMaxSplits(d, workUnits, numSMs, maxSplits, blocksPerSM),
+               byCapacity);
 }
 
 /// The blocks one part of every sequence makes over a call: B · Hkv · row
@@ -376,6 +409,15 @@ inline int64_t splitKVMaxSplits(int64_t workUnits, int64_t numSMs,
                                 int64_t maxSplits, int64_t blocksPerSM) {
   IntegerDomain d;
   return splitKVMaxSplits(d, workUnits, numSMs, maxSplits, blocksPerSM);
+}
+
+/// splitKVGridParts on integers.
+inline int64_t splitKVGridParts(int64_t workUnits, int64_t numSMs,
+                                int64_t maxSplits, int64_t blocksPerSM,
+                                int64_t capacityTiles) {
+  IntegerDomain d;
+  return splitKVGridParts(d, workUnits, numSMs, maxSplits, blocksPerSM,
+                          capacityTiles);
 }
 
 /// splitKVCount on integers.

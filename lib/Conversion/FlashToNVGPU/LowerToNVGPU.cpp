@@ -390,15 +390,22 @@ DictionaryAttr describeDecodeKernels(Builder &b, const KernelConfig &c,
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   auto str = [&](StringRef s) { return b.getStringAttr(s); };
   // Row tiles per (batch, kv-head), and the most parts any sequence is cut
-  // into (splitKVMaxSplits, Target/SplitKV.h), which depends on the sizes
-  // and the SM count only (never on a length); blocks past a sequence's
-  // parts exit.
+  // into (Target/SplitKV.h), which depends on the sizes and the SM count
+  // only (never on a length): the workspaces hold splitKVMaxSplits parts a
+  // row, the grid's x launches splitKVGridParts, no more than a sequence of
+  // the cache's capacity (Nk, or M·S for a paged cache) is cut into; blocks
+  // past a sequence's parts exit.
   std::string rowTiles = "ceildiv(ceildiv(Hq*Nq, Hkv), block_q)";
   FormulaDomain formulas;
   std::string parts =
       splitKVMaxSplits(formulas, "B*Hkv*" + rowTiles, "SMs", "max_splits",
                        c.decode.blocksPerSM);
-  std::string grid[] = {parts, "Hkv*" + rowTiles, "B"};
+  std::string capacityTiles =
+      "ceildiv(" + std::string(c.decode.paged ? "M*S" : "Nk") + ", block_kv)";
+  std::string gridParts =
+      splitKVGridParts(formulas, "B*Hkv*" + rowTiles, "SMs", "max_splits",
+                       c.decode.blocksPerSM, capacityTiles);
+  std::string grid[] = {gridParts, "Hkv*" + rowTiles, "B"};
   SmallVector<StringRef> gridRefs(std::begin(grid), std::end(grid));
   auto workspace = [&](StringRef name, StringRef bytes, bool zeroed) {
     return b.getDictionaryAttr(

@@ -23,8 +23,10 @@ merge a call can take runs: on sm_90a the separate merge (calls of at most 8
 work units) and the fused merge of parts loaded in one batch and in several;
 on sm_80 (the fused merge everywhere) one batch, several batches of one
 level, and two levels (more than 32 parts); next to sequences of one part and
-none. python/tests/test_decode_check_cases.py checks on the compiler's split
-rule that the cases reach each of these on 132 SMs (the H200).
+none; and calls whose grid x the cache's capacity sets (capacity_cases: the
+pair merge and the separate merge under a grid shorter than the SMs allow).
+python/tests/test_decode_check_cases.py checks on the compiler's split rule
+that the cases reach each of these on 132 SMs (the H200).
 
 Merge peaks: long sequences whose keys are shaped so that the parts' LSEs lie
 far apart (rising along the sequence, a peak at the end, a peak at the
@@ -264,7 +266,23 @@ def many_parts_cases(small=False):
             ("split", "f16", 256, 8, 1, 1, True, True, 0, [30000]),
             ("paged", "bf16", 128, 8, 1, 2, True, True, 64, [12345]),
             ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [1]),
-            ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [0])]
+            ("paged", "bf16", 128, 8, 1, 1, False, True, 16, [0])] + capacity_cases()
+
+
+def capacity_cases():
+    """Calls whose grid x is set by the cache's capacity (Target/SplitKV.h
+    splitKVGridParts: no more blocks than a sequence of M·S keys, or Nk, is
+    cut into), below what the sizes and the SM count allow on 132 SMs: 24
+    work units whose short caches (272 keys of pages of 16, a contiguous Nk
+    of 200) make grid x 2 where the SMs allow 5, so the fused split kernels
+    run the pair merge; one work unit with Nk = 1000 (8 parts, grid 8 where
+    128) and GQA 32/8 with 12 pages of 64 (5 parts a sequence, grid 6
+    where 16), both through the separate merge."""
+    short = [0, 1, 100, 200, 256, 17, 250, 64, 65, 128, 129, 3] * 2
+    return [("paged", "bf16", 128, 8, 1, 1, False, True, 16, short),
+            ("split", "bf16", 128, 8, 1, 1, False, True, 0, [200] * 24),
+            ("split", "bf16", 128, 8, 1, 1, False, True, 0, [1000]),
+            ("paged", "bf16", 128, 32, 8, 1, False, True, 64, [700])]
 
 
 def pair_merge_cases():
