@@ -73,9 +73,9 @@ def impl_key(form, primary):
 def build_times(data, slot, build, floors=False):
     """{row name: {"times": {form or 'cudnn'/'fa2': ms or None}, "bytes",
     "ceiling" (TB/s), "L"}} of `build` in one decode_bench JSON whose main
-    slot is `slot`; with floors, also "floors": {form: ms or None}, the best
-    reader of each form (the read floors belong to the process, not to a
-    build)."""
+    slot is `slot`; with floors, also "floors": row_floors' {"head": {form:
+    ms or None}, "best": {form: ms or None}} (the read floors belong to the
+    process, not to a build)."""
     primary = slot == build
     out = {}
     for row in data["rows"]:
