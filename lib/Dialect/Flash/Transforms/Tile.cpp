@@ -48,12 +48,12 @@
 #include "flash/Dialect/Flash/Transforms/IndexDomain.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
+#include "flash/Dialect/Flash/Transforms/SoftmaxLoop.h"
 #include "flash/Dialect/Flash/Transforms/TileSplitKV.h"
 #include "flash/Dialect/Flash/Transforms/VisibleKV.h"
 
 #include "mlir/IR/PatternMatch.h"
 
-#include <limits>
 
 namespace mlir {
 namespace flash {
@@ -77,11 +77,6 @@ struct IndexMath {
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
   Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
   Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
-};
-
-/// The online-softmax state carried by the K/V loop.
-struct SoftmaxState {
-  Value runningMax, runningSum, acc;
 };
 
 struct TileContext {
@@ -116,30 +111,18 @@ SoftmaxState buildKVStep(OpBuilder &b, Location loc, const TileContext &ctx,
     scores = MaskOp::create(b, loc, scores, ctx.qStart, kvStart,
                             b.getI64IntegerAttr(s.seqKV), causalOffset);
   }
-  auto rowType = RankedTensorType::get({ctx.blockQ}, f32);
-  auto softmax = OnlineSoftmaxOp::create(b, loc, scoreType, rowType, rowType,
-                                         rowType, scores, state.runningMax,
-                                         state.runningSum);
-  Value acc = AccumulatePVOp::create(b, loc, state.acc, softmax.getRescale(),
-                                     softmax.getProbs(), vTile);
-  return {softmax.getNewMax(), softmax.getNewSum(), acc};
+  return buildSoftmaxUpdate(b, loc, scores, vTile, state);
 }
 
 /// scf.for over K/V tiles [lb, ub) carrying the softmax state.
 SoftmaxState buildKVLoop(OpBuilder &b, Location loc, const TileContext &ctx,
                          Value lb, Value ub, const SoftmaxState &init,
                          bool masked) {
-  IndexMath im{b, loc};
-  auto loop = scf::ForOp::create(
-      b, loc, lb, ub, im.c(1),
-      ValueRange{init.runningMax, init.runningSum, init.acc},
-      [&](OpBuilder &nb, Location nloc, Value iv, ValueRange args) {
-        SoftmaxState next = buildKVStep(nb, nloc, ctx, iv,
-                                        {args[0], args[1], args[2]}, masked);
-        scf::YieldOp::create(
-            nb, nloc, ValueRange{next.runningMax, next.runningSum, next.acc});
+  return buildSoftmaxLoop(
+      b, loc, lb, ub, init,
+      [&](OpBuilder &nb, Location nloc, Value iv, const SoftmaxState &state) {
+        return buildKVStep(nb, nloc, ctx, iv, state, masked);
       });
-  return {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
 }
 
 LogicalResult tileAttention(RewriterBase &rewriter, AttentionOp op) {
@@ -194,11 +177,8 @@ LogicalResult tileAttention(RewriterBase &rewriter, AttentionOp op) {
   Value numKV = visible.numTiles, numUnmasked = visible.numUnmasked;
 
   TileContext ctx{op, s, blockQ, blockKV, batch, kvHead, qStart, qTile};
-  SoftmaxState init{
-      buildFilled(rewriter, loc, {blockQ}, f32,
-                  -std::numeric_limits<double>::infinity()),
-      buildFilled(rewriter, loc, {blockQ}, f32, 0.0),
-      buildFilled(rewriter, loc, {blockQ, s.valueDim}, f32, 0.0)};
+  SoftmaxState init =
+      buildInitialSoftmaxState(rewriter, loc, blockQ, s.valueDim);
   SoftmaxState afterUnmasked =
       buildKVLoop(rewriter, loc, ctx, im.c(0), numUnmasked, init,
                   /*masked=*/false);

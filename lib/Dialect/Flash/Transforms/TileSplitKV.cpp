@@ -46,13 +46,13 @@
 #include "flash/Dialect/Flash/Transforms/AttentionMath.h"
 #include "flash/Dialect/Flash/Transforms/IndexDomain.h"
 #include "flash/Dialect/Flash/Transforms/Schedule.h"
+#include "flash/Dialect/Flash/Transforms/SoftmaxLoop.h"
 #include "flash/Dialect/Flash/Transforms/VisibleKV.h"
 #include "flash/Target/SplitKV.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::flash;
@@ -78,11 +78,6 @@ struct SplitKVProblem {
   int64_t group() const { return shape.queryHeads / shape.kvHeads; }
   int64_t rows() const { return packedQueryRows(shape); }
   bool paged() const { return pageSize != 0; }
-};
-
-/// The online-softmax state carried by the K/V loop.
-struct SoftmaxState {
-  Value runningMax, runningSum, acc;
 };
 
 /// The values one iteration of the split stage works with.
@@ -171,29 +166,18 @@ SoftmaxState buildStep(OpBuilder &b, Location loc, const SplitKVProblem &p,
                               rowsPerHead);
     }
   }
-  auto rowType = RankedTensorType::get({blockQ}, f32);
-  auto softmax = OnlineSoftmaxOp::create(b, loc, scoreType, rowType, rowType,
-                                         rowType, scores, state.runningMax,
-                                         state.runningSum);
-  Value acc = AccumulatePVOp::create(b, loc, state.acc, softmax.getRescale(),
-                                     softmax.getProbs(), vTile);
-  return {softmax.getNewMax(), softmax.getNewSum(), acc};
+  return buildSoftmaxUpdate(b, loc, scores, vTile, state);
 }
 
 /// scf.for over K/V tiles [lb, ub) carrying the softmax state.
 SoftmaxState buildLoop(OpBuilder &b, Location loc, const SplitKVProblem &p,
                        const SplitTile &t, Value lb, Value ub,
                        const SoftmaxState &init, bool masked) {
-  auto loop = scf::ForOp::create(
-      b, loc, lb, ub, arith::ConstantIndexOp::create(b, loc, 1),
-      ValueRange{init.runningMax, init.runningSum, init.acc},
-      [&](OpBuilder &nb, Location nloc, Value iv, ValueRange args) {
-        SoftmaxState next =
-            buildStep(nb, nloc, p, t, iv, {args[0], args[1], args[2]}, masked);
-        scf::YieldOp::create(
-            nb, nloc, ValueRange{next.runningMax, next.runningSum, next.acc});
+  return buildSoftmaxLoop(
+      b, loc, lb, ub, init,
+      [&](OpBuilder &nb, Location nloc, Value iv, const SoftmaxState &state) {
+        return buildStep(nb, nloc, p, t, iv, state, masked);
       });
-  return {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
 }
 
 /// B×Hq×N×W -> B×Hkv×(G·N)×W: the rows of a kv-head's q-heads, packed.
@@ -294,11 +278,8 @@ LogicalResult tile(RewriterBase &rewriter, const SplitKVProblem &p,
                                              seq.parts.tilesPerSplit);
 
     SplitTile t{batch, kvHead, qStart, qTile, length};
-    SoftmaxState init{
-        buildFilled(rewriter, loc, {blockQ}, f32,
-                    -std::numeric_limits<double>::infinity()),
-        buildFilled(rewriter, loc, {blockQ}, f32, 0.0),
-        buildFilled(rewriter, loc, {blockQ, s.valueDim}, f32, 0.0)};
+    SoftmaxState init =
+        buildInitialSoftmaxState(rewriter, loc, blockQ, s.valueDim);
     SoftmaxState afterUnmasked =
         buildLoop(rewriter, loc, p, t, range.first, range.unmaskedEnd, init,
                   /*masked=*/false);
