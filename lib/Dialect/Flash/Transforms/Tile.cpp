@@ -54,7 +54,6 @@
 
 #include "mlir/IR/PatternMatch.h"
 
-
 namespace mlir {
 namespace flash {
 #define GEN_PASS_DEF_FLASHTILE

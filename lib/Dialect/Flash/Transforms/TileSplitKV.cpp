@@ -53,7 +53,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
-
 using namespace mlir;
 using namespace mlir::flash;
 
