@@ -13,8 +13,8 @@ using namespace mlir::flash;
 SoftmaxState flash::buildInitialSoftmaxState(OpBuilder &b, Location loc,
                                              int64_t rows, int64_t valueDim) {
   Type f32 = b.getF32Type();
-  // Built in this order (m, l, acc): the tiled IR and the kernels lowered
-  // from it depend on nothing else here.
+  // m, l, acc, in the order the two tilings built them before they shared
+  // this (ops appear in the tiled IR in the order they are created).
   Value runningMax = buildFilled(b, loc, {rows}, f32,
                                  -std::numeric_limits<double>::infinity());
   Value runningSum = buildFilled(b, loc, {rows}, f32, 0.0);

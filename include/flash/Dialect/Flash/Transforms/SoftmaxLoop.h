@@ -5,7 +5,8 @@
 // flash.attention), written once: the state a loop carries, its value before
 // any key, the update by one tile of scores, and the scf.for that carries it.
 // What differs between the forms (where a K/V tile comes from, how its scores
-// are masked) is the caller's step.
+// are masked) is the caller's step. (The GPU kernels' loop over register
+// fragments, a level below, is KernelBuilder.h's buildOnlineSoftmaxLoop.)
 //
 //===----------------------------------------------------------------------===//
 
